@@ -1,0 +1,35 @@
+# Compiler settings shared by every pkc target: warnings, ccache, and the
+# build-speed measures that matter when compiling against MLIR.
+
+# Everything is position independent: the runtime ships as a shared library
+# and the precompiled header must match every target that reuses it.
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+
+find_program(PK_CCACHE ccache)
+if(PK_CCACHE)
+  set(CMAKE_C_COMPILER_LAUNCHER ${PK_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${PK_CCACHE})
+endif()
+
+add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  # GCC warns about code in MLIR's own headers; keep our output readable.
+  add_compile_options(-Wno-comment -Wno-class-memaccess -Wno-redundant-move
+                      -Wno-array-bounds -Wno-stringop-overflow)
+endif()
+# Debug info off in Release keeps objects small and links fast.
+set(CMAKE_CXX_FLAGS_RELEASE "-O2")
+set(CMAKE_C_FLAGS_RELEASE "-O2")
+
+# One precompiled header of the MLIR/LLVM headers every IR-facing library
+# includes; targets reuse it instead of parsing MLIR's headers per file.
+if(PK_USE_PCH)
+  add_library(pk_mlir_pch OBJECT ${CMAKE_CURRENT_LIST_DIR}/pch/PchStub.cpp)
+  target_precompile_headers(pk_mlir_pch PRIVATE ${CMAKE_CURRENT_LIST_DIR}/pch/MLIRPch.h)
+endif()
+
+function(pk_use_mlir_pch target)
+  if(PK_USE_PCH)
+    target_precompile_headers(${target} REUSE_FROM pk_mlir_pch)
+  endif()
+endfunction()

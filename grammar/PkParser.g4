@@ -1,0 +1,173 @@
+// Parser for .pk files: a statically elaborated subset of Python 3.
+//
+// The rules follow CPython's grammar closely so that Pallas code pastes in
+// unchanged. The parse tree never leaves src/frontend/parse: ASTBuilder turns
+// it into pk::ast nodes with source ranges, and everything later works on
+// those.
+parser grammar PkParser;
+
+options { tokenVocab = PkLexer; }
+
+file: (NEWLINE | statement)* EOF;
+
+statement: simpleStatements | compoundStatement;
+
+simpleStatements: simpleStatement (SEMI simpleStatement)* SEMI? NEWLINE;
+
+simpleStatement
+  : expressionList (ASSIGN expressionList)+                   # assignStatement
+  | target=expression COLON annotation=expression
+      (ASSIGN value=expressionList)?                          # annotatedAssignStatement
+  | expressionList augmentedOperator expressionList           # augmentedAssignStatement
+  | expressionList                                            # expressionStatement
+  | RETURN expressionList?                                    # returnStatement
+  | PASS                                                      # passStatement
+  | BREAK                                                     # breakStatement
+  | CONTINUE                                                  # continueStatement
+  | IMPORT importedModule (COMMA importedModule)*             # importStatement
+  | FROM fromModule IMPORT
+      (STAR | LPAREN importedNames COMMA? RPAREN | importedNames) # fromImportStatement
+  | ASSERT expression (COMMA expression)?                     # assertStatement
+  | RAISE expression?                                         # raiseStatement
+  | NONLOCAL NAME (COMMA NAME)*                               # nonlocalStatement
+  ;
+
+augmentedOperator
+  : PLUS_ASSIGN | MINUS_ASSIGN | STAR_ASSIGN | SLASH_ASSIGN | DSLASH_ASSIGN
+  | PERCENT_ASSIGN | POWER_ASSIGN | AT_ASSIGN | AMP_ASSIGN | PIPE_ASSIGN
+  | CARET_ASSIGN | LSHIFT_ASSIGN | RSHIFT_ASSIGN
+  ;
+
+dottedName: NAME (DOT NAME)*;
+importedModule: dottedName (AS NAME)?;
+fromModule: DOT* dottedName | DOT+;
+importedNames: importedName (COMMA importedName)*;
+importedName: NAME (AS NAME)?;
+
+compoundStatement
+  : ifStatement
+  | forStatement
+  | whileStatement
+  | functionDefinition
+  ;
+
+ifStatement
+  : IF expression COLON block
+    (ELIF expression COLON block)*
+    (ELSE COLON block)?
+  ;
+
+forStatement
+  : FOR targets IN expressionList COLON block (ELSE COLON block)?
+  ;
+
+whileStatement
+  : WHILE expression COLON block (ELSE COLON block)?
+  ;
+
+functionDefinition
+  : decorator* DEF NAME LPAREN parameters? RPAREN
+    (ARROW returnType=expression)? COLON block
+  ;
+
+decorator: AT expression NEWLINE;
+
+parameters: parameter (COMMA parameter)* COMMA?;
+
+parameter
+  : NAME (COLON annotation=expression)? (ASSIGN defaultValue=expression)? # namedParameter
+  | STAR (NAME (COLON annotation=expression)?)?                          # starParameter
+  | POWER NAME (COLON annotation=expression)?                            # doubleStarParameter
+  | SLASH                                                                # positionalOnlyMarker
+  ;
+
+lambdaParameters: lambdaParameter (COMMA lambdaParameter)* COMMA?;
+
+lambdaParameter
+  : NAME (ASSIGN defaultValue=expression)? # namedLambdaParameter
+  | STAR NAME?                             # starLambdaParameter
+  | POWER NAME                             # doubleStarLambdaParameter
+  | SLASH                                  # positionalOnlyLambdaMarker
+  ;
+
+block
+  : simpleStatements
+  | NEWLINE INDENT statement+ DEDENT
+  ;
+
+// Targets of `for` and of comprehensions stop below comparisons so that the
+// `in` keyword is not swallowed.
+targets: targetItem (COMMA targetItem)* COMMA?;
+targetItem: STAR? bitOrExpression;
+
+expressionList: listItem (COMMA listItem)* trailingComma=COMMA?;
+listItem: expression | STAR bitOrExpression;
+
+expression
+  : LAMBDA lambdaParameters? COLON expression                        # lambdaExpression
+  | body=orTest (IF condition=orTest ELSE orelse=expression)?        # conditionalExpression
+  ;
+
+expressionNoConditional
+  : LAMBDA lambdaParameters? COLON expressionNoConditional           # lambdaNoConditional
+  | orTest                                                           # plainNoConditional
+  ;
+
+orTest: andTest (OR andTest)*;
+andTest: notTest (AND notTest)*;
+notTest: NOT notTest | comparison;
+
+comparison: bitOrExpression (comparisonOperator bitOrExpression)*;
+comparisonOperator: LT | GT | EQ | GE | LE | NE | IN | NOT IN | IS | IS NOT;
+
+bitOrExpression: bitXorExpression (PIPE bitXorExpression)*;
+bitXorExpression: bitAndExpression (CARET bitAndExpression)*;
+bitAndExpression: shiftExpression (AMP shiftExpression)*;
+shiftExpression: arithExpression ((LSHIFT | RSHIFT) arithExpression)*;
+arithExpression: term ((PLUS | MINUS) term)*;
+term: factor ((STAR | SLASH | DSLASH | PERCENT | AT) factor)*;
+factor: (PLUS | MINUS | TILDE) factor | power;
+power: primary (POWER factor)?;
+
+primary: atom trailer*;
+
+trailer
+  : LPAREN arguments? RPAREN   # callTrailer
+  | LBRACK subscripts RBRACK   # subscriptTrailer
+  | DOT NAME                   # attributeTrailer
+  ;
+
+atom
+  : LPAREN (expression comprehensionFor | expressionList)? RPAREN  # parenAtom
+  | LBRACK (expression comprehensionFor | expressionList)? RBRACK  # listAtom
+  | LBRACE (dictItem (COMMA dictItem)* COMMA?)? RBRACE            # dictAtom
+  | NAME                                                          # nameAtom
+  | NUMBER                                                        # numberAtom
+  | IMAGINARY_NUMBER                                              # imaginaryAtom
+  | STRING+                                                       # stringAtom
+  | ELLIPSIS                                                      # ellipsisAtom
+  | NONE                                                          # noneAtom
+  | TRUE                                                          # trueAtom
+  | FALSE                                                         # falseAtom
+  ;
+
+dictItem: key=expression COLON value=expression | POWER bitOrExpression;
+
+subscripts: subscript (COMMA subscript)* trailingComma=COMMA?;
+subscript
+  : lower=expression? COLON upper=expression? (COLON step=expression?)? # sliceSubscript
+  | expression                                                           # indexSubscript
+  | STAR bitOrExpression                                                 # starSubscript
+  ;
+
+arguments: argument (COMMA argument)* COMMA?;
+argument
+  : expression comprehensionFor    # generatorArgument
+  | NAME ASSIGN expression         # keywordArgument
+  | expression                     # positionalArgument
+  | STAR expression                # starArgument
+  | POWER expression               # doubleStarArgument
+  ;
+
+comprehensionFor: FOR targets IN orTest comprehensionIf* comprehensionFor?;
+comprehensionIf: IF expressionNoConditional;

@@ -1,0 +1,448 @@
+//===- AST.cpp - Operator spellings and the AST dump ----------------------===//
+#include "frontend/ast/AST.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace pk::ast {
+
+const char *spelling(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Negate:
+    return "-";
+  case UnaryOp::Plus:
+    return "+";
+  case UnaryOp::Invert:
+    return "~";
+  case UnaryOp::Not:
+    return "not";
+  }
+  return "?";
+}
+
+const char *spelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::FloorDiv:
+    return "//";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Pow:
+    return "**";
+  case BinaryOp::MatMul:
+    return "@";
+  case BinaryOp::LShift:
+    return "<<";
+  case BinaryOp::RShift:
+    return ">>";
+  case BinaryOp::BitOr:
+    return "|";
+  case BinaryOp::BitXor:
+    return "^";
+  case BinaryOp::BitAnd:
+    return "&";
+  }
+  return "?";
+}
+
+const char *spelling(CompareOp op) {
+  switch (op) {
+  case CompareOp::Lt:
+    return "<";
+  case CompareOp::Gt:
+    return ">";
+  case CompareOp::Le:
+    return "<=";
+  case CompareOp::Ge:
+    return ">=";
+  case CompareOp::Eq:
+    return "==";
+  case CompareOp::Ne:
+    return "!=";
+  case CompareOp::In:
+    return "in";
+  case CompareOp::NotIn:
+    return "not in";
+  case CompareOp::Is:
+    return "is";
+  case CompareOp::IsNot:
+    return "is not";
+  }
+  return "?";
+}
+
+const char *spelling(BoolOp op) { return op == BoolOp::And ? "and" : "or"; }
+
+namespace {
+
+class Dumper {
+public:
+  explicit Dumper(llvm::raw_ostream &os) : os(os) {}
+
+  void module(const Module &m, const SourceManager &sources) {
+    os << "Module \"" << sources.name(m.file) << "\"\n";
+    statements(m.body, 1);
+  }
+
+private:
+  llvm::raw_ostream &os;
+
+  void line(unsigned depth, llvm::StringRef text, SourceRange r) {
+    os.indent(depth * 2) << text;
+    if (r.isValid())
+      os << " @" << r.begin.line << ':' << r.begin.column;
+    os << '\n';
+  }
+
+  void statements(const StmtList &body, unsigned depth) {
+    for (const StmtPtr &s : body)
+      statement(*s, depth);
+  }
+
+  void block(llvm::StringRef label, const StmtList &body, unsigned depth) {
+    if (body.empty())
+      return;
+    os.indent(depth * 2) << label << ":\n";
+    statements(body, depth + 1);
+  }
+
+  void parameters(const std::vector<Parameter> &params, unsigned depth) {
+    for (const Parameter &p : params) {
+      std::string text = "Parameter ";
+      switch (p.kind) {
+      case Parameter::Kind::VarPositional:
+        text += "*";
+        break;
+      case Parameter::Kind::VarKeyword:
+        text += "**";
+        break;
+      default:
+        break;
+      }
+      text += p.name;
+      if (p.kind == Parameter::Kind::PositionalOnly)
+        text += " (positional-only)";
+      if (p.kind == Parameter::Kind::KeywordOnly)
+        text += " (keyword-only)";
+      line(depth, text, p.range);
+      if (p.annotation) {
+        os.indent((depth + 1) * 2) << "annotation:\n";
+        expression(*p.annotation, depth + 2);
+      }
+      if (p.defaultValue) {
+        os.indent((depth + 1) * 2) << "default:\n";
+        expression(*p.defaultValue, depth + 2);
+      }
+    }
+  }
+
+  void statement(const Stmt &s, unsigned depth) {
+    switch (s.kind()) {
+    case Stmt::Kind::Expr:
+      line(depth, "ExprStmt", s.range());
+      expression(*llvm::cast<ExprStmt>(s).value, depth + 1);
+      return;
+    case Stmt::Kind::Assign: {
+      const auto &a = llvm::cast<AssignStmt>(s);
+      line(depth, "Assign", s.range());
+      for (const ExprPtr &t : a.targets)
+        expression(*t, depth + 1);
+      expression(*a.value, depth + 1);
+      return;
+    }
+    case Stmt::Kind::AugAssign: {
+      const auto &a = llvm::cast<AugAssignStmt>(s);
+      line(depth, std::string("AugAssign ") + spelling(a.op) + "=", s.range());
+      expression(*a.target, depth + 1);
+      expression(*a.value, depth + 1);
+      return;
+    }
+    case Stmt::Kind::AnnAssign: {
+      const auto &a = llvm::cast<AnnAssignStmt>(s);
+      line(depth, "AnnAssign", s.range());
+      expression(*a.target, depth + 1);
+      expression(*a.annotation, depth + 1);
+      if (a.value)
+        expression(*a.value, depth + 1);
+      return;
+    }
+    case Stmt::Kind::Return: {
+      const auto &r = llvm::cast<ReturnStmt>(s);
+      line(depth, "Return", s.range());
+      if (r.value)
+        expression(*r.value, depth + 1);
+      return;
+    }
+    case Stmt::Kind::Pass:
+      line(depth, "Pass", s.range());
+      return;
+    case Stmt::Kind::Break:
+      line(depth, "Break", s.range());
+      return;
+    case Stmt::Kind::Continue:
+      line(depth, "Continue", s.range());
+      return;
+    case Stmt::Kind::If: {
+      const auto &i = llvm::cast<IfStmt>(s);
+      line(depth, "If", s.range());
+      expression(*i.condition, depth + 1);
+      block("then", i.body, depth + 1);
+      block("else", i.orelse, depth + 1);
+      return;
+    }
+    case Stmt::Kind::For: {
+      const auto &f = llvm::cast<ForStmt>(s);
+      line(depth, "For", s.range());
+      expression(*f.target, depth + 1);
+      expression(*f.iterable, depth + 1);
+      block("body", f.body, depth + 1);
+      block("else", f.orelse, depth + 1);
+      return;
+    }
+    case Stmt::Kind::While: {
+      const auto &w = llvm::cast<WhileStmt>(s);
+      line(depth, "While", s.range());
+      expression(*w.condition, depth + 1);
+      block("body", w.body, depth + 1);
+      block("else", w.orelse, depth + 1);
+      return;
+    }
+    case Stmt::Kind::FunctionDef: {
+      const auto &f = llvm::cast<FunctionDefStmt>(s);
+      line(depth, "FunctionDef " + f.name, s.range());
+      for (const ExprPtr &d : f.decorators) {
+        os.indent((depth + 1) * 2) << "decorator:\n";
+        expression(*d, depth + 2);
+      }
+      parameters(f.parameters, depth + 1);
+      if (f.returnAnnotation) {
+        os.indent((depth + 1) * 2) << "returns:\n";
+        expression(*f.returnAnnotation, depth + 2);
+      }
+      block("body", f.body, depth + 1);
+      return;
+    }
+    case Stmt::Kind::Import: {
+      const auto &i = llvm::cast<ImportStmt>(s);
+      line(depth, "Import", s.range());
+      for (const ImportedName &n : i.modules)
+        line(depth + 1, n.alias.empty() ? n.name : n.name + " as " + n.alias, n.range);
+      return;
+    }
+    case Stmt::Kind::ImportFrom: {
+      const auto &i = llvm::cast<ImportFromStmt>(s);
+      line(depth, "ImportFrom " + std::string(i.level, '.') + i.module, s.range());
+      if (i.importsAll)
+        line(depth + 1, "*", SourceRange());
+      for (const ImportedName &n : i.names)
+        line(depth + 1, n.alias.empty() ? n.name : n.name + " as " + n.alias, n.range);
+      return;
+    }
+    case Stmt::Kind::Assert: {
+      const auto &a = llvm::cast<AssertStmt>(s);
+      line(depth, "Assert", s.range());
+      expression(*a.condition, depth + 1);
+      if (a.message)
+        expression(*a.message, depth + 1);
+      return;
+    }
+    case Stmt::Kind::Raise: {
+      const auto &r = llvm::cast<RaiseStmt>(s);
+      line(depth, "Raise", s.range());
+      if (r.exception)
+        expression(*r.exception, depth + 1);
+      return;
+    }
+    case Stmt::Kind::Nonlocal: {
+      std::string text = "Nonlocal";
+      for (const std::string &n : llvm::cast<NonlocalStmt>(s).names)
+        text += " " + n;
+      line(depth, text, s.range());
+      return;
+    }
+    }
+  }
+
+  void expression(const Expr &e, unsigned depth) {
+    switch (e.kind()) {
+    case Expr::Kind::Name:
+      line(depth, "Name " + llvm::cast<NameExpr>(e).name, e.range());
+      return;
+    case Expr::Kind::Int:
+      line(depth, "Int " + std::to_string(llvm::cast<IntExpr>(e).value), e.range());
+      return;
+    case Expr::Kind::Float: {
+      std::string text;
+      llvm::raw_string_ostream(text) << "Float " << llvm::cast<FloatExpr>(e).value;
+      line(depth, text, e.range());
+      return;
+    }
+    case Expr::Kind::String: {
+      std::string text;
+      llvm::raw_string_ostream out(text);
+      out << "String \"";
+      out.write_escaped(llvm::cast<StringExpr>(e).value);
+      out << "\"";
+      line(depth, text, e.range());
+      return;
+    }
+    case Expr::Kind::Bool:
+      line(depth, llvm::cast<BoolExpr>(e).value ? "True" : "False", e.range());
+      return;
+    case Expr::Kind::None:
+      line(depth, "None", e.range());
+      return;
+    case Expr::Kind::Ellipsis:
+      line(depth, "Ellipsis", e.range());
+      return;
+    case Expr::Kind::Tuple:
+    case Expr::Kind::List: {
+      const auto &s = llvm::cast<SequenceExpr>(e);
+      line(depth, s.isList() ? "List" : "Tuple", e.range());
+      for (const ExprPtr &x : s.elements)
+        expression(*x, depth + 1);
+      return;
+    }
+    case Expr::Kind::Dict: {
+      const auto &d = llvm::cast<DictExpr>(e);
+      line(depth, "Dict", e.range());
+      for (size_t i = 0; i < d.values.size(); ++i) {
+        if (d.keys[i])
+          expression(*d.keys[i], depth + 1);
+        else
+          line(depth + 1, "**", SourceRange());
+        expression(*d.values[i], depth + 2);
+      }
+      return;
+    }
+    case Expr::Kind::Attribute: {
+      const auto &a = llvm::cast<AttributeExpr>(e);
+      line(depth, "Attribute ." + a.attribute, e.range());
+      expression(*a.value, depth + 1);
+      return;
+    }
+    case Expr::Kind::Subscript: {
+      const auto &s = llvm::cast<SubscriptExpr>(e);
+      line(depth, s.isTuple ? "Subscript (tuple)" : "Subscript", e.range());
+      expression(*s.value, depth + 1);
+      for (const ExprPtr &i : s.indices)
+        expression(*i, depth + 1);
+      return;
+    }
+    case Expr::Kind::Slice: {
+      const auto &s = llvm::cast<SliceExpr>(e);
+      line(depth, "Slice", e.range());
+      for (const ExprPtr *part : {&s.lower, &s.upper, &s.step}) {
+        if (*part)
+          expression(**part, depth + 1);
+        else
+          line(depth + 1, "-", SourceRange());
+      }
+      return;
+    }
+    case Expr::Kind::Call: {
+      const auto &c = llvm::cast<CallExpr>(e);
+      line(depth, "Call", e.range());
+      expression(*c.callee, depth + 1);
+      for (const Argument &a : c.arguments) {
+        switch (a.kind) {
+        case Argument::Kind::Positional:
+          expression(*a.value, depth + 1);
+          break;
+        case Argument::Kind::Keyword:
+          os.indent((depth + 1) * 2) << a.name << "=\n";
+          expression(*a.value, depth + 2);
+          break;
+        case Argument::Kind::Star:
+          os.indent((depth + 1) * 2) << "*\n";
+          expression(*a.value, depth + 2);
+          break;
+        case Argument::Kind::DoubleStar:
+          os.indent((depth + 1) * 2) << "**\n";
+          expression(*a.value, depth + 2);
+          break;
+        }
+      }
+      return;
+    }
+    case Expr::Kind::Unary: {
+      const auto &u = llvm::cast<UnaryExpr>(e);
+      line(depth, std::string("Unary ") + spelling(u.op), e.range());
+      expression(*u.operand, depth + 1);
+      return;
+    }
+    case Expr::Kind::Binary: {
+      const auto &b = llvm::cast<BinaryExpr>(e);
+      line(depth, std::string("Binary ") + spelling(b.op), e.range());
+      expression(*b.lhs, depth + 1);
+      expression(*b.rhs, depth + 1);
+      return;
+    }
+    case Expr::Kind::Compare: {
+      const auto &c = llvm::cast<CompareExpr>(e);
+      std::string text = "Compare";
+      for (CompareOp op : c.ops)
+        text += std::string(" ") + spelling(op);
+      line(depth, text, e.range());
+      for (const ExprPtr &x : c.operands)
+        expression(*x, depth + 1);
+      return;
+    }
+    case Expr::Kind::BoolOp: {
+      const auto &b = llvm::cast<BoolOpExpr>(e);
+      line(depth, std::string("BoolOp ") + spelling(b.op), e.range());
+      for (const ExprPtr &x : b.operands)
+        expression(*x, depth + 1);
+      return;
+    }
+    case Expr::Kind::Conditional: {
+      const auto &c = llvm::cast<ConditionalExpr>(e);
+      line(depth, "Conditional", e.range());
+      expression(*c.condition, depth + 1);
+      expression(*c.body, depth + 1);
+      expression(*c.orelse, depth + 1);
+      return;
+    }
+    case Expr::Kind::Lambda: {
+      const auto &l = llvm::cast<LambdaExpr>(e);
+      line(depth, "Lambda", e.range());
+      parameters(l.parameters, depth + 1);
+      expression(*l.body, depth + 1);
+      return;
+    }
+    case Expr::Kind::Comprehension: {
+      const auto &c = llvm::cast<ComprehensionExpr>(e);
+      line(depth, c.isList ? "ListComprehension" : "Generator", e.range());
+      expression(*c.element, depth + 1);
+      for (const ComprehensionClause &clause : c.clauses) {
+        os.indent((depth + 1) * 2) << "for:\n";
+        expression(*clause.target, depth + 2);
+        expression(*clause.iterable, depth + 2);
+        for (const ExprPtr &cond : clause.conditions) {
+          os.indent((depth + 2) * 2) << "if:\n";
+          expression(*cond, depth + 3);
+        }
+      }
+      return;
+    }
+    case Expr::Kind::Starred:
+      line(depth, "Starred", e.range());
+      expression(*llvm::cast<StarredExpr>(e).value, depth + 1);
+      return;
+    }
+  }
+};
+
+} // namespace
+
+void dump(const Module &module, const SourceManager &sources, llvm::raw_ostream &os) {
+  Dumper(os).module(module, sources);
+}
+
+} // namespace pk::ast

@@ -1,0 +1,533 @@
+//===- AST.h - The .pk abstract syntax tree ---------------------*- C++ -*-===//
+//
+// pkc's own syntax tree, built from the ANTLR parse tree by ASTBuilder. It
+// mirrors Python's `ast` module for the supported subset, and every node
+// carries the source range it came from so that any later error - in the
+// elaborator or in a backend - can point at the user's line.
+//
+// Nodes are owned by their parent through std::unique_ptr; the Module owns
+// the whole tree and must outlive every elaboration that reads it (closures
+// keep raw pointers to function bodies).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_AST_AST_H
+#define PK_FRONTEND_AST_AST_H
+
+#include "support/SourceManager.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace pk::ast {
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+class Expr {
+public:
+  enum class Kind {
+    Name,
+    Int,
+    Float,
+    String,
+    Bool,
+    None,
+    Ellipsis,
+    Tuple,
+    List,
+    Dict,
+    Attribute,
+    Subscript,
+    Slice,
+    Call,
+    Unary,
+    Binary,
+    Compare,
+    BoolOp,
+    Conditional,
+    Lambda,
+    Comprehension,
+    Starred,
+  };
+
+  virtual ~Expr() = default;
+  Kind kind() const { return exprKind; }
+  SourceRange range() const { return sourceRange; }
+
+protected:
+  Expr(Kind kind, SourceRange range) : exprKind(kind), sourceRange(range) {}
+
+private:
+  Kind exprKind;
+  SourceRange sourceRange;
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+#define PK_AST_EXPR_CLASSOF(K)                                                   \
+  static bool classof(const Expr *e) { return e->kind() == Kind::K; }
+
+class NameExpr : public Expr {
+public:
+  NameExpr(SourceRange r, std::string name) : Expr(Kind::Name, r), name(std::move(name)) {}
+  PK_AST_EXPR_CLASSOF(Name)
+  std::string name;
+};
+
+class IntExpr : public Expr {
+public:
+  IntExpr(SourceRange r, int64_t value) : Expr(Kind::Int, r), value(value) {}
+  PK_AST_EXPR_CLASSOF(Int)
+  int64_t value;
+};
+
+class FloatExpr : public Expr {
+public:
+  FloatExpr(SourceRange r, double value) : Expr(Kind::Float, r), value(value) {}
+  PK_AST_EXPR_CLASSOF(Float)
+  double value;
+};
+
+class StringExpr : public Expr {
+public:
+  StringExpr(SourceRange r, std::string value, bool formatted)
+      : Expr(Kind::String, r), value(std::move(value)), formatted(formatted) {}
+  PK_AST_EXPR_CLASSOF(String)
+  std::string value;
+  bool formatted; ///< an f-string, which .pk does not support
+};
+
+class BoolExpr : public Expr {
+public:
+  BoolExpr(SourceRange r, bool value) : Expr(Kind::Bool, r), value(value) {}
+  PK_AST_EXPR_CLASSOF(Bool)
+  bool value;
+};
+
+class NoneExpr : public Expr {
+public:
+  explicit NoneExpr(SourceRange r) : Expr(Kind::None, r) {}
+  PK_AST_EXPR_CLASSOF(None)
+};
+
+class EllipsisExpr : public Expr {
+public:
+  explicit EllipsisExpr(SourceRange r) : Expr(Kind::Ellipsis, r) {}
+  PK_AST_EXPR_CLASSOF(Ellipsis)
+};
+
+/// `(a, b)`, `a, b` and `[a, b]`.
+class SequenceExpr : public Expr {
+public:
+  SequenceExpr(Kind kind, SourceRange r, std::vector<ExprPtr> elements)
+      : Expr(kind, r), elements(std::move(elements)) {}
+  static bool classof(const Expr *e) {
+    return e->kind() == Kind::Tuple || e->kind() == Kind::List;
+  }
+  bool isList() const { return kind() == Kind::List; }
+  std::vector<ExprPtr> elements;
+};
+
+class DictExpr : public Expr {
+public:
+  DictExpr(SourceRange r) : Expr(Kind::Dict, r) {}
+  PK_AST_EXPR_CLASSOF(Dict)
+  /// A null key marks a `**mapping` entry.
+  std::vector<ExprPtr> keys;
+  std::vector<ExprPtr> values;
+};
+
+class AttributeExpr : public Expr {
+public:
+  AttributeExpr(SourceRange r, ExprPtr value, std::string attribute, SourceRange attributeRange)
+      : Expr(Kind::Attribute, r), value(std::move(value)), attribute(std::move(attribute)),
+        attributeRange(attributeRange) {}
+  PK_AST_EXPR_CLASSOF(Attribute)
+  ExprPtr value;
+  std::string attribute;
+  SourceRange attributeRange;
+};
+
+/// `lower:upper:step`, only inside a subscript.
+class SliceExpr : public Expr {
+public:
+  SliceExpr(SourceRange r, ExprPtr lower, ExprPtr upper, ExprPtr step)
+      : Expr(Kind::Slice, r), lower(std::move(lower)), upper(std::move(upper)),
+        step(std::move(step)) {}
+  PK_AST_EXPR_CLASSOF(Slice)
+  ExprPtr lower, upper, step; // each may be null
+};
+
+/// `value[i]` or `value[i, j:k, ...]`. Several indices (or a trailing comma)
+/// form a tuple index, as in Python.
+class SubscriptExpr : public Expr {
+public:
+  SubscriptExpr(SourceRange r, ExprPtr value, std::vector<ExprPtr> indices, bool isTuple)
+      : Expr(Kind::Subscript, r), value(std::move(value)), indices(std::move(indices)),
+        isTuple(isTuple) {}
+  PK_AST_EXPR_CLASSOF(Subscript)
+  ExprPtr value;
+  std::vector<ExprPtr> indices;
+  bool isTuple;
+};
+
+struct Argument {
+  enum class Kind { Positional, Keyword, Star, DoubleStar };
+  Kind kind = Kind::Positional;
+  std::string name; ///< keyword arguments only
+  ExprPtr value;
+  SourceRange range;
+};
+
+class CallExpr : public Expr {
+public:
+  CallExpr(SourceRange r, ExprPtr callee, std::vector<Argument> arguments)
+      : Expr(Kind::Call, r), callee(std::move(callee)), arguments(std::move(arguments)) {}
+  PK_AST_EXPR_CLASSOF(Call)
+  ExprPtr callee;
+  std::vector<Argument> arguments;
+};
+
+enum class UnaryOp { Negate, Plus, Invert, Not };
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
+  LShift,
+  RShift,
+  BitOr,
+  BitXor,
+  BitAnd,
+};
+enum class CompareOp { Lt, Gt, Le, Ge, Eq, Ne, In, NotIn, Is, IsNot };
+enum class BoolOp { And, Or };
+
+const char *spelling(UnaryOp op);
+const char *spelling(BinaryOp op);
+const char *spelling(CompareOp op);
+const char *spelling(BoolOp op);
+
+class UnaryExpr : public Expr {
+public:
+  UnaryExpr(SourceRange r, UnaryOp op, ExprPtr operand)
+      : Expr(Kind::Unary, r), op(op), operand(std::move(operand)) {}
+  PK_AST_EXPR_CLASSOF(Unary)
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+class BinaryExpr : public Expr {
+public:
+  BinaryExpr(SourceRange r, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
+      : Expr(Kind::Binary, r), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
+  PK_AST_EXPR_CLASSOF(Binary)
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+/// `a < b <= c`: operands.size() == ops.size() + 1.
+class CompareExpr : public Expr {
+public:
+  CompareExpr(SourceRange r) : Expr(Kind::Compare, r) {}
+  PK_AST_EXPR_CLASSOF(Compare)
+  std::vector<ExprPtr> operands;
+  std::vector<CompareOp> ops;
+};
+
+class BoolOpExpr : public Expr {
+public:
+  BoolOpExpr(SourceRange r, BoolOp op, std::vector<ExprPtr> operands)
+      : Expr(Kind::BoolOp, r), op(op), operands(std::move(operands)) {}
+  PK_AST_EXPR_CLASSOF(BoolOp)
+  BoolOp op;
+  std::vector<ExprPtr> operands;
+};
+
+/// `body if condition else orelse`
+class ConditionalExpr : public Expr {
+public:
+  ConditionalExpr(SourceRange r, ExprPtr body, ExprPtr condition, ExprPtr orelse)
+      : Expr(Kind::Conditional, r), body(std::move(body)), condition(std::move(condition)),
+        orelse(std::move(orelse)) {}
+  PK_AST_EXPR_CLASSOF(Conditional)
+  ExprPtr body, condition, orelse;
+};
+
+struct Parameter {
+  enum class Kind {
+    Positional,     ///< may be passed by position or keyword
+    PositionalOnly, ///< before a `/`
+    KeywordOnly,    ///< after `*` or `*args`
+    VarPositional,  ///< `*args`
+    VarKeyword,     ///< `**kwargs`
+  };
+  Kind kind = Kind::Positional;
+  std::string name;
+  ExprPtr annotation;   // may be null
+  ExprPtr defaultValue; // may be null
+  SourceRange range;
+};
+
+class LambdaExpr : public Expr {
+public:
+  LambdaExpr(SourceRange r, std::vector<Parameter> parameters, ExprPtr body)
+      : Expr(Kind::Lambda, r), parameters(std::move(parameters)), body(std::move(body)) {}
+  PK_AST_EXPR_CLASSOF(Lambda)
+  std::vector<Parameter> parameters;
+  ExprPtr body;
+};
+
+struct ComprehensionClause {
+  ExprPtr target;
+  ExprPtr iterable;
+  std::vector<ExprPtr> conditions;
+};
+
+/// `[element for target in iterable if condition ...]` and the generator form
+/// `f(x for x in xs)`, which .pk evaluates eagerly into a tuple.
+class ComprehensionExpr : public Expr {
+public:
+  ComprehensionExpr(SourceRange r, bool isList, ExprPtr element,
+                    std::vector<ComprehensionClause> clauses)
+      : Expr(Kind::Comprehension, r), isList(isList), element(std::move(element)),
+        clauses(std::move(clauses)) {}
+  PK_AST_EXPR_CLASSOF(Comprehension)
+  bool isList;
+  ExprPtr element;
+  std::vector<ComprehensionClause> clauses;
+};
+
+/// `*value` in a call, a display or an assignment target.
+class StarredExpr : public Expr {
+public:
+  StarredExpr(SourceRange r, ExprPtr value) : Expr(Kind::Starred, r), value(std::move(value)) {}
+  PK_AST_EXPR_CLASSOF(Starred)
+  ExprPtr value;
+};
+
+#undef PK_AST_EXPR_CLASSOF
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+class Stmt {
+public:
+  enum class Kind {
+    Expr,
+    Assign,
+    AugAssign,
+    AnnAssign,
+    Return,
+    Pass,
+    Break,
+    Continue,
+    If,
+    For,
+    While,
+    FunctionDef,
+    Import,
+    ImportFrom,
+    Assert,
+    Raise,
+    Nonlocal,
+  };
+
+  virtual ~Stmt() = default;
+  Kind kind() const { return stmtKind; }
+  SourceRange range() const { return sourceRange; }
+
+protected:
+  Stmt(Kind kind, SourceRange range) : stmtKind(kind), sourceRange(range) {}
+
+private:
+  Kind stmtKind;
+  SourceRange sourceRange;
+};
+
+using StmtPtr = std::unique_ptr<Stmt>;
+using StmtList = std::vector<StmtPtr>;
+
+#define PK_AST_STMT_CLASSOF(K)                                                   \
+  static bool classof(const Stmt *s) { return s->kind() == Kind::K; }
+
+class ExprStmt : public Stmt {
+public:
+  ExprStmt(SourceRange r, ExprPtr value) : Stmt(Kind::Expr, r), value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(Expr)
+  ExprPtr value;
+};
+
+/// `t1 = t2 = value`
+class AssignStmt : public Stmt {
+public:
+  AssignStmt(SourceRange r, std::vector<ExprPtr> targets, ExprPtr value)
+      : Stmt(Kind::Assign, r), targets(std::move(targets)), value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(Assign)
+  std::vector<ExprPtr> targets;
+  ExprPtr value;
+};
+
+class AugAssignStmt : public Stmt {
+public:
+  AugAssignStmt(SourceRange r, ExprPtr target, BinaryOp op, ExprPtr value)
+      : Stmt(Kind::AugAssign, r), target(std::move(target)), op(op), value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(AugAssign)
+  ExprPtr target;
+  BinaryOp op;
+  ExprPtr value;
+};
+
+class AnnAssignStmt : public Stmt {
+public:
+  AnnAssignStmt(SourceRange r, ExprPtr target, ExprPtr annotation, ExprPtr value)
+      : Stmt(Kind::AnnAssign, r), target(std::move(target)), annotation(std::move(annotation)),
+        value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(AnnAssign)
+  ExprPtr target, annotation, value; // value may be null
+};
+
+class ReturnStmt : public Stmt {
+public:
+  ReturnStmt(SourceRange r, ExprPtr value) : Stmt(Kind::Return, r), value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(Return)
+  ExprPtr value; // may be null
+};
+
+class PassStmt : public Stmt {
+public:
+  explicit PassStmt(SourceRange r) : Stmt(Kind::Pass, r) {}
+  PK_AST_STMT_CLASSOF(Pass)
+};
+
+class BreakStmt : public Stmt {
+public:
+  explicit BreakStmt(SourceRange r) : Stmt(Kind::Break, r) {}
+  PK_AST_STMT_CLASSOF(Break)
+};
+
+class ContinueStmt : public Stmt {
+public:
+  explicit ContinueStmt(SourceRange r) : Stmt(Kind::Continue, r) {}
+  PK_AST_STMT_CLASSOF(Continue)
+};
+
+/// `if`; an `elif` chain is nested ifs in `orelse`.
+class IfStmt : public Stmt {
+public:
+  IfStmt(SourceRange r, ExprPtr condition, StmtList body, StmtList orelse)
+      : Stmt(Kind::If, r), condition(std::move(condition)), body(std::move(body)),
+        orelse(std::move(orelse)) {}
+  PK_AST_STMT_CLASSOF(If)
+  ExprPtr condition;
+  StmtList body, orelse;
+};
+
+class ForStmt : public Stmt {
+public:
+  ForStmt(SourceRange r, ExprPtr target, ExprPtr iterable, StmtList body, StmtList orelse)
+      : Stmt(Kind::For, r), target(std::move(target)), iterable(std::move(iterable)),
+        body(std::move(body)), orelse(std::move(orelse)) {}
+  PK_AST_STMT_CLASSOF(For)
+  ExprPtr target, iterable;
+  StmtList body, orelse;
+};
+
+class WhileStmt : public Stmt {
+public:
+  WhileStmt(SourceRange r, ExprPtr condition, StmtList body, StmtList orelse)
+      : Stmt(Kind::While, r), condition(std::move(condition)), body(std::move(body)),
+        orelse(std::move(orelse)) {}
+  PK_AST_STMT_CLASSOF(While)
+  ExprPtr condition;
+  StmtList body, orelse;
+};
+
+class FunctionDefStmt : public Stmt {
+public:
+  FunctionDefStmt(SourceRange r) : Stmt(Kind::FunctionDef, r) {}
+  PK_AST_STMT_CLASSOF(FunctionDef)
+  std::string name;
+  SourceRange nameRange;
+  std::vector<ExprPtr> decorators;
+  std::vector<Parameter> parameters;
+  ExprPtr returnAnnotation; // may be null
+  StmtList body;
+};
+
+struct ImportedName {
+  std::string name; ///< a dotted module path for `import`, a plain name for `from`
+  std::string alias; ///< empty when there is no `as`
+  SourceRange range;
+};
+
+class ImportStmt : public Stmt {
+public:
+  ImportStmt(SourceRange r) : Stmt(Kind::Import, r) {}
+  PK_AST_STMT_CLASSOF(Import)
+  std::vector<ImportedName> modules;
+};
+
+class ImportFromStmt : public Stmt {
+public:
+  ImportFromStmt(SourceRange r) : Stmt(Kind::ImportFrom, r) {}
+  PK_AST_STMT_CLASSOF(ImportFrom)
+  std::string module; ///< dotted, without the leading dots
+  unsigned level = 0; ///< leading dots of a relative import
+  SourceRange moduleRange;
+  bool importsAll = false; ///< `from m import *`
+  std::vector<ImportedName> names;
+};
+
+class AssertStmt : public Stmt {
+public:
+  AssertStmt(SourceRange r, ExprPtr condition, ExprPtr message)
+      : Stmt(Kind::Assert, r), condition(std::move(condition)), message(std::move(message)) {}
+  PK_AST_STMT_CLASSOF(Assert)
+  ExprPtr condition, message; // message may be null
+};
+
+class RaiseStmt : public Stmt {
+public:
+  RaiseStmt(SourceRange r, ExprPtr exception) : Stmt(Kind::Raise, r), exception(std::move(exception)) {}
+  PK_AST_STMT_CLASSOF(Raise)
+  ExprPtr exception; // may be null
+};
+
+class NonlocalStmt : public Stmt {
+public:
+  NonlocalStmt(SourceRange r, std::vector<std::string> names)
+      : Stmt(Kind::Nonlocal, r), names(std::move(names)) {}
+  PK_AST_STMT_CLASSOF(Nonlocal)
+  std::vector<std::string> names;
+};
+
+#undef PK_AST_STMT_CLASSOF
+
+/// One parsed .pk file.
+struct Module {
+  uint32_t file = 0;
+  StmtList body;
+};
+
+/// Writes the tree as an indented outline with source positions; this is
+/// what `pkc compile --emit=ast` prints.
+void dump(const Module &module, const SourceManager &sources, llvm::raw_ostream &os);
+
+} // namespace pk::ast
+
+#endif // PK_FRONTEND_AST_AST_H

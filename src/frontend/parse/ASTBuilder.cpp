@@ -1,0 +1,905 @@
+//===- ASTBuilder.cpp -----------------------------------------------------===//
+#include "ASTBuilder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace pk {
+
+using namespace ast;
+using P = grammar::PkParser;
+using antlr4::tree::TerminalNode;
+
+//===----------------------------------------------------------------------===//
+// Ranges and errors
+//===----------------------------------------------------------------------===//
+
+SourceRange ASTBuilder::rangeOf(antlr4::Token *token) const {
+  SourceLocation begin{file, static_cast<uint32_t>(token->getLine()),
+                       static_cast<uint32_t>(token->getCharPositionInLine() + 1)};
+  std::string text = token->getType() == antlr4::Token::EOF ? "" : token->getText();
+  SourceLocation end = begin;
+  size_t lastNewline = text.rfind('\n');
+  if (lastNewline == std::string::npos) {
+    end.column += static_cast<uint32_t>(text.size());
+  } else {
+    end.line += static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
+    end.column = static_cast<uint32_t>(text.size() - lastNewline);
+  }
+  return {begin, end};
+}
+
+SourceRange ASTBuilder::rangeOf(antlr4::ParserRuleContext *ctx) const {
+  SourceRange first = rangeOf(ctx->getStart());
+  antlr4::Token *stop = ctx->getStop();
+  if (!stop || stop->getTokenIndex() < ctx->getStart()->getTokenIndex())
+    return first;
+  return {first.begin, rangeOf(stop).end};
+}
+
+void ASTBuilder::fail(SourceRange range, std::string message) const {
+  throw SyntaxError{range, std::move(message)};
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Module> ASTBuilder::buildModule(P::FileContext *ctx) {
+  auto module = std::make_unique<Module>();
+  module->file = file;
+  for (P::StatementContext *s : ctx->statement())
+    addStatement(s, module->body);
+  return module;
+}
+
+void ASTBuilder::addStatement(P::StatementContext *ctx, StmtList &out) {
+  if (ctx->simpleStatements())
+    addSimpleStatements(ctx->simpleStatements(), out);
+  else
+    out.push_back(buildCompoundStatement(ctx->compoundStatement()));
+}
+
+void ASTBuilder::addSimpleStatements(P::SimpleStatementsContext *ctx, StmtList &out) {
+  for (P::SimpleStatementContext *s : ctx->simpleStatement())
+    out.push_back(buildSimpleStatement(s));
+}
+
+namespace {
+
+BinaryOp augmentedOperator(size_t tokenType) {
+  switch (tokenType) {
+  case P::PLUS_ASSIGN:
+    return BinaryOp::Add;
+  case P::MINUS_ASSIGN:
+    return BinaryOp::Sub;
+  case P::STAR_ASSIGN:
+    return BinaryOp::Mul;
+  case P::SLASH_ASSIGN:
+    return BinaryOp::Div;
+  case P::DSLASH_ASSIGN:
+    return BinaryOp::FloorDiv;
+  case P::PERCENT_ASSIGN:
+    return BinaryOp::Mod;
+  case P::POWER_ASSIGN:
+    return BinaryOp::Pow;
+  case P::AT_ASSIGN:
+    return BinaryOp::MatMul;
+  case P::AMP_ASSIGN:
+    return BinaryOp::BitAnd;
+  case P::PIPE_ASSIGN:
+    return BinaryOp::BitOr;
+  case P::CARET_ASSIGN:
+    return BinaryOp::BitXor;
+  case P::LSHIFT_ASSIGN:
+    return BinaryOp::LShift;
+  default:
+    return BinaryOp::RShift;
+  }
+}
+
+std::string dottedText(P::DottedNameContext *ctx) {
+  std::string text;
+  for (TerminalNode *n : ctx->NAME()) {
+    if (!text.empty())
+      text += '.';
+    text += n->getText();
+  }
+  return text;
+}
+
+} // namespace
+
+StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
+  SourceRange range = rangeOf(ctx);
+  if (auto *s = dynamic_cast<P::ExpressionStatementContext *>(ctx))
+    return std::make_unique<ExprStmt>(range, buildExpressionList(s->expressionList()));
+
+  if (auto *s = dynamic_cast<P::AssignStatementContext *>(ctx)) {
+    std::vector<P::ExpressionListContext *> lists = s->expressionList();
+    std::vector<ExprPtr> targets;
+    for (size_t i = 0; i + 1 < lists.size(); ++i) {
+      targets.push_back(buildExpressionList(lists[i]));
+      checkTarget(*targets.back(), /*augmented=*/false);
+    }
+    return std::make_unique<AssignStmt>(range, std::move(targets),
+                                        buildExpressionList(lists.back()));
+  }
+
+  if (auto *s = dynamic_cast<P::AugmentedAssignStatementContext *>(ctx)) {
+    ExprPtr target = buildExpressionList(s->expressionList(0));
+    checkTarget(*target, /*augmented=*/true);
+    auto *opToken = dynamic_cast<TerminalNode *>(s->augmentedOperator()->children[0]);
+    return std::make_unique<AugAssignStmt>(range, std::move(target),
+                                           augmentedOperator(opToken->getSymbol()->getType()),
+                                           buildExpressionList(s->expressionList(1)));
+  }
+
+  if (auto *s = dynamic_cast<P::AnnotatedAssignStatementContext *>(ctx)) {
+    ExprPtr target = buildExpression(s->target);
+    checkTarget(*target, /*augmented=*/true);
+    return std::make_unique<AnnAssignStmt>(range, std::move(target), buildExpression(s->annotation),
+                                           s->value ? buildExpressionList(s->value) : nullptr);
+  }
+
+  if (auto *s = dynamic_cast<P::ReturnStatementContext *>(ctx))
+    return std::make_unique<ReturnStmt>(
+        range, s->expressionList() ? buildExpressionList(s->expressionList()) : nullptr);
+  if (dynamic_cast<P::PassStatementContext *>(ctx))
+    return std::make_unique<PassStmt>(range);
+  if (dynamic_cast<P::BreakStatementContext *>(ctx))
+    return std::make_unique<BreakStmt>(range);
+  if (dynamic_cast<P::ContinueStatementContext *>(ctx))
+    return std::make_unique<ContinueStmt>(range);
+
+  if (auto *s = dynamic_cast<P::ImportStatementContext *>(ctx)) {
+    auto stmt = std::make_unique<ImportStmt>(range);
+    for (P::ImportedModuleContext *m : s->importedModule())
+      stmt->modules.push_back(
+          {dottedText(m->dottedName()), m->NAME() ? m->NAME()->getText() : "", rangeOf(m)});
+    return stmt;
+  }
+
+  if (auto *s = dynamic_cast<P::FromImportStatementContext *>(ctx)) {
+    auto stmt = std::make_unique<ImportFromStmt>(range);
+    P::FromModuleContext *from = s->fromModule();
+    stmt->level = static_cast<unsigned>(from->DOT().size());
+    if (from->dottedName())
+      stmt->module = dottedText(from->dottedName());
+    stmt->moduleRange = rangeOf(from);
+    stmt->importsAll = s->STAR() != nullptr;
+    if (s->importedNames())
+      for (P::ImportedNameContext *n : s->importedNames()->importedName())
+        stmt->names.push_back({n->NAME(0)->getText(), n->NAME(1) ? n->NAME(1)->getText() : "",
+                               rangeOf(n)});
+    return stmt;
+  }
+
+  if (auto *s = dynamic_cast<P::AssertStatementContext *>(ctx))
+    return std::make_unique<AssertStmt>(range, buildExpression(s->expression(0)),
+                                        s->expression(1) ? buildExpression(s->expression(1))
+                                                         : nullptr);
+  if (auto *s = dynamic_cast<P::RaiseStatementContext *>(ctx))
+    return std::make_unique<RaiseStmt>(range,
+                                       s->expression() ? buildExpression(s->expression()) : nullptr);
+
+  if (auto *s = dynamic_cast<P::NonlocalStatementContext *>(ctx)) {
+    std::vector<std::string> names;
+    for (TerminalNode *n : s->NAME())
+      names.push_back(n->getText());
+    return std::make_unique<NonlocalStmt>(range, std::move(names));
+  }
+
+  fail(range, "unsupported statement");
+}
+
+StmtPtr ASTBuilder::buildCompoundStatement(P::CompoundStatementContext *ctx) {
+  if (ctx->ifStatement())
+    return buildIf(ctx->ifStatement(), 0);
+  if (ctx->functionDefinition())
+    return buildFunction(ctx->functionDefinition());
+  if (auto *f = ctx->forStatement()) {
+    ExprPtr target = buildTargets(f->targets());
+    checkTarget(*target, /*augmented=*/false);
+    StmtList body = buildBlock(f->block(0));
+    StmtList orelse = f->block(1) ? buildBlock(f->block(1)) : StmtList();
+    return std::make_unique<ForStmt>(rangeOf(f), std::move(target),
+                                     buildExpressionList(f->expressionList()), std::move(body),
+                                     std::move(orelse));
+  }
+  P::WhileStatementContext *w = ctx->whileStatement();
+  StmtList body = buildBlock(w->block(0));
+  StmtList orelse = w->block(1) ? buildBlock(w->block(1)) : StmtList();
+  return std::make_unique<WhileStmt>(rangeOf(w), buildExpression(w->expression()),
+                                     std::move(body), std::move(orelse));
+}
+
+/// `if` clauses are indexed 0 (the `if`), 1.. (the `elif`s); the `else`
+/// block, if any, follows them.
+StmtPtr ASTBuilder::buildIf(P::IfStatementContext *ctx, size_t clause) {
+  std::vector<P::ExpressionContext *> conditions = ctx->expression();
+  std::vector<P::BlockContext *> blocks = ctx->block();
+  StmtList body = buildBlock(blocks[clause]);
+  StmtList orelse;
+  if (clause + 1 < conditions.size())
+    orelse.push_back(buildIf(ctx, clause + 1));
+  else if (blocks.size() > conditions.size())
+    orelse = buildBlock(blocks.back());
+  SourceRange range = clause == 0 ? rangeOf(ctx) : rangeOf(conditions[clause]);
+  return std::make_unique<IfStmt>(range, buildExpression(conditions[clause]), std::move(body),
+                                  std::move(orelse));
+}
+
+StmtList ASTBuilder::buildBlock(P::BlockContext *ctx) {
+  StmtList out;
+  if (ctx->simpleStatements()) {
+    addSimpleStatements(ctx->simpleStatements(), out);
+    return out;
+  }
+  for (P::StatementContext *s : ctx->statement())
+    addStatement(s, out);
+  return out;
+}
+
+StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx) {
+  auto def = std::make_unique<FunctionDefStmt>(rangeOf(ctx));
+  def->name = ctx->NAME()->getText();
+  def->nameRange = rangeOf(ctx->NAME());
+  for (P::DecoratorContext *d : ctx->decorator())
+    def->decorators.push_back(buildExpression(d->expression()));
+  if (ctx->parameters())
+    def->parameters = buildParameters(ctx->parameters());
+  if (ctx->returnType)
+    def->returnAnnotation = buildExpression(ctx->returnType);
+  def->body = buildBlock(ctx->block());
+  return def;
+}
+
+/// Applies `/` and `*` markers and checks the order Python requires:
+/// defaults do not precede non-defaults (before `*`), at most one `*args`
+/// and `**kwargs`, `**kwargs` last, no repeated names.
+void ASTBuilder::checkParameterOrder(std::vector<Parameter> &params) {
+  bool seenDefault = false, seenStar = false, seenVarKeyword = false;
+  std::vector<std::string> names;
+  for (Parameter &p : params) {
+    if (seenVarKeyword)
+      fail(p.range, "parameter after '**" + names.back() + "'");
+    if (!p.name.empty()) {
+      if (std::find(names.begin(), names.end(), p.name) != names.end())
+        fail(p.range, "duplicate parameter '" + p.name + "'");
+      names.push_back(p.name);
+    }
+    switch (p.kind) {
+    case Parameter::Kind::VarPositional:
+    case Parameter::Kind::KeywordOnly:
+      if (seenStar && p.kind == Parameter::Kind::VarPositional)
+        fail(p.range, "only one '*' parameter is allowed");
+      if (p.kind == Parameter::Kind::VarPositional)
+        seenStar = true;
+      break;
+    case Parameter::Kind::VarKeyword:
+      seenVarKeyword = true;
+      break;
+    case Parameter::Kind::Positional:
+    case Parameter::Kind::PositionalOnly:
+      if (seenStar) {
+        p.kind = Parameter::Kind::KeywordOnly;
+        break;
+      }
+      if (p.defaultValue)
+        seenDefault = true;
+      else if (seenDefault)
+        fail(p.range, "parameter without a default follows parameter with a default");
+      break;
+    }
+  }
+}
+
+std::vector<Parameter> ASTBuilder::buildParameters(P::ParametersContext *ctx) {
+  std::vector<Parameter> params;
+  bool bareStar = false;
+  for (P::ParameterContext *pc : ctx->parameter()) {
+    Parameter p;
+    p.range = rangeOf(pc);
+    if (auto *n = dynamic_cast<P::NamedParameterContext *>(pc)) {
+      p.name = n->NAME()->getText();
+      if (n->annotation)
+        p.annotation = buildExpression(n->annotation);
+      if (n->defaultValue)
+        p.defaultValue = buildExpression(n->defaultValue);
+    } else if (auto *s = dynamic_cast<P::StarParameterContext *>(pc)) {
+      if (!s->NAME()) {
+        bareStar = true;
+        // A bare `*` only switches the following parameters to keyword-only.
+        for (Parameter &q : params)
+          if (q.kind == Parameter::Kind::VarPositional)
+            fail(p.range, "only one '*' parameter is allowed");
+        p.kind = Parameter::Kind::VarPositional;
+        p.name = "";
+      } else {
+        p.kind = Parameter::Kind::VarPositional;
+        p.name = s->NAME()->getText();
+        if (s->annotation)
+          p.annotation = buildExpression(s->annotation);
+      }
+    } else if (auto *d = dynamic_cast<P::DoubleStarParameterContext *>(pc)) {
+      p.kind = Parameter::Kind::VarKeyword;
+      p.name = d->NAME()->getText();
+      if (d->annotation)
+        p.annotation = buildExpression(d->annotation);
+    } else {
+      // `/`: everything before it is positional-only.
+      for (Parameter &q : params) {
+        if (q.kind != Parameter::Kind::Positional)
+          fail(p.range, "'/' must come before '*' and keyword-only parameters");
+        q.kind = Parameter::Kind::PositionalOnly;
+      }
+      continue;
+    }
+    params.push_back(std::move(p));
+  }
+  checkParameterOrder(params);
+  if (bareStar) {
+    // Drop the nameless marker now that it has done its job.
+    auto it = std::find_if(params.begin(), params.end(), [](const Parameter &p) {
+      return p.kind == Parameter::Kind::VarPositional && p.name.empty();
+    });
+    SourceRange markerRange = it->range;
+    params.erase(it);
+    bool anyKeywordOnly = std::any_of(params.begin(), params.end(), [](const Parameter &p) {
+      return p.kind == Parameter::Kind::KeywordOnly;
+    });
+    if (!anyKeywordOnly)
+      fail(markerRange, "named arguments must follow bare '*'");
+  }
+  return params;
+}
+
+std::vector<Parameter> ASTBuilder::buildLambdaParameters(P::LambdaParametersContext *ctx) {
+  std::vector<Parameter> params;
+  bool bareStar = false;
+  for (P::LambdaParameterContext *pc : ctx->lambdaParameter()) {
+    Parameter p;
+    p.range = rangeOf(pc);
+    if (auto *n = dynamic_cast<P::NamedLambdaParameterContext *>(pc)) {
+      p.name = n->NAME()->getText();
+      if (n->defaultValue)
+        p.defaultValue = buildExpression(n->defaultValue);
+    } else if (auto *s = dynamic_cast<P::StarLambdaParameterContext *>(pc)) {
+      p.kind = Parameter::Kind::VarPositional;
+      if (s->NAME())
+        p.name = s->NAME()->getText();
+      else
+        bareStar = true;
+    } else if (auto *d = dynamic_cast<P::DoubleStarLambdaParameterContext *>(pc)) {
+      p.kind = Parameter::Kind::VarKeyword;
+      p.name = d->NAME()->getText();
+    } else {
+      for (Parameter &q : params)
+        q.kind = Parameter::Kind::PositionalOnly;
+      continue;
+    }
+    params.push_back(std::move(p));
+  }
+  checkParameterOrder(params);
+  if (bareStar)
+    params.erase(std::find_if(params.begin(), params.end(), [](const Parameter &p) {
+      return p.kind == Parameter::Kind::VarPositional && p.name.empty();
+    }));
+  return params;
+}
+
+void ASTBuilder::checkTarget(const Expr &e, bool augmented) const {
+  switch (e.kind()) {
+  case Expr::Kind::Name:
+  case Expr::Kind::Attribute:
+  case Expr::Kind::Subscript:
+    return;
+  case Expr::Kind::Tuple:
+  case Expr::Kind::List:
+    if (augmented)
+      fail(e.range(), "illegal target for augmented or annotated assignment");
+    for (const ExprPtr &x : llvm::cast<SequenceExpr>(e).elements)
+      checkTarget(*x, false);
+    return;
+  case Expr::Kind::Starred:
+    if (augmented)
+      fail(e.range(), "illegal target for augmented or annotated assignment");
+    checkTarget(*llvm::cast<StarredExpr>(e).value, false);
+    return;
+  case Expr::Kind::Call:
+    fail(e.range(), "cannot assign to function call");
+  case Expr::Kind::Int:
+  case Expr::Kind::Float:
+  case Expr::Kind::String:
+  case Expr::Kind::Bool:
+  case Expr::Kind::None:
+  case Expr::Kind::Ellipsis:
+    fail(e.range(), "cannot assign to literal");
+  default:
+    fail(e.range(), "cannot assign to expression");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+ExprPtr ASTBuilder::buildExpressionList(P::ExpressionListContext *ctx) {
+  std::vector<P::ListItemContext *> items = ctx->listItem();
+  if (items.size() == 1 && !ctx->trailingComma) {
+    ExprPtr only = buildListItem(items[0]);
+    if (only->kind() == Expr::Kind::Starred)
+      fail(only->range(), "can't use starred expression here");
+    return only;
+  }
+  std::vector<ExprPtr> elements;
+  for (P::ListItemContext *item : items)
+    elements.push_back(buildListItem(item));
+  return std::make_unique<SequenceExpr>(Expr::Kind::Tuple, rangeOf(ctx), std::move(elements));
+}
+
+ExprPtr ASTBuilder::buildListItem(P::ListItemContext *ctx) {
+  if (ctx->expression())
+    return buildExpression(ctx->expression());
+  return std::make_unique<StarredExpr>(rangeOf(ctx), buildBitOr(ctx->bitOrExpression()));
+}
+
+ExprPtr ASTBuilder::buildTargets(P::TargetsContext *ctx) {
+  std::vector<P::TargetItemContext *> items = ctx->targetItem();
+  auto buildItem = [&](P::TargetItemContext *item) -> ExprPtr {
+    ExprPtr value = buildBitOr(item->bitOrExpression());
+    if (item->STAR())
+      return std::make_unique<StarredExpr>(rangeOf(item), std::move(value));
+    return value;
+  };
+  bool trailingComma = ctx->COMMA().size() >= items.size();
+  if (items.size() == 1 && !trailingComma)
+    return buildItem(items[0]);
+  std::vector<ExprPtr> elements;
+  for (P::TargetItemContext *item : items)
+    elements.push_back(buildItem(item));
+  return std::make_unique<SequenceExpr>(Expr::Kind::Tuple, rangeOf(ctx), std::move(elements));
+}
+
+ExprPtr ASTBuilder::buildExpression(P::ExpressionContext *ctx) {
+  if (auto *l = dynamic_cast<P::LambdaExpressionContext *>(ctx)) {
+    std::vector<Parameter> params;
+    if (l->lambdaParameters())
+      params = buildLambdaParameters(l->lambdaParameters());
+    return std::make_unique<LambdaExpr>(rangeOf(ctx), std::move(params),
+                                        buildExpression(l->expression()));
+  }
+  auto *c = dynamic_cast<P::ConditionalExpressionContext *>(ctx);
+  ExprPtr body = buildOrTest(c->body);
+  if (!c->condition)
+    return body;
+  return std::make_unique<ConditionalExpr>(rangeOf(ctx), std::move(body),
+                                           buildOrTest(c->condition), buildExpression(c->orelse));
+}
+
+ExprPtr ASTBuilder::buildNoConditional(P::ExpressionNoConditionalContext *ctx) {
+  if (auto *plain = dynamic_cast<P::PlainNoConditionalContext *>(ctx))
+    return buildOrTest(plain->orTest());
+  auto *l = dynamic_cast<P::LambdaNoConditionalContext *>(ctx);
+  std::vector<Parameter> params;
+  if (l->lambdaParameters())
+    params = buildLambdaParameters(l->lambdaParameters());
+  return std::make_unique<LambdaExpr>(rangeOf(ctx), std::move(params),
+                                      buildNoConditional(l->expressionNoConditional()));
+}
+
+ExprPtr ASTBuilder::buildOrTest(P::OrTestContext *ctx) {
+  std::vector<P::AndTestContext *> parts = ctx->andTest();
+  if (parts.size() == 1)
+    return buildAndTest(parts[0]);
+  std::vector<ExprPtr> operands;
+  for (P::AndTestContext *p : parts)
+    operands.push_back(buildAndTest(p));
+  return std::make_unique<BoolOpExpr>(rangeOf(ctx), BoolOp::Or, std::move(operands));
+}
+
+ExprPtr ASTBuilder::buildAndTest(P::AndTestContext *ctx) {
+  std::vector<P::NotTestContext *> parts = ctx->notTest();
+  if (parts.size() == 1)
+    return buildNotTest(parts[0]);
+  std::vector<ExprPtr> operands;
+  for (P::NotTestContext *p : parts)
+    operands.push_back(buildNotTest(p));
+  return std::make_unique<BoolOpExpr>(rangeOf(ctx), BoolOp::And, std::move(operands));
+}
+
+ExprPtr ASTBuilder::buildNotTest(P::NotTestContext *ctx) {
+  if (ctx->NOT())
+    return std::make_unique<UnaryExpr>(rangeOf(ctx), UnaryOp::Not, buildNotTest(ctx->notTest()));
+  return buildComparison(ctx->comparison());
+}
+
+ExprPtr ASTBuilder::buildComparison(P::ComparisonContext *ctx) {
+  std::vector<P::BitOrExpressionContext *> parts = ctx->bitOrExpression();
+  if (parts.size() == 1)
+    return buildBitOr(parts[0]);
+  auto cmp = std::make_unique<CompareExpr>(rangeOf(ctx));
+  for (P::BitOrExpressionContext *p : parts)
+    cmp->operands.push_back(buildBitOr(p));
+  for (P::ComparisonOperatorContext *op : ctx->comparisonOperator()) {
+    if (op->NOT())
+      cmp->ops.push_back(CompareOp::NotIn);
+    else if (op->IS())
+      cmp->ops.push_back(op->children.size() == 2 ? CompareOp::IsNot : CompareOp::Is);
+    else if (op->IN())
+      cmp->ops.push_back(CompareOp::In);
+    else if (op->LT())
+      cmp->ops.push_back(CompareOp::Lt);
+    else if (op->GT())
+      cmp->ops.push_back(CompareOp::Gt);
+    else if (op->LE())
+      cmp->ops.push_back(CompareOp::Le);
+    else if (op->GE())
+      cmp->ops.push_back(CompareOp::Ge);
+    else if (op->EQ())
+      cmp->ops.push_back(CompareOp::Eq);
+    else
+      cmp->ops.push_back(CompareOp::Ne);
+  }
+  return cmp;
+}
+
+namespace {
+
+/// Folds `a op b op c` left to right, reading each operator token between
+/// the operand contexts.
+template <typename OperandCtx, typename BuildFn>
+ExprPtr foldLeft(antlr4::ParserRuleContext *ctx, BuildFn build,
+                 BinaryOp (*opFor)(size_t tokenType)) {
+  ExprPtr result;
+  BinaryOp pending{};
+  for (antlr4::tree::ParseTree *child : ctx->children) {
+    if (auto *operand = dynamic_cast<OperandCtx *>(child)) {
+      ExprPtr next = build(operand);
+      if (!result) {
+        result = std::move(next);
+      } else {
+        SourceRange r = SourceRange::cover(result->range(), next->range());
+        result = std::make_unique<BinaryExpr>(r, pending, std::move(result), std::move(next));
+      }
+    } else if (auto *token = dynamic_cast<TerminalNode *>(child)) {
+      pending = opFor(token->getSymbol()->getType());
+    }
+  }
+  return result;
+}
+
+BinaryOp binaryOperator(size_t tokenType) {
+  switch (tokenType) {
+  case P::PIPE:
+    return BinaryOp::BitOr;
+  case P::CARET:
+    return BinaryOp::BitXor;
+  case P::AMP:
+    return BinaryOp::BitAnd;
+  case P::LSHIFT:
+    return BinaryOp::LShift;
+  case P::RSHIFT:
+    return BinaryOp::RShift;
+  case P::PLUS:
+    return BinaryOp::Add;
+  case P::MINUS:
+    return BinaryOp::Sub;
+  case P::STAR:
+    return BinaryOp::Mul;
+  case P::SLASH:
+    return BinaryOp::Div;
+  case P::DSLASH:
+    return BinaryOp::FloorDiv;
+  case P::PERCENT:
+    return BinaryOp::Mod;
+  case P::AT:
+    return BinaryOp::MatMul;
+  default:
+    return BinaryOp::Pow;
+  }
+}
+
+} // namespace
+
+ExprPtr ASTBuilder::buildBitOr(P::BitOrExpressionContext *ctx) {
+  return foldLeft<P::BitXorExpressionContext>(
+      ctx, [&](auto *c) { return buildBitXor(c); }, binaryOperator);
+}
+ExprPtr ASTBuilder::buildBitXor(P::BitXorExpressionContext *ctx) {
+  return foldLeft<P::BitAndExpressionContext>(
+      ctx, [&](auto *c) { return buildBitAnd(c); }, binaryOperator);
+}
+ExprPtr ASTBuilder::buildBitAnd(P::BitAndExpressionContext *ctx) {
+  return foldLeft<P::ShiftExpressionContext>(
+      ctx, [&](auto *c) { return buildShift(c); }, binaryOperator);
+}
+ExprPtr ASTBuilder::buildShift(P::ShiftExpressionContext *ctx) {
+  return foldLeft<P::ArithExpressionContext>(
+      ctx, [&](auto *c) { return buildArith(c); }, binaryOperator);
+}
+ExprPtr ASTBuilder::buildArith(P::ArithExpressionContext *ctx) {
+  return foldLeft<P::TermContext>(
+      ctx, [&](auto *c) { return buildTerm(c); }, binaryOperator);
+}
+ExprPtr ASTBuilder::buildTerm(P::TermContext *ctx) {
+  return foldLeft<P::FactorContext>(
+      ctx, [&](auto *c) { return buildFactor(c); }, binaryOperator);
+}
+
+ExprPtr ASTBuilder::buildFactor(P::FactorContext *ctx) {
+  if (ctx->power())
+    return buildPower(ctx->power());
+  UnaryOp op = ctx->PLUS() ? UnaryOp::Plus : ctx->MINUS() ? UnaryOp::Negate : UnaryOp::Invert;
+  ExprPtr operand = buildFactor(ctx->factor());
+  // Fold `-<int literal>` so that -9223372036854775808 is representable.
+  return std::make_unique<UnaryExpr>(rangeOf(ctx), op, std::move(operand));
+}
+
+ExprPtr ASTBuilder::buildPower(P::PowerContext *ctx) {
+  ExprPtr base = buildPrimary(ctx->primary());
+  if (!ctx->factor())
+    return base;
+  return std::make_unique<BinaryExpr>(rangeOf(ctx), BinaryOp::Pow, std::move(base),
+                                      buildFactor(ctx->factor()));
+}
+
+ExprPtr ASTBuilder::buildPrimary(P::PrimaryContext *ctx) {
+  ExprPtr result = buildAtom(ctx->atom());
+  SourceRange begin = result->range();
+  for (P::TrailerContext *t : ctx->trailer()) {
+    SourceRange range = SourceRange::cover(begin, rangeOf(t));
+    if (auto *call = dynamic_cast<P::CallTrailerContext *>(t)) {
+      std::vector<Argument> args;
+      if (call->arguments())
+        args = buildArguments(call->arguments());
+      result = std::make_unique<CallExpr>(range, std::move(result), std::move(args));
+    } else if (auto *sub = dynamic_cast<P::SubscriptTrailerContext *>(t)) {
+      std::vector<ExprPtr> indices;
+      std::vector<P::SubscriptContext *> parts = sub->subscripts()->subscript();
+      for (P::SubscriptContext *s : parts)
+        indices.push_back(buildSubscript(s));
+      bool isTuple = parts.size() > 1 || sub->subscripts()->trailingComma;
+      result = std::make_unique<SubscriptExpr>(range, std::move(result), std::move(indices),
+                                               isTuple);
+    } else {
+      auto *attr = dynamic_cast<P::AttributeTrailerContext *>(t);
+      result = std::make_unique<AttributeExpr>(range, std::move(result), attr->NAME()->getText(),
+                                               rangeOf(attr->NAME()));
+    }
+  }
+  return result;
+}
+
+ExprPtr ASTBuilder::buildSubscript(P::SubscriptContext *ctx) {
+  if (auto *index = dynamic_cast<P::IndexSubscriptContext *>(ctx))
+    return buildExpression(index->expression());
+  if (auto *star = dynamic_cast<P::StarSubscriptContext *>(ctx))
+    return std::make_unique<StarredExpr>(rangeOf(ctx), buildBitOr(star->bitOrExpression()));
+  auto *slice = dynamic_cast<P::SliceSubscriptContext *>(ctx);
+  return std::make_unique<SliceExpr>(rangeOf(ctx),
+                                     slice->lower ? buildExpression(slice->lower) : nullptr,
+                                     slice->upper ? buildExpression(slice->upper) : nullptr,
+                                     slice->step ? buildExpression(slice->step) : nullptr);
+}
+
+std::vector<Argument> ASTBuilder::buildArguments(P::ArgumentsContext *ctx) {
+  std::vector<Argument> args;
+  bool seenKeyword = false;
+  std::vector<P::ArgumentContext *> parts = ctx->argument();
+  for (P::ArgumentContext *a : parts) {
+    Argument arg;
+    arg.range = rangeOf(a);
+    if (auto *gen = dynamic_cast<P::GeneratorArgumentContext *>(a)) {
+      if (parts.size() != 1)
+        fail(arg.range, "generator expression must be parenthesized");
+      arg.value = std::make_unique<ComprehensionExpr>(arg.range, /*isList=*/false,
+                                                      buildExpression(gen->expression()),
+                                                      buildComprehension(gen->comprehensionFor()));
+    } else if (auto *kw = dynamic_cast<P::KeywordArgumentContext *>(a)) {
+      arg.kind = Argument::Kind::Keyword;
+      arg.name = kw->NAME()->getText();
+      arg.value = buildExpression(kw->expression());
+      for (const Argument &prev : args)
+        if (prev.kind == Argument::Kind::Keyword && prev.name == arg.name)
+          fail(arg.range, "keyword argument repeated: " + arg.name);
+      seenKeyword = true;
+    } else if (auto *pos = dynamic_cast<P::PositionalArgumentContext *>(a)) {
+      if (seenKeyword)
+        fail(arg.range, "positional argument follows keyword argument");
+      arg.value = buildExpression(pos->expression());
+    } else if (auto *star = dynamic_cast<P::StarArgumentContext *>(a)) {
+      arg.kind = Argument::Kind::Star;
+      arg.value = buildExpression(star->expression());
+    } else {
+      auto *dstar = dynamic_cast<P::DoubleStarArgumentContext *>(a);
+      arg.kind = Argument::Kind::DoubleStar;
+      arg.value = buildExpression(dstar->expression());
+      seenKeyword = true;
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+std::vector<ComprehensionClause> ASTBuilder::buildComprehension(P::ComprehensionForContext *ctx) {
+  std::vector<ComprehensionClause> clauses;
+  while (ctx) {
+    ComprehensionClause clause;
+    clause.target = buildTargets(ctx->targets());
+    checkTarget(*clause.target, /*augmented=*/false);
+    clause.iterable = buildOrTest(ctx->orTest());
+    for (P::ComprehensionIfContext *cond : ctx->comprehensionIf())
+      clause.conditions.push_back(buildNoConditional(cond->expressionNoConditional()));
+    clauses.push_back(std::move(clause));
+    ctx = ctx->comprehensionFor();
+  }
+  return clauses;
+}
+
+ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
+  SourceRange range = rangeOf(ctx);
+  if (auto *paren = dynamic_cast<P::ParenAtomContext *>(ctx)) {
+    if (paren->comprehensionFor())
+      return std::make_unique<ComprehensionExpr>(range, /*isList=*/false,
+                                                 buildExpression(paren->expression()),
+                                                 buildComprehension(paren->comprehensionFor()));
+    if (!paren->expressionList())
+      return std::make_unique<SequenceExpr>(Expr::Kind::Tuple, range, std::vector<ExprPtr>());
+    ExprPtr inner = buildExpressionList(paren->expressionList());
+    // `(a, b)` keeps the parentheses in its range; `(a)` is just `a`.
+    if (auto *tuple = llvm::dyn_cast<SequenceExpr>(inner.get());
+        tuple && !tuple->isList() && paren->expressionList()->listItem().size() > 1)
+      return std::make_unique<SequenceExpr>(Expr::Kind::Tuple, range, std::move(tuple->elements));
+    if (paren->expressionList()->trailingComma)
+      return std::make_unique<SequenceExpr>(Expr::Kind::Tuple, range,
+                                            std::move(llvm::cast<SequenceExpr>(*inner).elements));
+    return inner;
+  }
+  if (auto *list = dynamic_cast<P::ListAtomContext *>(ctx)) {
+    if (list->comprehensionFor())
+      return std::make_unique<ComprehensionExpr>(range, /*isList=*/true,
+                                                 buildExpression(list->expression()),
+                                                 buildComprehension(list->comprehensionFor()));
+    std::vector<ExprPtr> elements;
+    if (list->expressionList())
+      for (P::ListItemContext *item : list->expressionList()->listItem())
+        elements.push_back(buildListItem(item));
+    return std::make_unique<SequenceExpr>(Expr::Kind::List, range, std::move(elements));
+  }
+  if (auto *dict = dynamic_cast<P::DictAtomContext *>(ctx)) {
+    auto d = std::make_unique<DictExpr>(range);
+    for (P::DictItemContext *item : dict->dictItem()) {
+      if (item->POWER()) {
+        d->keys.push_back(nullptr);
+        d->values.push_back(buildBitOr(item->bitOrExpression()));
+      } else {
+        d->keys.push_back(buildExpression(item->key));
+        d->values.push_back(buildExpression(item->value));
+      }
+    }
+    return d;
+  }
+  if (auto *name = dynamic_cast<P::NameAtomContext *>(ctx))
+    return std::make_unique<NameExpr>(range, name->NAME()->getText());
+  if (auto *number = dynamic_cast<P::NumberAtomContext *>(ctx))
+    return buildNumber(number->NUMBER());
+  if (dynamic_cast<P::ImaginaryAtomContext *>(ctx))
+    fail(range, "complex numbers are not supported");
+  if (auto *strings = dynamic_cast<P::StringAtomContext *>(ctx))
+    return buildStrings(strings);
+  if (dynamic_cast<P::EllipsisAtomContext *>(ctx))
+    return std::make_unique<EllipsisExpr>(range);
+  if (dynamic_cast<P::NoneAtomContext *>(ctx))
+    return std::make_unique<NoneExpr>(range);
+  if (dynamic_cast<P::TrueAtomContext *>(ctx))
+    return std::make_unique<BoolExpr>(range, true);
+  return std::make_unique<BoolExpr>(range, false);
+}
+
+ExprPtr ASTBuilder::buildNumber(TerminalNode *node) {
+  SourceRange range = rangeOf(node);
+  std::string text;
+  for (char c : node->getText())
+    if (c != '_')
+      text += c;
+  bool isFloat = text.find_first_of(".eE") != std::string::npos &&
+                 !(text.size() > 1 && (text[1] == 'x' || text[1] == 'X'));
+  if (isFloat) {
+    errno = 0;
+    double value = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE && std::abs(value) > 1.0)
+      fail(range, "float literal out of range");
+    return std::make_unique<FloatExpr>(range, value);
+  }
+  int base = 10;
+  std::string digits = text;
+  if (text.size() > 2 && text[0] == '0') {
+    char prefix = static_cast<char>(std::tolower(text[1]));
+    if (prefix == 'x' || prefix == 'o' || prefix == 'b') {
+      base = prefix == 'x' ? 16 : prefix == 'o' ? 8 : 2;
+      digits = text.substr(2);
+    }
+  }
+  errno = 0;
+  unsigned long long value = std::strtoull(digits.c_str(), nullptr, base);
+  if (errno == ERANGE || value > static_cast<unsigned long long>(std::numeric_limits<int64_t>::max()))
+    fail(range, "integer literal '" + node->getText() + "' does not fit in 64 bits");
+  return std::make_unique<IntExpr>(range, static_cast<int64_t>(value));
+}
+
+namespace {
+
+/// Decodes the escapes of a non-raw string body.
+std::string unescape(const std::string &body) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || i + 1 == body.size()) {
+      out += c;
+      continue;
+    }
+    char e = body[++i];
+    switch (e) {
+    case 'n':
+      out += '\n';
+      break;
+    case 't':
+      out += '\t';
+      break;
+    case 'r':
+      out += '\r';
+      break;
+    case '0':
+      out += '\0';
+      break;
+    case '\\':
+    case '\'':
+    case '"':
+      out += e;
+      break;
+    case '\n':
+      break; // line continuation inside a string
+    case 'x':
+      if (i + 2 < body.size() && std::isxdigit(static_cast<unsigned char>(body[i + 1])) &&
+          std::isxdigit(static_cast<unsigned char>(body[i + 2]))) {
+        out += static_cast<char>(std::stoi(body.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+        break;
+      }
+      [[fallthrough]];
+    default:
+      out += '\\';
+      out += e;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+ExprPtr ASTBuilder::buildStrings(P::StringAtomContext *ctx) {
+  std::string value;
+  bool formatted = false;
+  for (TerminalNode *node : ctx->STRING()) {
+    std::string text = node->getText();
+    size_t quote = text.find_first_of("'\"");
+    std::string prefix = text.substr(0, quote);
+    bool raw = prefix.find_first_of("rR") != std::string::npos;
+    if (prefix.find_first_of("bB") != std::string::npos)
+      fail(rangeOf(node), "bytes literals are not supported");
+    formatted |= prefix.find_first_of("fF") != std::string::npos;
+    std::string body = text.substr(quote);
+    size_t delimiter = (body.size() >= 6 && body[0] == body[1] && body[1] == body[2]) ? 3 : 1;
+    body = body.substr(delimiter, body.size() - 2 * delimiter);
+    value += raw ? body : unescape(body);
+  }
+  return std::make_unique<StringExpr>(rangeOf(ctx), std::move(value), formatted);
+}
+
+} // namespace pk

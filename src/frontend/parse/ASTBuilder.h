@@ -1,0 +1,87 @@
+//===- ASTBuilder.h - ANTLR parse tree to pk::ast ---------------*- C++ -*-===//
+//
+// The only code that reads ANTLR's generated contexts. It checks what the
+// grammar leaves to later (valid assignment targets, literal ranges, the
+// order of parameters) and throws SyntaxError for what is wrong.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_PARSE_ASTBUILDER_H
+#define PK_FRONTEND_PARSE_ASTBUILDER_H
+
+#include "frontend/ast/AST.h"
+
+#include "PkParser.h"
+
+#include <stdexcept>
+
+namespace pk {
+
+/// A problem found while building the AST, with the range to blame.
+struct SyntaxError {
+  SourceRange range;
+  std::string message;
+};
+
+class ASTBuilder {
+public:
+  explicit ASTBuilder(uint32_t file) : file(file) {}
+
+  std::unique_ptr<ast::Module> buildModule(grammar::PkParser::FileContext *ctx);
+  ast::ExprPtr buildExpression(grammar::PkParser::ExpressionContext *ctx);
+
+private:
+  using P = grammar::PkParser;
+
+  SourceRange rangeOf(antlr4::ParserRuleContext *ctx) const;
+  SourceRange rangeOf(antlr4::Token *token) const;
+  SourceRange rangeOf(antlr4::tree::TerminalNode *node) const {
+    return rangeOf(node->getSymbol());
+  }
+  [[noreturn]] void fail(SourceRange range, std::string message) const;
+
+  // Statements.
+  void addStatement(P::StatementContext *ctx, ast::StmtList &out);
+  void addSimpleStatements(P::SimpleStatementsContext *ctx, ast::StmtList &out);
+  ast::StmtPtr buildSimpleStatement(P::SimpleStatementContext *ctx);
+  ast::StmtPtr buildCompoundStatement(P::CompoundStatementContext *ctx);
+  ast::StmtPtr buildIf(P::IfStatementContext *ctx, size_t clause);
+  ast::StmtPtr buildFunction(P::FunctionDefinitionContext *ctx);
+  ast::StmtList buildBlock(P::BlockContext *ctx);
+  std::vector<ast::Parameter> buildParameters(P::ParametersContext *ctx);
+  std::vector<ast::Parameter> buildLambdaParameters(P::LambdaParametersContext *ctx);
+  void checkParameterOrder(std::vector<ast::Parameter> &params);
+
+  // Expressions.
+  ast::ExprPtr buildExpressionList(P::ExpressionListContext *ctx);
+  ast::ExprPtr buildListItem(P::ListItemContext *ctx);
+  ast::ExprPtr buildTargets(P::TargetsContext *ctx);
+  ast::ExprPtr buildNoConditional(P::ExpressionNoConditionalContext *ctx);
+  ast::ExprPtr buildOrTest(P::OrTestContext *ctx);
+  ast::ExprPtr buildAndTest(P::AndTestContext *ctx);
+  ast::ExprPtr buildNotTest(P::NotTestContext *ctx);
+  ast::ExprPtr buildComparison(P::ComparisonContext *ctx);
+  ast::ExprPtr buildBitOr(P::BitOrExpressionContext *ctx);
+  ast::ExprPtr buildBitXor(P::BitXorExpressionContext *ctx);
+  ast::ExprPtr buildBitAnd(P::BitAndExpressionContext *ctx);
+  ast::ExprPtr buildShift(P::ShiftExpressionContext *ctx);
+  ast::ExprPtr buildArith(P::ArithExpressionContext *ctx);
+  ast::ExprPtr buildTerm(P::TermContext *ctx);
+  ast::ExprPtr buildFactor(P::FactorContext *ctx);
+  ast::ExprPtr buildPower(P::PowerContext *ctx);
+  ast::ExprPtr buildPrimary(P::PrimaryContext *ctx);
+  ast::ExprPtr buildAtom(P::AtomContext *ctx);
+  ast::ExprPtr buildSubscript(P::SubscriptContext *ctx);
+  std::vector<ast::Argument> buildArguments(P::ArgumentsContext *ctx);
+  std::vector<ast::ComprehensionClause> buildComprehension(P::ComprehensionForContext *ctx);
+  ast::ExprPtr buildNumber(antlr4::tree::TerminalNode *node);
+  ast::ExprPtr buildStrings(P::StringAtomContext *ctx);
+
+  /// Checks that `e` can be assigned to; `augmented` forbids tuples.
+  void checkTarget(const ast::Expr &e, bool augmented) const;
+
+  uint32_t file;
+};
+
+} // namespace pk
+
+#endif // PK_FRONTEND_PARSE_ASTBUILDER_H

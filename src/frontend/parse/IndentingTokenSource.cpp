@@ -1,0 +1,192 @@
+//===- IndentingTokenSource.cpp -------------------------------------------===//
+#include "IndentingTokenSource.h"
+
+namespace pk {
+
+using grammar::PkLexer;
+
+namespace {
+
+/// Width of the indentation a NEWLINE token carries after its line break;
+/// tabs advance to the next multiple of 8, as in CPython.
+size_t indentationWidth(const std::string &newlineText) {
+  size_t i = 0;
+  while (i < newlineText.size() && (newlineText[i] == '\r' || newlineText[i] == '\n'))
+    ++i;
+  size_t width = 0;
+  for (; i < newlineText.size(); ++i) {
+    if (newlineText[i] == '\t')
+      width = (width / 8 + 1) * 8;
+    else if (newlineText[i] == ' ')
+      ++width;
+    else if (newlineText[i] == '\f')
+      width = 0;
+  }
+  return width;
+}
+
+} // namespace
+
+std::unique_ptr<antlr4::CommonToken> IndentingTokenSource::synthesize(size_t type,
+                                                                const antlr4::Token &at,
+                                                                const std::string &text) {
+  // Tokens need a source: ANTLR's error reporting asks them for one.
+  auto token = std::make_unique<antlr4::CommonToken>(
+      std::make_pair(static_cast<antlr4::TokenSource *>(this), lexer.getInputStream()), type,
+      antlr4::Token::DEFAULT_CHANNEL, at.getStartIndex(), at.getStartIndex());
+  token->setText(text);
+  token->setLine(at.getLine());
+  token->setCharPositionInLine(at.getCharPositionInLine());
+  token->setStartIndex(at.getStartIndex());
+  token->setStopIndex(at.getStartIndex() == INVALID_INDEX ? INVALID_INDEX
+                                                          : at.getStartIndex() - 1);
+  return token;
+}
+
+void IndentingTokenSource::fail(const antlr4::Token &at, std::string message) {
+  if (!firstError) {
+    std::string text = at.getText();
+    firstError = LexicalError{at.getLine(), at.getCharPositionInLine(),
+                              std::max<size_t>(1, text.find('\n') == std::string::npos
+                                                      ? text.size()
+                                                      : text.find('\n')),
+                              std::move(message)};
+  }
+  // End the stream: the parser sees EOF and its complaint is ignored in
+  // favour of the lexical error.
+  pending.clear();
+  pending.push_back(synthesize(antlr4::Token::EOF, at, "<EOF>"));
+  finished = true;
+}
+
+void IndentingTokenSource::emit(std::unique_ptr<antlr4::Token> token) {
+  lastEmittedType = token->getType();
+  if (lastEmittedType != PkLexer::INDENT && lastEmittedType != PkLexer::DEDENT) {
+    lastTokenEndLine = token->getLine();
+    lastTokenEndColumn = token->getCharPositionInLine() + token->getText().size();
+  }
+  pending.push_back(std::move(token));
+}
+
+std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
+  while (pending.empty())
+    fill();
+  std::unique_ptr<antlr4::Token> token = std::move(pending.front());
+  pending.pop_front();
+  return token;
+}
+
+void IndentingTokenSource::finish(const antlr4::Token &eof) {
+  if (lastEmittedType != 0 && lastEmittedType != PkLexer::NEWLINE) {
+    auto newline = synthesize(PkLexer::NEWLINE, eof, "\n");
+    newline->setLine(lastTokenEndLine);
+    newline->setCharPositionInLine(lastTokenEndColumn);
+    emit(std::move(newline));
+  }
+  while (indents.size() > 1) {
+    indents.pop_back();
+    emit(synthesize(PkLexer::DEDENT, eof, "<dedent>"));
+  }
+  pending.push_back(synthesize(antlr4::Token::EOF, eof, "<EOF>"));
+  finished = true;
+}
+
+void IndentingTokenSource::handleNewline(std::unique_ptr<antlr4::Token> newline) {
+  // Blank and comment-only lines produce runs of NEWLINE tokens; only the
+  // last one tells the indentation of the next real line.
+  std::unique_ptr<antlr4::Token> next = lexer.nextToken();
+  while (next->getType() == PkLexer::NEWLINE) {
+    newline = std::move(next);
+    next = lexer.nextToken();
+  }
+  if (next->getType() == antlr4::Token::EOF) {
+    finish(*next);
+    return;
+  }
+  size_t width = indentationWidth(newline->getText());
+  if (lastEmittedType != 0 && lastEmittedType != PkLexer::NEWLINE)
+    emit(std::move(newline));
+
+  if (width > indents.back()) {
+    indents.push_back(width);
+    emit(synthesize(PkLexer::INDENT, *next, "<indent>"));
+  } else if (width < indents.back()) {
+    while (width < indents.back()) {
+      indents.pop_back();
+      emit(synthesize(PkLexer::DEDENT, *next, "<dedent>"));
+    }
+    if (width != indents.back()) {
+      fail(*next, "unindent does not match any outer indentation level");
+      return;
+    }
+  }
+  // The first token of the line goes through the normal path, which tracks
+  // brackets and catches bad characters.
+  lookahead = std::move(next);
+}
+
+void IndentingTokenSource::fill() {
+  if (finished)
+    return;
+  std::unique_ptr<antlr4::Token> token =
+      lookahead ? std::move(lookahead) : lexer.nextToken();
+  switch (token->getType()) {
+  case PkLexer::LPAREN:
+  case PkLexer::LBRACK:
+  case PkLexer::LBRACE:
+    openBrackets.push_back(
+        {token->getText()[0], token->getLine(), token->getCharPositionInLine()});
+    break;
+  case PkLexer::RPAREN:
+  case PkLexer::RBRACK:
+  case PkLexer::RBRACE: {
+    char close = token->getText()[0];
+    if (openBrackets.empty()) {
+      fail(*token, std::string("unmatched '") + close + "'");
+      return;
+    }
+    char open = openBrackets.back().character;
+    if ((open == '(' && close != ')') || (open == '[' && close != ']') ||
+        (open == '{' && close != '}')) {
+      fail(*token, std::string("closing parenthesis '") + close +
+                       "' does not match opening parenthesis '" + open + "'");
+      return;
+    }
+    openBrackets.pop_back();
+    break;
+  }
+  case PkLexer::NEWLINE:
+    if (openBrackets.empty())
+      handleNewline(std::move(token));
+    return;
+  case PkLexer::ERROR_CHAR: {
+    std::string text = token->getText();
+    fail(*token, "invalid character '" + text + "' in program");
+    return;
+  }
+  case PkLexer::UNTERMINATED_STRING:
+    fail(*token, "unterminated string literal");
+    return;
+  case antlr4::Token::EOF:
+    if (!openBrackets.empty()) {
+      const OpenBracket &open = openBrackets.back();
+      auto at = std::make_unique<antlr4::CommonToken>(PkLexer::LPAREN, std::string(1, open.character));
+      at->setLine(open.line);
+      at->setCharPositionInLine(open.column);
+      fail(*at, std::string("'") + open.character + "' was never closed");
+      return;
+    }
+    finish(*token);
+    return;
+  default:
+    break;
+  }
+  // The first token of the file must not be indented.
+  if (lastEmittedType == 0 && token->getCharPositionInLine() > 0) {
+    fail(*token, "unexpected indent");
+    return;
+  }
+  emit(std::move(token));
+}
+
+} // namespace pk

@@ -1,0 +1,70 @@
+//===- IndentingTokenSource.h - Python indentation for ANTLR ----*- C++ -*-===//
+//
+// Sits between PkLexer and the parser and does what CPython's tokenizer does
+// with layout: newlines inside brackets are dropped, blank and comment-only
+// lines vanish, and a change of indentation becomes INDENT / DEDENT tokens.
+// Lexical errors (a stray character, an unterminated string, a dedent to no
+// enclosing level) are recorded and end the token stream.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_PARSE_INDENTINGTOKENSOURCE_H
+#define PK_FRONTEND_PARSE_INDENTINGTOKENSOURCE_H
+
+#include "PkLexer.h"
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pk {
+
+struct LexicalError {
+  size_t line;   ///< 1-based
+  size_t column; ///< 0-based, as ANTLR counts
+  size_t length;
+  std::string message;
+};
+
+class IndentingTokenSource : public antlr4::TokenSource {
+public:
+  explicit IndentingTokenSource(grammar::PkLexer &lexer) : lexer(lexer) {}
+
+  std::unique_ptr<antlr4::Token> nextToken() override;
+  size_t getLine() const override { return lexer.getLine(); }
+  size_t getCharPositionInLine() override { return lexer.getCharPositionInLine(); }
+  antlr4::CharStream *getInputStream() override { return lexer.getInputStream(); }
+  std::string getSourceName() override { return lexer.getSourceName(); }
+  antlr4::TokenFactory<antlr4::CommonToken> *getTokenFactory() override {
+    return lexer.getTokenFactory();
+  }
+
+  const std::optional<LexicalError> &error() const { return firstError; }
+
+private:
+  void fill();
+  void handleNewline(std::unique_ptr<antlr4::Token> newline);
+  void finish(const antlr4::Token &eof);
+  std::unique_ptr<antlr4::CommonToken> synthesize(size_t type, const antlr4::Token &at,
+                                            const std::string &text);
+  void fail(const antlr4::Token &at, std::string message);
+  void emit(std::unique_ptr<antlr4::Token> token);
+
+  grammar::PkLexer &lexer;
+  std::deque<std::unique_ptr<antlr4::Token>> pending;
+  std::unique_ptr<antlr4::Token> lookahead;
+  std::vector<size_t> indents{0};
+  struct OpenBracket {
+    char character;
+    size_t line, column;
+  };
+  std::vector<OpenBracket> openBrackets;
+  size_t lastEmittedType = 0; // 0: nothing emitted yet
+  size_t lastTokenEndLine = 1, lastTokenEndColumn = 0;
+  bool finished = false;
+  std::optional<LexicalError> firstError;
+};
+
+} // namespace pk
+
+#endif // PK_FRONTEND_PARSE_INDENTINGTOKENSOURCE_H

@@ -1,0 +1,211 @@
+//===- Parser.cpp - Drives ANTLR and turns its errors into diagnostics ----===//
+#include "frontend/parse/Parser.h"
+
+#include "ASTBuilder.h"
+#include "IndentingTokenSource.h"
+#include "PkLexer.h"
+#include "PkParser.h"
+
+#include <optional>
+
+namespace pk {
+namespace {
+
+using grammar::PkLexer;
+using grammar::PkParser;
+
+std::string tokenDisplayName(const antlr4::dfa::Vocabulary &vocabulary, size_t type) {
+  switch (type) {
+  case antlr4::Token::EOF:
+    return "end of file";
+  case PkLexer::NEWLINE:
+    return "end of line";
+  case PkLexer::INDENT:
+    return "an indented block";
+  case PkLexer::DEDENT:
+    return "end of block";
+  case PkLexer::NAME:
+    return "a name";
+  case PkLexer::NUMBER:
+    return "a number";
+  case PkLexer::STRING:
+    return "a string";
+  default:
+    return vocabulary.getLiteralName(type);
+  }
+}
+
+/// Keeps the first syntax error and words it the way Python users expect.
+class FirstErrorListener : public antlr4::BaseErrorListener {
+public:
+  FirstErrorListener(uint32_t file) : file(file) {}
+
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending, size_t line,
+                   size_t column, const std::string &antlrMessage,
+                   std::exception_ptr) override {
+    if (error)
+      return;
+    SourceLocation begin{file, static_cast<uint32_t>(line), static_cast<uint32_t>(column + 1)};
+    SourceLocation end = begin;
+    std::string message = "invalid syntax";
+    if (offending) {
+      size_t type = offending->getType();
+      std::string text = offending->getText();
+      if (type != antlr4::Token::EOF && type != PkLexer::INDENT && type != PkLexer::DEDENT &&
+          type != PkLexer::NEWLINE)
+        end.column += static_cast<uint32_t>(text.size());
+      auto *parser = dynamic_cast<antlr4::Parser *>(recognizer);
+      antlr4::misc::IntervalSet expected;
+      if (parser)
+        expected = parser->getExpectedTokens();
+      const antlr4::dfa::Vocabulary &vocabulary = recognizer->getVocabulary();
+      if (type == PkLexer::INDENT) {
+        message = "unexpected indent";
+      } else if (expected.contains(static_cast<size_t>(PkLexer::INDENT)) && expected.size() == 1) {
+        message = "expected an indented block";
+      } else if (expected.contains(static_cast<size_t>(PkLexer::COLON)) &&
+                 type == PkLexer::NEWLINE) {
+        message = "expected ':'";
+      } else if (type == PkLexer::UNSUPPORTED_KEYWORD) {
+        message = "'" + text + "' is not supported in .pk files";
+      } else if (type == PkLexer::WALRUS) {
+        message = "assignment expressions (':=') are not supported";
+      } else if (expected.size() == 1) {
+        message = "expected " + tokenDisplayName(vocabulary, expected.getSingleElement());
+        if (type == antlr4::Token::EOF || type == PkLexer::NEWLINE)
+          message += " before " + tokenDisplayName(vocabulary, type);
+        else
+          message += ", found '" + text + "'";
+      } else if (type == antlr4::Token::EOF) {
+        message = "unexpected end of file";
+      } else if (type == PkLexer::NEWLINE) {
+        message = "invalid syntax: unexpected end of line";
+      } else if (type == PkLexer::DEDENT) {
+        message = "invalid syntax: unexpected end of block";
+      } else {
+        message = "invalid syntax: unexpected '" + text + "'";
+      }
+    } else {
+      message = antlrMessage;
+    }
+    error = SyntaxError{{begin, end}, message};
+  }
+
+  std::optional<SyntaxError> error;
+
+private:
+  uint32_t file;
+};
+
+/// Stops at the first syntax error instead of recovering: pkc reports one
+/// clear error, and recovery only produces follow-on noise.
+class FirstErrorStrategy : public antlr4::DefaultErrorStrategy {
+public:
+  void recover(antlr4::Parser *, std::exception_ptr) override {
+    throw antlr4::ParseCancellationException();
+  }
+  antlr4::Token *recoverInline(antlr4::Parser *parser) override {
+    antlr4::InputMismatchException e(parser);
+    reportError(parser, e);
+    throw antlr4::ParseCancellationException();
+  }
+  void sync(antlr4::Parser *) override {}
+};
+
+/// Everything one parse needs, wired together.
+struct ParseSession {
+  ParseSession(uint32_t file, DiagnosticEngine &diagnostics)
+      : input(diagnostics.sourceManager().contents(file)), lexer(&input), source(lexer),
+        tokens(&source), parser(&tokens), listener(file) {
+    input.name = diagnostics.sourceManager().name(file);
+    lexer.removeErrorListeners();
+    parser.removeErrorListeners();
+    parser.addErrorListener(&listener);
+    parser.setErrorHandler(std::make_shared<FirstErrorStrategy>());
+  }
+
+  /// Runs the `file` rule; null after a syntax error.
+  PkParser::FileContext *parseFile() {
+    try {
+      return parser.file();
+    } catch (const antlr4::ParseCancellationException &) {
+      return nullptr;
+    }
+  }
+
+  /// Reports the first error, preferring a lexical one; true if any.
+  bool reportErrors(uint32_t file, DiagnosticEngine &diagnostics) {
+    if (const std::optional<LexicalError> &lexical = source.error()) {
+      SourceLocation begin{file, static_cast<uint32_t>(lexical->line),
+                           static_cast<uint32_t>(lexical->column + 1)};
+      SourceLocation end = begin;
+      end.column += static_cast<uint32_t>(lexical->length);
+      diagnostics.error({begin, end}, lexical->message);
+      return true;
+    }
+    if (listener.error) {
+      diagnostics.error(listener.error->range, listener.error->message);
+      return true;
+    }
+    return false;
+  }
+
+  antlr4::ANTLRInputStream input;
+  PkLexer lexer;
+  IndentingTokenSource source;
+  antlr4::CommonTokenStream tokens;
+  PkParser parser;
+  FirstErrorListener listener;
+};
+
+} // namespace
+
+std::unique_ptr<ast::Module> parseModule(uint32_t file, DiagnosticEngine &diagnostics) {
+  ParseSession session(file, diagnostics);
+  PkParser::FileContext *tree = session.parseFile();
+  if (session.reportErrors(file, diagnostics) || !tree)
+    return nullptr;
+  try {
+    return ASTBuilder(file).buildModule(tree);
+  } catch (const SyntaxError &e) {
+    diagnostics.error(e.range, e.message);
+    return nullptr;
+  }
+}
+
+std::unique_ptr<ast::Expr> parseExpression(uint32_t file, DiagnosticEngine &diagnostics) {
+  ParseSession session(file, diagnostics);
+  // An expression is parsed as a one-line file holding one expression
+  // statement, which keeps the indentation machinery out of the way.
+  PkParser::FileContext *tree = session.parseFile();
+  if (session.reportErrors(file, diagnostics) || !tree)
+    return nullptr;
+  SourceRange whole{{file, 1, 1}, {file, 1, 1}};
+  std::vector<PkParser::StatementContext *> statements = tree->statement();
+  PkParser::SimpleStatementsContext *simple =
+      statements.size() == 1 ? statements[0]->simpleStatements() : nullptr;
+  auto *exprStatement =
+      simple && simple->simpleStatement().size() == 1
+          ? dynamic_cast<PkParser::ExpressionStatementContext *>(simple->simpleStatement(0))
+          : nullptr;
+  if (!exprStatement) {
+    diagnostics.error(whole, "expected a single expression");
+    return nullptr;
+  }
+  try {
+    ASTBuilder builder(file);
+    std::vector<PkParser::ListItemContext *> items = exprStatement->expressionList()->listItem();
+    if (items.size() == 1 && items[0]->expression() &&
+        !exprStatement->expressionList()->trailingComma)
+      return builder.buildExpression(items[0]->expression());
+    // A bare tuple such as `-D SHAPE=128,64`.
+    auto module = builder.buildModule(tree);
+    auto &stmt = static_cast<ast::ExprStmt &>(*module->body.front());
+    return std::move(stmt.value);
+  } catch (const SyntaxError &e) {
+    diagnostics.error(e.range, e.message);
+    return nullptr;
+  }
+}
+
+} // namespace pk

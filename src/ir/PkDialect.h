@@ -1,0 +1,44 @@
+//===- PkDialect.h - The pk dialect: types, attributes, ops -----*- C++ -*-===//
+//
+// The one header to include for the pk IR. See PkBase.td for what the
+// dialect models.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_IR_PKDIALECT_H
+#define PK_IR_PKDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "ir/PkDialect.h.inc"
+#include "ir/PkEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "ir/PkTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ir/PkAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "ir/PkOps.h.inc"
+
+namespace pk {
+
+/// Registers pk and the upstream dialects pk IR uses (arith, math, scf).
+void registerPkDialects(mlir::DialectRegistry &registry);
+
+/// The export that encloses `op`, or null.
+ExportOp getEnclosingExport(mlir::Operation *op);
+
+} // namespace pk
+
+#endif // PK_IR_PKDIALECT_H

@@ -1,0 +1,49 @@
+//===- PkTypes.td - pk dialect types -----------------------*- tablegen -*-===//
+#ifndef PK_TYPES_TD
+#define PK_TYPES_TD
+
+include "PkBase.td"
+
+class Pk_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Pk_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Pk_RefType : Pk_Type<"Ref", "ref"> {
+  let summary = "a mutable reference to a block of memory";
+  let description = [{
+    What a kernel receives for each input, output and scratch buffer: the
+    block (a window of the full array, with squeezed dimensions removed),
+    readable with `pk.load` and writable with `pk.store`. The shape is
+    always static. The element type keeps signedness (`ui8` vs `i8`) so that
+    manifests and I/O know it; values loaded from a Ref are signless.
+
+    ```mlir
+    !pk.ref<128x64xf32>
+    !pk.ref<8x128xbf16, #pk.memory_space<vmem>>
+    !pk.ref<f32>   // a rank-0 Ref
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t">:$shape,
+    "::mlir::Type":$elementType,
+    DefaultValuedParameter<"::mlir::Attribute", "::mlir::Attribute()">:$memorySpace
+  );
+  let builders = [
+    TypeBuilderWithInferredContext<(ins
+        "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType,
+        CArg<"::mlir::Attribute", "{}">:$memorySpace), [{
+      return $_get(elementType.getContext(), shape, elementType, memorySpace);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    int64_t getNumElements() const;
+    /// The ranked tensor (or scalar, for rank 0) a full read produces.
+    ::mlir::Type getValueType() const;
+  }];
+}
+
+#endif // PK_TYPES_TD
