@@ -1,0 +1,81 @@
+//===- main.cpp - The pkc command line ------------------------------------===//
+//
+//   pkc check FILE                 parse, elaborate, verify
+//   pkc compile FILE --emit=ast|ir print a stage
+//   pkc run FILE --entry NAME ...  run an export on the reference interpreter
+//
+// Exit status: 0 on success, 1 when the program has errors, 2 for bad
+// command-line usage.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "CLI/CLI.hpp"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
+
+#ifndef PKC_VERSION
+#define PKC_VERSION "0.0.0"
+#endif
+
+namespace {
+
+void addCommonOptions(CLI::App *command, pk::cli::CommonOptions &options) {
+  command->add_option("file", options.input, ".pk source file (or .mlir pk IR)")->required();
+  command->add_option("-D,--define", options.defines,
+                      "NAME=VALUE: set (or override) a module constant; fixes a symbolic size");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"pkc: an ahead-of-time compiler for Pallas-style kernels"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pkc ") + PKC_VERSION + " (LLVM " +
+                                        LLVM_VERSION_STRING + ")");
+  std::string color = "auto", format = "text";
+  app.add_option("--color", color, "color diagnostics: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--diagnostics-format", format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  pk::cli::CommonOptions common;
+  CLI::App *check = app.add_subcommand("check", "parse, elaborate and verify a .pk file");
+  addCommonOptions(check, common);
+
+  pk::cli::CompileOptions compile;
+  CLI::App *compileCommand = app.add_subcommand("compile", "compile a .pk file and print a stage");
+  addCommonOptions(compileCommand, common);
+  compileCommand->add_option("--emit", compile.emit, "stage to print: ast or ir")
+      ->check(CLI::IsMember({"ast", "ir"}));
+  compileCommand->add_option("-o,--output", compile.output, "output file ('-' for stdout)");
+  compileCommand->add_flag("--debug-info", compile.debugInfo, "print source locations in the IR");
+
+  pk::cli::RunOptions run;
+  CLI::App *runCommand = app.add_subcommand("run", "run an export on the reference interpreter");
+  addCommonOptions(runCommand, common);
+  runCommand->add_option("--entry", run.entry, "the export to run (default: the only one)");
+  runCommand->add_option("--in", run.inputs, "NAME=FILE.npy: an input array");
+  runCommand->add_option("--out", run.outputs, "FILE.npy or INDEX=FILE.npy: where to write an output");
+  runCommand->add_option("--size", run.sizes, "NAME=INT: a symbolic size, for generated inputs");
+  runCommand->add_flag("--print", run.print, "print the outputs NumPy-style");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  bool useColor = color == "always" || (color == "auto" && isatty(STDERR_FILENO));
+  pk::cli::DiagnosticOptions diagnostics{useColor, format == "json"};
+  if (check->parsed())
+    return pk::cli::runCheck(common, diagnostics);
+  if (compileCommand->parsed())
+    return pk::cli::runCompile(common, compile, diagnostics);
+  return pk::cli::runRun(common, run, diagnostics);
+}

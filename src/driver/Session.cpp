@@ -1,0 +1,88 @@
+//===- Session.cpp --------------------------------------------------------===//
+#include "driver/Session.h"
+
+#include "frontend/parse/Parser.h"
+#include "ir/PkDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace pk {
+
+Session::Session(llvm::raw_ostream &diagnosticStream) : engine(sourceManager, diagnosticStream) {
+  mlir::DialectRegistry registry;
+  registerPkDialects(registry);
+  // pkc runs single-threaded: its work is small and threads cost startup.
+  mlirContext = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+  mlirContext->loadAllAvailableDialects();
+}
+
+Session::~Session() = default;
+
+uint32_t Session::load(const std::string &path) {
+  if (uint32_t existing = sourceManager.findFile(path))
+    return existing;
+  std::string error;
+  uint32_t file = sourceManager.addFile(path, error);
+  if (!file)
+    engine.error(SourceRange(), error);
+  return file;
+}
+
+std::unique_ptr<ast::Module> Session::parse(const std::string &path) {
+  uint32_t file = load(path);
+  if (!file)
+    return nullptr;
+  return parseModule(file, engine);
+}
+
+bool Session::addDefines(const std::vector<std::string> &defines, ElaborationOptions &options) {
+  for (const std::string &define : defines) {
+    size_t eq = define.find('=');
+    std::string name = define.substr(0, eq);
+    bool validName = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name)
+      validName &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (eq == std::string::npos || !validName) {
+      engine.error(SourceRange(), "-D expects NAME=VALUE with a Python identifier as NAME, got '" +
+                                      define + "'");
+      return false;
+    }
+    uint32_t file = sourceManager.addBuffer("<-D " + name + ">", define.substr(eq + 1));
+    options.defines.push_back({name, file});
+  }
+  return true;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
+                                                   const ElaborationOptions &options) {
+  if (llvm::StringRef(path).ends_with(".mlir")) {
+    uint32_t file = load(path);
+    if (!file)
+      return nullptr;
+    // MLIR reports its own parse and verifier errors; route them through
+    // the same engine so they look like every other pkc diagnostic.
+    mlir::ScopedDiagnosticHandler handler(mlirContext.get(), [&](mlir::Diagnostic &d) {
+      SourceRange range;
+      if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+        range = SourceRange({file, loc.getLine(), loc.getColumn()}, {file, loc.getLine(), loc.getColumn()});
+      engine.error(range, d.str());
+      return mlir::success();
+    });
+    return mlir::parseSourceString<mlir::ModuleOp>(sourceManager.contents(file), mlirContext.get(),
+                                                   path);
+  }
+  std::unique_ptr<ast::Module> module = parse(path);
+  if (!module)
+    return nullptr;
+  mlir::OwningOpRef<mlir::ModuleOp> ir = elaborate(*module, options, engine, *mlirContext);
+  modules.push_back(std::move(module));
+  return ir;
+}
+
+} // namespace pk

@@ -1,0 +1,59 @@
+//===- Session.h - One pkc invocation: sources to verified IR ---*- C++ -*-===//
+//
+// Wires the front end together for the command-line tools and the tests:
+// a SourceManager, a DiagnosticEngine, an MLIRContext with the pk dialects,
+// and the steps source -> AST -> elaborated, verified pk IR. Each step
+// reports its errors as diagnostics and returns null on failure.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_DRIVER_SESSION_H
+#define PK_DRIVER_SESSION_H
+
+#include "frontend/ast/AST.h"
+#include "frontend/elab/Elaborate.h"
+#include "support/Diagnostics.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace pk {
+
+class Session {
+public:
+  explicit Session(llvm::raw_ostream &diagnosticStream);
+  ~Session();
+
+  SourceManager &sources() { return sourceManager; }
+  DiagnosticEngine &diagnostics() { return engine; }
+  mlir::MLIRContext &context() { return *mlirContext; }
+
+  /// Reads a file into the SourceManager; 0 (with an error) on failure.
+  uint32_t load(const std::string &path);
+  /// Parses a .pk file.
+  std::unique_ptr<ast::Module> parse(const std::string &path);
+  /// Turns `NAME=VALUE` strings into elaboration defines.
+  bool addDefines(const std::vector<std::string> &defines, ElaborationOptions &options);
+  /// A .pk file (parsed and elaborated) or a .mlir file (parsed and
+  /// verified) as pk IR.
+  mlir::OwningOpRef<mlir::ModuleOp> loadIR(const std::string &path,
+                                           const ElaborationOptions &options);
+
+private:
+  SourceManager sourceManager;
+  DiagnosticEngine engine;
+  std::unique_ptr<mlir::MLIRContext> mlirContext;
+  std::vector<std::unique_ptr<ast::Module>> modules; ///< kept alive for the IR's lifetime
+};
+
+} // namespace pk
+
+#endif // PK_DRIVER_SESSION_H

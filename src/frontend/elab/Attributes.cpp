@@ -1,0 +1,394 @@
+//===- Attributes.cpp - `value.name`: attributes and methods --------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+
+namespace pk::elab {
+
+namespace {
+
+Obj shapeTuple(const std::vector<int64_t> &shape) {
+  std::vector<Obj> dims;
+  for (int64_t d : shape)
+    dims.push_back(makeInt(d));
+  return makeTuple(dims);
+}
+
+Obj dimsTuple(const std::vector<Dim> &shape) {
+  std::vector<Obj> dims;
+  for (const Dim &d : shape)
+    dims.push_back(makeDim(d));
+  return makeTuple(dims);
+}
+
+Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn) {
+  return std::make_shared<BoundMethodObj>(self, name, std::move(fn));
+}
+
+/// `x.sum(...)` is `jnp.sum(x, ...)`: forward to the jnp function.
+Obj jnpMethod(Elaborator &el, const Obj &self, const std::string &name,
+              const std::string &jnpName, SourceRange r) {
+  Obj jnp = el.importModule("jax.numpy", r);
+  const auto &members = llvm::cast<NamespaceObj>(*jnp).members;
+  auto it = members.find(jnpName);
+  if (it == members.end())
+    el.fail(r, "'Array' object has no attribute '" + name + "'");
+  return method(self, name, llvm::cast<BuiltinObj>(*it->second).fn);
+}
+
+/// `x.reshape(4, 8)` and `x.reshape((4, 8))`; same for transpose.
+Obj varargsShapeMethod(const Obj &self, const std::string &name, bool isReshape) {
+  return method(self, name, [isReshape](Elaborator &el, CallArgs &args) -> Obj {
+    ArrayPtr x = el.arrays().toArray(args.positional[0], args.range);
+    std::vector<Obj> parts(args.positional.begin() + 1, args.positional.end());
+    if (parts.size() == 1 && llvm::isa<SequenceObj>(parts[0].get()))
+      parts = el.iterate(parts[0], args.rangeOf(1));
+    if (isReshape) {
+      std::vector<int64_t> shape;
+      for (const Obj &p : parts)
+        shape.push_back(el.toInt(p, args.range, "reshape dimension"));
+      return el.arrays().reshape(x, shape, args.range);
+    }
+    std::vector<int64_t> perm;
+    if (parts.empty() || (parts.size() == 1 && isNone(parts[0])))
+      for (int64_t i = x->rank() - 1; i >= 0; --i)
+        perm.push_back(i);
+    else
+      for (const Obj &p : parts)
+        perm.push_back(el.normalizeAxis(p, x->rank(), args.range));
+    return el.arrays().transpose(x, perm, args.range);
+  });
+}
+
+Obj arrayAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  auto array = std::static_pointer_cast<ArrayObj>(value);
+  if (name == "shape")
+    return shapeTuple(array->shape);
+  if (name == "dtype")
+    return std::make_shared<DTypeObj>(array->dtype);
+  if (name == "ndim")
+    return makeInt(array->rank());
+  if (name == "size") {
+    int64_t n = 1;
+    for (int64_t d : array->shape)
+      n *= d;
+    return makeInt(n);
+  }
+  if (name == "T" || name == "mT") {
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < array->rank(); ++i)
+      perm.push_back(i);
+    if (name == "T")
+      std::reverse(perm.begin(), perm.end());
+    else if (array->rank() >= 2)
+      std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    return el.arrays().transpose(array, perm, r);
+  }
+  if (name == "astype")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"self"}, {"dtype"}});
+      return el.arrays().cast(el.arrays().toArray(a[0], args.range),
+                              el.toDType(a[1], a.range(1), "dtype"), args.range);
+    });
+  if (name == "reshape")
+    return varargsShapeMethod(value, name, true);
+  if (name == "transpose")
+    return varargsShapeMethod(value, name, false);
+  static const std::map<std::string, std::string> forwarded = {
+      {"sum", "sum"},         {"max", "max"},       {"min", "min"},         {"mean", "mean"},
+      {"prod", "prod"},       {"argmax", "argmax"}, {"argmin", "argmin"},   {"any", "any"},
+      {"all", "all"},         {"var", "var"},       {"std", "std"},         {"squeeze", "squeeze"},
+      {"ravel", "ravel"},     {"flatten", "ravel"}, {"swapaxes", "swapaxes"}, {"clip", "clip"},
+      {"round", "round"},     {"dot", "dot"}};
+  auto it = forwarded.find(name);
+  if (it != forwarded.end())
+    return jnpMethod(el, value, name, it->second, r);
+  if (name == "at")
+    el.fail(r, "x.at[...] updates are not supported; build the new value with jnp.where");
+  el.fail(r, "'Array' object has no attribute '" + name + "'");
+}
+
+Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  auto *seq = llvm::cast<SequenceObj>(value.get());
+  if (name == "index" || name == "count")
+    return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"self"}, {"value"}});
+      const auto &items = llvm::cast<SequenceObj>(*a[0]).items;
+      int64_t count = 0;
+      for (size_t i = 0; i < items.size(); ++i)
+        if (staticEqual(items[i], a[1])) {
+          if (name == "index")
+            return makeInt(static_cast<int64_t>(i));
+          ++count;
+        }
+      if (name == "index")
+        el.fail(args.range, repr(*a[1]) + " is not in the sequence");
+      return makeInt(count);
+    });
+  if (seq->isList()) {
+    if (name == "append")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"object"}});
+        llvm::cast<SequenceObj>(*a[0]).items.push_back(a[1]);
+        return none();
+      });
+    if (name == "extend")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"iterable"}});
+        for (const Obj &item : el.iterate(a[1], a.range(1)))
+          llvm::cast<SequenceObj>(*a[0]).items.push_back(item);
+        return none();
+      });
+    if (name == "insert")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"index"}, {"object"}});
+        auto &items = llvm::cast<SequenceObj>(*a[0]).items;
+        int64_t i = el.toInt(a[1], a.range(1), "index");
+        int64_t n = static_cast<int64_t>(items.size());
+        i = i < 0 ? std::max<int64_t>(0, i + n) : std::min(i, n);
+        items.insert(items.begin() + i, a[2]);
+        return none();
+      });
+    if (name == "pop")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"index", makeInt(-1)}});
+        auto &items = llvm::cast<SequenceObj>(*a[0]).items;
+        if (items.empty())
+          el.fail(args.range, "pop from empty list");
+        int64_t i = el.toInt(a[1], a.range(1), "index");
+        int64_t n = static_cast<int64_t>(items.size());
+        if (i < 0)
+          i += n;
+        if (i < 0 || i >= n)
+          el.fail(args.range, "pop index out of range");
+        Obj item = items[i];
+        items.erase(items.begin() + i);
+        return item;
+      });
+  }
+  el.fail(r, "'" + typeName(*value) + "' object has no attribute '" + name + "'");
+}
+
+Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  if (name == "items" || name == "keys" || name == "values")
+    return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
+      el.bind(args, {{"self"}});
+      std::vector<Obj> out;
+      for (const auto &[k, v] : llvm::cast<DictObj>(*args.positional[0]).entries)
+        out.push_back(name == "items" ? makeTuple({k, v}) : name == "keys" ? k : v);
+      return makeTuple(out);
+    });
+  if (name == "get")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"self"}, {"key"}, {"default", none()}});
+      Obj v = dictGet(llvm::cast<DictObj>(*a[0]), a[1]);
+      return v ? v : a[2];
+    });
+  if (name == "update")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      auto &dict = llvm::cast<DictObj>(*args.positional[0]);
+      if (args.positional.size() > 1)
+        if (auto *other = llvm::dyn_cast<DictObj>(args.positional[1].get()))
+          for (const auto &[k, v] : other->entries)
+            dictSet(el, dict, k, v, args.range);
+      for (const auto &[k, v] : args.keywords)
+        dictSet(el, dict, makeStr(k), v, args.range);
+      return none();
+    });
+  el.fail(r, "'dict' object has no attribute '" + name + "'");
+}
+
+Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  if (name == "format")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      const std::string &pattern = llvm::cast<StrObj>(*args.positional[0]).value;
+      auto text = [](const Obj &o) {
+        return llvm::isa<StrObj>(o.get()) ? llvm::cast<StrObj>(*o).value : repr(*o);
+      };
+      std::string out;
+      size_t next = 1;
+      for (size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '{' && i + 1 < pattern.size() && pattern[i + 1] == '{') {
+          out += '{';
+          ++i;
+        } else if (pattern[i] == '}' && i + 1 < pattern.size() && pattern[i + 1] == '}') {
+          out += '}';
+          ++i;
+        } else if (pattern[i] == '{') {
+          size_t close = pattern.find('}', i);
+          if (close == std::string::npos)
+            el.fail(args.range, "unmatched '{' in format string");
+          std::string field = pattern.substr(i + 1, close - i - 1);
+          field = field.substr(0, field.find(':'));
+          Obj v;
+          if (field.empty()) {
+            if (next >= args.positional.size())
+              el.fail(args.range, "not enough arguments for format string");
+            v = args.positional[next++];
+          } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
+            size_t index = std::stoul(field) + 1;
+            if (index >= args.positional.size())
+              el.fail(args.range, "format index " + field + " out of range");
+            v = args.positional[index];
+          } else {
+            for (const auto &[k, kv] : args.keywords)
+              if (k == field)
+                v = kv;
+            if (!v)
+              el.fail(args.range, "KeyError: '" + field + "' in format string");
+          }
+          out += text(v);
+          i = close;
+        } else {
+          out += pattern[i];
+        }
+      }
+      return makeStr(out);
+    });
+  if (name == "join")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"self"}, {"iterable"}});
+      std::string sep = llvm::cast<StrObj>(*a[0]).value, out;
+      bool first = true;
+      for (const Obj &item : el.iterate(a[1], a.range(1))) {
+        out += (first ? "" : sep) + el.toStr(item, a.range(1), "joined item");
+        first = false;
+      }
+      return makeStr(out);
+    });
+  if (name == "upper" || name == "lower")
+    return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
+      std::string s = llvm::cast<StrObj>(*args.positional[0]).value;
+      for (char &c : s)
+        c = static_cast<char>(name == "upper" ? std::toupper(c) : std::tolower(c));
+      return makeStr(s);
+    });
+  el.fail(r, "'str' object has no attribute '" + name + "'");
+}
+
+} // namespace
+
+Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  switch (value->kind()) {
+  case Object::Kind::Namespace: {
+    const auto &ns = llvm::cast<NamespaceObj>(*value);
+    auto it = ns.members.find(name);
+    if (it != ns.members.end())
+      return it->second;
+    el.fail(r, "module '" + ns.name + "' has no attribute '" + name + "'" +
+                   (ns.name.find("pallas") != std::string::npos || ns.name.find("jax") == 0
+                        ? " (or pkc does not support it yet; see docs/language.md)"
+                        : ""));
+  }
+  case Object::Kind::Array:
+    return arrayAttribute(el, value, name, r);
+  case Object::Kind::Ref: {
+    const auto &ref = llvm::cast<RefObj>(*value);
+    if (name == "shape")
+      return shapeTuple(ref.shape);
+    if (name == "dtype")
+      return std::make_shared<DTypeObj>(ref.dtype);
+    if (name == "ndim")
+      return makeInt(static_cast<int64_t>(ref.shape.size()));
+    if (name == "size") {
+      int64_t n = 1;
+      for (int64_t d : ref.shape)
+        n *= d;
+      return makeInt(n);
+    }
+    if (name == "at")
+      el.fail(r, "Ref views (x_ref.at[...]) are not supported yet; index the Ref directly");
+    el.fail(r, "'Ref' object has no attribute '" + name + "'");
+  }
+  case Object::Kind::GlobalArray: {
+    const auto &g = llvm::cast<GlobalArrayObj>(*value);
+    if (name == "shape")
+      return dimsTuple(g.shape);
+    if (name == "dtype")
+      return std::make_shared<DTypeObj>(g.dtype);
+    if (name == "ndim")
+      return makeInt(static_cast<int64_t>(g.shape.size()));
+    el.fail(r, "array '" + g.name + "' has no attribute '" + name +
+                   "' outside a kernel (available: shape, dtype, ndim)");
+  }
+  case Object::Kind::ShapeDtypeStruct: {
+    const auto &s = llvm::cast<ShapeDtypeStructObj>(*value);
+    if (name == "shape")
+      return dimsTuple(s.shape);
+    if (name == "dtype")
+      return std::make_shared<DTypeObj>(s.dtype);
+    if (name == "ndim")
+      return makeInt(static_cast<int64_t>(s.shape.size()));
+    break;
+  }
+  case Object::Kind::DType: {
+    DType t = llvm::cast<DTypeObj>(*value).dtype;
+    if (name == "itemsize")
+      return makeInt(byteWidth(t));
+    if (name == "name")
+      return makeStr(numpyName(t));
+    if (name == "dtype")
+      return value;
+    break;
+  }
+  case Object::Kind::Tuple:
+  case Object::Kind::List:
+    return sequenceMethod(el, value, name, r);
+  case Object::Kind::Dict:
+    return dictMethod(el, value, name, r);
+  case Object::Kind::Str:
+    return strMethod(el, value, name, r);
+  case Object::Kind::BlockSpec: {
+    const auto &spec = llvm::cast<BlockSpecObj>(*value);
+    if (name == "block_shape")
+      return spec.blockShape;
+    if (name == "index_map")
+      return spec.indexMap;
+    break;
+  }
+  case Object::Kind::Function:
+    if (name == "__name__")
+      return makeStr(llvm::cast<FunctionObj>(*value).name);
+    break;
+  case Object::Kind::Float:
+    if (name == "is_integer") {
+      double v = llvm::cast<FloatObj>(*value).value;
+      return method(value, name, [v](Elaborator &, CallArgs &) -> Obj {
+        return makeBool(v == static_cast<double>(static_cast<int64_t>(v)));
+      });
+    }
+    break;
+  default:
+    break;
+  }
+  el.fail(r, "'" + typeName(*value) + "' object has no attribute '" + name + "'");
+}
+
+Obj castToDType(Elaborator &el, DType dtype, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"x"}});
+  const Obj &x = a[0];
+  if (!el.inKernel()) {
+    // Outside kernels there are no arrays: convert the static number.
+    if (isFloat(dtype))
+      return makeFloat(el.toDouble(x, a.range(0), std::string(numpyName(dtype)) + "() argument"));
+    if (dtype == DType::Bool)
+      return makeBool(el.truthy(x, a.range(0)));
+    if (llvm::isa<SymIntObj>(x.get()))
+      return x;
+    if (auto *f = llvm::dyn_cast<FloatObj>(x.get()))
+      return makeInt(static_cast<int64_t>(f->value));
+    return makeInt(el.toInt(x, a.range(0), std::string(numpyName(dtype)) + "() argument"));
+  }
+  if (llvm::isa<SequenceObj>(x.get())) {
+    CallArgs call;
+    call.range = args.range;
+    call.addPositional(x, a.range(0));
+    call.keywords.emplace_back("dtype", std::make_shared<DTypeObj>(dtype));
+    call.keywordRanges.push_back(args.range);
+    Obj jnp = el.importModule("jax.numpy", args.range);
+    return el.call(llvm::cast<NamespaceObj>(*jnp).members.at("asarray"), call);
+  }
+  return el.arrays().toArray(x, a.range(0), JaxType{dtype, false});
+}
+
+} // namespace pk::elab

@@ -1,0 +1,48 @@
+//===- Builtins.h - Python builtins and the jax / Pallas namespaces -*- C++ -*-===//
+//
+// The names a .pk program can use without defining them: Python builtins
+// (range, len, min, ...) and the namespaces `import` binds (jax, jax.numpy,
+// jax.lax, jax.nn, jax.experimental.pallas and its tpu / triton / gpu
+// parts, functools, math, numpy). Each namespace is built in its own file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_BUILTINS_H
+#define PK_FRONTEND_ELAB_BUILTINS_H
+
+#include "frontend/elab/Object.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace pk::elab {
+
+class Elaborator;
+
+/// Adds a builtin function `name` to a namespace.
+void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn);
+
+void installPythonBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &builtins);
+std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::string &name);
+std::shared_ptr<NamespaceObj> makeMathNamespace(Elaborator &el);
+std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el);
+std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el);
+/// Every importable module, by dotted name.
+std::map<std::string, Obj> makeModules(Elaborator &el);
+
+/// `value.name`: namespace members, array attributes and methods, ...
+Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
+/// A dtype called as a function: `jnp.float32(x)`.
+Obj castToDType(Elaborator &el, DType dtype, CallArgs &args);
+
+/// Names assigned in a statement list (not inside nested functions).
+void collectAssignedNames(const ast::StmtList &body, std::set<std::string> &out);
+
+/// Shared implementations that several namespaces expose.
+Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind);
+Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,
+               const Obj &preferred, SourceRange r);
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_BUILTINS_H

@@ -1,0 +1,396 @@
+//===- BuiltinsLax.cpp - jax.lax and jax.nn -------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+namespace pk::elab {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+
+namespace {
+
+ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays().toArray(o, r); }
+
+void unaryFn(NamespaceObj &ns, const std::string &name,
+             std::function<Obj(Elaborator &, const Obj &, SourceRange)> fn) {
+  define(ns, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    return fn(el, a[0], args.range);
+  });
+}
+
+void binaryFn(NamespaceObj &ns, const std::string &name,
+              std::function<Obj(Elaborator &, const Obj &, const Obj &, SourceRange)> fn) {
+  define(ns, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"y"}});
+    return fn(el, a[0], a[1], args.range);
+  });
+}
+
+/// lax.div and lax.rem round toward zero, unlike Python's // and %.
+Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r) {
+  el.requireKernel(r, remainder ? "lax.rem" : "lax.div");
+  JaxType t;
+  std::vector<ArrayPtr> ops = el.arrays().promoteAndBroadcast({x, y}, r, &t);
+  mlir::OpBuilder &b = el.builder();
+  mlir::Location loc = el.loc(r);
+  mlir::Value a = ops[0]->value, c = ops[1]->value, v;
+  if (isFloat(t.dtype))
+    v = remainder ? mlir::Value(mlir::arith::RemFOp::create(b, loc, a, c))
+                  : mlir::Value(mlir::arith::DivFOp::create(b, loc, a, c));
+  else if (isUnsigned(t.dtype) || t.dtype == DType::Bool)
+    v = remainder ? mlir::Value(mlir::arith::RemUIOp::create(b, loc, a, c))
+                  : mlir::Value(mlir::arith::DivUIOp::create(b, loc, a, c));
+  else
+    v = remainder ? mlir::Value(mlir::arith::RemSIOp::create(b, loc, a, c))
+                  : mlir::Value(mlir::arith::DivSIOp::create(b, loc, a, c));
+  return el.arrays().wrap(v, ops[0]->shape, t.dtype, t.weak);
+}
+
+Obj logistic(Elaborator &el, const Obj &x, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
+  Obj e = ops.floatUnary(FloatUnary::Exp, ops.negate(a, r), r);
+  return binaryOperator(el, BinaryOp::Div, makeFloat(1.0),
+                        binaryOperator(el, BinaryOp::Add, makeFloat(1.0), e, r), r);
+}
+
+Obj softplus(Elaborator &el, const Obj &x, SourceRange r) {
+  // log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), stable for large |x|.
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
+  Obj tail = ops.floatUnary(FloatUnary::Log1p,
+                            ops.floatUnary(FloatUnary::Exp, ops.negate(ops.abs(a, r), r), r), r);
+  return binaryOperator(el, BinaryOp::Add, ops.maximum(a, makeFloat(0.0), r), tail, r);
+}
+
+Obj gelu(Elaborator &el, const Obj &x, bool approximate, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
+  auto mul = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Mul, p, q, r); };
+  auto add = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Add, p, q, r); };
+  if (approximate) {
+    // jax.nn.gelu: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Obj cube = mul(a, mul(a, a));
+    Obj inner = mul(makeFloat(std::sqrt(2.0 / M_PI)), add(a, mul(makeFloat(0.044715), cube)));
+    return mul(mul(makeFloat(0.5), a), add(makeFloat(1.0), ops.floatUnary(FloatUnary::Tanh, inner, r)));
+  }
+  // 0.5 x (1 + erf(x / sqrt(2)))
+  Obj scaled = mul(a, makeFloat(1.0 / std::sqrt(2.0)));
+  return mul(mul(makeFloat(0.5), a), add(makeFloat(1.0), ops.floatUnary(FloatUnary::Erf, scaled, r)));
+}
+
+Obj softmax(Elaborator &el, const Obj &x, const Obj &axisObj, bool logarithm, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
+  std::vector<int64_t> axes = el.normalizeAxes(axisObj, a->rank(), r);
+  Obj max = ops.reduce(Reduction::Max, a, axes, true, r);
+  Obj shifted = binaryOperator(el, BinaryOp::Sub, a, max, r);
+  Obj e = ops.floatUnary(FloatUnary::Exp, shifted, r);
+  Obj sum = ops.reduce(Reduction::Sum, e, axes, true, r);
+  if (logarithm)
+    return binaryOperator(el, BinaryOp::Sub, shifted, ops.floatUnary(FloatUnary::Log, sum, r), r);
+  return binaryOperator(el, BinaryOp::Div, e, sum, r);
+}
+
+/// lax.dot_general with 2-D operands, one contracting dimension each, and
+/// no batch dimensions.
+Obj dotGeneral(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"lhs"}, {"rhs"}, {"dimension_numbers"}, {"precision", none()},
+                               {"preferred_element_type", none()}, {"out_sharding", none(), true}});
+  std::vector<Obj> dims = el.iterate(a[2], a.range(2));
+  if (dims.size() != 2)
+    el.fail(a.range(2), "dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
+  std::vector<Obj> contract = el.iterate(dims[0], a.range(2));
+  std::vector<Obj> batch = el.iterate(dims[1], a.range(2));
+  if (contract.size() != 2)
+    el.fail(a.range(2), "dimension_numbers must name the contracting dimensions of both operands");
+  for (const Obj &b : batch)
+    if (!el.iterate(b, a.range(2)).empty())
+      el.fail(a.range(2), "batch dimensions in lax.dot_general are not supported");
+  std::vector<Obj> lc = el.iterate(contract[0], a.range(2)), rc = el.iterate(contract[1], a.range(2));
+  ArrayPtr lhs = asArray(el, a[0], a.range(0)), rhs = asArray(el, a[1], a.range(1));
+  if (lc.size() != 1 || rc.size() != 1 || lhs->rank() != 2 || rhs->rank() != 2)
+    el.fail(a.range(2), "lax.dot_general supports 2-D operands with one contracting dimension");
+  int64_t l = el.normalizeAxis(lc[0], 2, a.range(2)), r = el.normalizeAxis(rc[0], 2, a.range(2));
+  return dotBuiltin(el, lhs, rhs, l == 0, r == 1, a[4], args.range);
+}
+
+} // namespace
+
+std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
+  auto ns = std::make_shared<NamespaceObj>("jax.lax");
+  NamespaceObj &n = *ns;
+#define PK_FLOAT_UNARY(Enum, Name, Op, Reference)                                \
+  unaryFn(n, Name, [](Elaborator &el, const Obj &x, SourceRange r) {             \
+    return el.arrays().floatUnary(FloatUnary::Enum, x, r);                       \
+  });
+#include "ir/ElementwiseMath.def"
+  unaryFn(n, "abs", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().abs(x, r); });
+  unaryFn(n, "neg", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().negate(x, r); });
+  unaryFn(n, "sign", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().sign(x, r); });
+  unaryFn(n, "floor", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().round(Rounding::Floor, x, r); });
+  unaryFn(n, "ceil", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().round(Rounding::Ceil, x, r); });
+  define(n, "round", [](Elaborator &el, CallArgs &args) -> Obj {
+    // lax.round rounds half away from zero unless told otherwise.
+    BoundArgs a = el.bind(args, {{"x"}, {"rounding_method", makeInt(0)}});
+    int64_t method = el.toInt(a[1], a.range(1), "rounding_method");
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    if (method == 1)
+      return el.arrays().round(Rounding::RoundEven, x, args.range);
+    if (!isFloat(x->dtype))
+      return x;
+    return el.arrays().wrap(mlir::math::RoundOp::create(el.builder(), el.loc(args.range), x->value),
+                            x->shape, x->dtype, x->weak);
+  });
+  unaryFn(n, "square", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return binaryOperator(el, BinaryOp::Mul, x, x, r);
+  });
+  unaryFn(n, "logistic", logistic);
+  unaryFn(n, "not", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().invert(x, r); });
+  unaryFn(n, "stop_gradient", [](Elaborator &, const Obj &x, SourceRange) { return x; });
+  unaryFn(n, "is_finite", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().isFinite(x, r); });
+  binaryFn(n, "add", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::Add, x, y, r); });
+  binaryFn(n, "sub", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::Sub, x, y, r); });
+  binaryFn(n, "mul", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::Mul, x, y, r); });
+  binaryFn(n, "div", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return truncatedDivision(el, false, x, y, r); });
+  binaryFn(n, "rem", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return truncatedDivision(el, true, x, y, r); });
+  binaryFn(n, "pow", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return el.arrays().power(x, y, r); });
+  binaryFn(n, "max", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return el.arrays().maximum(x, y, r); });
+  binaryFn(n, "min", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return el.arrays().minimum(x, y, r); });
+  binaryFn(n, "atan2", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return el.arrays().arctan2(x, y, r); });
+  binaryFn(n, "bitwise_and", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::BitAnd, x, y, r); });
+  binaryFn(n, "bitwise_or", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::BitOr, x, y, r); });
+  binaryFn(n, "bitwise_xor", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::BitXor, x, y, r); });
+  binaryFn(n, "shift_left", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::LShift, x, y, r); });
+  binaryFn(n, "shift_right_arithmetic", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) {
+    JaxType t;
+    std::vector<ArrayPtr> ops = el.arrays().promoteAndBroadcast({x, y}, r, &t);
+    return el.arrays().wrap(mlir::arith::ShRSIOp::create(el.builder(), el.loc(r), ops[0]->value, ops[1]->value),
+                            ops[0]->shape, t.dtype, t.weak);
+  });
+  binaryFn(n, "shift_right_logical", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) {
+    JaxType t;
+    std::vector<ArrayPtr> ops = el.arrays().promoteAndBroadcast({x, y}, r, &t);
+    return el.arrays().wrap(mlir::arith::ShRUIOp::create(el.builder(), el.loc(r), ops[0]->value, ops[1]->value),
+                            ops[0]->shape, t.dtype, t.weak);
+  });
+  for (auto [name, op] : std::initializer_list<std::pair<const char *, CompareOp>>{
+           {"eq", CompareOp::Eq}, {"ne", CompareOp::Ne}, {"lt", CompareOp::Lt},
+           {"le", CompareOp::Le}, {"gt", CompareOp::Gt}, {"ge", CompareOp::Ge}}) {
+    CompareOp which = op;
+    binaryFn(n, name, [which](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) {
+      return compareOperator(el, which, x, y, r);
+    });
+  }
+  define(n, "integer_pow", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"y"}});
+    el.toInt(a[1], a.range(1), "exponent");
+    return el.arrays().power(a[0], a[1], args.range);
+  });
+  define(n, "clamp", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"min"}, {"x"}, {"max"}});
+    return el.arrays().minimum(el.arrays().maximum(a[1], a[0], args.range), a[2], args.range);
+  });
+  define(n, "select", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"pred"}, {"on_true"}, {"on_false"}});
+    return el.arrays().where(a[0], a[1], a[2], args.range);
+  });
+  define(n, "convert_element_type", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"new_dtype"}});
+    DType t = el.toDType(a[1], a.range(1), "new_dtype");
+    return el.arrays().cast(asArray(el, a[0], a.range(0)), t, args.range);
+  });
+  define(n, "bitcast_convert_type", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"new_dtype"}});
+    return el.arrays().bitcast(asArray(el, a[0], a.range(0)),
+                               el.toDType(a[1], a.range(1), "new_dtype"), args.range);
+  });
+  define(n, "broadcasted_iota", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"dtype"}, {"shape"}, {"dimension"}});
+    std::vector<int64_t> shape = el.toShape(a[1], a.range(1), "shape");
+    return el.arrays().iota(shape, el.normalizeAxis(a[2], static_cast<int64_t>(shape.size()), a.range(2)),
+                            el.toDType(a[0], a.range(0), "dtype"), args.range);
+  });
+  define(n, "iota", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"dtype"}, {"size"}});
+    return el.arrays().iota({el.toInt(a[1], a.range(1), "size")}, 0,
+                            el.toDType(a[0], a.range(0), "dtype"), args.range);
+  });
+  define(n, "broadcast_in_dim", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"shape"}, {"broadcast_dimensions"}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> shape = el.toShape(a[1], a.range(1), "shape");
+    std::vector<int64_t> dims = el.toShape(a[2], a.range(2), "broadcast_dimensions");
+    if (dims.size() != x->shape.size())
+      el.fail(a.range(2), "broadcast_dimensions needs one entry per operand axis");
+    // Reshape to the result's rank with 1s, then broadcast.
+    std::vector<int64_t> expanded(shape.size(), 1);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] >= static_cast<int64_t>(shape.size()) || (i && dims[i] <= dims[i - 1]))
+        el.fail(a.range(2), "broadcast_dimensions must be increasing and within the result's rank");
+      expanded[dims[i]] = x->shape[i];
+    }
+    return el.arrays().broadcastTo(el.arrays().reshape(x, expanded, args.range), shape, args.range);
+  });
+  define(n, "broadcast", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"sizes"}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> shape = el.toShape(a[1], a.range(1), "sizes");
+    shape.insert(shape.end(), x->shape.begin(), x->shape.end());
+    return el.arrays().broadcastTo(x, shape, args.range);
+  });
+  define(n, "reshape", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"new_sizes"}, {"dimensions", none()}});
+    if (!isNone(a[2]))
+      el.fail(a.range(2), "lax.reshape with dimensions= is not supported");
+    return el.arrays().reshape(asArray(el, a[0], a.range(0)), el.toShape(a[1], a.range(1), "new_sizes"), args.range);
+  });
+  define(n, "transpose", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"permutation"}});
+    return el.arrays().transpose(asArray(el, a[0], a.range(0)), el.toShape(a[1], a.range(1), "permutation"), args.range);
+  });
+  define(n, "expand_dims", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"array"}, {"dimensions"}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> dims = el.toShape(a[1], a.range(1), "dimensions");
+    return el.arrays().expandDims(x, dims, args.range);
+  });
+  define(n, "squeeze", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"array"}, {"dimensions"}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    return el.arrays().squeeze(x, el.normalizeAxes(a[1], x->rank(), a.range(1)), args.range);
+  });
+  define(n, "slice", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"start_indices"}, {"limit_indices"}, {"strides", none()}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> start = el.toShape(a[1], a.range(1), "start_indices");
+    std::vector<int64_t> limit = el.toShape(a[2], a.range(2), "limit_indices");
+    std::vector<int64_t> strides = isNone(a[3]) ? std::vector<int64_t>(start.size(), 1)
+                                                : el.toShape(a[3], a.range(3), "strides");
+    if (start.size() != x->shape.size() || limit.size() != start.size() || strides.size() != start.size())
+      el.fail(args.range, "lax.slice needs one start, limit and stride per axis");
+    for (size_t d = 0; d < start.size(); ++d)
+      if (limit[d] > x->shape[d] || strides[d] <= 0)
+        el.fail(args.range, "lax.slice window is out of bounds on axis " + std::to_string(d));
+    return el.arrays().slice(x, start, limit, strides, args.range);
+  });
+  define(n, "concatenate", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operands"}, {"dimension"}});
+    std::vector<Obj> operands = el.iterate(a[0], a.range(0));
+    if (operands.empty())
+      el.fail(args.range, "need at least one operand");
+    int64_t rank = asArray(el, operands[0], a.range(0))->rank();
+    return el.arrays().concatenate(operands, el.normalizeAxis(a[1], rank, a.range(1)), args.range);
+  });
+  auto reduceFn = [](Reduction kind) {
+    return [kind](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"operand"}, {"axes"}});
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      std::vector<int64_t> axes = el.normalizeAxes(a[1], x->rank(), a.range(1));
+      return el.arrays().reduce(kind, x, axes, false, args.range);
+    };
+  };
+  define(n, "reduce_sum", reduceFn(Reduction::Sum));
+  define(n, "reduce_prod", reduceFn(Reduction::Prod));
+  define(n, "reduce_max", reduceFn(Reduction::Max));
+  define(n, "reduce_min", reduceFn(Reduction::Min));
+  define(n, "reduce_and", reduceFn(Reduction::All));
+  define(n, "reduce_or", reduceFn(Reduction::Any));
+  auto argFn = [](bool isMax) {
+    return [isMax](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"operand"}, {"axis"}, {"index_dtype"}});
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      Obj result = el.arrays().argReduce(isMax, x, el.normalizeAxis(a[1], x->rank(), a.range(1)),
+                                         false, args.range);
+      return el.arrays().cast(std::static_pointer_cast<ArrayObj>(result),
+                              el.toDType(a[2], a.range(2), "index_dtype"), args.range);
+    };
+  };
+  define(n, "argmax", argFn(true));
+  define(n, "argmin", argFn(false));
+  define(n, "dot", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"lhs"}, {"rhs"}, {"precision", none()}, {"preferred_element_type", none()}});
+    return dotBuiltin(el, a[0], a[1], false, false, a[3], args.range);
+  });
+  define(n, "dot_general", dotGeneral);
+  define(n, "fori_loop", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"body_fun"}, {"init_val"}, {"unroll", none(), true}});
+    return el.foriLoop(a[0], a[1], a[2], a[3], args.range);
+  });
+  define(n, "while_loop", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"cond_fun"}, {"body_fun"}, {"init_val"}});
+    return el.whileLoop(a[0], a[1], a[2], args.range);
+  });
+  define(n, "cond", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() < 3)
+      el.fail(args.range, "lax.cond(pred, true_fun, false_fun, *operands) needs at least three arguments");
+    std::vector<Obj> operands(args.positional.begin() + 3, args.positional.end());
+    return el.cond(args.positional[0], args.positional[1], args.positional[2], operands, args.range);
+  });
+  auto precision = std::make_shared<NamespaceObj>("jax.lax.Precision");
+  for (const char *p : {"DEFAULT", "HIGH", "HIGHEST"})
+    precision->members[p] = makeStr(p);
+  n.members["Precision"] = precision;
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el) {
+  auto ns = std::make_shared<NamespaceObj>("jax.nn");
+  NamespaceObj &n = *ns;
+  unaryFn(n, "relu", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().maximum(x, makeInt(0), r);
+  });
+  unaryFn(n, "relu6", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().minimum(el.arrays().maximum(x, makeInt(0), r), makeInt(6), r);
+  });
+  unaryFn(n, "sigmoid", logistic);
+  unaryFn(n, "silu", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return binaryOperator(el, BinaryOp::Mul, x, logistic(el, x, r), r);
+  });
+  n.members["swish"] = n.members["silu"];
+  unaryFn(n, "softplus", softplus);
+  unaryFn(n, "log_sigmoid", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().negate(softplus(el, el.arrays().negate(x, r), r), r);
+  });
+  unaryFn(n, "hard_tanh", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().minimum(el.arrays().maximum(x, makeFloat(-1.0), r), makeFloat(1.0), r);
+  });
+  unaryFn(n, "tanh", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().floatUnary(FloatUnary::Tanh, x, r);
+  });
+  define(n, "gelu", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"approximate", makeBool(true)}});
+    return gelu(el, a[0], el.truthy(a[1], a.range(1)), args.range);
+  });
+  define(n, "leaky_relu", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"negative_slope", makeFloat(0.01)}});
+    Obj scaled = binaryOperator(el, BinaryOp::Mul, a[1], a[0], args.range);
+    Obj positive = compareOperator(el, CompareOp::Ge, a[0], makeInt(0), args.range);
+    return el.arrays().where(positive, a[0], scaled, args.range);
+  });
+  define(n, "elu", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"alpha", makeFloat(1.0)}});
+    Obj negative = binaryOperator(el, BinaryOp::Mul, a[1],
+                                  el.arrays().floatUnary(FloatUnary::Expm1, a[0], args.range), args.range);
+    Obj positive = compareOperator(el, CompareOp::Gt, a[0], makeInt(0), args.range);
+    return el.arrays().where(positive, a[0], negative, args.range);
+  });
+  define(n, "softmax", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"axis", makeInt(-1)}});
+    return softmax(el, a[0], a[1], false, args.range);
+  });
+  define(n, "log_softmax", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"axis", makeInt(-1)}});
+    return softmax(el, a[0], a[1], true, args.range);
+  });
+  return ns;
+}
+
+} // namespace pk::elab

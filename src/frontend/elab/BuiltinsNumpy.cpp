@@ -1,0 +1,727 @@
+//===- BuiltinsNumpy.cpp - jax.numpy (and numpy, math) --------------------===//
+//
+// jnp functions work on block values inside kernels. On static numbers
+// they compute at compile time, so that `SCALE = 1 / jnp.sqrt(128)` at
+// module level and `np.prod(shape)` keep working.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace pk::elab {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+
+namespace {
+
+double referenceRsqrtStatic(double x) { return 1.0 / std::sqrt(x); }
+
+std::optional<DType> optionalDType(Elaborator &el, const Obj &o, SourceRange r) {
+  if (isNone(o))
+    return std::nullopt;
+  return el.toDType(o, r, "dtype");
+}
+
+bool isStatic(const Obj &o) { return ArrayOps::isStaticNumber(o); }
+
+double staticDouble(const Obj &o) {
+  if (auto *f = llvm::dyn_cast<FloatObj>(o.get()))
+    return f->value;
+  if (auto *i = llvm::dyn_cast<IntObj>(o.get()))
+    return static_cast<double>(i->value);
+  return llvm::cast<BoolObj>(o.get())->value ? 1.0 : 0.0;
+}
+
+/// Registers `name(x)`: `fn` on block values, `staticFn` on static numbers.
+void unary(NamespaceObj &ns, const std::string &name,
+           std::function<Obj(Elaborator &, const Obj &, SourceRange)> fn,
+           double (*staticFn)(double) = nullptr) {
+  define(ns, name, [fn, staticFn](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    if (staticFn && isStatic(a[0]))
+      return makeFloat(staticFn(staticDouble(a[0])));
+    return fn(el, a[0], args.range);
+  });
+}
+
+void binary(NamespaceObj &ns, const std::string &name,
+            std::function<Obj(Elaborator &, const Obj &, const Obj &, SourceRange)> fn) {
+  define(ns, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    return fn(el, a[0], a[1], args.range);
+  });
+}
+
+void binaryOperatorFn(NamespaceObj &ns, const std::string &name, BinaryOp op) {
+  binary(ns, name, [op](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return binaryOperator(el, op, a, b, r);
+  });
+}
+
+void compareFn(NamespaceObj &ns, const std::string &name, CompareOp op) {
+  binary(ns, name, [op](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return compareOperator(el, op, a, b, r);
+  });
+}
+
+ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays().toArray(o, r); }
+
+/// A constant array from a static (possibly nested) list of numbers.
+Obj arrayFromStatic(Elaborator &el, const Obj &value, std::optional<DType> dtype, SourceRange r) {
+  if (isStatic(value)) {
+    if (!dtype)
+      return el.arrays().toArray(value, r);
+    return el.arrays().toArray(value, r, JaxType{*dtype, false});
+  }
+  if (auto array = std::dynamic_pointer_cast<ArrayObj>(value))
+    return dtype ? Obj(el.arrays().cast(array, *dtype, r)) : value;
+  if (llvm::isa<SymIntObj>(value.get()))
+    return el.arrays().toArray(value, r, dtype ? std::optional<JaxType>(JaxType{*dtype, false})
+                                               : std::nullopt);
+  auto *seq = llvm::dyn_cast<SequenceObj>(value.get());
+  if (!seq)
+    el.fail(r, "cannot make an array from '" + typeName(*value) + "'");
+  std::vector<Obj> rows;
+  for (const Obj &item : seq->items)
+    rows.push_back(arrayFromStatic(el, item, dtype, r));
+  if (rows.empty())
+    el.fail(r, "empty arrays are not supported");
+  std::vector<Obj> expanded;
+  for (const Obj &row : rows) {
+    ArrayPtr a = el.arrays().toArray(row, r);
+    expanded.push_back(el.arrays().expandDims(a, {0}, r));
+  }
+  return el.arrays().concatenate(expanded, 0, r);
+}
+
+/// Static reductions over a tuple of numbers (np.prod(shape)).
+std::optional<Obj> staticReduction(Elaborator &el, const Obj &x, int kind, SourceRange r) {
+  auto *seq = llvm::dyn_cast<SequenceObj>(x.get());
+  if (!seq || !std::all_of(seq->items.begin(), seq->items.end(), isStatic))
+    return std::nullopt;
+  Obj acc;
+  for (const Obj &item : seq->items) {
+    if (!acc) {
+      acc = item;
+      continue;
+    }
+    switch (static_cast<Reduction>(kind)) {
+    case Reduction::Sum:
+      acc = binaryOperator(el, BinaryOp::Add, acc, item, r);
+      break;
+    case Reduction::Prod:
+      acc = binaryOperator(el, BinaryOp::Mul, acc, item, r);
+      break;
+    case Reduction::Max:
+      if (el.truthy(compareOperator(el, CompareOp::Gt, item, acc, r), r))
+        acc = item;
+      break;
+    case Reduction::Min:
+      if (el.truthy(compareOperator(el, CompareOp::Lt, item, acc, r), r))
+        acc = item;
+      break;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (!acc)
+    return static_cast<Reduction>(kind) == Reduction::Prod ? makeInt(1) : makeInt(0);
+  return acc;
+}
+
+Obj logSumExp(Elaborator &el, const Obj &x, const Obj &axisObj, bool keepDims, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
+  std::vector<int64_t> axes = el.normalizeAxes(axisObj, a->rank(), r);
+  Obj max = ops.reduce(Reduction::Max, a, axes, /*keepDims=*/true, r);
+  // A row of -inf must not produce nan: subtract 0 there instead.
+  Obj finiteMax = ops.where(ops.isFinite(max, r), max, makeFloat(0.0), r);
+  Obj shifted = ops.floatUnary(FloatUnary::Exp, binaryOperator(el, BinaryOp::Sub, a, finiteMax, r), r);
+  Obj sum = ops.reduce(Reduction::Sum, shifted, axes, /*keepDims=*/true, r);
+  Obj result = binaryOperator(el, BinaryOp::Add, ops.floatUnary(FloatUnary::Log, sum, r), finiteMax, r);
+  if (!keepDims) {
+    std::vector<int64_t> squeezeAxes = axes;
+    if (squeezeAxes.empty())
+      for (int64_t i = 0; i < a->rank(); ++i)
+        squeezeAxes.push_back(i);
+    result = ops.squeeze(std::static_pointer_cast<ArrayObj>(result), squeezeAxes, r);
+  }
+  return result;
+}
+
+/// `jnp.einsum` for the two-operand matrix products kernels use:
+/// "ij,jk->ik", "ik,jk->ij", "ki,kj->ij", ...
+Obj einsum(Elaborator &el, CallArgs &args) {
+  if (args.positional.size() != 3)
+    el.fail(args.range, "jnp.einsum supports a subscripts string and two operands");
+  std::string spec = el.toStr(args.positional[0], args.rangeOf(0), "einsum subscripts");
+  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+  size_t comma = spec.find(','), arrow = spec.find("->");
+  if (comma == std::string::npos || arrow == std::string::npos)
+    el.fail(args.rangeOf(0), "einsum subscripts must look like 'ij,jk->ik'");
+  std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1),
+              out = spec.substr(arrow + 2);
+  if (a.size() != 2 || b.size() != 2 || out.size() != 2)
+    el.fail(args.rangeOf(0), "jnp.einsum supports 2-D operands with one contracted index, got '" +
+                                 spec + "'");
+  char contracted = 0;
+  for (char c : a)
+    if (b.find(c) != std::string::npos && out.find(c) == std::string::npos)
+      contracted = c;
+  if (!contracted)
+    el.fail(args.rangeOf(0), "einsum '" + spec + "' has no contracted index");
+  bool transposeA = a[0] == contracted, transposeB = b[1] == contracted;
+  char m = transposeA ? a[1] : a[0], n = transposeB ? b[0] : b[1];
+  Obj preferred = none();
+  for (const auto &[k, v] : args.keywords)
+    if (k == "preferred_element_type")
+      preferred = v;
+  Obj result = dotBuiltin(el, args.positional[1], args.positional[2], transposeA, transposeB,
+                          preferred, args.range);
+  if (out == std::string{m, n})
+    return result;
+  if (out == std::string{n, m})
+    return el.arrays().transpose(std::static_pointer_cast<ArrayObj>(result), {1, 0}, args.range);
+  el.fail(args.rangeOf(0), "einsum output '" + out + "' does not match the operands");
+}
+
+/// jnp.finfo / jnp.iinfo: a namespace with min, max, eps, ...
+Obj typeInfo(Elaborator &el, CallArgs &args, bool isFloatInfo) {
+  BoundArgs a = el.bind(args, {{"dtype"}});
+  DType t = llvm::isa<ArrayObj>(a[0].get()) ? llvm::cast<ArrayObj>(*a[0]).dtype
+                                            : el.toDType(a[0], a.range(0), "dtype");
+  auto info = std::make_shared<NamespaceObj>(isFloatInfo ? "finfo" : "iinfo");
+  info->members["dtype"] = std::make_shared<DTypeObj>(t);
+  info->members["bits"] = makeInt(bitWidth(t));
+  if (isFloatInfo) {
+    if (!isFloat(t))
+      el.fail(a.range(0), std::string("finfo needs a float dtype, got ") + numpyName(t));
+    double max, tiny, eps;
+    switch (t) {
+    case DType::F16: max = 65504.0; tiny = 6.103515625e-05; eps = 0.0009765625; break;
+    case DType::BF16: max = 3.3895313892515355e+38; tiny = 1.1754943508222875e-38; eps = 0.0078125; break;
+    case DType::F64: max = std::numeric_limits<double>::max(); tiny = std::numeric_limits<double>::min(); eps = std::numeric_limits<double>::epsilon(); break;
+    default: max = std::numeric_limits<float>::max(); tiny = std::numeric_limits<float>::min(); eps = std::numeric_limits<float>::epsilon(); break;
+    }
+    info->members["max"] = makeFloat(max);
+    info->members["min"] = makeFloat(-max);
+    info->members["tiny"] = makeFloat(tiny);
+    info->members["smallest_normal"] = makeFloat(tiny);
+    info->members["eps"] = makeFloat(eps);
+    return info;
+  }
+  if (!isInteger(t))
+    el.fail(a.range(0), std::string("iinfo needs an integer dtype, got ") + numpyName(t));
+  unsigned bits = bitWidth(t);
+  if (isUnsigned(t)) {
+    info->members["min"] = makeInt(0);
+    info->members["max"] = makeInt(bits == 64 ? INT64_MAX : (int64_t(1) << bits) - 1);
+  } else {
+    info->members["min"] = makeInt(bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1)));
+    info->members["max"] = makeInt(bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1);
+  }
+  return info;
+}
+
+} // namespace
+
+Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind) {
+  BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"dtype", none()}, {"out", none()},
+                               {"keepdims", makeBool(false)}, {"initial", none()},
+                               {"where", none()}});
+  if (!isNone(a[3]) || !isNone(a[5]) || !isNone(a[6]))
+    el.fail(args.range, "the out=, initial= and where= arguments are not supported");
+  if (std::optional<Obj> s = staticReduction(el, a[0], kind, args.range); s && isNone(a[1]))
+    return *s;
+  ArrayPtr x = asArray(el, a[0], a.range(0));
+  if (!isNone(a[2]))
+    x = el.arrays().cast(x, el.toDType(a[2], a.range(2), "dtype"), args.range);
+  std::vector<int64_t> axes = el.normalizeAxes(a[1], std::max<int64_t>(x->rank(), 1), a.range(1));
+  bool keepDims = el.truthy(a[4], a.range(4));
+  return el.arrays().reduce(static_cast<Reduction>(kind), x, axes, keepDims, args.range);
+}
+
+Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,
+               const Obj &preferred, SourceRange r) {
+  std::optional<DType> p = optionalDType(el, preferred, r);
+  return el.arrays().dot(a, b, transposeA, transposeB, p, r);
+}
+
+std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::string &name) {
+  auto ns = std::make_shared<NamespaceObj>(name);
+  NamespaceObj &n = *ns;
+
+  // dtypes and constants
+  for (DType t : allDTypes)
+    n.members[numpyName(t)] = std::make_shared<DTypeObj>(t);
+  n.members["bool_"] = std::make_shared<DTypeObj>(DType::Bool);
+  n.members["float_"] = std::make_shared<DTypeObj>(DType::F32);
+  n.members["int_"] = std::make_shared<DTypeObj>(DType::I32);
+  n.members["pi"] = makeFloat(M_PI);
+  n.members["e"] = makeFloat(M_E);
+  n.members["inf"] = makeFloat(std::numeric_limits<double>::infinity());
+  n.members["nan"] = makeFloat(std::numeric_limits<double>::quiet_NaN());
+  n.members["newaxis"] = none();
+  define(n, "dtype", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"dtype"}});
+    return std::make_shared<DTypeObj>(el.toDType(a[0], a.range(0), "dtype"));
+  });
+  define(n, "finfo", [](Elaborator &el, CallArgs &args) { return typeInfo(el, args, true); });
+  define(n, "iinfo", [](Elaborator &el, CallArgs &args) { return typeInfo(el, args, false); });
+
+  // creation
+  auto filled = [](Elaborator &el, const Obj &shape, const Obj &value, const Obj &dtype,
+                   SourceRange r) -> Obj {
+    std::vector<int64_t> s = el.toShape(shape, r, "shape");
+    std::optional<DType> t = optionalDType(el, dtype, r);
+    if (!t && ArrayOps::isStaticNumber(value))
+      t = llvm::isa<FloatObj>(value.get()) ? DType::F32
+          : llvm::isa<BoolObj>(value.get()) ? DType::Bool
+                                            : DType::I32;
+    return el.arrays().full(s, value, t, r);
+  };
+  define(n, "zeros", [filled](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"shape"}, {"dtype", none()}});
+    return filled(el, a[0], makeFloat(0), isNone(a[1]) ? std::make_shared<DTypeObj>(DType::F32) : a[1], args.range);
+  });
+  n.members["empty"] = n.members["zeros"];
+  define(n, "ones", [filled](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"shape"}, {"dtype", none()}});
+    return filled(el, a[0], makeFloat(1), isNone(a[1]) ? std::make_shared<DTypeObj>(DType::F32) : a[1], args.range);
+  });
+  define(n, "full", [filled](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"shape"}, {"fill_value"}, {"dtype", none()}});
+    return filled(el, a[0], a[1], a[2], args.range);
+  });
+  auto like = [](double fill) {
+    return [fill](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}, {"dtype", none()}, {"shape", none()}});
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      DType t = isNone(a[1]) ? x->dtype : el.toDType(a[1], a.range(1), "dtype");
+      std::vector<int64_t> shape = isNone(a[2]) ? x->shape : el.toShape(a[2], a.range(2), "shape");
+      return el.arrays().full(shape, makeFloat(fill), t, args.range);
+    };
+  };
+  define(n, "zeros_like", like(0.0));
+  define(n, "ones_like", like(1.0));
+  n.members["empty_like"] = n.members["zeros_like"];
+  define(n, "full_like", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"fill_value"}, {"dtype", none()}, {"shape", none()}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    DType t = isNone(a[2]) ? x->dtype : el.toDType(a[2], a.range(2), "dtype");
+    std::vector<int64_t> shape = isNone(a[3]) ? x->shape : el.toShape(a[3], a.range(3), "shape");
+    return el.arrays().full(shape, a[1], t, args.range);
+  });
+  define(n, "arange", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"start"}, {"stop", none()}, {"step", none()}, {"dtype", none()}});
+    Obj start = a[0], stop = a[1], step = isNone(a[2]) ? makeInt(1) : a[2];
+    if (isNone(stop)) {
+      stop = start;
+      start = makeInt(0);
+    }
+    return el.arrays().arange(start, stop, step, optionalDType(el, a[3], a.range(3)), args.range);
+  });
+  auto asarray = [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"dtype", none()}, {"copy", none(), true}});
+    return arrayFromStatic(el, a[0], optionalDType(el, a[1], a.range(1)), args.range);
+  };
+  define(n, "asarray", asarray);
+  define(n, "array", asarray);
+  define(n, "eye", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"N"}, {"M", none()}, {"k", makeInt(0)}, {"dtype", none()}});
+    int64_t rows = el.toInt(a[0], a.range(0), "N");
+    int64_t cols = isNone(a[1]) ? rows : el.toInt(a[1], a.range(1), "M");
+    DType t = isNone(a[3]) ? DType::F32 : el.toDType(a[3], a.range(3), "dtype");
+    ArrayOps &ops = el.arrays();
+    Obj row = ops.iota({rows, cols}, 0, DType::I32, args.range);
+    Obj col = ops.iota({rows, cols}, 1, DType::I32, args.range);
+    Obj diagonal = compareOperator(el, CompareOp::Eq,
+                                   binaryOperator(el, BinaryOp::Add, row, a[2], args.range), col,
+                                   args.range);
+    return ops.cast(std::static_pointer_cast<ArrayObj>(diagonal), t, args.range);
+  });
+  auto triangle = [](bool lower) {
+    return [lower](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"m"}, {"k", makeInt(0)}});
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      if (x->rank() < 2)
+        el.fail(args.range, "tril/triu need at least 2 dimensions");
+      ArrayOps &ops = el.arrays();
+      std::vector<int64_t> shape = {x->shape[x->rank() - 2], x->shape[x->rank() - 1]};
+      Obj row = ops.iota(shape, 0, DType::I32, args.range);
+      Obj col = ops.iota(shape, 1, DType::I32, args.range);
+      Obj shifted = binaryOperator(el, BinaryOp::Add, row, a[1], args.range);
+      Obj keep = compareOperator(el, lower ? CompareOp::Le : CompareOp::Ge, col, shifted, args.range);
+      return ops.where(keep, x, makeInt(0), args.range);
+    };
+  };
+  define(n, "tril", triangle(true));
+  define(n, "triu", triangle(false));
+
+  // element-wise math
+#define PK_FLOAT_UNARY(Enum, Name, Op, Reference)                                \
+  unary(n, Name, [](Elaborator &el, const Obj &x, SourceRange r) {               \
+    return el.arrays().floatUnary(FloatUnary::Enum, x, r);                       \
+  });
+#include "ir/ElementwiseMath.def"
+  // The static versions of the common ones.
+  for (auto [fname, fn] : std::initializer_list<std::pair<const char *, double (*)(double)>>{
+           {"exp", std::exp}, {"log", std::log}, {"sqrt", std::sqrt}, {"tanh", std::tanh},
+           {"sin", std::sin}, {"cos", std::cos}, {"log2", std::log2}, {"exp2", std::exp2},
+           {"rsqrt", referenceRsqrtStatic}}) {
+    std::string fnName = fname;
+    FloatUnary which = FloatUnary::Exp;
+#define PK_FLOAT_UNARY(Enum, Name, Op, Reference)                                \
+  if (fnName == Name)                                                            \
+    which = FloatUnary::Enum;
+#include "ir/ElementwiseMath.def"
+    unary(n, fname, [which](Elaborator &el, const Obj &x, SourceRange r) {
+      return el.arrays().floatUnary(which, x, r);
+    }, fn);
+  }
+  unary(n, "abs", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().abs(x, r); });
+  n.members["absolute"] = n.members["abs"];
+  unary(n, "negative", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return unaryOperator(el, ast::UnaryOp::Negate, x, r);
+  });
+  unary(n, "positive", [](Elaborator &, const Obj &x, SourceRange) { return x; });
+  unary(n, "sign", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().sign(x, r); });
+  unary(n, "floor", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().round(Rounding::Floor, x, r);
+  }, std::floor);
+  unary(n, "ceil", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().round(Rounding::Ceil, x, r);
+  }, std::ceil);
+  unary(n, "trunc", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().round(Rounding::Trunc, x, r);
+  }, std::trunc);
+  unary(n, "rint", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().round(Rounding::RoundEven, x, r);
+  }, std::nearbyint);
+  define(n, "round", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"decimals", makeInt(0)}});
+    if (el.toInt(a[1], a.range(1), "decimals") != 0)
+      el.fail(a.range(1), "jnp.round supports decimals=0 only");
+    return el.arrays().round(Rounding::RoundEven, a[0], args.range);
+  });
+  n.members["around"] = n.members["round"];
+  unary(n, "square", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return binaryOperator(el, BinaryOp::Mul, x, x, r);
+  });
+  unary(n, "reciprocal", [](Elaborator &el, const Obj &x, SourceRange r) {
+    ArrayPtr a = el.arrays().toArray(x, r, toInexact(el.arrays().typeOf(x, r)));
+    return binaryOperator(el, BinaryOp::Div, makeFloat(1.0), a, r);
+  });
+  unary(n, "logical_not", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().logicalNot(x, r);
+  });
+  unary(n, "bitwise_not", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().invert(x, r);
+  });
+  n.members["invert"] = n.members["bitwise_not"];
+  unary(n, "isnan", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().isNan(x, r); });
+  unary(n, "isinf", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().isInf(x, r); });
+  unary(n, "isfinite", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().isFinite(x, r);
+  });
+
+  binaryOperatorFn(n, "add", BinaryOp::Add);
+  binaryOperatorFn(n, "subtract", BinaryOp::Sub);
+  binaryOperatorFn(n, "multiply", BinaryOp::Mul);
+  binaryOperatorFn(n, "divide", BinaryOp::Div);
+  binaryOperatorFn(n, "true_divide", BinaryOp::Div);
+  binaryOperatorFn(n, "floor_divide", BinaryOp::FloorDiv);
+  binaryOperatorFn(n, "remainder", BinaryOp::Mod);
+  binaryOperatorFn(n, "mod", BinaryOp::Mod);
+  binaryOperatorFn(n, "power", BinaryOp::Pow);
+  binaryOperatorFn(n, "pow", BinaryOp::Pow);
+  binaryOperatorFn(n, "bitwise_and", BinaryOp::BitAnd);
+  binaryOperatorFn(n, "bitwise_or", BinaryOp::BitOr);
+  binaryOperatorFn(n, "bitwise_xor", BinaryOp::BitXor);
+  binaryOperatorFn(n, "left_shift", BinaryOp::LShift);
+  binaryOperatorFn(n, "right_shift", BinaryOp::RShift);
+  binaryOperatorFn(n, "matmul", BinaryOp::MatMul);
+  compareFn(n, "equal", CompareOp::Eq);
+  compareFn(n, "not_equal", CompareOp::Ne);
+  compareFn(n, "less", CompareOp::Lt);
+  compareFn(n, "less_equal", CompareOp::Le);
+  compareFn(n, "greater", CompareOp::Gt);
+  compareFn(n, "greater_equal", CompareOp::Ge);
+  binary(n, "maximum", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) -> Obj {
+    if (isStatic(a) && isStatic(b))
+      return staticDouble(a) >= staticDouble(b) ? a : b;
+    return el.arrays().maximum(a, b, r);
+  });
+  binary(n, "minimum", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) -> Obj {
+    if (isStatic(a) && isStatic(b))
+      return staticDouble(a) <= staticDouble(b) ? a : b;
+    return el.arrays().minimum(a, b, r);
+  });
+  binary(n, "arctan2", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return el.arrays().arctan2(a, b, r);
+  });
+  binary(n, "logical_and", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return el.arrays().logical(BinaryOp::BitAnd, a, b, r);
+  });
+  binary(n, "logical_or", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return el.arrays().logical(BinaryOp::BitOr, a, b, r);
+  });
+  binary(n, "logical_xor", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return el.arrays().logical(BinaryOp::BitXor, a, b, r);
+  });
+  binary(n, "logaddexp", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) -> Obj {
+    ArrayOps &ops = el.arrays();
+    Obj high = ops.maximum(a, b, r);
+    Obj delta = ops.abs(binaryOperator(el, BinaryOp::Sub, a, b, r), r);
+    Obj tail = ops.floatUnary(FloatUnary::Log1p,
+                              ops.floatUnary(FloatUnary::Exp, ops.negate(delta, r), r), r);
+    return binaryOperator(el, BinaryOp::Add, high, tail, r);
+  });
+  define(n, "where", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"condition"}, {"x", none()}, {"y", none()}});
+    if (isNone(a[1]) || isNone(a[2]))
+      el.fail(args.range, "jnp.where needs three arguments (the one-argument form has a "
+                          "data-dependent shape)");
+    return el.arrays().where(a[0], a[1], a[2], args.range);
+  });
+  define(n, "clip", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"min", none()}, {"max", none()}, {"a_min", none(), true},
+                                 {"a_max", none(), true}});
+    Obj x = a[0];
+    Obj low = isNone(a[1]) ? a[3] : a[1], high = isNone(a[2]) ? a[4] : a[2];
+    if (!isNone(low))
+      x = el.arrays().maximum(x, low, args.range);
+    if (!isNone(high))
+      x = el.arrays().minimum(x, high, args.range);
+    return x;
+  });
+
+  // structure
+  define(n, "reshape", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"shape", none()}, {"newshape", none(), true}});
+    Obj shape = isNone(a[1]) ? a[2] : a[1];
+    std::vector<int64_t> s;
+    for (const Obj &d : llvm::isa<SequenceObj>(shape.get()) ? el.iterate(shape, a.range(1))
+                                                             : std::vector<Obj>{shape})
+      s.push_back(el.toInt(d, a.range(1), "reshape dimension"));
+    return el.arrays().reshape(asArray(el, a[0], a.range(0)), s, args.range);
+  });
+  define(n, "ravel", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}});
+    return el.arrays().reshape(asArray(el, a[0], a.range(0)), {-1}, args.range);
+  });
+  define(n, "transpose", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"axes", none()}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> perm;
+    if (isNone(a[1]))
+      for (int64_t i = x->rank() - 1; i >= 0; --i)
+        perm.push_back(i);
+    else
+      for (const Obj &axis : el.iterate(a[1], a.range(1)))
+        perm.push_back(el.normalizeAxis(axis, x->rank(), a.range(1)));
+    return el.arrays().transpose(x, perm, args.range);
+  });
+  n.members["permute_dims"] = n.members["transpose"];
+  define(n, "swapaxes", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"axis1"}, {"axis2"}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < x->rank(); ++i)
+      perm.push_back(i);
+    std::swap(perm[el.normalizeAxis(a[1], x->rank(), a.range(1))],
+              perm[el.normalizeAxis(a[2], x->rank(), a.range(2))]);
+    return el.arrays().transpose(x, perm, args.range);
+  });
+  define(n, "expand_dims", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"axis"}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<Obj> axesObj = llvm::isa<SequenceObj>(a[1].get()) ? el.iterate(a[1], a.range(1))
+                                                                  : std::vector<Obj>{a[1]};
+    int64_t rank = x->rank() + static_cast<int64_t>(axesObj.size());
+    std::vector<int64_t> axes;
+    for (const Obj &axis : axesObj)
+      axes.push_back(el.normalizeAxis(axis, rank, a.range(1)));
+    return el.arrays().expandDims(x, axes, args.range);
+  });
+  define(n, "squeeze", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    return el.arrays().squeeze(x, el.normalizeAxes(a[1], x->rank(), a.range(1)), args.range);
+  });
+  define(n, "broadcast_to", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"array"}, {"shape"}});
+    return el.arrays().broadcastTo(asArray(el, a[0], a.range(0)),
+                                   el.toShape(a[1], a.range(1), "shape"), args.range);
+  });
+  define(n, "concatenate", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"arrays"}, {"axis", makeInt(0)}});
+    std::vector<Obj> arrays = el.iterate(a[0], a.range(0));
+    if (arrays.empty())
+      el.fail(args.range, "need at least one array to concatenate");
+    int64_t rank = asArray(el, arrays[0], a.range(0))->rank();
+    return el.arrays().concatenate(arrays, el.normalizeAxis(a[1], rank, a.range(1)), args.range);
+  });
+  define(n, "stack", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"arrays"}, {"axis", makeInt(0)}});
+    std::vector<Obj> arrays = el.iterate(a[0], a.range(0));
+    if (arrays.empty())
+      el.fail(args.range, "need at least one array to stack");
+    int64_t rank = asArray(el, arrays[0], a.range(0))->rank() + 1;
+    int64_t axis = el.normalizeAxis(a[1], rank, a.range(1));
+    std::vector<Obj> expanded;
+    for (const Obj &x : arrays)
+      expanded.push_back(el.arrays().expandDims(asArray(el, x, a.range(0)), {axis}, args.range));
+    return el.arrays().concatenate(expanded, axis, args.range);
+  });
+
+  // reductions
+  define(n, "sum", [](Elaborator &el, CallArgs &args) { return reductionBuiltin(el, args, int(Reduction::Sum)); });
+  define(n, "prod", [](Elaborator &el, CallArgs &args) { return reductionBuiltin(el, args, int(Reduction::Prod)); });
+  define(n, "max", [](Elaborator &el, CallArgs &args) { return reductionBuiltin(el, args, int(Reduction::Max)); });
+  define(n, "min", [](Elaborator &el, CallArgs &args) { return reductionBuiltin(el, args, int(Reduction::Min)); });
+  define(n, "any", [](Elaborator &el, CallArgs &args) { return reductionBuiltin(el, args, int(Reduction::Any)); });
+  define(n, "all", [](Elaborator &el, CallArgs &args) { return reductionBuiltin(el, args, int(Reduction::All)); });
+  n.members["amax"] = n.members["max"];
+  n.members["amin"] = n.members["min"];
+  define(n, "mean", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"dtype", none()}, {"out", none()},
+                                 {"keepdims", makeBool(false)}});
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    Obj m = el.arrays().mean(x, el.normalizeAxes(a[1], x->rank(), a.range(1)),
+                             el.truthy(a[4], a.range(4)), args.range);
+    if (!isNone(a[2]))
+      m = el.arrays().cast(std::static_pointer_cast<ArrayObj>(m), el.toDType(a[2], a.range(2), "dtype"), args.range);
+    return m;
+  });
+  auto moment = [](bool isStd) {
+    return [isStd](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"dtype", none()}, {"out", none()},
+                                   {"ddof", makeInt(0)}, {"keepdims", makeBool(false)}});
+      if (el.toInt(a[4], a.range(4), "ddof") != 0)
+        el.fail(a.range(4), "only ddof=0 is supported");
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      std::vector<int64_t> axes = el.normalizeAxes(a[1], x->rank(), a.range(1));
+      Obj m = el.arrays().mean(x, axes, true, args.range);
+      Obj d = binaryOperator(el, BinaryOp::Sub, x, m, args.range);
+      Obj v = el.arrays().mean(binaryOperator(el, BinaryOp::Mul, d, d, args.range), axes,
+                               el.truthy(a[5], a.range(5)), args.range);
+      return isStd ? el.arrays().floatUnary(FloatUnary::Sqrt, v, args.range) : v;
+    };
+  };
+  define(n, "var", moment(false));
+  define(n, "std", moment(true));
+  auto argReduce = [](bool isMax) {
+    return [isMax](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"out", none()}, {"keepdims", makeBool(false), true}});
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      std::optional<int64_t> axis;
+      if (!isNone(a[1]))
+        axis = el.normalizeAxis(a[1], x->rank(), a.range(1));
+      return el.arrays().argReduce(isMax, x, axis, el.truthy(a[3], a.range(3)), args.range);
+    };
+  };
+  define(n, "argmax", argReduce(true));
+  define(n, "argmin", argReduce(false));
+
+  // products
+  define(n, "dot", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"precision", none(), true},
+                                 {"preferred_element_type", none(), true}});
+    return dotBuiltin(el, a[0], a[1], false, false, a[3], args.range);
+  });
+  define(n, "matmul", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"precision", none(), true},
+                                 {"preferred_element_type", none(), true}});
+    return dotBuiltin(el, a[0], a[1], false, false, a[3], args.range);
+  });
+  define(n, "outer", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+    ArrayPtr x = el.arrays().reshape(asArray(el, a[0], a.range(0)), {-1, 1}, args.range);
+    ArrayPtr y = el.arrays().reshape(asArray(el, a[1], a.range(1)), {1, -1}, args.range);
+    return binaryOperator(el, BinaryOp::Mul, x, y, args.range);
+  });
+  define(n, "einsum", einsum);
+  define(n, "logsumexp", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"keepdims", makeBool(false)}});
+    return logSumExp(el, a[0], a[1], el.truthy(a[2], a.range(2)), args.range);
+  });
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeMathNamespace(Elaborator &el) {
+  auto ns = std::make_shared<NamespaceObj>("math");
+  NamespaceObj &n = *ns;
+  n.members["pi"] = makeFloat(M_PI);
+  n.members["e"] = makeFloat(M_E);
+  n.members["inf"] = makeFloat(std::numeric_limits<double>::infinity());
+  n.members["nan"] = makeFloat(std::numeric_limits<double>::quiet_NaN());
+  auto real = [&](const char *name, double (*fn)(double)) {
+    define(n, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"x"}});
+      return makeFloat(fn(el.toDouble(a[0], a.range(0), "math argument")));
+    });
+  };
+  real("sqrt", std::sqrt);
+  real("exp", std::exp);
+  real("log", std::log);
+  real("log2", std::log2);
+  real("log10", std::log10);
+  real("sin", std::sin);
+  real("cos", std::cos);
+  real("tan", std::tan);
+  real("tanh", std::tanh);
+  real("erf", std::erf);
+  auto rounding = [&](const char *name, double (*fn)(double)) {
+    define(n, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"x"}});
+      if (std::optional<int64_t> i = el.staticInt(a[0]))
+        return makeInt(*i);
+      return makeInt(static_cast<int64_t>(fn(el.toDouble(a[0], a.range(0), "math argument"))));
+    });
+  };
+  rounding("ceil", std::ceil);
+  rounding("floor", std::floor);
+  rounding("trunc", std::trunc);
+  define(n, "prod", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}, {"start", makeInt(1), true}});
+    Obj acc = a[1];
+    for (const Obj &x : el.iterate(a[0], a.range(0)))
+      acc = binaryOperator(el, BinaryOp::Mul, acc, x, args.range);
+    return acc;
+  });
+  define(n, "gcd", [](Elaborator &el, CallArgs &args) -> Obj {
+    int64_t g = 0;
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      g = std::gcd(g, el.toInt(args.positional[i], args.rangeOf(i), "gcd argument"));
+    return makeInt(g);
+  });
+  define(n, "isqrt", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"n"}});
+    int64_t v = el.toInt(a[0], a.range(0), "isqrt argument");
+    if (v < 0)
+      el.fail(a.range(0), "isqrt() argument must be nonnegative");
+    int64_t root = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+    while (root * root > v)
+      --root;
+    while ((root + 1) * (root + 1) <= v)
+      ++root;
+    return makeInt(root);
+  });
+  define(n, "isclose", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"rel_tol", makeFloat(1e-9), true}, {"abs_tol", makeFloat(0.0), true}});
+    double x = el.toDouble(a[0], a.range(0), "a"), y = el.toDouble(a[1], a.range(1), "b");
+    double tol = std::max(el.toDouble(a[2], a.range(2), "rel_tol") * std::max(std::fabs(x), std::fabs(y)),
+                          el.toDouble(a[3], a.range(3), "abs_tol"));
+    return makeBool(std::fabs(x - y) <= tol);
+  });
+  return ns;
+}
+
+} // namespace pk::elab

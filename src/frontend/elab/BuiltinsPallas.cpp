@@ -1,0 +1,517 @@
+//===- BuiltinsPallas.cpp - jax, pallas (pl, pltpu, plgpu), functools -----===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
+#include "frontend/elab/Operators.h"
+
+namespace pk::elab {
+
+using ast::BinaryOp;
+
+namespace {
+
+ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays().toArray(o, r); }
+
+Obj unsupported(const std::string &what, const std::string &why) {
+  return std::make_shared<BuiltinObj>(what, [what, why](Elaborator &el, CallArgs &args) -> Obj {
+    el.fail(args.range, what + " is not supported yet: " + why);
+  });
+}
+
+/// `pl.cdiv(a, b)`: ceiling division of ints, symbolic sizes or values.
+Obj cdiv(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+  const Obj &x = a[0], &y = a[1];
+  std::optional<int64_t> sx = el.staticInt(x), sy = el.staticInt(y);
+  if (sy && *sy == 0)
+    el.fail(a.range(1), "pl.cdiv by zero");
+  if (sx && sy) {
+    int64_t q = *sx / *sy;
+    if ((*sx % *sy != 0) && ((*sx < 0) == (*sy < 0)))
+      ++q;
+    return makeInt(q);
+  }
+  if (llvm::isa<SymIntObj>(x.get()) || llvm::isa<SymIntObj>(y.get())) {
+    if ((sx || llvm::isa<SymIntObj>(x.get())) && (sy || llvm::isa<SymIntObj>(y.get()))) {
+      mlir::AffineExpr ex = sx ? mlir::getAffineConstantExpr(*sx, &el.context())
+                               : llvm::cast<SymIntObj>(*x).expr;
+      mlir::AffineExpr ey = sy ? mlir::getAffineConstantExpr(*sy, &el.context())
+                               : llvm::cast<SymIntObj>(*y).expr;
+      if ((sy && *sy > 0) || ey.isSymbolicOrConstant())
+        return makeSymbolic(ex.ceilDiv(ey));
+    }
+  }
+  el.requireKernel(args.range, "pl.cdiv of kernel values");
+  Obj sum = binaryOperator(el, BinaryOp::Add, x, y, args.range);
+  sum = binaryOperator(el, BinaryOp::Sub, sum, makeInt(1), args.range);
+  return binaryOperator(el, BinaryOp::FloorDiv, sum, y, args.range);
+}
+
+Obj blockSpec(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"block_shape", none()}, {"index_map", none()},
+                               {"pipeline_mode", none()}, {"memory_space", none(), true},
+                               {"indexing_mode", none(), true}});
+  auto spec = std::make_shared<BlockSpecObj>();
+  spec->range = args.range;
+  Obj shape = a[0], map = a[1];
+  // Older Pallas: BlockSpec(index_map, block_shape). Tell them apart by type.
+  bool callableFirst = llvm::isa<FunctionObj, BuiltinObj, PartialObj>(shape.get());
+  if (callableFirst) {
+    std::swap(shape, map);
+  }
+  if (!isNone(shape) && !llvm::isa<SequenceObj>(shape.get()))
+    el.fail(callableFirst ? a.range(1) : a.range(0),
+            "block_shape must be a tuple (e.g. (128,) or (8, 128)), got " + typeName(*shape));
+  if (!isNone(map) && !llvm::isa<FunctionObj, BuiltinObj, PartialObj>(map.get()))
+    el.fail(callableFirst ? a.range(0) : a.range(1),
+            "index_map must be a function of the grid indices, got " + typeName(*map));
+  spec->blockShape = shape;
+  spec->indexMap = map;
+  spec->indexingMode = a[4];
+  if (!isNone(a[4]) && !llvm::isa<IndexingModeObj>(a[4].get()))
+    el.fail(a.range(4), "indexing_mode must be pl.Blocked() or pl.Unblocked(...)");
+  if (!isNone(a[3])) {
+    auto *space = llvm::dyn_cast<MemorySpaceObj>(a[3].get());
+    if (!space)
+      el.fail(a.range(3), "memory_space must be a memory space such as pltpu.VMEM or pl.ANY");
+    spec->memorySpace = space->space;
+  }
+  return spec;
+}
+
+Obj pallasCall(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"kernel"}, {"out_shape"}, {"grid_spec", none(), true},
+                               {"grid", makeTuple({}), true}, {"in_specs", nullptr, true},
+                               {"out_specs", nullptr, true}, {"scratch_shapes", makeTuple({}), true},
+                               {"input_output_aliases", std::make_shared<DictObj>(), true},
+                               {"debug", makeBool(false), true}, {"interpret", makeBool(false), true},
+                               {"name", none(), true}, {"compiler_params", none(), true},
+                               {"cost_estimate", none(), true}, {"metadata", none(), true},
+                               {"backend", none(), true}});
+  auto call = std::make_shared<PallasCallableObj>();
+  call->range = args.range;
+  call->kernel = a[0];
+  if (!llvm::isa<FunctionObj, PartialObj, BuiltinObj>(call->kernel.get()))
+    el.fail(a.range(0), "pallas_call's first argument must be the kernel function, got " +
+                            typeName(*call->kernel));
+  call->outShape = a[1];
+  call->grid = a[3];
+  call->inSpecs = a[4];
+  call->outSpecs = a[5];
+  call->scratchShapes = a[6];
+  call->aliases = a[7];
+  call->compilerParams = a[11];
+  if (!isNone(a[2])) {
+    auto *gridSpec = llvm::dyn_cast<GridSpecObj>(a[2].get());
+    if (!gridSpec)
+      el.fail(a.range(2), "grid_spec must be a pl.GridSpec (PrefetchScalarGridSpec is not "
+                          "supported yet)");
+    call->grid = gridSpec->grid;
+    call->inSpecs = gridSpec->inSpecs;
+    call->outSpecs = gridSpec->outSpecs;
+    call->scratchShapes = gridSpec->scratchShapes;
+  }
+  if (!isNone(a[10]))
+    call->name = el.toStr(a[10], a.range(10), "name");
+  else if (auto *f = llvm::dyn_cast<FunctionObj>(call->kernel.get()))
+    call->name = f->name;
+  else if (auto *p = llvm::dyn_cast<PartialObj>(call->kernel.get());
+           p && llvm::isa<FunctionObj>(p->function.get()))
+    call->name = llvm::cast<FunctionObj>(*p->function).name;
+  else
+    call->name = "kernel";
+  return call;
+}
+
+Obj programId(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"axis"}});
+  int64_t axis = el.toInt(a[0], a.range(0), "program_id axis");
+  el.requireKernel(args.range, "pl.program_id");
+  int64_t rank = static_cast<int64_t>(el.currentGrid().size());
+  if (axis < 0 || axis >= rank)
+    el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
+                            " is out of range for a grid of rank " + std::to_string(rank));
+  mlir::Value v = pk::ProgramIdOp::create(el.builder(), el.loc(args.range),
+                                          el.builder().getI32Type(), static_cast<uint64_t>(axis));
+  return el.arrays().wrap(v, {}, DType::I32);
+}
+
+Obj numPrograms(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"axis"}});
+  int64_t axis = el.toInt(a[0], a.range(0), "num_programs axis");
+  int64_t rank = static_cast<int64_t>(el.currentGrid().size());
+  if (axis < 0 || axis >= rank)
+    el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
+                            " is out of range for a grid of rank " + std::to_string(rank));
+  return makeDim(el.currentGrid()[axis]);
+}
+
+Obj dynamicSlice(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"start"}, {"size", none()}, {"stride", makeInt(1)}});
+  Obj start = a[0], size = a[1];
+  if (isNone(size)) {
+    size = start;
+    start = makeInt(0);
+  }
+  int64_t n = el.toInt(size, a.range(1), "pl.ds size");
+  if (n <= 0)
+    el.fail(a.range(1), "pl.ds size must be positive, got " + std::to_string(n));
+  int64_t stride = el.toInt(a[2], a.range(2), "pl.ds stride");
+  if (stride <= 0)
+    el.fail(a.range(2), "pl.ds stride must be positive");
+  if (!ArrayOps::isNumeric(start) || llvm::isa<FloatObj>(start.get()))
+    el.fail(a.range(0), "pl.ds start must be an integer, got " + typeName(*start));
+  return std::make_shared<DynamicSliceObj>(start, n, stride);
+}
+
+RefObj &refArgument(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+  auto *ref = llvm::dyn_cast<RefObj>(o.get());
+  if (!ref)
+    el.fail(r, std::string(what) + " needs a Ref as its first argument, got " + typeName(*o));
+  return *ref;
+}
+
+Obj load(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"idx", nullptr}, {"mask", none(), true},
+                               {"other", none(), true}, {"cache_modifier", none(), true},
+                               {"eviction_policy", none(), true}, {"volatile", none(), true}});
+  RefObj &ref = refArgument(el, a[0], a.range(0), "pl.load");
+  Obj index = a[1] ? a[1] : std::make_shared<EllipsisObj>();
+  return loadRef(el, ref, index, a[2], a[3], args.range);
+}
+
+Obj store(Elaborator &el, CallArgs &args) {
+  if (args.positional.size() == 2 ||
+      (args.positional.size() < 3 && std::none_of(args.keywords.begin(), args.keywords.end(),
+                                                  [](auto &k) { return k.first == "val"; }))) {
+    // plgpu.store(ref, val, mask=...): the ref is already a view.
+    BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"val"}, {"mask", none(), true},
+                                 {"eviction_policy", none(), true}});
+    storeRef(el, refArgument(el, a[0], a.range(0), "pl.store"),
+             std::make_shared<EllipsisObj>(), a[1], a[2], args.range);
+    return none();
+  }
+  BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"idx"}, {"val"}, {"mask", none(), true},
+                               {"eviction_policy", none(), true}});
+  storeRef(el, refArgument(el, a[0], a.range(0), "pl.store"), a[1], a[2], a[3], args.range);
+  return none();
+}
+
+Obj pallasDot(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"trans_a", makeBool(false)}, {"trans_b", makeBool(false)},
+                               {"allow_tf32", none()}, {"precision", none()}});
+  ArrayPtr x = asArray(el, a[0], a.range(0));
+  // Pallas's dot accumulates floats in f32 and integers in i32.
+  DType accumulator = isFloat(x->dtype) ? DType::F32 : DType::I32;
+  return el.arrays().dot(x, a[1], el.truthy(a[2], a.range(2)), el.truthy(a[3], a.range(3)),
+                         accumulator, args.range);
+}
+
+Obj when(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"condition"}});
+  Obj condition = a[0];
+  SourceRange range = args.range;
+  return std::make_shared<BuiltinObj>("pl.when(...)", [condition, range](Elaborator &el,
+                                                                      CallArgs &inner) -> Obj {
+    if (inner.positional.size() != 1)
+      el.fail(inner.range, "pl.when(condition) decorates a function of no arguments");
+    el.when(condition, inner.positional[0], range);
+    return none();
+  });
+}
+
+Obj loop(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"step", makeInt(1), true},
+                               {"unroll", none(), true}});
+  if (!el.staticInt(a[2]) || *el.staticInt(a[2]) != 1)
+    el.fail(a.range(2), "pl.loop supports step=1 only");
+  Obj lower = a[0], upper = a[1];
+  SourceRange range = args.range;
+  return std::make_shared<BuiltinObj>("pl.loop(...)", [lower, upper, range](Elaborator &el,
+                                                                        CallArgs &inner) -> Obj {
+    if (inner.positional.size() != 1)
+      el.fail(inner.range, "pl.loop(lower, upper) decorates a function of the loop index");
+    Obj body = inner.positional[0];
+    // The body takes only the index; adapt it to fori_loop's (i, carry).
+    auto adapter = std::make_shared<BuiltinObj>("loop body", [body](Elaborator &el, CallArgs &a) -> Obj {
+      CallArgs call;
+      call.range = a.range;
+      call.addPositional(a.positional[0], a.range);
+      el.call(body, call);
+      return a.positional[1];
+    });
+    el.foriLoop(lower, upper, adapter, makeTuple({}), range);
+    return none();
+  });
+}
+
+Obj compilerParams(const std::string &backend) {
+  return std::make_shared<BuiltinObj>(backend + ".CompilerParams",
+                                      [backend](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.positional.empty())
+      el.fail(args.range, "CompilerParams takes keyword arguments only");
+    auto params = std::make_shared<CompilerParamsObj>(backend);
+    params->options = args.keywords;
+    return params;
+  });
+}
+
+Obj memorySpace(MemorySpace space) { return std::make_shared<MemorySpaceObj>(space); }
+
+std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
+  auto ns = std::make_shared<NamespaceObj>("jax.experimental.pallas");
+  NamespaceObj &n = *ns;
+  define(n, "pallas_call", pallasCall);
+  define(n, "BlockSpec", blockSpec);
+  define(n, "GridSpec", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"grid", makeTuple({})}, {"in_specs", nullptr}, {"out_specs", nullptr},
+                                 {"scratch_shapes", makeTuple({})}});
+    auto spec = std::make_shared<GridSpecObj>();
+    spec->grid = a[0];
+    spec->inSpecs = a[1];
+    spec->outSpecs = a[2];
+    spec->scratchShapes = a[3];
+    return spec;
+  });
+  define(n, "program_id", programId);
+  define(n, "num_programs", numPrograms);
+  define(n, "cdiv", cdiv);
+  define(n, "ds", dynamicSlice);
+  n.members["dslice"] = n.members["ds"];
+  define(n, "load", load);
+  define(n, "store", store);
+  define(n, "dot", pallasDot);
+  define(n, "when", when);
+  define(n, "loop", loop);
+  define(n, "multiple_of", [](Elaborator &el, CallArgs &args) -> Obj {
+    return el.bind(args, {{"x"}, {"values"}})[0];
+  });
+  define(n, "max_contiguous", [](Elaborator &el, CallArgs &args) -> Obj {
+    return el.bind(args, {{"x"}, {"values"}})[0];
+  });
+  define(n, "debug_print", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.warn(args.range, "pl.debug_print is ignored: kernels compiled by pkc do not print");
+    return none();
+  });
+  define(n, "broadcast_to", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"shape"}});
+    return el.arrays().broadcastTo(asArray(el, a[0], a.range(0)), el.toShape(a[1], a.range(1), "shape"), args.range);
+  });
+  define(n, "reciprocal", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"approx", makeBool(false), true}});
+    ArrayPtr x = el.arrays().toArray(a[0], a.range(0), toInexact(el.arrays().typeOf(a[0], a.range(0))));
+    return binaryOperator(el, BinaryOp::Div, makeFloat(1.0), x, args.range);
+  });
+  define(n, "next_power_of_2", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    int64_t x = el.toInt(a[0], a.range(0), "x");
+    int64_t p = 1;
+    while (p < x)
+      p <<= 1;
+    return makeInt(p);
+  });
+  define(n, "Blocked", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"block_size", none()}});
+    if (isNone(a[0]))
+      return std::make_shared<IndexingModeObj>(false, std::vector<std::pair<int64_t, int64_t>>{});
+    return std::make_shared<BlockDimObj>(BlockDimObj::Which::Blocked, el.toInt(a[0], a.range(0), "block size"));
+  });
+  define(n, "Unblocked", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"padding", none()}});
+    std::vector<std::pair<int64_t, int64_t>> padding;
+    if (!isNone(a[0]))
+      for (const Obj &pair : el.iterate(a[0], a.range(0))) {
+        std::vector<Obj> lohi = el.iterate(pair, a.range(0));
+        if (lohi.size() != 2)
+          el.fail(a.range(0), "padding must be a tuple of (low, high) pairs, one per axis");
+        padding.emplace_back(el.toInt(lohi[0], a.range(0), "padding"), el.toInt(lohi[1], a.range(0), "padding"));
+      }
+    return std::make_shared<IndexingModeObj>(true, padding);
+  });
+  define(n, "Element", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"block_size"}, {"padding", makeTuple({makeInt(0), makeInt(0)})}});
+    std::vector<Obj> lohi = el.iterate(a[1], a.range(1));
+    if (lohi.size() != 2)
+      el.fail(a.range(1), "pl.Element padding must be a (low, high) pair");
+    return std::make_shared<BlockDimObj>(BlockDimObj::Which::Element,
+                                         el.toInt(a[0], a.range(0), "block size"),
+                                         el.toInt(lohi[0], a.range(1), "padding"),
+                                         el.toInt(lohi[1], a.range(1), "padding"));
+  });
+  define(n, "Squeezed", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.bind(args, {});
+    return std::make_shared<BlockDimObj>(BlockDimObj::Which::Squeezed, 1);
+  });
+  n.members["squeezed"] = std::make_shared<BlockDimObj>(BlockDimObj::Which::Squeezed, 1);
+  define(n, "BoundedSlice", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"block_size"}});
+    return std::make_shared<BlockDimObj>(BlockDimObj::Which::BoundedSlice,
+                                         el.toInt(a[0], a.range(0), "block size"));
+  });
+  n.members["ANY"] = memorySpace(MemorySpace::Any);
+  for (const char *atomic : {"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas",
+                             "atomic_and", "atomic_or", "atomic_xor"})
+    n.members[atomic] = unsupported(std::string("pl.") + atomic,
+                                    "GPU atomics come with the CUDA backend");
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
+  auto ns = std::make_shared<NamespaceObj>("jax.experimental.pallas.tpu");
+  NamespaceObj &n = *ns;
+  n.members["VMEM"] = memorySpace(MemorySpace::VMEM);
+  n.members["SMEM"] = memorySpace(MemorySpace::SMEM);
+  n.members["ANY"] = memorySpace(MemorySpace::Any);
+  n.members["HBM"] = memorySpace(MemorySpace::HBM);
+  auto spaces = std::make_shared<NamespaceObj>("pltpu.MemorySpace");
+  for (const char *s : {"VMEM", "SMEM", "ANY", "HBM"})
+    spaces->members[s] = n.members[s];
+  n.members["MemorySpace"] = spaces;
+  n.members["TPUMemorySpace"] = spaces;
+  n.members["CompilerParams"] = compilerParams("tpu");
+  n.members["TPUCompilerParams"] = n.members["CompilerParams"];
+  n.members["PARALLEL"] = makeStr("parallel");
+  n.members["ARBITRARY"] = makeStr("arbitrary");
+  n.members["CORE_PARALLEL"] = makeStr("core_parallel");
+  auto semantics = std::make_shared<NamespaceObj>("pltpu.GridDimensionSemantics");
+  semantics->members["PARALLEL"] = makeStr("parallel");
+  semantics->members["ARBITRARY"] = makeStr("arbitrary");
+  n.members["GridDimensionSemantics"] = semantics;
+  n.members["PrefetchScalarGridSpec"] =
+      unsupported("pltpu.PrefetchScalarGridSpec", "scalar prefetch comes with the TPU backend");
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makePallasTritonNamespace(Elaborator &el, const std::string &name,
+                                                        const std::shared_ptr<NamespaceObj> &pl) {
+  auto ns = std::make_shared<NamespaceObj>(name);
+  NamespaceObj &n = *ns;
+  n.members["CompilerParams"] = compilerParams("gpu");
+  n.members["TritonCompilerParams"] = n.members["CompilerParams"];
+  for (const char *shared : {"load", "store", "dot"})
+    n.members[shared] = pl->members[shared];
+  for (const char *atomic : {"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas",
+                             "atomic_and", "atomic_or", "atomic_xor"})
+    n.members[atomic] = pl->members[atomic];
+  define(n, "approx_tanh", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    return el.arrays().floatUnary(FloatUnary::Tanh, a[0], args.range);
+  });
+  define(n, "debug_barrier", [](Elaborator &el, CallArgs &args) -> Obj { return none(); });
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::string, Obj> &modules) {
+  auto ns = std::make_shared<NamespaceObj>("jax");
+  NamespaceObj &n = *ns;
+  n.members["numpy"] = modules["jax.numpy"];
+  n.members["lax"] = modules["jax.lax"];
+  n.members["nn"] = modules["jax.nn"];
+  n.members["experimental"] = modules["jax.experimental"];
+  n.members["scipy"] = modules["jax.scipy"];
+  define(n, "ShapeDtypeStruct", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"shape"}, {"dtype"}, {"sharding", none(), true},
+                                 {"weak_type", none(), true}});
+    return std::make_shared<ShapeDtypeStructObj>(el.toDims(a[0], a.range(0), "shape"),
+                                                 el.toDType(a[1], a.range(1), "dtype"));
+  });
+  define(n, "jit", [](Elaborator &el, CallArgs &args) -> Obj {
+    // Compilation is what pkc does anyway: jit is the identity.
+    if (args.positional.empty())
+      el.fail(args.range, "jax.jit needs a function (use functools.partial(jax.jit, ...) to pass options)");
+    return args.positional[0];
+  });
+  n.members["Array"] = std::make_shared<BuiltinObj>("jax.Array", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.fail(args.range, "jax.Array is a type, not a function");
+  });
+  auto debug = std::make_shared<NamespaceObj>("jax.debug");
+  define(*debug, "print", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.warn(args.range, "jax.debug.print is ignored: kernels compiled by pkc do not print");
+    return none();
+  });
+  n.members["debug"] = debug;
+  return ns;
+}
+
+} // namespace
+
+std::map<std::string, Obj> makeModules(Elaborator &el) {
+  std::map<std::string, Obj> m;
+  auto jnp = makeNumpyNamespace(el, "jax.numpy");
+  m["jax.numpy"] = jnp;
+  m["numpy"] = makeNumpyNamespace(el, "numpy");
+  m["jax.lax"] = makeLaxNamespace(el);
+  auto nn = makeNnNamespace(el);
+  nn->members["logsumexp"] = jnp->members["logsumexp"];
+  m["jax.nn"] = nn;
+  auto special = std::make_shared<NamespaceObj>("jax.scipy.special");
+  special->members["erf"] = jnp->members["erf"];
+  special->members["erfc"] = jnp->members["erfc"];
+  special->members["logsumexp"] = jnp->members["logsumexp"];
+  m["jax.scipy.special"] = special;
+  auto scipy = std::make_shared<NamespaceObj>("jax.scipy");
+  scipy->members["special"] = special;
+  m["jax.scipy"] = scipy;
+
+  auto pl = makePallasNamespace(el);
+  auto tpu = makePallasTpuNamespace(el);
+  auto triton = makePallasTritonNamespace(el, "jax.experimental.pallas.triton", pl);
+  auto gpu = makePallasTritonNamespace(el, "jax.experimental.pallas.gpu", pl);
+  auto mosaicGpu = std::make_shared<NamespaceObj>("jax.experimental.pallas.mosaic_gpu");
+  mosaicGpu->members["CompilerParams"] = compilerParams("gpu");
+  mosaicGpu->members["SMEM"] = memorySpace(MemorySpace::GPUShared);
+  mosaicGpu->members["GMEM"] = memorySpace(MemorySpace::GPUGlobal);
+  pl->members["tpu"] = tpu;
+  pl->members["triton"] = triton;
+  pl->members["gpu"] = gpu;
+  pl->members["mosaic_gpu"] = mosaicGpu;
+  m["jax.experimental.pallas"] = pl;
+  m["jax.experimental.pallas.tpu"] = tpu;
+  m["jax.experimental.pallas.triton"] = triton;
+  m["jax.experimental.pallas.gpu"] = gpu;
+  m["jax.experimental.pallas.mosaic_gpu"] = mosaicGpu;
+  auto experimental = std::make_shared<NamespaceObj>("jax.experimental");
+  experimental->members["pallas"] = pl;
+  m["jax.experimental"] = experimental;
+  m["jax"] = makeJaxNamespace(el, m);
+
+  auto functools = std::make_shared<NamespaceObj>("functools");
+  define(*functools, "partial", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.empty())
+      el.fail(args.range, "partial() needs a function");
+    auto p = std::make_shared<PartialObj>();
+    p->function = args.positional[0];
+    p->args.assign(args.positional.begin() + 1, args.positional.end());
+    p->kwargs = args.keywords;
+    return p;
+  });
+  define(*functools, "reduce", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"function"}, {"iterable"}, {"initial", nullptr}});
+    std::vector<Obj> items = el.iterate(a[1], a.range(1));
+    Obj acc = a[2];
+    size_t start = 0;
+    if (!acc) {
+      if (items.empty())
+        el.fail(args.range, "reduce() of empty iterable with no initial value");
+      acc = items[0];
+      start = 1;
+    }
+    for (size_t i = start; i < items.size(); ++i) {
+      CallArgs call;
+      call.range = args.range;
+      call.addPositional(acc, args.range);
+      call.addPositional(items[i], args.range);
+      acc = el.call(a[0], call);
+    }
+    return acc;
+  });
+  m["functools"] = functools;
+  m["math"] = makeMathNamespace(el);
+  auto typing = std::make_shared<NamespaceObj>("typing");
+  for (const char *t : {"Any", "Callable", "Sequence", "Tuple", "Optional", "Union", "List", "Dict"})
+    typing->members[t] = none();
+  m["typing"] = typing;
+  return m;
+}
+
+} // namespace pk::elab

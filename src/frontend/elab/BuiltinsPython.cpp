@@ -1,0 +1,406 @@
+//===- BuiltinsPython.cpp - range, len, min, max, print, ... --------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+namespace pk::elab {
+
+void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn) {
+  ns.members[name] = std::make_shared<BuiltinObj>(ns.name + "." + name, std::move(fn));
+}
+
+namespace {
+
+using Builtins = std::unordered_map<std::string, Obj>;
+
+void add(Builtins &builtins, const std::string &name, BuiltinObj::Fn fn) {
+  builtins[name] = std::make_shared<BuiltinObj>(name, std::move(fn));
+}
+
+std::string strOf(const Obj &o) {
+  if (auto *s = llvm::dyn_cast<StrObj>(o.get()))
+    return s->value;
+  return repr(*o);
+}
+
+/// min() / max() over static numbers, symbolic sizes or block values.
+Obj minMax(Elaborator &el, CallArgs &args, bool isMax) {
+  std::vector<Obj> items = args.positional;
+  if (items.size() == 1)
+    items = el.iterate(items[0], args.rangeOf(0));
+  if (items.empty())
+    el.fail(args.range, std::string(isMax ? "max" : "min") + "() arg is an empty sequence");
+  Obj best = items[0];
+  for (size_t i = 1; i < items.size(); ++i) {
+    const Obj &x = items[i];
+    bool dynamic = !ArrayOps::isStaticNumber(best) || !ArrayOps::isStaticNumber(x);
+    if (dynamic) {
+      if (!ArrayOps::isNumeric(best) || !ArrayOps::isNumeric(x))
+        el.fail(args.range, std::string(isMax ? "max" : "min") + "() of '" + typeName(*best) +
+                                "' and '" + typeName(*x) + "' is not supported");
+      if (llvm::isa<ArrayObj>(best.get()) || llvm::isa<ArrayObj>(x.get()))
+        el.fail(args.range, std::string("Python's ") + (isMax ? "max" : "min") +
+                                "() cannot compare arrays; use jnp." +
+                                (isMax ? "maximum" : "minimum"));
+      // Symbolic sizes: not affine, but a kernel can compute it.
+      el.requireKernel(args.range, std::string(isMax ? "max" : "min") + "() of symbolic sizes");
+      best = isMax ? el.arrays().maximum(best, x, args.range)
+                   : el.arrays().minimum(best, x, args.range);
+      continue;
+    }
+    Obj greater = compareOperator(el, ast::CompareOp::Gt, x, best, args.range);
+    Obj less = compareOperator(el, ast::CompareOp::Lt, x, best, args.range);
+    if (el.truthy(isMax ? greater : less, args.range))
+      best = x;
+  }
+  return best;
+}
+
+Obj makeRange(Elaborator &el, CallArgs &args) {
+  if (!args.keywords.empty())
+    el.fail(args.range, "range() takes no keyword arguments");
+  size_t n = args.positional.size();
+  if (n < 1 || n > 3)
+    el.fail(args.range, "range expected 1 to 3 arguments, got " + std::to_string(n));
+  auto check = [&](const Obj &o, size_t i) {
+    if (!llvm::isa<IntObj, BoolObj, SymIntObj, ArrayObj>(o.get()))
+      el.fail(args.rangeOf(i), "'" + typeName(*o) + "' object cannot be interpreted as an integer");
+    if (auto *a = llvm::dyn_cast<ArrayObj>(o.get()); a && (a->rank() != 0 || isFloat(a->dtype)))
+      el.fail(args.rangeOf(i), "range() bounds must be integer scalars");
+    return o;
+  };
+  Obj start = makeInt(0), stop, step = makeInt(1);
+  if (n == 1) {
+    stop = check(args.positional[0], 0);
+  } else {
+    start = check(args.positional[0], 0);
+    stop = check(args.positional[1], 1);
+    if (n == 3)
+      step = check(args.positional[2], 2);
+  }
+  if (std::optional<int64_t> s = el.staticInt(step); s && *s == 0)
+    el.fail(args.rangeOf(2), "range() arg 3 must not be zero");
+  return std::make_shared<RangeObj>(start, stop, step);
+}
+
+bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange r) {
+  if (auto *t = llvm::dyn_cast<SequenceObj>(type.get())) {
+    for (const Obj &option : t->items)
+      if (isInstanceOf(el, value, option, r))
+        return true;
+    return false;
+  }
+  if (auto *builtin = llvm::dyn_cast<BuiltinObj>(type.get())) {
+    const std::string &name = builtin->name;
+    switch (value->kind()) {
+    case Object::Kind::Bool:
+      return name == "bool" || name == "int";
+    case Object::Kind::Int:
+    case Object::Kind::SymInt:
+      return name == "int";
+    case Object::Kind::Float:
+      return name == "float";
+    case Object::Kind::Str:
+      return name == "str";
+    case Object::Kind::Tuple:
+      return name == "tuple";
+    case Object::Kind::List:
+      return name == "list";
+    case Object::Kind::Dict:
+      return name == "dict";
+    case Object::Kind::Array:
+    case Object::Kind::GlobalArray:
+      return name == "jax.Array";
+    default:
+      return false;
+    }
+  }
+  el.fail(r, "isinstance() arg 2 must be a type or a tuple of types");
+}
+
+} // namespace
+
+void installPythonBuiltins(Elaborator &el, Builtins &b) {
+  add(b, "range", makeRange);
+  add(b, "len", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"obj"}});
+    const Obj &o = a[0];
+    switch (o->kind()) {
+    case Object::Kind::Tuple:
+    case Object::Kind::List:
+      return makeInt(static_cast<int64_t>(llvm::cast<SequenceObj>(*o).items.size()));
+    case Object::Kind::Str:
+      return makeInt(static_cast<int64_t>(llvm::cast<StrObj>(*o).value.size()));
+    case Object::Kind::Dict:
+      return makeInt(static_cast<int64_t>(llvm::cast<DictObj>(*o).entries.size()));
+    case Object::Kind::Range:
+      return makeInt(static_cast<int64_t>(el.iterate(o, a.range(0)).size()));
+    case Object::Kind::Array:
+    case Object::Kind::Ref: {
+      const std::vector<int64_t> &shape = llvm::isa<ArrayObj>(o.get())
+                                              ? llvm::cast<ArrayObj>(*o).shape
+                                              : llvm::cast<RefObj>(*o).shape;
+      if (shape.empty())
+        el.fail(a.range(0), "len() of unsized object (a 0-d value)");
+      return makeInt(shape[0]);
+    }
+    case Object::Kind::GlobalArray: {
+      const auto &g = llvm::cast<GlobalArrayObj>(*o);
+      if (g.shape.empty())
+        el.fail(a.range(0), "len() of unsized object (a 0-d array)");
+      return makeDim(g.shape[0]);
+    }
+    default:
+      el.fail(a.range(0), "object of type '" + typeName(*o) + "' has no len()");
+    }
+  });
+  add(b, "min", [](Elaborator &el, CallArgs &args) { return minMax(el, args, false); });
+  add(b, "max", [](Elaborator &el, CallArgs &args) { return minMax(el, args, true); });
+  add(b, "abs", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    if (auto *i = llvm::dyn_cast<IntObj>(a[0].get()))
+      return makeInt(std::llabs(i->value));
+    if (auto *f = llvm::dyn_cast<FloatObj>(a[0].get()))
+      return makeFloat(std::fabs(f->value));
+    return el.arrays().abs(a[0], args.range);
+  });
+  add(b, "int", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x", makeInt(0)}});
+    const Obj &x = a[0];
+    if (llvm::isa<IntObj, SymIntObj>(x.get()))
+      return x;
+    if (auto *bo = llvm::dyn_cast<BoolObj>(x.get()))
+      return makeInt(bo->value);
+    if (auto *f = llvm::dyn_cast<FloatObj>(x.get())) {
+      if (!std::isfinite(f->value))
+        el.fail(args.range, "cannot convert " + repr(*x) + " to integer");
+      return makeInt(static_cast<int64_t>(f->value));
+    }
+    if (auto *s = llvm::dyn_cast<StrObj>(x.get())) {
+      try {
+        size_t used = 0;
+        int64_t v = std::stoll(s->value, &used);
+        if (used == s->value.size())
+          return makeInt(v);
+      } catch (...) {
+      }
+      el.fail(args.range, "invalid literal for int(): " + repr(*x));
+    }
+    if (llvm::isa<ArrayObj>(x.get()))
+      el.fail(args.range, "int() of a kernel value is not known at compile time; use "
+                          ".astype(jnp.int32)");
+    el.fail(args.range, "int() argument must be a number, not '" + typeName(*x) + "'");
+  });
+  add(b, "float", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x", makeFloat(0)}});
+    const Obj &x = a[0];
+    if (auto *s = llvm::dyn_cast<StrObj>(x.get())) {
+      std::string v = s->value;
+      if (v == "inf" || v == "+inf")
+        return makeFloat(INFINITY);
+      if (v == "-inf")
+        return makeFloat(-INFINITY);
+      if (v == "nan")
+        return makeFloat(NAN);
+      try {
+        size_t used = 0;
+        double d = std::stod(v, &used);
+        if (used == v.size())
+          return makeFloat(d);
+      } catch (...) {
+      }
+      el.fail(args.range, "could not convert string to float: " + repr(*x));
+    }
+    if (llvm::isa<ArrayObj>(x.get()))
+      el.fail(args.range, "float() of a kernel value is not known at compile time; use "
+                          ".astype(jnp.float32)");
+    return makeFloat(el.toDouble(x, args.rangeOf(0), "float() argument"));
+  });
+  add(b, "bool", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x", makeBool(false)}});
+    return makeBool(el.truthy(a[0], a.range(0)));
+  });
+  add(b, "str", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object", makeStr("")}});
+    return makeStr(strOf(a[0]));
+  });
+  add(b, "repr", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object"}});
+    return makeStr(repr(*a[0]));
+  });
+  add(b, "tuple", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable", makeTuple({})}});
+    return makeTuple(el.iterate(a[0], a.range(0)));
+  });
+  add(b, "list", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable", makeTuple({})}});
+    return makeList(el.iterate(a[0], a.range(0)));
+  });
+  add(b, "dict", [](Elaborator &el, CallArgs &args) -> Obj {
+    auto dict = std::make_shared<DictObj>();
+    if (!args.positional.empty()) {
+      if (auto *source = llvm::dyn_cast<DictObj>(args.positional[0].get())) {
+        dict->entries = source->entries;
+      } else {
+        for (const Obj &pair : el.iterate(args.positional[0], args.rangeOf(0))) {
+          std::vector<Obj> kv = el.iterate(pair, args.rangeOf(0));
+          if (kv.size() != 2)
+            el.fail(args.rangeOf(0), "dict() needs (key, value) pairs");
+          dictSet(el, *dict, kv[0], kv[1], args.rangeOf(0));
+        }
+      }
+    }
+    for (const auto &[k, v] : args.keywords)
+      dictSet(el, *dict, makeStr(k), v, args.range);
+    return dict;
+  });
+  add(b, "zip", [](Elaborator &el, CallArgs &args) -> Obj {
+    std::vector<std::vector<Obj>> lists;
+    size_t n = SIZE_MAX;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      lists.push_back(el.iterate(args.positional[i], args.rangeOf(i)));
+      n = std::min(n, lists.back().size());
+    }
+    if (lists.empty())
+      n = 0;
+    std::vector<Obj> out;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<Obj> row;
+      for (auto &l : lists)
+        row.push_back(l[i]);
+      out.push_back(makeTuple(row));
+    }
+    return makeTuple(out);
+  });
+  add(b, "enumerate", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}, {"start", makeInt(0)}});
+    int64_t i = el.toInt(a[1], a.range(1), "start");
+    std::vector<Obj> out;
+    for (const Obj &item : el.iterate(a[0], a.range(0)))
+      out.push_back(makeTuple({makeInt(i++), item}));
+    return makeTuple(out);
+  });
+  add(b, "reversed", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"sequence"}});
+    std::vector<Obj> items = el.iterate(a[0], a.range(0));
+    return makeTuple(std::vector<Obj>(items.rbegin(), items.rend()));
+  });
+  add(b, "sorted", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}, {"reverse", makeBool(false), true}});
+    std::vector<Obj> items = el.iterate(a[0], a.range(0));
+    std::stable_sort(items.begin(), items.end(), [&](const Obj &x, const Obj &y) {
+      return el.truthy(compareOperator(el, ast::CompareOp::Lt, x, y, args.range), args.range);
+    });
+    if (el.truthy(a[1], a.range(1)))
+      std::reverse(items.begin(), items.end());
+    return makeList(items);
+  });
+  add(b, "sum", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}, {"start", makeInt(0)}});
+    Obj total = a[1];
+    for (const Obj &item : el.iterate(a[0], a.range(0)))
+      total = binaryOperator(el, ast::BinaryOp::Add, total, item, args.range);
+    return total;
+  });
+  add(b, "all", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}});
+    for (const Obj &item : el.iterate(a[0], a.range(0)))
+      if (!el.truthy(item, a.range(0)))
+        return makeBool(false);
+    return makeBool(true);
+  });
+  add(b, "any", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}});
+    for (const Obj &item : el.iterate(a[0], a.range(0)))
+      if (el.truthy(item, a.range(0)))
+        return makeBool(true);
+    return makeBool(false);
+  });
+  add(b, "map", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() < 2)
+      el.fail(args.range, "map() needs a function and at least one iterable");
+    std::vector<std::vector<Obj>> lists;
+    size_t n = SIZE_MAX;
+    for (size_t i = 1; i < args.positional.size(); ++i) {
+      lists.push_back(el.iterate(args.positional[i], args.rangeOf(i)));
+      n = std::min(n, lists.back().size());
+    }
+    std::vector<Obj> out;
+    for (size_t i = 0; i < n; ++i) {
+      CallArgs call;
+      call.range = args.range;
+      for (auto &l : lists)
+        call.addPositional(l[i], args.range);
+      out.push_back(el.call(args.positional[0], call));
+    }
+    return makeTuple(out);
+  });
+  add(b, "isinstance", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"obj"}, {"class_or_tuple"}});
+    return makeBool(isInstanceOf(el, a[0], a[1], a.range(1)));
+  });
+  add(b, "callable", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"obj"}});
+    return makeBool(llvm::isa<FunctionObj, BuiltinObj, BoundMethodObj, PartialObj>(a[0].get()));
+  });
+  add(b, "divmod", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+    return makeTuple({binaryOperator(el, ast::BinaryOp::FloorDiv, a[0], a[1], args.range),
+                      binaryOperator(el, ast::BinaryOp::Mod, a[0], a[1], args.range)});
+  });
+  add(b, "pow", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"base"}, {"exp"}});
+    return binaryOperator(el, ast::BinaryOp::Pow, a[0], a[1], args.range);
+  });
+  add(b, "round", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"number"}, {"ndigits", none()}});
+    double v = el.toDouble(a[0], a.range(0), "round() argument");
+    if (isNone(a[1]))
+      return makeInt(static_cast<int64_t>(std::nearbyint(v)));
+    double scale = std::pow(10.0, static_cast<double>(el.toInt(a[1], a.range(1), "ndigits")));
+    return makeFloat(std::nearbyint(v * scale) / scale);
+  });
+  add(b, "slice", [](Elaborator &el, CallArgs &args) -> Obj {
+    std::vector<Obj> p = args.positional;
+    if (p.empty() || p.size() > 3)
+      el.fail(args.range, "slice expected 1 to 3 arguments");
+    if (p.size() == 1)
+      return std::make_shared<SliceObj>(none(), p[0], none());
+    return std::make_shared<SliceObj>(p[0], p[1], p.size() == 3 ? p[2] : none());
+  });
+  add(b, "getattr", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object"}, {"name"}, {"default", nullptr}});
+    return getAttribute(el, a[0], el.toStr(a[1], a.range(1), "attribute name"), args.range);
+  });
+  add(b, "print", [](Elaborator &el, CallArgs &args) -> Obj {
+    // Runs at compile time: a window into static values and shapes.
+    std::string text;
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      text += (i ? " " : "") + strOf(args.positional[i]);
+    Diagnostic d(Severity::Note, args.range, "print: " + text);
+    el.note(d);
+    return none();
+  });
+  for (const char *name : {"ValueError", "TypeError", "NotImplementedError", "AssertionError",
+                           "RuntimeError", "IndexError", "KeyError", "Exception"})
+    b[name] = std::make_shared<ExceptionTypeObj>(name);
+  b["Ellipsis"] = std::make_shared<EllipsisObj>();
+  b["export"] = std::make_shared<BuiltinObj>("export", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() != 1 || !args.keywords.empty() ||
+        !llvm::isa<FunctionObj>(args.positional[0].get()))
+      el.fail(args.range, "@export decorates a function: write '@export' above 'def'");
+    el.registerExport(std::static_pointer_cast<FunctionObj>(args.positional[0]), args.range);
+    return args.positional[0];
+  });
+  // Short dtype names for signatures: f32[N], bf16[M, K], ...
+  // (`bool` stays Python's bool; `bool[N]` still reads as an array type.)
+  for (DType t : allDTypes)
+    if (t != DType::Bool)
+      b[shortName(t)] = std::make_shared<DTypeObj>(t);
+}
+
+} // namespace pk::elab

@@ -1,0 +1,274 @@
+//===- Elaborator.cpp - Driver, errors, locations, symbols ----------------===//
+#include "frontend/elab/Elaborator.h"
+
+#include "frontend/elab/Builtins.h"
+#include "frontend/parse/Parser.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace pk::elab {
+
+namespace {
+constexpr uint64_t kFuelLimit = 20'000'000;
+constexpr size_t kMaxCallDepth = 200;
+constexpr size_t kMaxNotes = 8;
+} // namespace
+
+SourceRange CallArgs::rangeOfKeyword(const std::string &name) const {
+  for (size_t i = 0; i < keywords.size(); ++i)
+    if (keywords[i].first == name && i < keywordRanges.size())
+      return keywordRanges[i];
+  return range;
+}
+
+Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &options,
+                       DiagnosticEngine &diagnostics, MLIRContext &context)
+    : module(module), options(options), diagnostics(diagnostics), ctx(&context), b(&context) {
+  arrayOps = std::make_unique<ArrayOps>(*this);
+  globals = std::make_shared<Frame>();
+  frame = globals;
+  defineBuiltins();
+}
+
+Elaborator::~Elaborator() = default;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+void Elaborator::fail(SourceRange range, const std::string &message) {
+  Diagnostic d(Severity::Error, range, message);
+  size_t notes = 0;
+  for (auto it = callStack.rbegin(); it != callStack.rend() && notes < kMaxNotes; ++it) {
+    if (it->callee.empty())
+      continue; // an export's own body: nothing called it
+    d.addNote(it->range, "in call to '" + it->callee + "'");
+    ++notes;
+  }
+  if (callStack.size() > kMaxNotes)
+    d.addNote(callStack.front().range,
+              "... " + std::to_string(callStack.size() - kMaxNotes) + " more calls");
+  throw ElabError{std::move(d)};
+}
+
+void Elaborator::failNotAffine(SourceRange range, const std::string &message) {
+  if (emitMode == EmitMode::IndexMapAffine)
+    throw NotAffine{range};
+  fail(range, message);
+}
+
+void Elaborator::warn(SourceRange range, const std::string &message) {
+  diagnostics.warning(range, message);
+}
+
+void Elaborator::note(const Diagnostic &diagnostic) { diagnostics.report(diagnostic); }
+
+void Elaborator::defineBuiltins() {
+  installPythonBuiltins(*this, builtins);
+  modules = makeModules(*this);
+}
+
+Obj Elaborator::importModule(const std::string &dottedName, SourceRange range) {
+  auto it = modules.find(dottedName);
+  if (it != modules.end())
+    return it->second;
+  std::string known;
+  for (const auto &[name, module] : modules)
+    if (name.find("pallas.") == std::string::npos && name != "jax.scipy.special")
+      known += (known.empty() ? "" : ", ") + name;
+  fail(range, "cannot import '" + dottedName + "': .pk files can import " + known +
+                  " and jax.experimental.pallas.{tpu, triton, gpu, mosaic_gpu}");
+}
+
+void Elaborator::spendFuel(SourceRange range) {
+  if (++fuel > kFuelLimit)
+    fail(range, "elaboration did not finish within " + std::to_string(kFuelLimit) +
+                    " steps; is there an endless static loop or recursion?");
+}
+
+//===----------------------------------------------------------------------===//
+// Locations and modes
+//===----------------------------------------------------------------------===//
+
+Location Elaborator::loc(SourceRange range) {
+  auto plain = [&](SourceRange r) -> Location {
+    if (!r.isValid())
+      return UnknownLoc::get(ctx);
+    StringAttr file = StringAttr::get(ctx, sources().name(r.begin.file));
+    SourceLocation end = r.end.isValid() ? r.end : r.begin;
+    return FileLineColRange::get(file, r.begin.line, r.begin.column, end.line, end.column);
+  };
+  Location here = plain(range);
+  if (callStack.empty())
+    return here;
+  Location caller = plain(callStack.front().range);
+  for (size_t i = 1; i < callStack.size(); ++i)
+    caller = CallSiteLoc::get(plain(callStack[i].range), caller);
+  return CallSiteLoc::get(here, caller);
+}
+
+void Elaborator::requireKernel(SourceRange range, const std::string &what) {
+  switch (emitMode) {
+  case EmitMode::Kernel:
+  case EmitMode::IndexMapRegion:
+    return;
+  case EmitMode::IndexMapAffine:
+    throw NotAffine{range};
+  case EmitMode::Export:
+    fail(range, what + " can only be used inside a kernel; an export may only call "
+                       "pallas_call and compute static values");
+  case EmitMode::Module:
+    fail(range, what + " can only be used inside a kernel");
+  }
+}
+
+Elaborator::ModeGuard::ModeGuard(Elaborator &el, EmitMode mode)
+    : el(el), saved(el.emitMode), insertion(el.b) {
+  el.emitMode = mode;
+}
+
+Elaborator::ModeGuard::~ModeGuard() { el.emitMode = saved; }
+
+CallScope::CallScope(Elaborator &el, SourceRange site, const std::string &callee) : el(el) {
+  if (el.callStack.size() >= kMaxCallDepth)
+    el.fail(site, "maximum recursion depth (" + std::to_string(kMaxCallDepth) +
+                      ") exceeded while calling '" + callee + "'");
+  el.callStack.push_back({site, callee});
+}
+
+CallScope::~CallScope() { el.callStack.pop_back(); }
+
+//===----------------------------------------------------------------------===//
+// Symbolic sizes
+//===----------------------------------------------------------------------===//
+
+AffineExpr Elaborator::symbolFor(const std::string &name) {
+  for (size_t i = 0; i < symbolNames.size(); ++i)
+    if (symbolNames[i] == name)
+      return getAffineSymbolExpr(static_cast<unsigned>(i), ctx);
+  symbolNames.push_back(name);
+  return getAffineSymbolExpr(static_cast<unsigned>(symbolNames.size() - 1), ctx);
+}
+
+std::optional<AffineExpr> Elaborator::affineBinary(ast::BinaryOp op, AffineExpr a, AffineExpr b) {
+  switch (op) {
+  case ast::BinaryOp::Add:
+    return a + b;
+  case ast::BinaryOp::Sub:
+    return a - b;
+  case ast::BinaryOp::Mul:
+    if (a.isSymbolicOrConstant() || b.isSymbolicOrConstant())
+      return a * b;
+    return std::nullopt;
+  case ast::BinaryOp::FloorDiv:
+  case ast::BinaryOp::Mod:
+    if (auto c = llvm::dyn_cast<AffineConstantExpr>(b)) {
+      if (c.getValue() <= 0)
+        return std::nullopt; // affine division needs a positive divisor
+    } else if (!b.isSymbolicOrConstant()) {
+      return std::nullopt;
+    }
+    return op == ast::BinaryOp::FloorDiv ? a.floorDiv(b) : a % b;
+  default:
+    return std::nullopt;
+  }
+}
+
+Value Elaborator::materializeSymbolic(AffineExpr expr, SourceRange r) {
+  requireKernel(r, "symbolic sizes as values");
+  AffineMap map = AffineMap::get(0, static_cast<unsigned>(symbolNames.size()), expr);
+  return pk::SymbolicSizeOp::create(b, loc(r), b.getI32Type(), AffineMapAttr::get(map));
+}
+
+//===----------------------------------------------------------------------===//
+// The module
+//===----------------------------------------------------------------------===//
+
+Obj Elaborator::defineValue(const ElaborationOptions::Define &define) {
+  std::unique_ptr<ast::Expr> expr = parseExpression(define.valueFile, diagnostics);
+  if (!expr)
+    throw ElabError{Diagnostic(Severity::Note, SourceRange(), "")};
+  // -D values are plain literals, but evaluating them with the full
+  // evaluator keeps `-D SHAPE=(128,64)` and `-D DTYPE=jnp.bfloat16` working.
+  definedExprs.push_back(std::move(expr));
+  return eval(*definedExprs.back());
+}
+
+void Elaborator::applyDefines() {
+  for (const ElaborationOptions::Define &define : options.defines) {
+    globals->vars[define.name] = defineValue(define);
+    definedNames.insert(define.name);
+  }
+}
+
+mlir::OwningOpRef<ModuleOp> Elaborator::run() {
+  StringAttr file = StringAttr::get(ctx, sources().name(module.file));
+  irModule = ModuleOp::create(FileLineColLoc::get(file, 1, 1));
+  (*irModule)->setAttr("pk.source", file);
+  b.setInsertionPointToEnd(irModule->getBody());
+  try {
+    applyDefines();
+    exec(module.body);
+    for (const auto &[function, range] : pendingExports)
+      elaborateExport(*function, range);
+    if (pendingExports.empty())
+      warn(SourceRange({module.file, 1, 1}, {module.file, 1, 1}),
+           "no function is marked @export, so nothing is compiled");
+  } catch (ElabError &e) {
+    if (!e.diagnostic.message.empty())
+      diagnostics.report(e.diagnostic);
+    return nullptr;
+  }
+  for (const std::string &name : definedNames)
+    if (!usedDefines.count(name))
+      diagnostics.warning(SourceRange(), "-D " + name + " is never used by the program");
+
+  // The elaborator's own checks should leave nothing for the verifier; if
+  // it does complain, report it at the op's source line as an internal
+  // error rather than crashing or printing invalid IR.
+  std::string verifierMessage;
+  SourceRange verifierRange;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
+      if (verifierMessage.empty()) {
+        llvm::raw_string_ostream os(verifierMessage);
+        os << d;
+        if (auto range = llvm::dyn_cast<FileLineColRange>(d.getLocation()))
+          if (uint32_t id = sources().findFile(range.getFilename().getValue()))
+            verifierRange = SourceRange({id, range.getStartLine(), range.getStartColumn()},
+                                        {id, range.getEndLine(), range.getEndColumn()});
+      }
+      return success();
+    });
+    if (failed(mlir::verify(*irModule))) {
+      diagnostics.error(verifierRange,
+                        "internal compiler error: the generated IR is invalid: " + verifierMessage);
+      return nullptr;
+    }
+  }
+  return std::move(irModule);
+}
+
+} // namespace pk::elab
+
+namespace pk {
+
+mlir::OwningOpRef<mlir::ModuleOp> elaborate(const ast::Module &module,
+                                            const ElaborationOptions &options,
+                                            DiagnosticEngine &diagnostics,
+                                            mlir::MLIRContext &context) {
+  context.loadDialect<PkDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+                      mlir::scf::SCFDialect>();
+  elab::Elaborator elaborator(module, options, diagnostics, context);
+  return elaborator.run();
+}
+
+} // namespace pk

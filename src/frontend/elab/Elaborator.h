@@ -1,0 +1,362 @@
+//===- Elaborator.h - The static interpreter behind pk IR ------*- C++ -*-===//
+//
+// Elaborator walks the AST like a Python interpreter. Static values are
+// computed on the spot; operations on block values emit pk / arith / math /
+// scf ops at the builder's insertion point. Its pieces live in separate
+// files: expressions (ElabExpr.cpp), statements (ElabStmt.cpp), calls
+// (ElabCall.cpp), operators (Operators.cpp), dynamic control flow
+// (ControlFlow.cpp), indexing (Indexing.cpp), exports (Export.cpp),
+// pallas_call (PallasCall.cpp), and the built-in namespaces (Builtins*.cpp).
+//
+// Errors are thrown as ElabError and caught once, in elaborate(): the
+// elaborator is a deeply recursive interpreter and this keeps every helper
+// free of error plumbing. Exceptions never cross MLIR frames: bodies of
+// regions are built by moving the insertion point, not with callbacks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_ELABORATOR_H
+#define PK_FRONTEND_ELAB_ELABORATOR_H
+
+#include "frontend/elab/ArrayOps.h"
+#include "frontend/elab/Elaborate.h"
+#include "frontend/elab/Object.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace pk::elab {
+
+/// Unwinds the elaborator with a diagnostic.
+struct ElabError {
+  Diagnostic diagnostic;
+};
+
+/// Thrown while an index map is traced as an affine function and turns out
+/// not to be one; the caller then emits it as an index_map region instead.
+struct NotAffine {
+  SourceRange range;
+};
+
+enum class Flow { Normal, Break, Continue, Return };
+
+/// The variables of one function activation (or of the module).
+struct Frame {
+  std::unordered_map<std::string, Obj> vars;
+  std::shared_ptr<Frame> parent; ///< the defining frame, for closures
+  /// Names local to this function (assigned somewhere in it); null for the
+  /// module frame, whose variables are globals.
+  const std::set<std::string> *locals = nullptr;
+  std::set<std::string> nonlocals;
+  Obj returnValue;
+  unsigned loopDepth = 0; ///< enclosing loops in this function, for `break`
+};
+
+/// The arguments of one call, with their source ranges.
+struct CallArgs {
+  std::vector<Obj> positional;
+  std::vector<SourceRange> positionalRanges;
+  std::vector<std::pair<std::string, Obj>> keywords;
+  std::vector<SourceRange> keywordRanges;
+  SourceRange range; ///< the whole call expression
+  std::string callee;
+
+  SourceRange rangeOf(size_t i) const {
+    return i < positionalRanges.size() ? positionalRanges[i] : range;
+  }
+  SourceRange rangeOfKeyword(const std::string &name) const;
+  void addPositional(Obj value, SourceRange r) {
+    positional.push_back(std::move(value));
+    positionalRanges.push_back(r);
+  }
+};
+
+/// One parameter of a built-in function. A null `defaultValue` marks a
+/// required parameter.
+struct Param {
+  const char *name;
+  Obj defaultValue = nullptr;
+  bool keywordOnly = false;
+};
+
+/// Built-in arguments after binding, each with the range to blame.
+struct BoundArgs {
+  std::vector<Obj> values;
+  std::vector<SourceRange> ranges;
+  const Obj &operator[](size_t i) const { return values[i]; }
+  SourceRange range(size_t i) const { return ranges[i]; }
+};
+
+/// What the builder is currently emitting into.
+enum class EmitMode {
+  Module,          ///< top level: no IR is emitted
+  Export,          ///< an export's body: pallas_calls
+  Kernel,          ///< a kernel body: block values and Refs
+  IndexMapAffine,  ///< tracing an index map: grid indices are affine dims
+  IndexMapRegion,  ///< an index_map region: grid indices are i32 values
+};
+
+class Elaborator {
+public:
+  Elaborator(const ast::Module &module, const ElaborationOptions &options,
+             DiagnosticEngine &diagnostics, mlir::MLIRContext &context);
+  ~Elaborator();
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+  //===--------------------------------------------------------------------===//
+  // Errors
+  //===--------------------------------------------------------------------===//
+
+  /// Reports an error at `range`, with notes for the active call stack.
+  [[noreturn]] void fail(SourceRange range, const std::string &message);
+  void warn(SourceRange range, const std::string &message);
+  /// Reports a note (compile-time print()).
+  void note(const Diagnostic &diagnostic);
+  /// Fails with "not affine" when tracing an index map, else like fail().
+  [[noreturn]] void failNotAffine(SourceRange range, const std::string &message);
+
+  //===--------------------------------------------------------------------===//
+  // Evaluation
+  //===--------------------------------------------------------------------===//
+
+  Obj eval(const ast::Expr &expr);
+  Flow exec(const ast::StmtList &body);
+  Flow exec(const ast::Stmt &stmt);
+  Obj call(const Obj &callee, CallArgs &args);
+  /// Binds a built-in's arguments the way Python binds a def's.
+  BoundArgs bind(CallArgs &args, std::initializer_list<Param> params);
+  /// Assigns to a target expression (name, tuple, subscript, attribute).
+  void assign(const ast::Expr &target, const Obj &value);
+  /// Reads a variable; fails with NameError semantics.
+  Obj lookup(const std::string &name, SourceRange range);
+  void setVariable(const std::string &name, Obj value);
+  bool isDefined(const std::string &name);
+
+  /// Runs code in another frame (a call, a comprehension) until destroyed.
+  class FrameSwitch {
+  public:
+    FrameSwitch(Elaborator &el, std::shared_ptr<Frame> next);
+    ~FrameSwitch();
+
+  private:
+    Elaborator &el;
+    std::shared_ptr<Frame> saved;
+  };
+
+  /// Marks the body of a loop, where `break` and `continue` are allowed.
+  class LoopScope {
+  public:
+    explicit LoopScope(Elaborator &el) : frame(*el.frame) { ++frame.loopDepth; }
+    ~LoopScope() { --frame.loopDepth; }
+
+  private:
+    Frame &frame;
+  };
+
+  //===--------------------------------------------------------------------===//
+  // Conversions of static values
+  //===--------------------------------------------------------------------===//
+
+  int64_t toInt(const Obj &o, SourceRange r, const std::string &what);
+  std::optional<int64_t> staticInt(const Obj &o);
+  double toDouble(const Obj &o, SourceRange r, const std::string &what);
+  /// Python truthiness of a static value.
+  bool truthy(const Obj &o, SourceRange r);
+  DType toDType(const Obj &o, SourceRange r, const std::string &what);
+  std::string toStr(const Obj &o, SourceRange r, const std::string &what);
+  /// The elements of an iterable static value (tuple, list, dict, str).
+  std::vector<Obj> iterate(const Obj &o, SourceRange r);
+  /// A static shape: an int or a sequence of ints.
+  std::vector<int64_t> toShape(const Obj &o, SourceRange r, const std::string &what);
+  /// A shape that may hold symbolic sizes.
+  std::vector<Dim> toDims(const Obj &o, SourceRange r, const std::string &what);
+  Dim toDim(const Obj &o, SourceRange r, const std::string &what);
+  /// Normalizes a possibly negative axis and checks its range.
+  int64_t normalizeAxis(const Obj &axis, int64_t rank, SourceRange r);
+  std::vector<int64_t> normalizeAxes(const Obj &axes, int64_t rank, SourceRange r);
+  bool staticEquals(const Obj &a, const Obj &b);
+
+  //===--------------------------------------------------------------------===//
+  // Emission
+  //===--------------------------------------------------------------------===//
+
+  mlir::OpBuilder &builder() { return b; }
+  mlir::MLIRContext &context() { return *ctx; }
+  mlir::Location loc(SourceRange range);
+  EmitMode mode() const { return emitMode; }
+  bool inKernel() const { return emitMode == EmitMode::Kernel || emitMode == EmitMode::IndexMapRegion; }
+  /// Fails unless block values can be computed here.
+  void requireKernel(SourceRange range, const std::string &what);
+  ArrayOps &arrays() { return *arrayOps; }
+
+  /// Switches the emission mode and insertion point; restores both when
+  /// the guard dies.
+  class ModeGuard {
+  public:
+    ModeGuard(Elaborator &el, EmitMode mode);
+    ~ModeGuard();
+
+  private:
+    Elaborator &el;
+    EmitMode saved;
+    mlir::OpBuilder::InsertionGuard insertion;
+  };
+
+  //===--------------------------------------------------------------------===//
+  // Symbolic sizes
+  //===--------------------------------------------------------------------===//
+
+  /// The export's symbolic sizes, in symbol order.
+  const std::vector<std::string> &symbols() const { return symbolNames; }
+  /// The affine symbol for a name, creating it while a signature is read.
+  mlir::AffineExpr symbolFor(const std::string &name);
+  /// Binary arithmetic on SymInt / int operands, or null when the result
+  /// would not be affine.
+  std::optional<mlir::AffineExpr> affineBinary(ast::BinaryOp op, mlir::AffineExpr a,
+                                               mlir::AffineExpr b);
+  /// Emits pk.symbolic_size for `expr` (i32) in a kernel or index map.
+  mlir::Value materializeSymbolic(mlir::AffineExpr expr, SourceRange r);
+  /// The grid of the pallas_call being elaborated, for pl.num_programs.
+  std::vector<Dim> &currentGrid() { return grid; }
+
+  /// The `@export` decorator: queues a function to become a pk.export.
+  void registerExport(std::shared_ptr<FunctionObj> function, SourceRange range);
+  /// Elaborates one export, after the whole module has run.
+  void elaborateExport(const FunctionObj &function, SourceRange range);
+  /// `pallas_call(...)(args)` at export level.
+  Obj applyPallasCall(const PallasCallableObj &callable, CallArgs &args);
+
+  /// The tensor type of a full array (symbolic dims become `?`).
+  mlir::RankedTensorType globalType(const std::vector<Dim> &dims, DType dtype);
+  /// ()[symbols] -> (dims) for a full array's shape.
+  mlir::AffineMap symbolicShape(const std::vector<Dim> &dims);
+  mlir::ArrayAttr symbolsAttr();
+  /// "N, 128" with symbols by name.
+  std::string describeDims(const std::vector<Dim> &dims);
+
+  /// The namespaces `import` can bind (jax, jax.numpy, functools, ...).
+  Obj importModule(const std::string &dottedName, SourceRange range);
+
+  /// Static evaluation budget: each statement and call spends one unit, so
+  /// that `while True: pass` ends in a diagnostic instead of a hang.
+  void spendFuel(SourceRange range);
+
+  const SourceManager &sources() const { return diagnostics.sourceManager(); }
+
+private:
+  friend class ModeGuard;
+  friend class CallScope;
+
+  // Expressions (ElabExpr.cpp).
+  Obj evalName(const ast::NameExpr &e);
+  Obj evalAttribute(const ast::AttributeExpr &e);
+  Obj evalSubscript(const ast::SubscriptExpr &e);
+  Obj evalCall(const ast::CallExpr &e);
+  Obj evalLambda(const ast::LambdaExpr &e);
+  Obj evalComprehension(const ast::ComprehensionExpr &e);
+  Obj evalBoolOp(const ast::BoolOpExpr &e);
+  Obj evalCompare(const ast::CompareExpr &e);
+  Obj evalConditional(const ast::ConditionalExpr &e);
+  Obj evalSequence(const ast::SequenceExpr &e);
+  Obj evalDict(const ast::DictExpr &e);
+  Obj evalIndex(const ast::Expr &e); ///< one subscript entry (slices allowed)
+
+  // Statements (ElabStmt.cpp).
+  Flow execIf(const ast::IfStmt &s);
+  Flow execFor(const ast::ForStmt &s);
+  Flow execWhile(const ast::WhileStmt &s);
+  void execFunctionDef(const ast::FunctionDefStmt &s);
+  void execImport(const ast::ImportStmt &s);
+  void execImportFrom(const ast::ImportFromStmt &s);
+  void execAssert(const ast::AssertStmt &s);
+  void execRaise(const ast::RaiseStmt &s);
+  void execAugAssign(const ast::AugAssignStmt &s);
+  void assignSubscript(const ast::SubscriptExpr &target, const Obj &value);
+
+  // Calls (ElabCall.cpp).
+  Obj callFunction(const FunctionObj &f, CallArgs &args, bool noteCallSite = true);
+  void bindParameters(const FunctionObj &f, CallArgs &args, Frame &frame);
+  const std::set<std::string> &localsOf(const FunctionObj &f);
+
+  bool skipsDefinedAssignment(const ast::Expr &target);
+
+  // pallas_call pieces (PallasCall.cpp).
+  mlir::Attribute buildBlockSpec(pk::PallasCallOp op, const std::string &what,
+                                 const std::vector<Dim> &dims, const Obj &spec,
+                                 const std::vector<Dim> &gridDims, SourceRange callRange);
+  mlir::Block *indexMapBlock(pk::PallasCallOp op, size_t gridRank);
+  void finishIndexMapRegion(pk::PallasCallOp op, SourceRange r);
+
+  // Dynamic control flow (ControlFlow.cpp).
+  Flow execDynamicIf(const ast::IfStmt &s, const Obj &condition);
+  Flow execDynamicFor(const ast::ForStmt &s, const Obj &lower, const Obj &upper,
+                      const Obj &step);
+  Flow execDynamicWhile(const ast::WhileStmt &s);
+
+public:
+  // Loops and branches over dynamic values used by builtins (ControlFlow.cpp).
+  Obj foriLoop(const Obj &lower, const Obj &upper, const Obj &body, const Obj &init,
+               SourceRange range);
+  Obj whileLoop(const Obj &cond, const Obj &body, const Obj &init, SourceRange range);
+  Obj cond(const Obj &predicate, const Obj &trueFn, const Obj &falseFn,
+           std::vector<Obj> operands, SourceRange range);
+  void when(const Obj &condition, const Obj &body, SourceRange range);
+
+  // Module-level state.
+  Frame &currentFrame() { return *frame; }
+
+private:
+  void defineBuiltins();
+  void applyDefines();
+  Obj defineValue(const ElaborationOptions::Define &define);
+
+  const ast::Module &module;
+  const ElaborationOptions &options;
+  DiagnosticEngine &diagnostics;
+  mlir::MLIRContext *ctx;
+  mlir::OpBuilder b;
+  mlir::OwningOpRef<mlir::ModuleOp> irModule;
+  std::unique_ptr<ArrayOps> arrayOps;
+
+  std::shared_ptr<Frame> globals;
+  std::shared_ptr<Frame> frame;
+  std::unordered_map<std::string, Obj> builtins;
+  std::map<std::string, Obj> modules; ///< importable namespaces by dotted name
+
+  EmitMode emitMode = EmitMode::Module;
+  std::vector<std::string> symbolNames;
+  bool creatingSymbols = false; ///< unknown names become symbols (signatures)
+  std::vector<Dim> grid;
+
+  struct CallSite {
+    SourceRange range;
+    std::string callee;
+  };
+  std::vector<CallSite> callStack;
+  std::map<const void *, std::set<std::string>> localsCache;
+  std::set<std::string> definedNames; ///< -D names, to warn when unused
+  std::set<std::string> usedDefines;
+  uint64_t fuel = 0;
+  std::string currentExport;
+  std::vector<std::pair<std::shared_ptr<FunctionObj>, SourceRange>> pendingExports;
+  std::vector<std::unique_ptr<ast::Expr>> definedExprs; ///< parsed -D values
+  std::vector<mlir::Value> computedIndices; ///< index_map region results so far
+
+};
+
+/// Pushes a user-level call onto the elaborator's call stack.
+class CallScope {
+public:
+  CallScope(Elaborator &el, SourceRange site, const std::string &callee);
+  ~CallScope();
+
+private:
+  Elaborator &el;
+};
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_ELABORATOR_H

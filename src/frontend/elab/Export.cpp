@@ -1,0 +1,254 @@
+//===- Export.cpp - `@export` functions become pk.export ops --------------===//
+//
+// An export's signature declares the full arrays it takes: `x: f32[N, 128]`.
+// Names in it that the program does not define are symbolic sizes, bound
+// at launch from the arguments' shapes. The body runs at compile time and
+// must return the results of pallas_calls (or arguments).
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Elaborator.h"
+#include "ir/DTypeMapping.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace pk::elab {
+
+namespace {
+
+std::string dimsText(Elaborator &el, const std::vector<Dim> &dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i)
+      s += ", ";
+    if (dims[i].isStatic()) {
+      s += std::to_string(dims[i].value);
+      continue;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    dims[i].expr.print(os);
+    // Print symbols by name: s0 -> N.
+    for (size_t k = el.symbols().size(); k-- > 0;) {
+      std::string sym = "s" + std::to_string(k);
+      for (size_t at = text.find(sym); at != std::string::npos; at = text.find(sym, at))
+        text.replace(at, sym.size(), el.symbols()[k]);
+    }
+    s += text;
+  }
+  return s;
+}
+
+bool sameDims(const std::vector<Dim> &a, const std::vector<Dim> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].isStatic() != b[i].isStatic())
+      return false;
+    if (a[i].isStatic() ? a[i].value != b[i].value : a[i].expr != b[i].expr)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+mlir::RankedTensorType Elaborator::globalType(const std::vector<Dim> &dims, DType dtype) {
+  std::vector<int64_t> shape;
+  for (const Dim &d : dims)
+    shape.push_back(d.isStatic() ? d.value : mlir::ShapedType::kDynamic);
+  return mlir::RankedTensorType::get(shape, storageType(ctx, dtype));
+}
+
+mlir::AffineMap Elaborator::symbolicShape(const std::vector<Dim> &dims) {
+  std::vector<mlir::AffineExpr> exprs;
+  for (const Dim &d : dims)
+    exprs.push_back(d.isStatic() ? mlir::getAffineConstantExpr(d.value, ctx) : d.expr);
+  return mlir::AffineMap::get(0, static_cast<unsigned>(symbolNames.size()), exprs, ctx);
+}
+
+mlir::ArrayAttr Elaborator::symbolsAttr() {
+  std::vector<llvm::StringRef> names(symbolNames.begin(), symbolNames.end());
+  return b.getStrArrayAttr(names);
+}
+
+std::string Elaborator::describeDims(const std::vector<Dim> &dims) { return dimsText(*this, dims); }
+
+void Elaborator::registerExport(std::shared_ptr<FunctionObj> function, SourceRange range) {
+  if (frame != globals)
+    fail(range, "@export must decorate a function at module level");
+  for (const auto &[existing, where] : pendingExports)
+    if (existing->name == function->name)
+      fail(range, "export '" + function->name + "' is defined twice");
+  pendingExports.emplace_back(std::move(function), range);
+}
+
+void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
+  currentExport = f.name;
+  symbolNames.clear();
+  if (!f.def)
+    fail(range, "@export needs a 'def' function");
+
+  // Read the signature with unknown names turned into symbols.
+  struct Param {
+    std::string name;
+    std::vector<Dim> dims;
+    DType dtype;
+    SourceRange range;
+  };
+  std::vector<Param> params;
+  std::optional<std::vector<std::shared_ptr<ArrayAnnotationObj>>> declaredResults;
+  bool declaredTuple = false;
+  {
+    FrameSwitch inClosure(*this, f.closure);
+    creatingSymbols = true;
+    auto readAnnotation = [&](const ast::Expr &annotation) -> std::shared_ptr<ArrayAnnotationObj> {
+      Obj value = eval(annotation);
+      if (auto *dtype = llvm::dyn_cast<DTypeObj>(value.get()))
+        return std::make_shared<ArrayAnnotationObj>(dtype->dtype, std::vector<Dim>{});
+      if (auto a = std::dynamic_pointer_cast<ArrayAnnotationObj>(value))
+        return a;
+      fail(annotation.range(), "expected an array type such as f32[N, 128], got " + repr(*value));
+    };
+    for (const ast::Parameter &p : f.def->parameters) {
+      if (p.kind == ast::Parameter::Kind::VarPositional ||
+          p.kind == ast::Parameter::Kind::VarKeyword)
+        fail(p.range, "export '" + f.name + "' cannot take *args or **kwargs");
+      if (p.defaultValue)
+        fail(p.range, "export parameters cannot have default values");
+      if (!p.annotation)
+        fail(p.range, "export parameter '" + p.name +
+                          "' needs an array type annotation such as f32[N]");
+      auto annotation = readAnnotation(*p.annotation);
+      params.push_back({p.name, annotation->shape, annotation->dtype, p.range});
+    }
+    if (const ast::Expr *ret = f.def->returnAnnotation.get()) {
+      std::vector<std::shared_ptr<ArrayAnnotationObj>> results;
+      if (auto *tuple = llvm::dyn_cast<ast::SequenceExpr>(ret)) {
+        declaredTuple = true;
+        for (const ast::ExprPtr &e : tuple->elements)
+          results.push_back(readAnnotation(*e));
+      } else if (auto *sub = llvm::dyn_cast<ast::SubscriptExpr>(ret);
+                 sub && llvm::isa<ast::NameExpr>(sub->value.get()) &&
+                 llvm::cast<ast::NameExpr>(*sub->value).name == "tuple") {
+        declaredTuple = true;
+        for (const ast::ExprPtr &e : sub->indices)
+          results.push_back(readAnnotation(*e));
+      } else {
+        results.push_back(readAnnotation(*ret));
+      }
+      declaredResults = results;
+    }
+    creatingSymbols = false;
+  }
+
+  // Every symbol must be readable from some argument's shape.
+  for (size_t s = 0; s < symbolNames.size(); ++s) {
+    bool bound = false;
+    for (const Param &p : params)
+      for (const Dim &d : p.dims)
+        if (!d.isStatic())
+          if (auto sym = llvm::dyn_cast<mlir::AffineSymbolExpr>(d.expr); sym && sym.getPosition() == s)
+            bound = true;
+    if (!bound)
+      fail(f.def->nameRange, "symbolic size '" + symbolNames[s] + "' of export '" + f.name +
+                                 "' must appear alone as a dimension of some parameter, so that "
+                                 "it can be read from the arguments (or fix it with -D " +
+                                 symbolNames[s] + "=...)");
+  }
+
+  // The export op, its entry block, and the parameters as arrays.
+  std::vector<mlir::Type> inputTypes;
+  for (const Param &p : params)
+    inputTypes.push_back(globalType(p.dims, p.dtype));
+  auto exportOp = pk::ExportOp::create(b, loc(f.range), f.name,
+                                       b.getFunctionType(inputTypes, {}),
+                                       symbolsAttr(), nullptr, nullptr);
+  std::vector<mlir::Location> argLocs;
+  for (const Param &p : params)
+    argLocs.push_back(loc(p.range));
+  mlir::Block *entry = b.createBlock(&exportOp.getBody(), {}, inputTypes, argLocs);
+
+  std::vector<mlir::Attribute> argAttrs;
+  CallArgs args;
+  args.range = f.def->nameRange;
+  args.callee = f.name;
+  for (size_t i = 0; i < params.size(); ++i) {
+    argAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr(pk::ExportOp::kNameAttr, b.getStringAttr(params[i].name)),
+         b.getNamedAttr(pk::ExportOp::kShapeAttr,
+                        mlir::AffineMapAttr::get(symbolicShape(params[i].dims)))}));
+    args.addPositional(std::make_shared<GlobalArrayObj>(entry->getArgument(i), params[i].dims,
+                                                        params[i].dtype, params[i].name),
+                       params[i].range);
+  }
+
+  Obj result;
+  {
+    ModeGuard mode(*this, EmitMode::Export);
+    b.setInsertionPointToEnd(entry);
+    result = callFunction(f, args, /*noteCallSite=*/false);
+  }
+
+  // The results: pallas_call outputs or arguments, one or a tuple.
+  std::vector<std::shared_ptr<GlobalArrayObj>> results;
+  bool returnedTuple = false;
+  if (auto single = std::dynamic_pointer_cast<GlobalArrayObj>(result)) {
+    results.push_back(single);
+  } else if (auto *seq = llvm::dyn_cast<SequenceObj>(result.get())) {
+    returnedTuple = true;
+    for (const Obj &item : seq->items) {
+      auto array = std::dynamic_pointer_cast<GlobalArrayObj>(item);
+      if (!array)
+        fail(f.def->nameRange, "export '" + f.name +
+                                   "' must return arrays (pallas_call results), but one result is " +
+                                   repr(*item));
+      results.push_back(array);
+    }
+  } else {
+    fail(f.def->nameRange, "export '" + f.name +
+                               "' must return the result of a pallas_call, but returns " +
+                               repr(*result));
+  }
+  if (results.empty())
+    fail(f.def->nameRange, "export '" + f.name + "' returns no arrays");
+  if (declaredResults) {
+    const ast::Expr &annotation = *f.def->returnAnnotation;
+    if (declaredResults->size() != results.size() || declaredTuple != returnedTuple)
+      fail(annotation.range(), "export '" + f.name + "' is annotated to return " +
+                                   std::to_string(declaredResults->size()) + " array(s) but returns " +
+                                   std::to_string(results.size()));
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto &declared = *(*declaredResults)[i];
+      if (declared.dtype != results[i]->dtype || !sameDims(declared.shape, results[i]->shape))
+        fail(annotation.range(), "export '" + f.name + "' is annotated to return " +
+                                     shortName(declared.dtype) + "[" + describeDims(declared.shape) +
+                                     "] but returns " + shortName(results[i]->dtype) + "[" +
+                                     describeDims(results[i]->shape) + "]");
+    }
+  }
+
+  std::vector<mlir::Type> resultTypes;
+  std::vector<mlir::Value> resultValues;
+  std::vector<mlir::Attribute> resultAttrs;
+  for (const auto &r : results) {
+    resultTypes.push_back(r->value.getType());
+    resultValues.push_back(r->value);
+    resultAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr(
+        pk::ExportOp::kShapeAttr, mlir::AffineMapAttr::get(symbolicShape(r->shape)))}));
+  }
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(entry);
+    pk::ReturnOp::create(b, loc(f.def->nameRange), resultValues);
+  }
+  exportOp.setFunctionTypeAttr(mlir::TypeAttr::get(b.getFunctionType(inputTypes, resultTypes)));
+  exportOp.setSymbolsAttr(symbolsAttr());
+  exportOp.setArgAttrsAttr(b.getArrayAttr(argAttrs));
+  exportOp.setResAttrsAttr(b.getArrayAttr(resultAttrs));
+  if (returnedTuple)
+    exportOp->setAttr("pk.returns_tuple", b.getUnitAttr());
+  b.setInsertionPointToEnd(irModule->getBody());
+  currentExport.clear();
+}
+
+} // namespace pk::elab

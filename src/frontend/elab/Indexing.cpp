@@ -1,0 +1,377 @@
+//===- Indexing.cpp - `x[...]` on Refs, values and static objects ---------===//
+#include "frontend/elab/Indexing.h"
+
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+namespace pk::elab {
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// A normalized basic index: one window per axis, plus inserted axes.
+struct Window {
+  std::vector<int64_t> staticOffsets;
+  std::vector<mlir::Value> dynamicOffsets;
+  std::vector<int64_t> sizes, strides, squeeze;
+  std::vector<int64_t> newAxes; ///< result positions of `None` entries
+  std::vector<int64_t> loadShape; ///< shape after squeezing, before new axes
+  std::vector<int64_t> resultShape;
+  bool isWhole = true; ///< selects everything, unchanged
+};
+
+/// Python's slice.indices(): resolves None and negatives, clamps.
+void resolveSlice(Elaborator &el, const SliceObj &s, int64_t size, SourceRange r, int64_t &start,
+                  int64_t &count, int64_t &step) {
+  auto bound = [&](const Obj &o, const char *what) -> std::optional<int64_t> {
+    if (isNone(o))
+      return std::nullopt;
+    if (std::optional<int64_t> v = el.staticInt(o))
+      return v;
+    el.fail(r, std::string("slice ") + what +
+                   " must be a static integer; for a window with a dynamic start use "
+                   "pl.ds(start, size)");
+  };
+  std::optional<int64_t> stepValue = bound(s.step, "step");
+  step = stepValue.value_or(1);
+  if (step == 0)
+    el.fail(r, "slice step cannot be zero");
+  std::optional<int64_t> lo = bound(s.start, "start"), hi = bound(s.stop, "stop");
+  auto clamp = [&](int64_t v, int64_t low, int64_t high) {
+    if (v < 0)
+      v += size;
+    return std::max(low, std::min(v, high));
+  };
+  int64_t first, last;
+  if (step > 0) {
+    first = lo ? clamp(*lo, 0, size) : 0;
+    last = hi ? clamp(*hi, 0, size) : size;
+    count = last > first ? (last - first + step - 1) / step : 0;
+  } else {
+    first = lo ? clamp(*lo, -1, size - 1) : size - 1;
+    last = hi ? clamp(*hi, -1, size - 1) : -1;
+    count = first > last ? (first - last - step - 1) / -step : 0;
+  }
+  start = first;
+}
+
+mlir::Value toIndex(Elaborator &el, const Obj &o, SourceRange r) {
+  ArrayPtr a = el.arrays().toArray(o, r);
+  if (a->rank() != 0)
+    el.fail(r, "indexing with an array of shape " + shapeText(a->shape) +
+                   " (gather) is not supported; use a scalar index, a slice or pl.ds");
+  if (isFloat(a->dtype) || a->dtype == DType::Bool)
+    el.fail(r, std::string("indices must be integers, got ") + numpyName(a->dtype));
+  mlir::OpBuilder &b = el.builder();
+  if (isUnsigned(a->dtype))
+    return mlir::arith::IndexCastUIOp::create(b, el.loc(r), b.getIndexType(), a->value);
+  return mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), a->value);
+}
+
+Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Obj &index,
+                     SourceRange r, bool allowDynamic, const char *what) {
+  std::vector<Obj> entries;
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+    entries = t->items;
+  else
+    entries.push_back(index);
+
+  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t used = 0, ellipses = 0;
+  for (const Obj &e : entries) {
+    if (llvm::isa<EllipsisObj>(e.get()))
+      ++ellipses;
+    else if (!isNone(e))
+      ++used;
+  }
+  if (ellipses > 1)
+    el.fail(r, "an index can only have a single ellipsis ('...')");
+  if (used > rank)
+    el.fail(r, std::string("too many indices for ") + what + ": it is " + std::to_string(rank) +
+                   "-dimensional, but " + std::to_string(used) + " were indexed");
+  std::vector<Obj> expanded;
+  for (const Obj &e : entries) {
+    if (llvm::isa<EllipsisObj>(e.get())) {
+      for (int64_t i = 0; i < rank - used; ++i)
+        expanded.push_back(std::make_shared<SliceObj>(none(), none(), none()));
+      continue;
+    }
+    expanded.push_back(e);
+  }
+  if (!ellipses)
+    for (int64_t i = 0; i < rank - used; ++i)
+      expanded.push_back(std::make_shared<SliceObj>(none(), none(), none()));
+
+  Window w;
+  int64_t axis = 0, outputs = 0;
+  for (const Obj &e : expanded) {
+    if (isNone(e)) {
+      w.newAxes.push_back(outputs++);
+      w.isWhole = false;
+      continue;
+    }
+    int64_t size = shape[axis];
+    if (auto *s = llvm::dyn_cast<SliceObj>(e.get())) {
+      int64_t start, count, step;
+      resolveSlice(el, *s, size, r, start, count, step);
+      if (count == 0)
+        el.fail(r, "slice selects no elements on axis " + std::to_string(axis) + " of size " +
+                       std::to_string(size) + " (zero-size arrays are not supported)");
+      if (step < 0)
+        el.fail(r, "negative slice steps are not supported");
+      w.staticOffsets.push_back(start);
+      w.sizes.push_back(count);
+      w.strides.push_back(step);
+      w.isWhole &= start == 0 && count == size && step == 1;
+      ++outputs;
+    } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      if (ds->size <= 0)
+        el.fail(r, "pl.ds size must be positive");
+      if (std::optional<int64_t> start = el.staticInt(ds->start)) {
+        if (*start < 0 || *start + (ds->size - 1) * ds->stride >= size)
+          el.fail(r, "pl.ds(" + std::to_string(*start) + ", " + std::to_string(ds->size) +
+                         ") is out of bounds for axis " + std::to_string(axis) + " of size " +
+                         std::to_string(size));
+        w.staticOffsets.push_back(*start);
+      } else {
+        if (!allowDynamic)
+          el.fail(r, "indexing a value with a dynamic start is not supported; index the Ref "
+                     "instead (x_ref[pl.ds(i, n)])");
+        if (ds->size > size)
+          el.fail(r, "pl.ds size " + std::to_string(ds->size) + " exceeds axis " +
+                         std::to_string(axis) + " of size " + std::to_string(size));
+        w.staticOffsets.push_back(mlir::ShapedType::kDynamic);
+        w.dynamicOffsets.push_back(toIndex(el, ds->start, r));
+      }
+      w.sizes.push_back(ds->size);
+      w.strides.push_back(ds->stride);
+      w.isWhole = false;
+      ++outputs;
+    } else if (std::optional<int64_t> i = el.staticInt(e);
+               i && !llvm::isa<BoolObj>(e.get())) {
+      int64_t idx = *i < 0 ? *i + size : *i;
+      if (idx < 0 || idx >= size)
+        el.fail(r, "index " + std::to_string(*i) + " is out of bounds for axis " +
+                       std::to_string(axis) + " with size " + std::to_string(size));
+      w.staticOffsets.push_back(idx);
+      w.sizes.push_back(1);
+      w.strides.push_back(1);
+      w.squeeze.push_back(axis);
+      w.isWhole = false;
+    } else if (llvm::isa<ArrayObj, SymIntObj>(e.get())) {
+      if (!allowDynamic)
+        el.fail(r, "indexing a value with a dynamic index is not supported; index the Ref "
+                   "instead (x_ref[i])");
+      w.staticOffsets.push_back(mlir::ShapedType::kDynamic);
+      w.dynamicOffsets.push_back(toIndex(el, e, r));
+      w.sizes.push_back(1);
+      w.strides.push_back(1);
+      w.squeeze.push_back(axis);
+      w.isWhole = false;
+    } else {
+      el.fail(r, "invalid index of type '" + typeName(*e) +
+                     "': use integers, slices, pl.ds, '...' or None");
+    }
+    ++axis;
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(w.squeeze.begin(), w.squeeze.end(), d) == w.squeeze.end())
+      w.loadShape.push_back(w.sizes[d]);
+  w.resultShape = w.loadShape;
+  for (int64_t position : w.newAxes)
+    w.resultShape.insert(w.resultShape.begin() + position, 1);
+  return w;
+}
+
+ArrayPtr broadcastMask(Elaborator &el, const Obj &mask, const std::vector<int64_t> &shape,
+                       SourceRange r) {
+  ArrayPtr m = el.arrays().toArray(mask, r);
+  if (m->dtype != DType::Bool)
+    el.fail(r, std::string("mask must be boolean, got ") + numpyName(m->dtype));
+  if (m->shape != shape && m->rank() > static_cast<int64_t>(shape.size()))
+    el.fail(r, "mask of shape " + shapeText(m->shape) + " does not match the window " +
+                   shapeText(shape));
+  return el.arrays().broadcastTo(m, shape, r);
+}
+
+Obj staticSequenceIndex(Elaborator &el, const std::vector<Obj> &items, bool isList,
+                        const Obj &index, SourceRange r, const char *what) {
+  int64_t size = static_cast<int64_t>(items.size());
+  if (auto *s = llvm::dyn_cast<SliceObj>(index.get())) {
+    int64_t start, count, step;
+    resolveSlice(el, *s, size, r, start, count, step);
+    std::vector<Obj> out;
+    for (int64_t i = 0; i < count; ++i)
+      out.push_back(items[start + i * step]);
+    return isList ? makeList(out) : makeTuple(out);
+  }
+  int64_t i = el.toInt(index, r, std::string(what) + " index");
+  int64_t idx = i < 0 ? i + size : i;
+  if (idx < 0 || idx >= size)
+    el.fail(r, std::string(what) + " index " + std::to_string(i) + " out of range (length " +
+                   std::to_string(size) + ")");
+  return items[idx];
+}
+
+} // namespace
+
+Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
+            const Obj &other, SourceRange r) {
+  el.requireKernel(r, "reading a Ref");
+  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
+  mlir::Value maskValue, otherValue;
+  if (mask && !isNone(mask))
+    maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
+  if (other && !isNone(other)) {
+    if (!maskValue)
+      el.fail(r, "'other' needs a mask");
+    JaxType t{ref.dtype, false};
+    ArrayPtr o = el.arrays().toArray(other, r, t);
+    if (o->rank() != 0)
+      o = el.arrays().broadcastTo(o, w.loadShape, r);
+    otherValue = o->value;
+  }
+  mlir::Type type = el.arrays().valueType(w.loadShape, ref.dtype);
+  mlir::Value v = pk::LoadOp::create(el.builder(), el.loc(r), type, ref.value, w.dynamicOffsets,
+                                     w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue,
+                                     otherValue);
+  ArrayPtr result = el.arrays().wrap(v, w.loadShape, ref.dtype);
+  if (!w.newAxes.empty())
+    result = el.arrays().reshape(result, w.resultShape, r);
+  return result;
+}
+
+void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
+              const Obj &mask, SourceRange r) {
+  el.requireKernel(r, "writing a Ref");
+  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
+  if (!w.newAxes.empty())
+    el.fail(r, "None (new axis) is not allowed when storing into a Ref");
+  JaxType refType{ref.dtype, false};
+  ArrayPtr v;
+  if (ArrayOps::isStaticNumber(value) || llvm::isa<SymIntObj>(value.get())) {
+    v = el.arrays().toArray(value, r, refType);
+  } else if (auto array = std::dynamic_pointer_cast<ArrayObj>(value)) {
+    if (array->dtype != ref.dtype) {
+      if (!array->weak)
+        el.fail(r, std::string("cannot store a ") + numpyName(array->dtype) + " value into a " +
+                       numpyName(ref.dtype) + " Ref; convert it first with .astype(" +
+                       "jnp." + numpyName(ref.dtype) + ")");
+      array = el.arrays().cast(array, ref.dtype, r);
+    }
+    v = array;
+  } else {
+    el.fail(r, "cannot store a value of type '" + typeName(*value) + "' into a Ref");
+  }
+  if (v->shape != w.loadShape) {
+    if (v->rank() != 0)
+      el.fail(r, "cannot store a value of shape " + shapeText(v->shape) +
+                     " into a window of shape " + shapeText(w.loadShape));
+    v = el.arrays().broadcastTo(v, w.loadShape, r);
+  }
+  mlir::Value maskValue;
+  if (mask && !isNone(mask))
+    maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
+  pk::StoreOp::create(el.builder(), el.loc(r), v->value, ref.value, w.dynamicOffsets,
+                      w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue);
+}
+
+Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {
+  switch (container->kind()) {
+  case Object::Kind::Ref:
+    return loadRef(el, llvm::cast<RefObj>(*container), index, nullptr, nullptr, r);
+  case Object::Kind::Array: {
+    auto a = std::static_pointer_cast<ArrayObj>(container);
+    Window w = computeWindow(el, a->shape, index, r, /*allowDynamic=*/false, "array");
+    if (w.isWhole)
+      return a;
+    std::vector<int64_t> limit;
+    for (size_t d = 0; d < w.sizes.size(); ++d)
+      limit.push_back(w.staticOffsets[d] + (w.sizes[d] - 1) * w.strides[d] + 1);
+    ArrayPtr sliced = el.arrays().slice(a, w.staticOffsets, limit, w.strides, r);
+    return el.arrays().reshape(sliced, w.resultShape, r);
+  }
+  case Object::Kind::Tuple:
+  case Object::Kind::List: {
+    const auto &seq = llvm::cast<SequenceObj>(*container);
+    return staticSequenceIndex(el, seq.items, seq.isList(), index, r, seq.isList() ? "list" : "tuple");
+  }
+  case Object::Kind::Str: {
+    const std::string &text = llvm::cast<StrObj>(*container).value;
+    std::vector<Obj> chars;
+    for (char c : text)
+      chars.push_back(makeStr(std::string(1, c)));
+    Obj picked = staticSequenceIndex(el, chars, false, index, r, "string");
+    if (auto *t = llvm::dyn_cast<SequenceObj>(picked.get())) {
+      std::string joined;
+      for (const Obj &c : t->items)
+        joined += llvm::cast<StrObj>(*c).value;
+      return makeStr(joined);
+    }
+    return picked;
+  }
+  case Object::Kind::Range:
+    return staticSequenceIndex(el, el.iterate(container, r), false, index, r, "range");
+  case Object::Kind::Dict: {
+    if (Obj v = dictGet(llvm::cast<DictObj>(*container), index))
+      return v;
+    el.fail(r, "KeyError: " + repr(*index));
+  }
+  case Object::Kind::DType: {
+    // `f32[N, 128]`: an array type in an export signature.
+    std::vector<Obj> dims;
+    if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+      dims = t->items;
+    else
+      dims.push_back(index);
+    std::vector<Dim> shape;
+    for (const Obj &d : dims)
+      shape.push_back(el.toDim(d, r, "array dimension"));
+    return std::make_shared<ArrayAnnotationObj>(llvm::cast<DTypeObj>(*container).dtype, shape);
+  }
+  case Object::Kind::Builtin:
+    if (llvm::cast<BuiltinObj>(*container).name == "bool")
+      return subscript(el, std::make_shared<DTypeObj>(DType::Bool), index, r);
+    el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
+  case Object::Kind::GlobalArray:
+    el.fail(r, "a whole array cannot be indexed outside a kernel; pass it to pallas_call and "
+               "index its Ref inside the kernel");
+  default:
+    el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
+  }
+}
+
+void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, const Obj &value,
+                    SourceRange r) {
+  switch (container->kind()) {
+  case Object::Kind::Ref:
+    storeRef(el, llvm::cast<RefObj>(*container), index, value, nullptr, r);
+    return;
+  case Object::Kind::List: {
+    auto &items = llvm::cast<SequenceObj>(*container).items;
+    int64_t i = el.toInt(index, r, "list index");
+    int64_t idx = i < 0 ? i + static_cast<int64_t>(items.size()) : i;
+    if (idx < 0 || idx >= static_cast<int64_t>(items.size()))
+      el.fail(r, "list assignment index out of range");
+    items[idx] = value;
+    return;
+  }
+  case Object::Kind::Dict:
+    dictSet(el, llvm::cast<DictObj>(*container), index, value, r);
+    return;
+  case Object::Kind::Array:
+    el.fail(r, "arrays are immutable; write to a Ref, or use jnp.where to build a new value");
+  default:
+    el.fail(r, "'" + typeName(*container) + "' object does not support item assignment");
+  }
+}
+
+} // namespace pk::elab

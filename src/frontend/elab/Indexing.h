@@ -1,0 +1,33 @@
+//===- Indexing.h - `x[...]` on Refs, values and static objects -*- C++ -*-===//
+//
+// NumPy basic indexing for Refs (loads and stores, with pl.ds and masks)
+// and for block values (static slices, integer indices, None, ...), plus
+// Python indexing of tuples, lists, strings and dicts, and `f32[N, 128]`
+// annotations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_INDEXING_H
+#define PK_FRONTEND_ELAB_INDEXING_H
+
+#include "frontend/elab/Object.h"
+
+namespace pk::elab {
+
+class Elaborator;
+
+/// `container[index]`.
+Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
+/// `container[index] = value`.
+void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, const Obj &value,
+                    SourceRange r);
+
+/// `pl.load(ref, index, mask=, other=)`; null mask / other when absent.
+Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
+            const Obj &other, SourceRange r);
+/// `pl.store(ref, index, value, mask=)`.
+void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
+              const Obj &mask, SourceRange r);
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_INDEXING_H

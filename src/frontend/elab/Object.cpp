@@ -1,0 +1,209 @@
+//===- Object.cpp - Constructors and repr() of elaborator objects ---------===//
+#include "frontend/elab/Object.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace pk::elab {
+
+Obj none() {
+  static Obj theNone = std::make_shared<NoneObj>();
+  return theNone;
+}
+Obj makeBool(bool v) { return std::make_shared<BoolObj>(v); }
+Obj makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
+Obj makeFloat(double v) { return std::make_shared<FloatObj>(v); }
+Obj makeStr(std::string v) { return std::make_shared<StrObj>(std::move(v)); }
+Obj makeTuple(std::vector<Obj> items) {
+  return std::make_shared<SequenceObj>(Object::Kind::Tuple, std::move(items));
+}
+Obj makeList(std::vector<Obj> items) {
+  return std::make_shared<SequenceObj>(Object::Kind::List, std::move(items));
+}
+
+Obj makeSymbolic(mlir::AffineExpr e) {
+  if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(e))
+    return makeInt(c.getValue());
+  return std::make_shared<SymIntObj>(e);
+}
+
+Obj makeDim(const Dim &d) { return d.isStatic() ? makeInt(d.value) : makeSymbolic(d.expr); }
+
+std::string typeName(const Object &o) {
+  using K = Object::Kind;
+  switch (o.kind()) {
+  case K::None: return "NoneType";
+  case K::Bool: return "bool";
+  case K::Int: return "int";
+  case K::Float: return "float";
+  case K::Str: return "str";
+  case K::Ellipsis: return "ellipsis";
+  case K::SymInt: return "symbolic int";
+  case K::Tuple: return "tuple";
+  case K::List: return "list";
+  case K::Dict: return "dict";
+  case K::Slice: return "slice";
+  case K::Range: return "range";
+  case K::DType: return "dtype";
+  case K::Function: return "function";
+  case K::Builtin: return "builtin function";
+  case K::BoundMethod: return "method";
+  case K::Partial: return "functools.partial";
+  case K::Namespace: return "module";
+  case K::Array: return "Array";
+  case K::Ref: return "Ref";
+  case K::GlobalArray: return "array";
+  case K::DynamicSlice: return "pl.ds";
+  case K::BlockSpec: return "BlockSpec";
+  case K::BlockDim: return "block dimension";
+  case K::IndexingMode: return "indexing mode";
+  case K::ShapeDtypeStruct: return "ShapeDtypeStruct";
+  case K::MemorySpace: return "memory space";
+  case K::ScratchShape: return "scratch shape";
+  case K::CompilerParams: return "CompilerParams";
+  case K::GridSpec: return "GridSpec";
+  case K::PallasCallable: return "pallas_call";
+  case K::ArrayAnnotation: return "array type";
+  case K::ExceptionType: return "exception";
+  case K::Undefined: return "undefined";
+  }
+  return "object";
+}
+
+namespace {
+
+std::string formatFloat(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  // Python prints the shortest repr that round-trips; %.17g then trimmed
+  // is close enough for messages.
+  for (int precision = 1; precision <= 17; ++precision) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, v);
+    if (std::strtod(buffer, nullptr) == v) {
+      std::string s = buffer;
+      if (s.find_first_of(".eEn") == std::string::npos)
+        s += ".0";
+      return s;
+    }
+  }
+  return std::to_string(v);
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+std::string exprText(mlir::AffineExpr e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  e.print(os);
+  return s;
+}
+
+std::string dimsText(const std::vector<Dim> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += shape[i].isStatic() ? std::to_string(shape[i].value) : exprText(shape[i].expr);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+} // namespace
+
+std::string repr(const Object &o) {
+  using K = Object::Kind;
+  switch (o.kind()) {
+  case K::None: return "None";
+  case K::Bool: return llvm::cast<BoolObj>(o).value ? "True" : "False";
+  case K::Int: return std::to_string(llvm::cast<IntObj>(o).value);
+  case K::Float: return formatFloat(llvm::cast<FloatObj>(o).value);
+  case K::Str: return "'" + llvm::cast<StrObj>(o).value + "'";
+  case K::Ellipsis: return "Ellipsis";
+  case K::SymInt: return exprText(llvm::cast<SymIntObj>(o).expr);
+  case K::Tuple:
+  case K::List: {
+    const auto &s = llvm::cast<SequenceObj>(o);
+    std::string text = s.isList() ? "[" : "(";
+    for (size_t i = 0; i < s.items.size(); ++i) {
+      if (i)
+        text += ", ";
+      text += repr(*s.items[i]);
+    }
+    if (!s.isList() && s.items.size() == 1)
+      text += ",";
+    return text + (s.isList() ? "]" : ")");
+  }
+  case K::Dict: {
+    std::string text = "{";
+    bool first = true;
+    for (const auto &[k, v] : llvm::cast<DictObj>(o).entries) {
+      if (!first)
+        text += ", ";
+      first = false;
+      text += repr(*k) + ": " + repr(*v);
+    }
+    return text + "}";
+  }
+  case K::Slice: {
+    const auto &s = llvm::cast<SliceObj>(o);
+    return "slice(" + repr(*s.start) + ", " + repr(*s.stop) + ", " + repr(*s.step) + ")";
+  }
+  case K::Range: {
+    const auto &r = llvm::cast<RangeObj>(o);
+    return "range(" + repr(*r.start) + ", " + repr(*r.stop) + ", " + repr(*r.step) + ")";
+  }
+  case K::DType: return numpyName(llvm::cast<DTypeObj>(o).dtype);
+  case K::Function: return "<function " + llvm::cast<FunctionObj>(o).name + ">";
+  case K::Builtin: return "<built-in function " + llvm::cast<BuiltinObj>(o).name + ">";
+  case K::BoundMethod: return "<method " + llvm::cast<BoundMethodObj>(o).name + ">";
+  case K::Partial: return "functools.partial(" + repr(*llvm::cast<PartialObj>(o).function) + ", ...)";
+  case K::Namespace: return "<module '" + llvm::cast<NamespaceObj>(o).name + "'>";
+  case K::Array: {
+    const auto &a = llvm::cast<ArrayObj>(o);
+    return std::string("Array(") + shapeText(a.shape) + ", " + numpyName(a.dtype) +
+           (a.weak ? ", weak_type=True" : "") + ")";
+  }
+  case K::Ref: {
+    const auto &r = llvm::cast<RefObj>(o);
+    return std::string("Ref(") + shapeText(r.shape) + ", " + numpyName(r.dtype) + ")";
+  }
+  case K::GlobalArray: {
+    const auto &g = llvm::cast<GlobalArrayObj>(o);
+    return std::string(shortName(g.dtype)) + dimsText(g.shape);
+  }
+  case K::DynamicSlice: {
+    const auto &d = llvm::cast<DynamicSliceObj>(o);
+    return "pl.ds(" + repr(*d.start) + ", " + std::to_string(d.size) + ")";
+  }
+  case K::ShapeDtypeStruct: {
+    const auto &s = llvm::cast<ShapeDtypeStructObj>(o);
+    return "ShapeDtypeStruct(shape=" + dimsText(s.shape) + ", dtype=" + numpyName(s.dtype) + ")";
+  }
+  case K::ArrayAnnotation: {
+    const auto &a = llvm::cast<ArrayAnnotationObj>(o);
+    std::string dims = dimsText(a.shape);
+    return std::string(shortName(a.dtype)) + "[" + dims.substr(1, dims.size() - 2) + "]";
+  }
+  case K::ExceptionType: return llvm::cast<ExceptionTypeObj>(o).name;
+  default: return "<" + typeName(o) + ">";
+  }
+}
+
+} // namespace pk::elab

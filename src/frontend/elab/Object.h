@@ -1,0 +1,408 @@
+//===- Object.h - Values the elaborator computes with ----------*- C++ -*-===//
+//
+// The elaborator is an interpreter for the static part of a .pk program.
+// Everything it computes is an Object: Python values (ints, tuples,
+// functions, ...), Pallas descriptions (BlockSpecs, ShapeDtypeStructs), and
+// handles to what only exists at run time - block values (Array) and block
+// references (Ref) inside kernels, full arrays (GlobalArray) at export level.
+// Handles carry the MLIR value that computes them plus the static facts the
+// elaborator checks (shape, dtype, JAX weak type).
+//
+// Objects are shared and mostly immutable; lists and dicts are mutable, as
+// in Python.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_OBJECT_H
+#define PK_FRONTEND_ELAB_OBJECT_H
+
+#include "frontend/ast/AST.h"
+#include "ir/PkDialect.h"
+#include "support/DType.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Value.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pk::elab {
+
+class Object;
+using Obj = std::shared_ptr<Object>;
+class Elaborator;
+struct CallArgs;
+struct Frame;
+
+class Object {
+public:
+  enum class Kind {
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Ellipsis,
+    SymInt,
+    Tuple,
+    List,
+    Dict,
+    Slice,
+    Range,
+    DType,
+    Function,
+    Builtin,
+    BoundMethod,
+    Partial,
+    Namespace,
+    Array,
+    Ref,
+    GlobalArray,
+    DynamicSlice,
+    BlockSpec,
+    BlockDim,
+    IndexingMode,
+    ShapeDtypeStruct,
+    MemorySpace,
+    ScratchShape,
+    CompilerParams,
+    GridSpec,
+    PallasCallable,
+    ArrayAnnotation,
+    ExceptionType,
+    Undefined,
+  };
+
+  explicit Object(Kind kind) : objectKind(kind) {}
+  virtual ~Object() = default;
+  Kind kind() const { return objectKind; }
+
+private:
+  Kind objectKind;
+};
+
+/// Python type name of an object, for messages ("int", "tuple", "Array").
+std::string typeName(const Object &o);
+
+#define PK_OBJECT_CLASSOF(K)                                                     \
+  static bool classof(const Object *o) { return o->kind() == Kind::K; }
+
+struct NoneObj : Object {
+  NoneObj() : Object(Kind::None) {}
+  PK_OBJECT_CLASSOF(None)
+};
+
+struct EllipsisObj : Object {
+  EllipsisObj() : Object(Kind::Ellipsis) {}
+  PK_OBJECT_CLASSOF(Ellipsis)
+};
+
+struct BoolObj : Object {
+  explicit BoolObj(bool v) : Object(Kind::Bool), value(v) {}
+  PK_OBJECT_CLASSOF(Bool)
+  bool value;
+};
+
+struct IntObj : Object {
+  explicit IntObj(int64_t v) : Object(Kind::Int), value(v) {}
+  PK_OBJECT_CLASSOF(Int)
+  int64_t value;
+};
+
+struct FloatObj : Object {
+  explicit FloatObj(double v) : Object(Kind::Float), value(v) {}
+  PK_OBJECT_CLASSOF(Float)
+  double value;
+};
+
+struct StrObj : Object {
+  explicit StrObj(std::string v) : Object(Kind::Str), value(std::move(v)) {}
+  PK_OBJECT_CLASSOF(Str)
+  std::string value;
+};
+
+/// An integer known only symbolically: an affine expression over the
+/// export's symbolic sizes (symbols) and, while an index map is being
+/// traced, the grid indices (dims). Never a constant: constants are IntObj.
+struct SymIntObj : Object {
+  explicit SymIntObj(mlir::AffineExpr e) : Object(Kind::SymInt), expr(e) {}
+  PK_OBJECT_CLASSOF(SymInt)
+  mlir::AffineExpr expr;
+};
+
+/// A tuple or a list. Lists are mutable in place (`append`).
+struct SequenceObj : Object {
+  SequenceObj(Kind kind, std::vector<Obj> items) : Object(kind), items(std::move(items)) {}
+  static bool classof(const Object *o) {
+    return o->kind() == Kind::Tuple || o->kind() == Kind::List;
+  }
+  bool isList() const { return kind() == Kind::List; }
+  std::vector<Obj> items;
+};
+
+struct DictObj : Object {
+  DictObj() : Object(Kind::Dict) {}
+  PK_OBJECT_CLASSOF(Dict)
+  std::vector<std::pair<Obj, Obj>> entries; // insertion order, as Python
+};
+
+/// `start:stop:step`; each part is None, an int, or (for start) dynamic.
+struct SliceObj : Object {
+  SliceObj(Obj start, Obj stop, Obj step)
+      : Object(Kind::Slice), start(std::move(start)), stop(std::move(stop)),
+        step(std::move(step)) {}
+  PK_OBJECT_CLASSOF(Slice)
+  Obj start, stop, step;
+};
+
+/// `range(start, stop, step)`. Bounds are ints, or dynamic values when the
+/// range drives a loop that runs at kernel run time.
+struct RangeObj : Object {
+  RangeObj(Obj start, Obj stop, Obj step)
+      : Object(Kind::Range), start(std::move(start)), stop(std::move(stop)),
+        step(std::move(step)) {}
+  PK_OBJECT_CLASSOF(Range)
+  Obj start, stop, step;
+};
+
+struct DTypeObj : Object {
+  explicit DTypeObj(DType t) : Object(Kind::DType), dtype(t) {}
+  PK_OBJECT_CLASSOF(DType)
+  DType dtype;
+};
+
+/// A `def` or `lambda` closed over the frame it was defined in.
+struct FunctionObj : Object {
+  FunctionObj() : Object(Kind::Function) {}
+  PK_OBJECT_CLASSOF(Function)
+  std::string name;
+  const std::vector<ast::Parameter> *parameters = nullptr;
+  const ast::StmtList *body = nullptr; ///< a def's body
+  const ast::Expr *lambdaBody = nullptr; ///< a lambda's expression
+  SourceRange range;
+  std::shared_ptr<Frame> closure;
+  std::vector<Obj> defaults; ///< one per parameter; null when none
+  std::vector<Obj> decorators;
+  const ast::FunctionDefStmt *def = nullptr;
+};
+
+/// A function implemented by the elaborator: jnp.exp, pl.program_id, range...
+struct BuiltinObj : Object {
+  using Fn = std::function<Obj(Elaborator &, CallArgs &)>;
+  BuiltinObj(std::string name, Fn fn) : Object(Kind::Builtin), name(std::move(name)), fn(std::move(fn)) {}
+  PK_OBJECT_CLASSOF(Builtin)
+  std::string name;
+  Fn fn;
+};
+
+/// `x.astype` before the call: the receiver and the method.
+struct BoundMethodObj : Object {
+  BoundMethodObj(Obj self, std::string name, BuiltinObj::Fn fn)
+      : Object(Kind::BoundMethod), self(std::move(self)), name(std::move(name)), fn(std::move(fn)) {}
+  PK_OBJECT_CLASSOF(BoundMethod)
+  Obj self;
+  std::string name;
+  BuiltinObj::Fn fn;
+};
+
+/// `functools.partial(f, *args, **kwargs)`.
+struct PartialObj : Object {
+  PartialObj() : Object(Kind::Partial) {}
+  PK_OBJECT_CLASSOF(Partial)
+  Obj function;
+  std::vector<Obj> args;
+  std::vector<std::pair<std::string, Obj>> kwargs;
+};
+
+/// A module-like namespace: `jnp`, `pl`, `lax`, `jax.nn`, ...
+struct NamespaceObj : Object {
+  explicit NamespaceObj(std::string name) : Object(Kind::Namespace), name(std::move(name)) {}
+  PK_OBJECT_CLASSOF(Namespace)
+  std::string name;
+  std::map<std::string, Obj> members;
+};
+
+/// A value computed in a kernel: a static-shape block (or a scalar, rank 0).
+/// `weak` is JAX's weak type: Python scalars and what derives only from
+/// them adapt to the dtype of the arrays they meet.
+struct ArrayObj : Object {
+  ArrayObj(mlir::Value value, std::vector<int64_t> shape, DType dtype, bool weak)
+      : Object(Kind::Array), value(value), shape(std::move(shape)), dtype(dtype), weak(weak) {}
+  PK_OBJECT_CLASSOF(Array)
+  mlir::Value value;
+  std::vector<int64_t> shape;
+  DType dtype;
+  bool weak;
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+};
+
+/// A kernel's view of a buffer. `value` is the !pk.ref block argument.
+struct RefObj : Object {
+  RefObj(mlir::Value value, std::vector<int64_t> shape, DType dtype)
+      : Object(Kind::Ref), value(value), shape(std::move(shape)), dtype(dtype) {}
+  PK_OBJECT_CLASSOF(Ref)
+  mlir::Value value;
+  std::vector<int64_t> shape;
+  DType dtype;
+};
+
+/// A static or symbolic integer: a dimension of a full array, a grid size.
+struct Dim {
+  int64_t value = 0;       ///< when !expr
+  mlir::AffineExpr expr{}; ///< a non-constant symbolic size
+  bool isStatic() const { return !expr; }
+};
+
+/// A full array at export level: an export argument or a pallas_call result.
+struct GlobalArrayObj : Object {
+  GlobalArrayObj(mlir::Value value, std::vector<Dim> shape, DType dtype, std::string name)
+      : Object(Kind::GlobalArray), value(value), shape(std::move(shape)), dtype(dtype),
+        name(std::move(name)) {}
+  PK_OBJECT_CLASSOF(GlobalArray)
+  mlir::Value value;
+  std::vector<Dim> shape;
+  DType dtype;
+  std::string name; ///< the parameter's name, for messages
+};
+
+/// `pl.ds(start, size, stride)`: a window with a possibly dynamic start.
+struct DynamicSliceObj : Object {
+  DynamicSliceObj(Obj start, int64_t size, int64_t stride)
+      : Object(Kind::DynamicSlice), start(std::move(start)), size(size), stride(stride) {}
+  PK_OBJECT_CLASSOF(DynamicSlice)
+  Obj start; ///< IntObj or a scalar ArrayObj
+  int64_t size;
+  int64_t stride;
+};
+
+/// One entry of a block shape in the newer Pallas spelling:
+/// pl.Element(n, padding), pl.Squeezed(), pl.Blocked(n), pl.BoundedSlice(n).
+struct BlockDimObj : Object {
+  enum class Which { Blocked, Squeezed, Element, BoundedSlice };
+  BlockDimObj(Which which, int64_t size, int64_t low = 0, int64_t high = 0)
+      : Object(Kind::BlockDim), which(which), size(size), low(low), high(high) {}
+  PK_OBJECT_CLASSOF(BlockDim)
+  Which which;
+  int64_t size, low, high;
+};
+
+/// `pl.Blocked()` or `pl.Unblocked(padding)` passed as `indexing_mode`.
+struct IndexingModeObj : Object {
+  IndexingModeObj(bool unblocked, std::vector<std::pair<int64_t, int64_t>> padding)
+      : Object(Kind::IndexingMode), unblocked(unblocked), padding(std::move(padding)) {}
+  PK_OBJECT_CLASSOF(IndexingMode)
+  bool unblocked;
+  std::vector<std::pair<int64_t, int64_t>> padding; ///< empty: no padding
+};
+
+struct MemorySpaceObj : Object {
+  explicit MemorySpaceObj(MemorySpace space) : Object(Kind::MemorySpace), space(space) {}
+  PK_OBJECT_CLASSOF(MemorySpace)
+  MemorySpace space;
+};
+
+struct BlockSpecObj : Object {
+  BlockSpecObj() : Object(Kind::BlockSpec) {}
+  PK_OBJECT_CLASSOF(BlockSpec)
+  Obj blockShape;   ///< None, or a tuple of int | None | BlockDimObj
+  Obj indexMap;     ///< None or a callable
+  Obj indexingMode; ///< None or IndexingModeObj
+  std::optional<MemorySpace> memorySpace;
+  SourceRange range; ///< where the BlockSpec was built
+};
+
+struct ShapeDtypeStructObj : Object {
+  ShapeDtypeStructObj(std::vector<Dim> shape, DType dtype)
+      : Object(Kind::ShapeDtypeStruct), shape(std::move(shape)), dtype(dtype) {}
+  PK_OBJECT_CLASSOF(ShapeDtypeStruct)
+  std::vector<Dim> shape;
+  DType dtype;
+};
+
+/// A scratch buffer request: `pltpu.VMEM((8, 128), jnp.float32)`.
+struct ScratchShapeObj : Object {
+  ScratchShapeObj(std::vector<int64_t> shape, DType dtype, MemorySpace space)
+      : Object(Kind::ScratchShape), shape(std::move(shape)), dtype(dtype), space(space) {}
+  PK_OBJECT_CLASSOF(ScratchShape)
+  std::vector<int64_t> shape;
+  DType dtype;
+  MemorySpace space;
+};
+
+/// Backend options: `pltpu.CompilerParams(...)`, `plgpu.CompilerParams(...)`.
+struct CompilerParamsObj : Object {
+  CompilerParamsObj(std::string backend) : Object(Kind::CompilerParams), backend(std::move(backend)) {}
+  PK_OBJECT_CLASSOF(CompilerParams)
+  std::string backend; ///< "tpu", "gpu" or "" (generic)
+  std::vector<std::pair<std::string, Obj>> options;
+};
+
+/// `pl.GridSpec(grid, in_specs, out_specs, scratch_shapes)`.
+struct GridSpecObj : Object {
+  GridSpecObj() : Object(Kind::GridSpec) {}
+  PK_OBJECT_CLASSOF(GridSpec)
+  Obj grid, inSpecs, outSpecs, scratchShapes;
+};
+
+/// The callable `pl.pallas_call(kernel, ...)` returns.
+struct PallasCallableObj : Object {
+  PallasCallableObj() : Object(Kind::PallasCallable) {}
+  PK_OBJECT_CLASSOF(PallasCallable)
+  Obj kernel, outShape, grid, inSpecs, outSpecs, scratchShapes, aliases, compilerParams;
+  std::string name;
+  SourceRange range;
+};
+
+/// `f32[N, 128]` in an export signature.
+struct ArrayAnnotationObj : Object {
+  ArrayAnnotationObj(DType dtype, std::vector<Dim> shape)
+      : Object(Kind::ArrayAnnotation), dtype(dtype), shape(std::move(shape)) {}
+  PK_OBJECT_CLASSOF(ArrayAnnotation)
+  DType dtype;
+  std::vector<Dim> shape;
+};
+
+/// `ValueError` and friends, for `raise ValueError("...")`.
+struct ExceptionTypeObj : Object {
+  explicit ExceptionTypeObj(std::string name) : Object(Kind::ExceptionType), name(std::move(name)) {}
+  PK_OBJECT_CLASSOF(ExceptionType)
+  std::string name;
+  std::string message; ///< set once called: ValueError("message")
+};
+
+/// What a variable holds after a dynamic loop or branch assigned it in a
+/// way that cannot be carried out of it; reading it reports why.
+struct UndefinedObj : Object {
+  explicit UndefinedObj(std::string why) : Object(Kind::Undefined), why(std::move(why)) {}
+  PK_OBJECT_CLASSOF(Undefined)
+  std::string why;
+};
+
+#undef PK_OBJECT_CLASSOF
+
+//===----------------------------------------------------------------------===//
+// Constructors for the common cases
+//===----------------------------------------------------------------------===//
+
+Obj none();
+Obj makeBool(bool v);
+Obj makeInt(int64_t v);
+Obj makeFloat(double v);
+Obj makeStr(std::string v);
+Obj makeTuple(std::vector<Obj> items);
+Obj makeList(std::vector<Obj> items);
+/// An IntObj when `e` is constant, a SymIntObj otherwise.
+Obj makeSymbolic(mlir::AffineExpr e);
+Obj makeDim(const Dim &d);
+
+inline bool isNone(const Obj &o) { return o->kind() == Object::Kind::None; }
+
+/// Python's repr() of a static object, for messages and compile-time print().
+std::string repr(const Object &o);
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_OBJECT_H

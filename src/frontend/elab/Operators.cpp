@@ -1,0 +1,398 @@
+//===- Operators.cpp - Python operators on elaborator objects -------------===//
+#include "frontend/elab/Operators.h"
+
+#include "frontend/elab/Elaborator.h"
+
+#include <cmath>
+
+namespace pk::elab {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+using ast::UnaryOp;
+
+namespace {
+
+bool isInt(const Obj &o) { return llvm::isa<IntObj, BoolObj>(o.get()); }
+
+int64_t intValue(const Obj &o) {
+  if (auto *i = llvm::dyn_cast<IntObj>(o.get()))
+    return i->value;
+  return llvm::cast<BoolObj>(o.get())->value ? 1 : 0;
+}
+
+double floatValue(const Obj &o) {
+  if (auto *f = llvm::dyn_cast<FloatObj>(o.get()))
+    return f->value;
+  return static_cast<double>(intValue(o));
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+int64_t floorMod(int64_t a, int64_t b) {
+  int64_t m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0)))
+    m += b;
+  return m;
+}
+
+Obj staticIntOp(Elaborator &el, BinaryOp op, int64_t a, int64_t b, SourceRange r) {
+  int64_t result = 0;
+  auto overflow = [&]() -> Obj {
+    el.fail(r, "integer overflow in a compile-time computation");
+  };
+  switch (op) {
+  case BinaryOp::Add:
+    if (__builtin_add_overflow(a, b, &result))
+      overflow();
+    return makeInt(result);
+  case BinaryOp::Sub:
+    if (__builtin_sub_overflow(a, b, &result))
+      overflow();
+    return makeInt(result);
+  case BinaryOp::Mul:
+    if (__builtin_mul_overflow(a, b, &result))
+      overflow();
+    return makeInt(result);
+  case BinaryOp::Div:
+    if (b == 0)
+      el.fail(r, "division by zero");
+    return makeFloat(static_cast<double>(a) / static_cast<double>(b));
+  case BinaryOp::FloorDiv:
+    if (b == 0)
+      el.fail(r, "integer division by zero");
+    return makeInt(floorDiv(a, b));
+  case BinaryOp::Mod:
+    if (b == 0)
+      el.fail(r, "integer modulo by zero");
+    return makeInt(floorMod(a, b));
+  case BinaryOp::Pow: {
+    if (b < 0)
+      return makeFloat(std::pow(static_cast<double>(a), static_cast<double>(b)));
+    int64_t value = 1;
+    for (int64_t i = 0; i < b; ++i)
+      if (__builtin_mul_overflow(value, a, &value))
+        overflow();
+    return makeInt(value);
+  }
+  case BinaryOp::LShift:
+    if (b < 0)
+      el.fail(r, "negative shift count");
+    if (b >= 63 || (a != 0 && (a << b) >> b != a))
+      overflow();
+    return makeInt(a << b);
+  case BinaryOp::RShift:
+    if (b < 0)
+      el.fail(r, "negative shift count");
+    return makeInt(b >= 63 ? (a < 0 ? -1 : 0) : a >> b);
+  case BinaryOp::BitAnd:
+    return makeInt(a & b);
+  case BinaryOp::BitOr:
+    return makeInt(a | b);
+  case BinaryOp::BitXor:
+    return makeInt(a ^ b);
+  case BinaryOp::MatMul:
+    el.fail(r, "'@' needs arrays, got ints");
+  }
+  return makeInt(0);
+}
+
+Obj staticFloatOp(Elaborator &el, BinaryOp op, double a, double b, SourceRange r) {
+  switch (op) {
+  case BinaryOp::Add:
+    return makeFloat(a + b);
+  case BinaryOp::Sub:
+    return makeFloat(a - b);
+  case BinaryOp::Mul:
+    return makeFloat(a * b);
+  case BinaryOp::Div:
+    if (b == 0)
+      el.fail(r, "float division by zero");
+    return makeFloat(a / b);
+  case BinaryOp::FloorDiv:
+    if (b == 0)
+      el.fail(r, "float floor division by zero");
+    return makeFloat(std::floor(a / b));
+  case BinaryOp::Mod: {
+    if (b == 0)
+      el.fail(r, "float modulo by zero");
+    double m = std::fmod(a, b);
+    if (m != 0 && ((m < 0) != (b < 0)))
+      m += b;
+    return makeFloat(m);
+  }
+  case BinaryOp::Pow:
+    return makeFloat(std::pow(a, b));
+  default:
+    el.fail(r, std::string("unsupported operand types for ") + ast::spelling(op) +
+                   ": 'float' and 'float'");
+  }
+}
+
+Obj sequenceOp(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
+  auto *ls = llvm::dyn_cast<SequenceObj>(lhs.get());
+  auto *rs = llvm::dyn_cast<SequenceObj>(rhs.get());
+  if (op == BinaryOp::Add && ls && rs) {
+    if (ls->isList() != rs->isList())
+      el.fail(r, "can only concatenate " + typeName(*lhs) + " (not \"" + typeName(*rhs) +
+                     "\") to " + typeName(*lhs));
+    std::vector<Obj> items = ls->items;
+    items.insert(items.end(), rs->items.begin(), rs->items.end());
+    return ls->isList() ? makeList(items) : makeTuple(items);
+  }
+  if (op == BinaryOp::Mul && (ls || rs)) {
+    const SequenceObj *seq = ls ? ls : rs;
+    const Obj &count = ls ? rhs : lhs;
+    if (!llvm::isa<IntObj>(count.get()))
+      el.fail(r, "can't multiply a sequence by non-int of type '" + typeName(*count) + "'");
+    std::vector<Obj> items;
+    for (int64_t i = 0; i < llvm::cast<IntObj>(*count).value; ++i)
+      items.insert(items.end(), seq->items.begin(), seq->items.end());
+    return seq->isList() ? makeList(items) : makeTuple(items);
+  }
+  auto *lstr = llvm::dyn_cast<StrObj>(lhs.get());
+  auto *rstr = llvm::dyn_cast<StrObj>(rhs.get());
+  if (op == BinaryOp::Add && lstr && rstr)
+    return makeStr(lstr->value + rstr->value);
+  if (op == BinaryOp::Mul && (lstr || rstr)) {
+    const StrObj *s = lstr ? lstr : rstr;
+    const Obj &count = lstr ? rhs : lhs;
+    if (!llvm::isa<IntObj>(count.get()))
+      el.fail(r, "can't multiply a string by non-int");
+    std::string out;
+    for (int64_t i = 0; i < llvm::cast<IntObj>(*count).value; ++i)
+      out += s->value;
+    return makeStr(out);
+  }
+  return nullptr;
+}
+
+mlir::AffineExpr affineOf(Elaborator &el, const Obj &o) {
+  if (auto *s = llvm::dyn_cast<SymIntObj>(o.get()))
+    return s->expr;
+  return mlir::getAffineConstantExpr(intValue(o), &el.context());
+}
+
+} // namespace
+
+Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
+  if (llvm::isa<RefObj>(lhs.get()) || llvm::isa<RefObj>(rhs.get()))
+    el.fail(r, std::string("unsupported operand for '") + ast::spelling(op) +
+                   "': a Ref must be read first, e.g. x_ref[...]");
+  if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get()))
+    el.fail(r, std::string("arithmetic on whole arrays ('") + ast::spelling(op) +
+                   "') is not supported outside a kernel; do it inside the kernel");
+  if (llvm::isa<ArrayObj>(lhs.get()) || llvm::isa<ArrayObj>(rhs.get()))
+    return el.arrays().binary(op, lhs, rhs, r);
+
+  bool lsym = llvm::isa<SymIntObj>(lhs.get()), rsym = llvm::isa<SymIntObj>(rhs.get());
+  if ((lsym || rsym) && (lsym || isInt(lhs)) && (rsym || isInt(rhs))) {
+    mlir::AffineExpr a = affineOf(el, lhs), b = affineOf(el, rhs);
+    if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod)
+      if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(b); c && c.getValue() == 0)
+        el.fail(r, "integer division by zero");
+    if (std::optional<mlir::AffineExpr> e = el.affineBinary(op, a, b))
+      return makeSymbolic(*e);
+    if (el.inKernel())
+      return el.arrays().binary(op, lhs, rhs, r);
+    el.failNotAffine(r, std::string("'") + ast::spelling(op) + "' of symbolic sizes (" +
+                            repr(*lhs) + ", " + repr(*rhs) +
+                            ") is not supported; sizes may use +, -, *, //, % and pl.cdiv");
+  }
+  if (ArrayOps::isStaticNumber(lhs) && ArrayOps::isStaticNumber(rhs)) {
+    bool bothBool = llvm::isa<BoolObj>(lhs.get()) && llvm::isa<BoolObj>(rhs.get());
+    if (bothBool && (op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor))
+      return makeBool(intValue(staticIntOp(el, op, intValue(lhs), intValue(rhs), r)) != 0);
+    if (isInt(lhs) && isInt(rhs))
+      return staticIntOp(el, op, intValue(lhs), intValue(rhs), r);
+    return staticFloatOp(el, op, floatValue(lhs), floatValue(rhs), r);
+  }
+  if (Obj result = sequenceOp(el, op, lhs, rhs, r))
+    return result;
+  el.fail(r, std::string("unsupported operand types for ") + ast::spelling(op) + ": '" +
+                 typeName(*lhs) + "' and '" + typeName(*rhs) + "'");
+}
+
+Obj unaryOperator(Elaborator &el, UnaryOp op, const Obj &operand, SourceRange r) {
+  if (llvm::isa<ArrayObj>(operand.get())) {
+    switch (op) {
+    case UnaryOp::Negate:
+      return el.arrays().negate(operand, r);
+    case UnaryOp::Plus:
+      return operand;
+    case UnaryOp::Invert:
+      return el.arrays().invert(operand, r);
+    case UnaryOp::Not:
+      el.fail(r, "'not' needs a static condition; for arrays use '~' or jnp.logical_not");
+    }
+  }
+  if (auto *s = llvm::dyn_cast<SymIntObj>(operand.get())) {
+    if (op == UnaryOp::Negate)
+      return makeSymbolic(-s->expr);
+    if (op == UnaryOp::Plus)
+      return operand;
+    el.failNotAffine(r, std::string("'") + ast::spelling(op) + "' of a symbolic size is not supported");
+  }
+  switch (op) {
+  case UnaryOp::Not:
+    return makeBool(!el.truthy(operand, r));
+  case UnaryOp::Plus:
+  case UnaryOp::Negate:
+    if (auto *f = llvm::dyn_cast<FloatObj>(operand.get()))
+      return makeFloat(op == UnaryOp::Negate ? -f->value : f->value);
+    if (isInt(operand)) {
+      int64_t v = intValue(operand);
+      if (op == UnaryOp::Negate && v == INT64_MIN)
+        el.fail(r, "integer overflow in a compile-time computation");
+      return makeInt(op == UnaryOp::Negate ? -v : v);
+    }
+    break;
+  case UnaryOp::Invert:
+    if (isInt(operand))
+      return makeInt(~intValue(operand));
+    break;
+  }
+  el.fail(r, std::string("bad operand type for unary ") + ast::spelling(op) + ": '" +
+                 typeName(*operand) + "'");
+}
+
+bool staticEqual(const Obj &a, const Obj &b) {
+  if (ArrayOps::isStaticNumber(a) && ArrayOps::isStaticNumber(b)) {
+    if (isInt(a) && isInt(b))
+      return intValue(a) == intValue(b);
+    return floatValue(a) == floatValue(b);
+  }
+  if (a->kind() != b->kind())
+    return false;
+  switch (a->kind()) {
+  case Object::Kind::None:
+  case Object::Kind::Ellipsis:
+    return true;
+  case Object::Kind::Str:
+    return llvm::cast<StrObj>(*a).value == llvm::cast<StrObj>(*b).value;
+  case Object::Kind::SymInt:
+    return llvm::cast<SymIntObj>(*a).expr == llvm::cast<SymIntObj>(*b).expr;
+  case Object::Kind::DType:
+    return llvm::cast<DTypeObj>(*a).dtype == llvm::cast<DTypeObj>(*b).dtype;
+  case Object::Kind::MemorySpace:
+    return llvm::cast<MemorySpaceObj>(*a).space == llvm::cast<MemorySpaceObj>(*b).space;
+  case Object::Kind::Tuple:
+  case Object::Kind::List: {
+    const auto &x = llvm::cast<SequenceObj>(*a).items, &y = llvm::cast<SequenceObj>(*b).items;
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!staticEqual(x[i], y[i]))
+        return false;
+    return true;
+  }
+  default:
+    return a.get() == b.get();
+  }
+}
+
+Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
+  switch (op) {
+  case CompareOp::Is:
+  case CompareOp::IsNot: {
+    // Identity: singletons and dtypes compare by value, the rest by object.
+    bool same = lhs.get() == rhs.get() ||
+                (lhs->kind() == rhs->kind() &&
+                 llvm::isa<NoneObj, EllipsisObj, BoolObj, DTypeObj>(lhs.get()) &&
+                 staticEqual(lhs, rhs));
+    return makeBool(op == CompareOp::Is ? same : !same);
+  }
+  case CompareOp::In:
+  case CompareOp::NotIn: {
+    bool found = false;
+    if (auto *d = llvm::dyn_cast<DictObj>(rhs.get()))
+      found = dictGet(*d, lhs) != nullptr;
+    else if (auto *s = llvm::dyn_cast<StrObj>(rhs.get()))
+      found = llvm::isa<StrObj>(lhs.get()) &&
+              s->value.find(llvm::cast<StrObj>(*lhs).value) != std::string::npos;
+    else
+      for (const Obj &item : el.iterate(rhs, r))
+        found = found || staticEqual(lhs, item);
+    return makeBool(op == CompareOp::In ? found : !found);
+  }
+  default:
+    break;
+  }
+  if (llvm::isa<ArrayObj>(lhs.get()) || llvm::isa<ArrayObj>(rhs.get()))
+    return el.arrays().compare(op, lhs, rhs, r);
+  if (llvm::isa<SymIntObj>(lhs.get()) || llvm::isa<SymIntObj>(rhs.get())) {
+    if ((op == CompareOp::Eq || op == CompareOp::Ne) && staticEqual(lhs, rhs))
+      return makeBool(op == CompareOp::Eq);
+    if (el.inKernel() && ArrayOps::isNumeric(lhs) && ArrayOps::isNumeric(rhs))
+      return el.arrays().compare(op, lhs, rhs, r);
+    el.failNotAffine(r, "comparing symbolic sizes (" + repr(*lhs) + " " + ast::spelling(op) + " " +
+                            repr(*rhs) + ") is not possible at compile time");
+  }
+  if (op == CompareOp::Eq || op == CompareOp::Ne) {
+    bool equal = staticEqual(lhs, rhs);
+    return makeBool(op == CompareOp::Eq ? equal : !equal);
+  }
+  auto order = [&](const Obj &a, const Obj &b) -> int {
+    if (ArrayOps::isStaticNumber(a) && ArrayOps::isStaticNumber(b)) {
+      if (isInt(a) && isInt(b))
+        return intValue(a) < intValue(b) ? -1 : intValue(a) > intValue(b) ? 1 : 0;
+      double x = floatValue(a), y = floatValue(b);
+      if (std::isnan(x) || std::isnan(y))
+        return 2; // unordered
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (llvm::isa<StrObj>(a.get()) && llvm::isa<StrObj>(b.get()))
+      return llvm::cast<StrObj>(*a).value.compare(llvm::cast<StrObj>(*b).value) < 0   ? -1
+             : llvm::cast<StrObj>(*a).value.compare(llvm::cast<StrObj>(*b).value) > 0 ? 1
+                                                                                      : 0;
+    el.fail(r, std::string("'") + ast::spelling(op) + "' not supported between instances of '" +
+                   typeName(*a) + "' and '" + typeName(*b) + "'");
+  };
+  int c;
+  auto *ls = llvm::dyn_cast<SequenceObj>(lhs.get());
+  auto *rs = llvm::dyn_cast<SequenceObj>(rhs.get());
+  if (ls && rs && ls->isList() == rs->isList()) {
+    c = 0;
+    size_t n = std::min(ls->items.size(), rs->items.size());
+    for (size_t i = 0; i < n && c == 0; ++i)
+      c = staticEqual(ls->items[i], rs->items[i]) ? 0 : order(ls->items[i], rs->items[i]);
+    if (c == 0)
+      c = ls->items.size() < rs->items.size() ? -1 : ls->items.size() > rs->items.size() ? 1 : 0;
+  } else {
+    c = order(lhs, rhs);
+  }
+  if (c == 2)
+    return makeBool(false);
+  switch (op) {
+  case CompareOp::Lt: return makeBool(c < 0);
+  case CompareOp::Le: return makeBool(c <= 0);
+  case CompareOp::Gt: return makeBool(c > 0);
+  case CompareOp::Ge: return makeBool(c >= 0);
+  default: return makeBool(false);
+  }
+}
+
+Obj dictGet(const DictObj &dict, const Obj &key) {
+  for (const auto &[k, v] : dict.entries)
+    if (staticEqual(k, key))
+      return v;
+  return nullptr;
+}
+
+void dictSet(Elaborator &el, DictObj &dict, const Obj &key, const Obj &value, SourceRange r) {
+  if (!ArrayOps::isStaticNumber(key) && !llvm::isa<StrObj, NoneObj, SequenceObj, DTypeObj>(key.get()))
+    el.fail(r, "unhashable dict key of type '" + typeName(*key) + "'");
+  for (auto &entry : dict.entries)
+    if (staticEqual(entry.first, key)) {
+      entry.second = value;
+      return;
+    }
+  dict.entries.emplace_back(key, value);
+}
+
+} // namespace pk::elab

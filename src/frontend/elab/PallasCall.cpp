@@ -1,0 +1,487 @@
+//===- PallasCall.cpp - pallas_call(kernel, ...)(args) -> pk.pallas_call --===//
+//
+// Normalizes the grid, out_shape, BlockSpecs (both Pallas spellings),
+// scratch shapes, aliases and compiler params; traces each index map as an
+// affine function of the grid indices when it is one (and into the
+// index_map region when it is not); and elaborates the kernel body once,
+// with one Ref per operand.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+#include "ir/DTypeMapping.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace pk::elab {
+
+namespace {
+
+/// One operand of the call (input or output) as the kernel will see it.
+struct Operand {
+  std::string what; ///< "input 0 ('x')" for messages
+  std::vector<Dim> dims;
+  DType dtype;
+  Obj spec; ///< BlockSpecObj, None, or null (no spec given)
+  SourceRange specRange;
+};
+
+std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get()))
+    return seq->items;
+  return {o};
+}
+
+/// The specs for `count` operands from `in_specs` / `out_specs`.
+std::vector<Obj> specList(Elaborator &el, const Obj &specs, size_t count, const char *what,
+                          SourceRange r) {
+  if (!specs)
+    return std::vector<Obj>(count, nullptr);
+  if (llvm::isa<BlockSpecObj>(specs.get()) || isNone(specs)) {
+    if (count != 1)
+      el.fail(r, std::string(what) + " must be a list with one BlockSpec per operand (" +
+                     std::to_string(count) + "), got a single " + typeName(*specs));
+    return {specs};
+  }
+  auto *seq = llvm::dyn_cast<SequenceObj>(specs.get());
+  if (!seq)
+    el.fail(r, std::string(what) + " must be a BlockSpec or a list of BlockSpecs, got " +
+                   typeName(*specs));
+  if (seq->items.size() != count)
+    el.fail(r, std::string(what) + " has " + std::to_string(seq->items.size()) +
+                   " BlockSpecs but there are " + std::to_string(count) + " operands");
+  for (const Obj &s : seq->items)
+    if (!isNone(s) && !llvm::isa<BlockSpecObj>(s.get()))
+      el.fail(r, std::string(what) + " must hold BlockSpecs (or None), got " + typeName(*s));
+  return seq->items;
+}
+
+mlir::Attribute paramAttr(Elaborator &el, const Obj &o, SourceRange r) {
+  mlir::OpBuilder &b = el.builder();
+  switch (o->kind()) {
+  case Object::Kind::Bool:
+    return b.getBoolAttr(llvm::cast<BoolObj>(*o).value);
+  case Object::Kind::Int:
+    return b.getI64IntegerAttr(llvm::cast<IntObj>(*o).value);
+  case Object::Kind::Float:
+    return b.getF64FloatAttr(llvm::cast<FloatObj>(*o).value);
+  case Object::Kind::Str:
+    return b.getStringAttr(llvm::cast<StrObj>(*o).value);
+  case Object::Kind::Tuple:
+  case Object::Kind::List: {
+    std::vector<mlir::Attribute> items;
+    for (const Obj &item : llvm::cast<SequenceObj>(*o).items)
+      items.push_back(paramAttr(el, item, r));
+    return b.getArrayAttr(items);
+  }
+  case Object::Kind::Dict: {
+    std::vector<mlir::NamedAttribute> entries;
+    for (const auto &[k, v] : llvm::cast<DictObj>(*o).entries)
+      if (!isNone(v))
+        entries.push_back(b.getNamedAttr(el.toStr(k, r, "compiler parameter name"), paramAttr(el, v, r)));
+    return b.getDictionaryAttr(entries);
+  }
+  default:
+    el.fail(r, "compiler parameters must be numbers, strings or tuples of them, got " + repr(*o));
+  }
+}
+
+/// compiler_params as {tpu = {...}, gpu = {...}}.
+mlir::DictionaryAttr compilerParams(Elaborator &el, const Obj &params, SourceRange r) {
+  if (!params || isNone(params))
+    return {};
+  mlir::OpBuilder &b = el.builder();
+  std::vector<mlir::NamedAttribute> backends;
+  auto addBackend = [&](const std::string &backend,
+                        const std::vector<std::pair<std::string, Obj>> &options) {
+    std::vector<mlir::NamedAttribute> entries;
+    for (const auto &[k, v] : options)
+      if (!isNone(v))
+        entries.push_back(b.getNamedAttr(k, paramAttr(el, v, r)));
+    backends.push_back(b.getNamedAttr(backend.empty() ? "common" : backend, b.getDictionaryAttr(entries)));
+  };
+  if (auto *p = llvm::dyn_cast<CompilerParamsObj>(params.get())) {
+    addBackend(p->backend, p->options);
+  } else if (auto *d = llvm::dyn_cast<DictObj>(params.get())) {
+    // Older Pallas: dict(mosaic=dict(...)) / dict(triton=dict(...)).
+    for (const auto &[k, v] : d->entries) {
+      std::string name = el.toStr(k, r, "compiler_params key");
+      std::string backend = name == "mosaic" ? "tpu" : name == "triton" ? "gpu" : name;
+      std::vector<std::pair<std::string, Obj>> options;
+      if (auto *inner = llvm::dyn_cast<DictObj>(v.get()))
+        for (const auto &[ik, iv] : inner->entries)
+          options.emplace_back(el.toStr(ik, r, "compiler parameter name"), iv);
+      else if (auto *p = llvm::dyn_cast<CompilerParamsObj>(v.get()))
+        options = p->options;
+      else
+        el.fail(r, "compiler_params['" + name + "'] must be a dict");
+      addBackend(backend, options);
+    }
+  } else {
+    el.fail(r, "compiler_params must be pltpu.CompilerParams(...), plgpu.CompilerParams(...) "
+               "or a dict, got " + typeName(*params));
+  }
+  return b.getDictionaryAttr(backends);
+}
+
+} // namespace
+
+Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &args) {
+  SourceRange r = args.range;
+  if (emitMode == EmitMode::Kernel || emitMode == EmitMode::IndexMapRegion)
+    fail(r, "pallas_call cannot be called inside a kernel");
+  if (emitMode != EmitMode::Export)
+    fail(r, "pallas_call can only run inside an @export function");
+  if (!args.keywords.empty())
+    fail(args.rangeOfKeyword(args.keywords[0].first),
+         "the function pallas_call returns takes the input arrays as positional arguments");
+
+  // Inputs.
+  std::vector<Operand> operands;
+  std::vector<mlir::Value> inputs;
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
+    if (!array)
+      fail(args.rangeOf(i), "pallas_call inputs must be arrays (export parameters or results of "
+                            "other pallas_calls), got " + repr(*args.positional[i]));
+    operands.push_back({"input " + std::to_string(i) + " ('" + array->name + "')", array->shape,
+                        array->dtype, nullptr, callable.range});
+    inputs.push_back(array->value);
+  }
+  size_t numInputs = operands.size();
+
+  // Grid.
+  std::vector<Dim> gridDims;
+  if (!isNone(callable.grid))
+    for (const Obj &g : sequenceItems(*this, callable.grid, r)) {
+      Dim d = toDim(g, callable.range, "grid size");
+      if (!d.isStatic() && !d.expr.isSymbolicOrConstant())
+        fail(callable.range, "grid sizes may only depend on symbolic sizes");
+      gridDims.push_back(d);
+    }
+
+  // Outputs.
+  bool singleOutput = !llvm::isa<SequenceObj>(callable.outShape.get());
+  bool outputsAsList = !singleOutput && llvm::cast<SequenceObj>(*callable.outShape).isList();
+  std::vector<Obj> outShapes = sequenceItems(*this, callable.outShape, r);
+  if (outShapes.empty())
+    fail(callable.range, "pallas_call needs at least one output in out_shape");
+  for (size_t i = 0; i < outShapes.size(); ++i) {
+    const Obj &o = outShapes[i];
+    std::vector<Dim> dims;
+    DType dtype;
+    if (auto *s = llvm::dyn_cast<ShapeDtypeStructObj>(o.get())) {
+      dims = s->shape;
+      dtype = s->dtype;
+    } else if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get())) {
+      dims = g->shape;
+      dtype = g->dtype;
+    } else {
+      fail(callable.range, "out_shape must be a jax.ShapeDtypeStruct (or a tuple of them), got " +
+                               repr(*o));
+    }
+    for (const Dim &d : dims) {
+      if (d.isStatic() && d.value <= 0)
+        fail(callable.range, "output " + std::to_string(i) + " has a dimension of size " +
+                                 std::to_string(d.value) + "; dimensions must be positive");
+      if (!d.isStatic() && !d.expr.isSymbolicOrConstant())
+        fail(callable.range, "output shapes may only depend on symbolic sizes");
+    }
+    operands.push_back({"output " + std::to_string(i), dims, dtype, nullptr, callable.range});
+  }
+  size_t numOutputs = operands.size() - numInputs;
+
+  std::vector<Obj> inSpecs = specList(*this, callable.inSpecs, numInputs, "in_specs", callable.range);
+  std::vector<Obj> outSpecs = specList(*this, callable.outSpecs, numOutputs, "out_specs", callable.range);
+  for (size_t i = 0; i < operands.size(); ++i)
+    operands[i].spec = i < numInputs ? inSpecs[i] : outSpecs[i - numInputs];
+
+  // Scratch buffers.
+  std::vector<std::shared_ptr<ScratchShapeObj>> scratch;
+  for (const Obj &s : sequenceItems(*this, callable.scratchShapes, r)) {
+    auto shape = std::dynamic_pointer_cast<ScratchShapeObj>(s);
+    if (!shape)
+      fail(callable.range, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
+                           "jnp.float32), got " + repr(*s));
+    scratch.push_back(shape);
+  }
+
+  // The op, created now so that index maps and the kernel can fill its
+  // regions; its spec attributes are set once they are known.
+  std::vector<mlir::Type> resultTypes;
+  std::vector<mlir::Attribute> outShapeAttrs;
+  for (size_t i = numInputs; i < operands.size(); ++i) {
+    resultTypes.push_back(globalType(operands[i].dims, operands[i].dtype));
+    outShapeAttrs.push_back(mlir::AffineMapAttr::get(symbolicShape(operands[i].dims)));
+  }
+  std::vector<mlir::Attribute> scratchTypes;
+  for (const auto &s : scratch)
+    scratchTypes.push_back(mlir::TypeAttr::get(pk::RefType::get(
+        s->shape, storageType(ctx, s->dtype), pk::MemorySpaceAttr::get(ctx, s->space))));
+  auto op = pk::PallasCallOp::create(
+      b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
+      mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
+      b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes),
+      b.getDenseI64ArrayAttr({}), compilerParams(*this, callable.compilerParams, callable.range));
+
+  std::vector<Dim> savedGrid = grid;
+  grid = gridDims;
+  std::vector<mlir::Attribute> specs;
+  for (Operand &o : operands)
+    specs.push_back(buildBlockSpec(op, o.what, o.dims, o.spec, gridDims, callable.range));
+  op.setInSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).take_front(numInputs)));
+  op.setOutSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).drop_front(numInputs)));
+  finishIndexMapRegion(op, callable.range);
+
+  // Aliases.
+  std::vector<int64_t> aliasPairs;
+  if (auto *aliases = llvm::dyn_cast<DictObj>(callable.aliases.get())) {
+    for (const auto &[k, v] : aliases->entries) {
+      int64_t in = toInt(k, callable.range, "input_output_aliases key");
+      int64_t out = toInt(v, callable.range, "input_output_aliases value");
+      if (in < 0 || in >= static_cast<int64_t>(numInputs) || out < 0 ||
+          out >= static_cast<int64_t>(numOutputs))
+        fail(callable.range, "input_output_aliases maps input " + std::to_string(in) +
+                                 " to output " + std::to_string(out) + ", but there are " +
+                                 std::to_string(numInputs) + " inputs and " +
+                                 std::to_string(numOutputs) + " outputs");
+      const Operand &a = operands[in], &o = operands[numInputs + out];
+      if (a.dtype != o.dtype || globalType(a.dims, a.dtype) != globalType(o.dims, o.dtype) ||
+          symbolicShape(a.dims) != symbolicShape(o.dims))
+        fail(callable.range, "input_output_aliases maps " + a.what + " (" + shortName(a.dtype) +
+                                 "[" + describeDims(a.dims) + "]) to " + o.what + " (" +
+                                 shortName(o.dtype) + "[" + describeDims(o.dims) +
+                                 "]), which differ in shape or dtype");
+      aliasPairs.push_back(in);
+      aliasPairs.push_back(out);
+    }
+  } else if (!isNone(callable.aliases)) {
+    fail(callable.range, "input_output_aliases must be a dict {input_index: output_index}");
+  }
+  op.setInputOutputAliases(aliasPairs);
+
+  // The kernel: one Ref per input, output and scratch buffer.
+  std::vector<mlir::Type> refTypes;
+  std::vector<mlir::Location> refLocs;
+  std::vector<Obj> refs;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    auto spec = llvm::cast<pk::BlockSpecAttr>(specs[i]);
+    refTypes.push_back(pk::RefType::get(spec.getKernelShape(), storageType(ctx, operands[i].dtype),
+                                        spec.getMemorySpace()));
+  }
+  for (mlir::Attribute t : scratchTypes)
+    refTypes.push_back(llvm::cast<mlir::TypeAttr>(t).getValue());
+  refLocs.assign(refTypes.size(), loc(callable.range));
+  mlir::Block *kernel;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    kernel = b.createBlock(&op.getKernel(), {}, refTypes, refLocs);
+  }
+  CallArgs kernelArgs;
+  kernelArgs.range = args.range;
+  kernelArgs.callee = callable.name;
+  for (size_t i = 0; i < refTypes.size(); ++i) {
+    auto type = llvm::cast<pk::RefType>(refTypes[i]);
+    DType dtype = *dtypeOf(type.getElementType());
+    kernelArgs.addPositional(std::make_shared<RefObj>(kernel->getArgument(i),
+                                                      std::vector<int64_t>(type.getShape()), dtype),
+                             args.range);
+  }
+  {
+    ModeGuard mode(*this, EmitMode::Kernel);
+    b.setInsertionPointToEnd(kernel);
+    Obj returned = call(callable.kernel, kernelArgs);
+    if (!isNone(returned))
+      fail(callable.range, "a kernel must not return a value (it returned " + repr(*returned) +
+                               "); write results to the output Refs instead");
+    pk::YieldOp::create(b, loc(callable.range));
+  }
+  grid = savedGrid;
+
+  // The results, in out_shape's structure.
+  std::vector<Obj> results;
+  for (size_t i = 0; i < numOutputs; ++i) {
+    const Operand &o = operands[numInputs + i];
+    results.push_back(std::make_shared<GlobalArrayObj>(op.getResult(i), o.dims, o.dtype,
+                                                       callable.name + " output " + std::to_string(i)));
+  }
+  if (singleOutput)
+    return results[0];
+  return outputsAsList ? makeList(results) : makeTuple(results);
+}
+
+mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::string &what,
+                                           const std::vector<Dim> &dims, const Obj &specObj,
+                                           const std::vector<Dim> &gridDims, SourceRange callRange) {
+  size_t rank = dims.size();
+  auto *spec = specObj ? llvm::dyn_cast<BlockSpecObj>(specObj.get()) : nullptr;
+  SourceRange r = spec ? spec->range : callRange;
+  std::vector<int64_t> blockShape(rank, 1), low(rank, 0), high(rank, 0);
+  std::vector<pk::BlockDimKind> kinds(rank, pk::BlockDimKind::Blocked);
+
+  auto wholeArray = [&](const char *why) {
+    for (size_t d = 0; d < rank; ++d) {
+      if (!dims[d].isStatic())
+        fail(r, what + " has " + why + ", so its block is the whole array, but dimension " +
+                    std::to_string(d) + " (" + describeDims({dims[d]}) +
+                    ") is symbolic; give a BlockSpec with a static block_shape, or fix the size "
+                    "with -D");
+      blockShape[d] = dims[d].value;
+    }
+  };
+  if (!spec) {
+    wholeArray(specObj ? "a None BlockSpec" : "no BlockSpec");
+  } else if (isNone(spec->blockShape)) {
+    wholeArray("block_shape=None");
+  } else {
+    std::vector<Obj> entries = llvm::cast<SequenceObj>(*spec->blockShape).items;
+    if (entries.size() != rank)
+      fail(r, "block_shape " + repr(*spec->blockShape) + " has " + std::to_string(entries.size()) +
+                  " dimension(s) but " + what + " has " + std::to_string(rank) + " (shape " +
+                  describeDims(dims) + ")");
+    for (size_t d = 0; d < rank; ++d) {
+      const Obj &e = entries[d];
+      if (isNone(e)) {
+        kinds[d] = pk::BlockDimKind::Squeezed;
+        continue;
+      }
+      if (auto *bd = llvm::dyn_cast<BlockDimObj>(e.get())) {
+        switch (bd->which) {
+        case BlockDimObj::Which::Squeezed:
+          kinds[d] = pk::BlockDimKind::Squeezed;
+          continue;
+        case BlockDimObj::Which::Blocked:
+          blockShape[d] = bd->size;
+          break;
+        case BlockDimObj::Which::Element:
+          kinds[d] = pk::BlockDimKind::Element;
+          blockShape[d] = bd->size;
+          low[d] = bd->low;
+          high[d] = bd->high;
+          break;
+        case BlockDimObj::Which::BoundedSlice:
+          fail(r, "pl.BoundedSlice block dimensions are not supported yet");
+        }
+      } else if (llvm::isa<SymIntObj>(e.get())) {
+        fail(r, "block shapes must be static, but dimension " + std::to_string(d) + " of " +
+                    what + "'s block is the symbolic size " + repr(*e) +
+                    "; choose a fixed block size (the grid can be symbolic)");
+      } else {
+        blockShape[d] = toInt(e, r, "block dimension");
+      }
+      if (blockShape[d] <= 0)
+        fail(r, "block dimension " + std::to_string(d) + " of " + what + " must be positive, got " +
+                    std::to_string(blockShape[d]));
+      if (low[d] < 0 || high[d] < 0)
+        fail(r, "padding must not be negative");
+    }
+    if (auto *mode = llvm::dyn_cast<IndexingModeObj>(spec->indexingMode.get()); mode && mode->unblocked) {
+      if (!mode->padding.empty() && mode->padding.size() != rank)
+        fail(r, "pl.Unblocked padding has " + std::to_string(mode->padding.size()) +
+                    " entries but " + what + " has rank " + std::to_string(rank));
+      for (size_t d = 0; d < rank; ++d) {
+        if (kinds[d] == pk::BlockDimKind::Squeezed)
+          continue;
+        kinds[d] = pk::BlockDimKind::Element;
+        if (!mode->padding.empty()) {
+          low[d] = mode->padding[d].first;
+          high[d] = mode->padding[d].second;
+        }
+      }
+    }
+  }
+
+  // The index map: affine when it is, computed in the index_map region
+  // when it is not.
+  mlir::AffineMap map;
+  Obj indexMap = spec ? spec->indexMap : none();
+  unsigned numSymbols = static_cast<unsigned>(symbolNames.size());
+  if (isNone(indexMap)) {
+    std::vector<mlir::AffineExpr> zeros(rank, mlir::getAffineConstantExpr(0, ctx));
+    map = mlir::AffineMap::get(static_cast<unsigned>(gridDims.size()), numSymbols, zeros, ctx);
+  } else {
+    if (auto *f = llvm::dyn_cast<FunctionObj>(indexMap.get())) {
+      size_t positional = 0;
+      bool variadic = false;
+      for (const ast::Parameter &p : *f->parameters) {
+        if (p.kind == ast::Parameter::Kind::VarPositional)
+          variadic = true;
+        else if ((p.kind == ast::Parameter::Kind::Positional ||
+                  p.kind == ast::Parameter::Kind::PositionalOnly) && !f->defaults[&p - &(*f->parameters)[0]])
+          ++positional;
+      }
+      if (!variadic && positional != gridDims.size())
+        fail(r, "the index_map of " + what + " takes " + std::to_string(positional) +
+                    " argument(s) but the grid has " + std::to_string(gridDims.size()) +
+                    " dimension(s)");
+    }
+    auto results = [&](const Obj &value) {
+      std::vector<Obj> items = llvm::isa<SequenceObj>(value.get())
+                                   ? llvm::cast<SequenceObj>(*value).items
+                                   : std::vector<Obj>{value};
+      if (items.size() != rank)
+        fail(r, "the index_map of " + what + " returns " + std::to_string(items.size()) +
+                    " index(es) but the block has rank " + std::to_string(rank));
+      return items;
+    };
+    try {
+      ModeGuard mode(*this, EmitMode::IndexMapAffine);
+      CallArgs mapArgs;
+      mapArgs.range = r;
+      mapArgs.callee = "index_map";
+      for (size_t g = 0; g < gridDims.size(); ++g)
+        mapArgs.addPositional(makeSymbolic(mlir::getAffineDimExpr(static_cast<unsigned>(g), ctx)), r);
+      std::vector<mlir::AffineExpr> exprs;
+      for (const Obj &item : results(call(indexMap, mapArgs))) {
+        if (auto *s = llvm::dyn_cast<SymIntObj>(item.get()))
+          exprs.push_back(s->expr);
+        else if (std::optional<int64_t> c = staticInt(item))
+          exprs.push_back(mlir::getAffineConstantExpr(*c, ctx));
+        else
+          throw NotAffine{r};
+      }
+      map = mlir::AffineMap::get(static_cast<unsigned>(gridDims.size()), numSymbols, exprs, ctx);
+    } catch (const NotAffine &) {
+      // Not affine: compute the indices with ops in the index_map region.
+      ModeGuard mode(*this, EmitMode::IndexMapRegion);
+      mlir::Block *block = indexMapBlock(op, gridDims.size());
+      b.setInsertionPointToEnd(block);
+      CallArgs mapArgs;
+      mapArgs.range = r;
+      mapArgs.callee = "index_map";
+      for (size_t g = 0; g < gridDims.size(); ++g)
+        mapArgs.addPositional(arrays().wrap(block->getArgument(g), {}, DType::I32), r);
+      for (const Obj &item : results(call(indexMap, mapArgs))) {
+        ArrayPtr a = arrays().toArray(item, r);
+        if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
+          fail(r, "the index_map of " + what + " must return integer scalars");
+        computedIndices.push_back(arrays().cast(a, DType::I32, r)->value);
+      }
+    }
+  }
+  mlir::Attribute memorySpace;
+  if (spec && spec->memorySpace)
+    memorySpace = pk::MemorySpaceAttr::get(ctx, *spec->memorySpace);
+  return pk::BlockSpecAttr::get(ctx, blockShape, kinds, low, high, map, memorySpace);
+}
+
+mlir::Block *Elaborator::indexMapBlock(pk::PallasCallOp op, size_t gridRank) {
+  mlir::Region &region = op.getIndexMap();
+  if (!region.empty())
+    return &region.front();
+  mlir::OpBuilder::InsertionGuard guard(b);
+  std::vector<mlir::Type> types(gridRank, b.getI32Type());
+  std::vector<mlir::Location> locs(gridRank, op.getLoc());
+  return b.createBlock(&region, {}, types, locs);
+}
+
+void Elaborator::finishIndexMapRegion(pk::PallasCallOp op, SourceRange r) {
+  if (op.getIndexMap().empty())
+    return;
+  mlir::OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&op.getIndexMap().front());
+  pk::YieldOp::create(b, loc(r), computedIndices);
+  computedIndices.clear();
+}
+
+} // namespace pk::elab

@@ -1,0 +1,35 @@
+//===- Tree.h - Pytrees of loop carries and branch results ------*- C++ -*-===//
+//
+// lax.fori_loop carries, lax.cond results and variables live across dynamic
+// loops and branches can be tuples, lists and dicts of values. A TreeDef
+// records the structure and the static parts; the leaves are what can
+// become SSA values: block values, Python numbers and symbolic sizes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_TREE_H
+#define PK_FRONTEND_ELAB_TREE_H
+
+#include "frontend/elab/Object.h"
+
+namespace pk::elab {
+
+struct TreeDef {
+  enum class Kind { Leaf, Static, Tuple, List, Dict };
+  Kind kind = Kind::Leaf;
+  std::vector<TreeDef> children;
+  std::vector<Obj> keys; ///< dict keys
+  Obj staticValue;       ///< for Static
+};
+
+/// Splits `value` into its structure and its leaves (appended to `leaves`).
+TreeDef flatten(const Obj &value, std::vector<Obj> &leaves);
+/// Rebuilds a value from a structure and leaves, consuming from `next`.
+Obj unflatten(const TreeDef &def, const std::vector<Obj> &leaves, size_t &next);
+/// True when both trees have the same shape and the same static parts.
+bool sameStructure(const TreeDef &a, const TreeDef &b);
+/// True for what flatten() treats as a leaf.
+bool isLeaf(const Obj &value);
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_TREE_H
