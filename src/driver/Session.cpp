@@ -59,6 +59,46 @@ bool Session::addDefines(const std::vector<std::string> &defines, ElaborationOpt
   return true;
 }
 
+namespace {
+
+SourceRange plainRange(mlir::Location location, const SourceManager &sources) {
+  if (auto range = llvm::dyn_cast<mlir::FileLineColRange>(location)) {
+    uint32_t file = sources.findFile(range.getFilename().getValue());
+    if (file)
+      return SourceRange({file, range.getStartLine(), range.getStartColumn()},
+                         {file, range.getEndLine(), range.getEndColumn()});
+  }
+  if (auto name = llvm::dyn_cast<mlir::NameLoc>(location))
+    return plainRange(name.getChildLoc(), sources);
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(location))
+    if (!fused.getLocations().empty())
+      return plainRange(fused.getLocations().front(), sources);
+  return SourceRange();
+}
+
+} // namespace
+
+Diagnostic Session::diagnosticAt(mlir::Location location, Severity severity, std::string message) {
+  std::vector<SourceRange> callers;
+  while (auto call = llvm::dyn_cast<mlir::CallSiteLoc>(location)) {
+    // Callers nest outward: record them innermost first.
+    mlir::Location caller = call.getCaller();
+    std::vector<SourceRange> chain;
+    while (auto inner = llvm::dyn_cast<mlir::CallSiteLoc>(caller)) {
+      chain.push_back(plainRange(inner.getCallee(), sourceManager));
+      caller = inner.getCaller();
+    }
+    chain.push_back(plainRange(caller, sourceManager));
+    callers = chain;
+    location = call.getCallee();
+  }
+  Diagnostic d(severity, plainRange(location, sourceManager), std::move(message));
+  for (const SourceRange &r : callers)
+    if (r.isValid())
+      d.addNote(r, "called from here");
+  return d;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
                                                    const ElaborationOptions &options) {
   if (llvm::StringRef(path).ends_with(".mlir")) {

@@ -47,6 +47,10 @@ public:
   mlir::OwningOpRef<mlir::ModuleOp> loadIR(const std::string &path,
                                            const ElaborationOptions &options);
 
+  /// The source range an MLIR location points at (the innermost callee
+  /// of a call-site location), and notes for the calls that led there.
+  Diagnostic diagnosticAt(mlir::Location location, Severity severity, std::string message);
+
 private:
   SourceManager sourceManager;
   DiagnosticEngine engine;

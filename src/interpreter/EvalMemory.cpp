@@ -1,0 +1,132 @@
+//===- EvalMemory.cpp - pk.load and pk.store ------------------------------===//
+//
+// Windows of a Ref. Unmasked windows that run past the Ref are shifted
+// back inside it, as lax.dynamic_slice does (and as Pallas interpret mode
+// behaves); masked accesses touch only the selected, in-bounds elements,
+// and masked-off loads take `other` (or the uninitialized value).
+//
+//===----------------------------------------------------------------------===//
+#include "interpreter/Evaluator.h"
+
+#include "ir/PkDialect.h"
+
+namespace pk::interp {
+
+using namespace mlir;
+
+namespace {
+
+struct Window {
+  std::vector<int64_t> start, sizes, strides;
+  std::vector<bool> squeezed;
+  std::vector<int64_t> valueShape;
+};
+
+template <typename OpT>
+Window window(OpT op, const std::vector<int64_t> &refShape,
+              const std::function<int64_t(Value)> &readIndex, bool clamp) {
+  Window w;
+  ArrayRef<int64_t> staticOffsets = op.getStaticOffsets();
+  unsigned dynamic = 0;
+  for (size_t d = 0; d < refShape.size(); ++d) {
+    int64_t offset = ShapedType::isDynamic(staticOffsets[d]) ? readIndex(op.getOffsets()[dynamic++])
+                                                            : staticOffsets[d];
+    int64_t size = op.getSizes()[d], stride = op.getStrides()[d];
+    if (clamp) {
+      int64_t last = refShape[d] - (size - 1) * stride - 1;
+      offset = std::max<int64_t>(0, std::min(offset, last));
+    }
+    w.start.push_back(offset);
+    w.sizes.push_back(size);
+    w.strides.push_back(stride);
+    w.squeezed.push_back(llvm::is_contained(op.getSqueeze(), static_cast<int64_t>(d)));
+    if (!w.squeezed.back())
+      w.valueShape.push_back(size);
+  }
+  return w;
+}
+
+/// Calls f(valueIndex, refIndex or -1 when out of bounds) for each element.
+template <typename F>
+void forEachWindowElement(const Window &w, const std::vector<int64_t> &refShape, F f) {
+  std::vector<int64_t> refStrides = stridesOf(refShape);
+  int64_t count = 1;
+  for (int64_t s : w.sizes)
+    count *= s;
+  std::vector<int64_t> index(w.sizes.size(), 0);
+  for (int64_t flat = 0; flat < count; ++flat) {
+    int64_t at = 0;
+    bool inBounds = true;
+    for (size_t d = 0; d < index.size(); ++d) {
+      int64_t coordinate = w.start[d] + index[d] * w.strides[d];
+      inBounds &= coordinate >= 0 && coordinate < refShape[d];
+      at += coordinate * refStrides[d];
+    }
+    f(flat, inBounds ? at : -1);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < w.sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+} // namespace
+
+void Evaluator::evalLoad(Operation *operation) {
+  auto op = llvm::cast<pk::LoadOp>(operation);
+  RefBuffer &ref = getRef(op.getRef());
+  const Tensor &data = *ref.data;
+  bool masked = static_cast<bool>(op.getMask());
+  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; }, !masked);
+  TensorPtr result = makeTensor(data.element, w.valueShape);
+  TensorPtr mask = masked ? get(op.getMask()) : nullptr;
+  TensorPtr other = op.getOther() ? get(op.getOther()) : nullptr;
+  Tensor uninitialized(data.element, {1});
+  fillUninitialized(uninitialized, ref.dtype);
+  forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {
+    bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
+    if (selected && at >= 0) {
+      if (data.element.isFloat)
+        result->f[k] = data.f[at];
+      else
+        result->i[k] = data.i[at];
+      return;
+    }
+    if (!selected && other) {
+      int64_t from = other->rank() == 0 ? 0 : k;
+      if (data.element.isFloat)
+        result->f[k] = other->f[from];
+      else
+        result->i[k] = other->i[from];
+      return;
+    }
+    if (data.element.isFloat)
+      result->f[k] = uninitialized.f[0];
+    else
+      result->i[k] = uninitialized.i[0];
+  });
+  set(op.getResult(), result);
+}
+
+void Evaluator::evalStore(Operation *operation) {
+  auto op = llvm::cast<pk::StoreOp>(operation);
+  RefBuffer &ref = getRef(op.getRef());
+  Tensor &data = *ref.data;
+  bool masked = static_cast<bool>(op.getMask());
+  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; }, !masked);
+  const Tensor &value = *get(op.getValue());
+  TensorPtr mask = masked ? get(op.getMask()) : nullptr;
+  forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {
+    bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
+    if (!selected || at < 0)
+      return;
+    if (data.element.isFloat)
+      data.f[at] = value.f[value.rank() == 0 ? 0 : k];
+    else
+      data.i[at] = value.i[value.rank() == 0 ? 0 : k];
+  });
+  ref.written = true;
+}
+
+} // namespace pk::interp
