@@ -31,5 +31,11 @@ endif()
 function(pk_use_mlir_pch target)
   if(PK_USE_PCH)
     target_precompile_headers(${target} REUSE_FROM pk_mlir_pch)
+    # The header is compiled -fPIC; executables default to -fPIE, which
+    # GCC refuses to mix with it. -fPIC code links into a PIE just fine.
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      target_compile_options(${target} PRIVATE -fPIC)
+    endif()
   endif()
 endfunction()

@@ -99,6 +99,18 @@ Diagnostic Session::diagnosticAt(mlir::Location location, Severity severity, std
   return d;
 }
 
+mlir::OwningOpRef<mlir::ModuleOp> Session::compileSource(const std::string &name,
+                                                         const std::string &source,
+                                                         const ElaborationOptions &options) {
+  uint32_t file = sourceManager.addBuffer(name, source);
+  std::unique_ptr<ast::Module> module = parseModule(file, engine);
+  if (!module)
+    return nullptr;
+  mlir::OwningOpRef<mlir::ModuleOp> ir = elaborate(*module, options, engine, *mlirContext);
+  modules.push_back(std::move(module));
+  return ir;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
                                                    const ElaborationOptions &options) {
   if (llvm::StringRef(path).ends_with(".mlir")) {

@@ -46,6 +46,11 @@ public:
   /// verified) as pk IR.
   mlir::OwningOpRef<mlir::ModuleOp> loadIR(const std::string &path,
                                            const ElaborationOptions &options);
+  /// Elaborates .pk source held in memory (tests, embedders); `name` is
+  /// what diagnostics call the file.
+  mlir::OwningOpRef<mlir::ModuleOp> compileSource(const std::string &name,
+                                                  const std::string &source,
+                                                  const ElaborationOptions &options = {});
 
   /// The source range an MLIR location points at (the innermost callee
   /// of a call-site location), and notes for the calls that led there.

@@ -2,7 +2,7 @@
 //
 // Reads and writes the .npy format (versions 1-3, little-endian, C order).
 // NumPy has no bfloat16; like ml_dtypes, pkc writes bf16 arrays with the
-// opaque descr '<V2' and reads '<V2' as bf16 when bf16 is expected.
+// opaque descr '<V2', and reads '<V2' as bf16.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_INTERPRETER_NPY_H

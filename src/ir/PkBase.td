@@ -58,7 +58,9 @@ def Pk_MemorySpace : I32EnumAttr<"MemorySpace", "where a Ref's buffer lives", [
   let genSpecializedAttr = 0;
 }
 
-def Pk_MemorySpaceAttr : EnumAttr<Pk_Dialect, Pk_MemorySpace, "memory_space">;
+def Pk_MemorySpaceAttr : EnumAttr<Pk_Dialect, Pk_MemorySpace, "memory_space"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Pk_BlockDimKind : I32EnumAttr<"BlockDimKind", "how a BlockSpec maps one array axis", [
     I32EnumAttrCase<"Blocked", 0, "blocked">,
@@ -86,6 +88,8 @@ def Pk_ReductionKind : I32EnumAttr<"ReductionKind", "how pk.reduce combines elem
   let genSpecializedAttr = 0;
 }
 
-def Pk_ReductionKindAttr : EnumAttr<Pk_Dialect, Pk_ReductionKind, "reduction">;
+def Pk_ReductionKindAttr : EnumAttr<Pk_Dialect, Pk_ReductionKind, "reduction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 #endif // PK_BASE_TD

@@ -181,6 +181,16 @@ SmallVector<BlockSpecAttr> PallasCallOp::getAllSpecs() {
   return specs;
 }
 
+void PallasCallOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
+  // Name the kernel's Refs after the kernel function's parameters.
+  ArrayAttr names = getKernelArgNamesAttr();
+  if (&region != &getKernel() || !names || region.empty())
+    return;
+  for (auto [arg, name] : llvm::zip(region.getArguments(), names))
+    if (!llvm::cast<StringAttr>(name).getValue().empty())
+      setNameFn(arg, llvm::cast<StringAttr>(name).getValue());
+}
+
 LogicalResult PallasCallOp::verify() {
   bool known = false;
   unsigned numSymbols = enclosingSymbolCount(*this, known);

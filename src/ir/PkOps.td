@@ -87,7 +87,10 @@ def Pk_ReturnOp : Pk_Op<"return", [Pure, HasParent<"ExportOp">, ReturnLike, Term
   let hasVerifier = 1;
 }
 
-def Pk_PallasCallOp : Pk_Op<"pallas_call", [RecursiveMemoryEffects]> {
+def Pk_PallasCallOp : Pk_Op<"pallas_call", [
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
+  ]> {
   let summary = "runs a kernel over a grid of blocks";
   let description = [{
     Pallas's `pallas_call`. The kernel region runs once per point of the
@@ -112,7 +115,8 @@ def Pk_PallasCallOp : Pk_Op<"pallas_call", [RecursiveMemoryEffects]> {
     TypedArrayAttrBase<AffineMapAttr, "symbolic shapes">:$out_shapes,
     TypeArrayAttr:$scratch_types,
     DenseI64ArrayAttr:$input_output_aliases,
-    OptionalAttr<DictionaryAttr>:$compiler_params
+    OptionalAttr<DictionaryAttr>:$compiler_params,
+    OptionalAttr<StrArrayAttr>:$kernel_arg_names
   );
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$kernel, AnyRegion:$index_map);
@@ -321,7 +325,7 @@ def Pk_SliceOp : Pk_Op<"slice", [Pure]> {
   );
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $operand `[` $start_indices `:` $limit_indices `:` $strides `]`
+    $operand `start` $start_indices `limit` $limit_indices `stride` $strides
     attr-dict `:` type($operand) `->` type($result)
   }];
   let hasVerifier = 1;

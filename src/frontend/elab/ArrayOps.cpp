@@ -391,14 +391,20 @@ std::vector<ArrayPtr> ArrayOps::promoteAndBroadcast(const std::vector<Obj> &oper
   JaxType type = typeOf(operands[0], r);
   for (size_t i = 1; i < operands.size(); ++i)
     type = promoteTypes(type, typeOf(operands[i], r));
-  std::vector<ArrayPtr> arrays;
   std::vector<int64_t> shape;
+  for (const Obj &o : operands)
+    if (auto *a = llvm::dyn_cast<ArrayObj>(o.get()))
+      shape = broadcastShapes(shape, a->shape, r);
+  std::vector<ArrayPtr> arrays;
   for (const Obj &o : operands) {
-    arrays.push_back(toArray(o, r, type));
-    shape = broadcastShapes(shape, arrays.back()->shape, r);
+    // Python numbers become splat constants of the final shape directly.
+    if (auto *f = llvm::dyn_cast<FloatObj>(o.get()); f && isFloat(type.dtype))
+      arrays.push_back(constant(f->value, type.dtype, shape, r, type.weak));
+    else if (std::optional<int64_t> i = el.staticInt(o); i && !llvm::isa<FloatObj>(o.get()))
+      arrays.push_back(constantInt(*i, type.dtype, shape, r, type.weak));
+    else
+      arrays.push_back(broadcastTo(toArray(o, r, type), shape, r));
   }
-  for (ArrayPtr &a : arrays)
-    a = broadcastTo(a, shape, r);
   if (resultType)
     *resultType = type;
   return arrays;

@@ -72,6 +72,22 @@ void compareFn(NamespaceObj &ns, const std::string &name, CompareOp op) {
 
 ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays().toArray(o, r); }
 
+/// The shape and dtype of what a *_like function copies: a value, a Ref
+/// (read only for its type, as in `jnp.zeros_like(acc_ref)`) or a
+/// ShapeDtypeStruct.
+std::pair<std::vector<int64_t>, DType> shapeAndDType(Elaborator &el, const Obj &o, SourceRange r) {
+  if (auto *ref = llvm::dyn_cast<RefObj>(o.get()))
+    return {ref->shape, ref->dtype};
+  if (auto *s = llvm::dyn_cast<ShapeDtypeStructObj>(o.get())) {
+    std::vector<int64_t> shape;
+    for (const Dim &d : s->shape)
+      shape.push_back(el.toInt(makeDim(d), r, "shape"));
+    return {shape, s->dtype};
+  }
+  ArrayPtr x = asArray(el, o, r);
+  return {x->shape, x->dtype};
+}
+
 /// A constant array from a static (possibly nested) list of numbers.
 Obj arrayFromStatic(Elaborator &el, const Obj &value, std::optional<DType> dtype, SourceRange r) {
   if (isStatic(value)) {
@@ -302,9 +318,10 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   auto like = [](double fill) {
     return [fill](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"a"}, {"dtype", none()}, {"shape", none()}});
-      ArrayPtr x = asArray(el, a[0], a.range(0));
-      DType t = isNone(a[1]) ? x->dtype : el.toDType(a[1], a.range(1), "dtype");
-      std::vector<int64_t> shape = isNone(a[2]) ? x->shape : el.toShape(a[2], a.range(2), "shape");
+      auto [shape, dtype] = shapeAndDType(el, a[0], a.range(0));
+      DType t = isNone(a[1]) ? dtype : el.toDType(a[1], a.range(1), "dtype");
+      if (!isNone(a[2]))
+        shape = el.toShape(a[2], a.range(2), "shape");
       return el.arrays().full(shape, makeFloat(fill), t, args.range);
     };
   };
@@ -313,9 +330,10 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   n.members["empty_like"] = n.members["zeros_like"];
   define(n, "full_like", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"fill_value"}, {"dtype", none()}, {"shape", none()}});
-    ArrayPtr x = asArray(el, a[0], a.range(0));
-    DType t = isNone(a[2]) ? x->dtype : el.toDType(a[2], a.range(2), "dtype");
-    std::vector<int64_t> shape = isNone(a[3]) ? x->shape : el.toShape(a[3], a.range(3), "shape");
+    auto [shape, dtype] = shapeAndDType(el, a[0], a.range(0));
+    DType t = isNone(a[2]) ? dtype : el.toDType(a[2], a.range(2), "dtype");
+    if (!isNone(a[3]))
+      shape = el.toShape(a[3], a.range(3), "shape");
     return el.arrays().full(shape, a[1], t, args.range);
   });
   define(n, "arange", [](Elaborator &el, CallArgs &args) -> Obj {

@@ -81,8 +81,8 @@ Obj blockSpec(Elaborator &el, CallArgs &args) {
 
 Obj pallasCall(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"kernel"}, {"out_shape"}, {"grid_spec", none(), true},
-                               {"grid", makeTuple({}), true}, {"in_specs", nullptr, true},
-                               {"out_specs", nullptr, true}, {"scratch_shapes", makeTuple({}), true},
+                               {"grid", makeTuple({}), true}, {"in_specs", none(), true},
+                               {"out_specs", none(), true}, {"scratch_shapes", makeTuple({}), true},
                                {"input_output_aliases", std::make_shared<DictObj>(), true},
                                {"debug", makeBool(false), true}, {"interpret", makeBool(false), true},
                                {"name", none(), true}, {"compiler_params", none(), true},
@@ -264,7 +264,7 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   define(n, "pallas_call", pallasCall);
   define(n, "BlockSpec", blockSpec);
   define(n, "GridSpec", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"grid", makeTuple({})}, {"in_specs", nullptr}, {"out_specs", nullptr},
+    BoundArgs a = el.bind(args, {{"grid", makeTuple({})}, {"in_specs", none()}, {"out_specs", none()},
                                  {"scratch_shapes", makeTuple({})}});
     auto spec = std::make_shared<GridSpecObj>();
     spec->grid = a[0];

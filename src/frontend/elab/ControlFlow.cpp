@@ -279,8 +279,12 @@ std::vector<Obj> emitWhile(Elaborator &el, const std::vector<Obj> &init, bool ca
       }
     auto whileOp = mlir::scf::WhileOp::create(b, el.loc(r), types, inits);
     std::vector<mlir::Location> locs(types.size(), el.loc(r));
-    mlir::Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
-    mlir::Block *afterBlock = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+    mlir::Block *before, *afterBlock;
+    {
+      mlir::OpBuilder::InsertionGuard guard(b); // createBlock moves the insertion point
+      before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+      afterBlock = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+    }
     auto bindArgs = [&](mlir::Block *block) {
       std::vector<Obj> in = init;
       size_t arg = 0;

@@ -35,9 +35,9 @@ std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
 /// The specs for `count` operands from `in_specs` / `out_specs`.
 std::vector<Obj> specList(Elaborator &el, const Obj &specs, size_t count, const char *what,
                           SourceRange r) {
-  if (!specs)
-    return std::vector<Obj>(count, nullptr);
-  if (llvm::isa<BlockSpecObj>(specs.get()) || isNone(specs)) {
+  if (!specs || isNone(specs))
+    return std::vector<Obj>(count, nullptr); // no BlockSpecs: whole arrays
+  if (llvm::isa<BlockSpecObj>(specs.get())) {
     if (count != 1)
       el.fail(r, std::string(what) + " must be a list with one BlockSpec per operand (" +
                      std::to_string(count) + "), got a single " + typeName(*specs));
@@ -222,7 +222,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
       mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
       b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes),
-      b.getDenseI64ArrayAttr({}), compilerParams(*this, callable.compilerParams, callable.range));
+      b.getDenseI64ArrayAttr({}), compilerParams(*this, callable.compilerParams, callable.range),
+      nullptr);
 
   std::vector<Dim> savedGrid = grid;
   grid = gridDims;
@@ -276,6 +277,27 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   {
     mlir::OpBuilder::InsertionGuard guard(b);
     kernel = b.createBlock(&op.getKernel(), {}, refTypes, refLocs);
+  }
+  // Name the kernel's Refs after its parameters, for readable IR.
+  {
+    const FunctionObj *kernelFunction = llvm::dyn_cast<FunctionObj>(callable.kernel.get());
+    size_t skip = 0;
+    if (auto *p = llvm::dyn_cast<PartialObj>(callable.kernel.get())) {
+      kernelFunction = llvm::dyn_cast<FunctionObj>(p->function.get());
+      skip = p->args.size();
+    }
+    if (kernelFunction) {
+      std::vector<llvm::StringRef> names;
+      for (size_t i = skip; i < kernelFunction->parameters->size() && names.size() < refTypes.size(); ++i) {
+        const ast::Parameter &param = (*kernelFunction->parameters)[i];
+        if (param.kind != ast::Parameter::Kind::Positional &&
+            param.kind != ast::Parameter::Kind::PositionalOnly)
+          break;
+        names.push_back(param.name);
+      }
+      names.resize(refTypes.size(), "");
+      op.setKernelArgNamesAttr(b.getStrArrayAttr(names));
+    }
   }
   CallArgs kernelArgs;
   kernelArgs.range = args.range;

@@ -246,7 +246,9 @@ StmtList ASTBuilder::buildBlock(P::BlockContext *ctx) {
 }
 
 StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx) {
-  auto def = std::make_unique<FunctionDefStmt>(rangeOf(ctx));
+  // Like Python's ast, a function starts at `def`, after its decorators.
+  SourceRange whole = rangeOf(ctx);
+  auto def = std::make_unique<FunctionDefStmt>(SourceRange(rangeOf(ctx->DEF()).begin, whole.end));
   def->name = ctx->NAME()->getText();
   def->nameRange = rangeOf(ctx->NAME());
   for (P::DecoratorContext *d : ctx->decorator())

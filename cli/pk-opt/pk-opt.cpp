@@ -1,0 +1,22 @@
+//===- pk-opt.cpp - Runs passes on pk IR, for lit tests -------------------===//
+//
+// mlir-opt with the pk dialects and pkc's passes registered: every pass is
+// testable alone (`pk-opt --canonicalize file.mlir | FileCheck file.mlir`),
+// and `--verify-diagnostics` checks the verifiers' messages.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  pk::registerPkDialects(registry);
+  registry.insert<mlir::func::FuncDialect>(); // for tests of ops outside exports
+  mlir::registerTransformsPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "pk-opt: runs passes on pk IR\n", registry));
+}

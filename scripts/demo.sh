@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up, builds, and runs pkc on the templated-matmul sample: prints the
+# typed IR of the fused matmul+gelu export, then runs it on the reference
+# interpreter with M=4, N=8 (K=256 is a constant of the sample).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+pkc="${PK_BUILD_DIR:-$root/build}/cli/pkc/pkc"
+cd "$root"
+set -x
+"$pkc" check samples/matmul.pk
+"$pkc" compile --emit=ir samples/matmul.pk
+"$pkc" run samples/matmul.pk --entry matmul_gelu --size M=4 --size N=8 --print

@@ -1,0 +1,77 @@
+// The verifiers reject malformed pk IR with a message naming the problem.
+// RUN: %pk-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{Ref dimensions must be positive}}
+func.func private @f(!pk.ref<0xf32>)
+
+// -----
+
+pk.export @e(%x: tensor<8xf32> {pk.name = "x", pk.shape = affine_map<() -> (8)>})
+    -> (tensor<8xf32> {pk.shape = affine_map<() -> (8)>}) attributes {symbols = []} {
+  // expected-error @+1 {{kernel takes 1 Refs but the call has 2 operands}}
+  %0 = pk.pallas_call "k"(%x) grid = affine_map<() -> ()> {
+      in_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_shapes = [affine_map<() -> (8)>], scratch_types = [], input_output_aliases = array<i64>}
+      : (tensor<8xf32>) -> tensor<8xf32>
+  kernel {
+  ^bb0(%a: !pk.ref<8xf32>):
+    pk.yield
+  }
+  pk.return %0 : tensor<8xf32>
+}
+
+// -----
+
+pk.export @e(%x: tensor<8xf32> {pk.name = "x", pk.shape = affine_map<() -> (8)>})
+    -> (tensor<8xf32> {pk.shape = affine_map<() -> (8)>}) attributes {symbols = []} {
+  %0 = pk.pallas_call "k"(%x) grid = affine_map<() -> ()> {
+      in_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_shapes = [affine_map<() -> (8)>], scratch_types = [], input_output_aliases = array<i64>}
+      : (tensor<8xf32>) -> tensor<8xf32>
+  kernel {
+  ^bb0(%a: !pk.ref<8xf32>, %o: !pk.ref<8xf32>):
+    // expected-error @+1 {{window [4, size 8, stride 1] is out of bounds for axis 0 of size 8}}
+    %v = pk.load %a[4] sizes [8] strides [1] squeeze [] : !pk.ref<8xf32> -> tensor<8xf32>
+    pk.yield
+  }
+  pk.return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{contracting dimensions differ: 3 vs 4}}
+  %c = pk.dot %a, %b : tensor<4x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{reduction kind 'maxsi' does not apply to 'f32'}}
+  %c = pk.reduce <maxsi> %a axes [1] : tensor<4x3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{operand axis 0 of size 4 cannot broadcast to size 5}}
+  %c = pk.broadcast_in_dim %a dims [0, 1] : tensor<4x3xf32> -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{symbol 'M' is not a dimension of any argument, so it cannot be bound}}
+pk.export @e(%x: tensor<?xf32> {pk.name = "x", pk.shape = affine_map<()[s0, s1] -> (s0)>})
+    attributes {symbols = ["N", "M"]} {
+  pk.return
+}
+
+// -----
+
+// expected-error @+1 {{index map returns 1 indices for a block of rank 2}}
+func.func private @g() attributes {spec = #pk.block_spec<[squeezed, 8], affine_map<(d0) -> (0)>>}

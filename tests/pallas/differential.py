@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Differential test: a .pk program on pkc's interpreter vs. on JAX Pallas.
+
+Each test case is a line in the .pk file (or a --case argument):
+
+    # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
+    #       [seed=S] [range=LO:HI]
+
+NAME=INT gives a symbolic size; -D overrides a module constant in both
+runs. Inputs are random (seeded, in [LO, HI) for floats). The case passes
+when every output has the same shape and dtype in both runs and the same
+values: exactly for integers and booleans, within tolerance for floats
+(NaN matching NaN).
+
+Usage: differential.py --pkc PATH/TO/pkc FILE.pk [--case "..."]...
+"""
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import ml_dtypes
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pk_prelude  # noqa: E402
+
+DEFAULT_TOLERANCE = {  # (rtol, atol) by dtype
+    "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12),
+    "float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2),
+}
+
+
+class Case:
+    def __init__(self, text):
+        tokens = shlex.split(text)
+        self.text = text
+        self.export = tokens[0]
+        self.sizes, self.defines = {}, {}
+        self.rtol = self.atol = None
+        self.seed = 0
+        self.low, self.high = -2.0, 2.0
+        i = 1
+        while i < len(tokens):
+            token = tokens[i]
+            if token == "-D":
+                name, value = tokens[i + 1].split("=", 1)
+                self.defines[name] = value
+                i += 2
+                continue
+            key, value = token.split("=", 1)
+            if key == "rtol":
+                self.rtol = float(value)
+            elif key == "atol":
+                self.atol = float(value)
+            elif key == "seed":
+                self.seed = int(value)
+            elif key == "range":
+                self.low, self.high = (float(v) for v in value.split(":"))
+            else:
+                self.sizes[key] = int(value)
+            i += 1
+
+
+def cases_in(path):
+    with open(path) as f:
+        return [line.split("DIFF:", 1)[1].strip() for line in f if line.startswith("# DIFF:")]
+
+
+def random_input(rng, dtype, shape, low, high):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return rng.integers(0, 100, size=shape).astype(dtype)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(-50, 50, size=shape).astype(dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def load_output(path, expected_dtype):
+    array = np.load(path)
+    if array.dtype.kind == "V" and np.dtype(expected_dtype) == ml_dtypes.bfloat16:
+        array = array.view(ml_dtypes.bfloat16)
+    return array
+
+
+def compare(name, expected, actual, case):
+    if expected.shape != actual.shape:
+        return f"{name}: shape {actual.shape} from pkc, {expected.shape} from JAX"
+    if expected.dtype != actual.dtype:
+        return f"{name}: dtype {actual.dtype} from pkc, {expected.dtype} from JAX"
+    if expected.dtype.kind in "biu":
+        bad = np.argwhere(expected != actual)
+        if bad.size:
+            i = tuple(bad[0])
+            return (f"{name}: {len(bad)} elements differ; first at {i}: "
+                    f"pkc {actual[i]!r}, JAX {expected[i]!r}")
+        return None
+    rtol, atol = DEFAULT_TOLERANCE[str(expected.dtype)]
+    rtol = case.rtol if case.rtol is not None else rtol
+    atol = case.atol if case.atol is not None else atol
+    e, a = expected.astype(np.float64), actual.astype(np.float64)
+    close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
+    if not close.all():
+        bad = np.argwhere(~close)
+        i = tuple(bad[0])
+        err = np.nanmax(np.abs(a - e)[~close]) if (~close).any() else 0
+        return (f"{name}: {len(bad)} of {e.size} elements differ beyond rtol={rtol}, "
+                f"atol={atol} (max error {err:.3g}); first at {i}: pkc {a[i]!r}, JAX {e[i]!r}")
+    return None
+
+
+def run_case(pkc, path, case, workdir):
+    module = pk_prelude.load_pk(path, case.defines)
+    params = module.signature(case.export)
+    rng = np.random.default_rng(case.seed)
+    inputs, args = [], [pkc, "run", path, "--entry", case.export]
+    for name, value in case.defines.items():
+        args += ["-D", f"{name}={value}"]
+    fn_params = list(__import__("inspect").signature(module.exports[case.export]).parameters)
+    for index, (param, array_type) in enumerate(zip(fn_params, params)):
+        shape = []
+        for dim in array_type.dims:
+            if isinstance(dim, pk_prelude.Symbol):
+                if dim.name not in case.sizes:
+                    raise SystemExit(f"{path}: case '{case.text}' gives no size for {dim.name}")
+                shape.append(case.sizes[dim.name])
+            else:
+                shape.append(int(dim))
+        x = random_input(rng, array_type.dtype, shape, case.low, case.high)
+        file = os.path.join(workdir, f"in{index}.npy")
+        np.save(file, x)
+        inputs.append(x)
+        args += ["--in", f"{param}={file}"]
+    expected = module.run(case.export, inputs)
+    for k in range(len(expected)):
+        args += ["--out", f"{k}={os.path.join(workdir, f'out{k}.npy')}"]
+    run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        return [f"pkc failed ({run.returncode}): {' '.join(shlex.quote(a) for a in args)}\n"
+                f"{run.stderr}"]
+    problems = []
+    for k, e in enumerate(expected):
+        actual = load_output(os.path.join(workdir, f"out{k}.npy"), e.dtype)
+        problem = compare(f"output {k}", e, actual, case)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pkc", required=True)
+    parser.add_argument("--case", action="append", default=[])
+    parser.add_argument("file")
+    options = parser.parse_args()
+    cases = options.case or cases_in(options.file)
+    if not cases:
+        print(f"{options.file}: no '# DIFF:' cases", file=sys.stderr)
+        return 1
+    failed = 0
+    for text in cases:
+        case = Case(text)
+        with tempfile.TemporaryDirectory() as workdir:
+            problems = run_case(options.pkc, options.file, case, workdir)
+        status = "ok" if not problems else "FAILED"
+        print(f"{status}: {options.file}: {text}")
+        for p in problems:
+            print("    " + p.replace("\n", "\n    "))
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

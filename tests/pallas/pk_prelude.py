@@ -1,0 +1,210 @@
+"""Runs a .pk file as the Python program it is, on JAX Pallas (interpret mode).
+
+A .pk file is Pallas code plus three things JAX does not define: the
+`@export` decorator, array annotations such as `f32[N, 128]`, and symbolic
+sizes (N above) that are bound from the arguments' shapes. This module
+supplies them, plus shims for the Pallas spellings .pk accepts that the
+installed JAX has moved or renamed (pl.load / pl.store / pl.dot, indexing_mode=
+pl.Unblocked, BlockSpec(index_map, block_shape)), and forces
+interpret=True so that everything runs on the CPU.
+
+    module = load_pk("samples/add.pk", defines={"BLOCK": "256"})
+    outputs = module.run("add", [x, y])
+"""
+
+import __future__
+import ast
+import functools
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plt
+
+_DTYPES = {
+    "bool": jnp.bool_, "i8": jnp.int8, "i16": jnp.int16, "i32": jnp.int32, "i64": jnp.int64,
+    "u8": jnp.uint8, "u16": jnp.uint16, "u32": jnp.uint32, "u64": jnp.uint64,
+    "f16": jnp.float16, "bf16": jnp.bfloat16, "f32": jnp.float32, "f64": jnp.float64,
+}
+
+
+# ----------------------------------------------------------------------------
+# Shims for spellings of the Pallas API that this JAX no longer has.
+# ----------------------------------------------------------------------------
+
+_real_block_spec = pl.BlockSpec
+_real_pallas_call = pl.pallas_call
+_real_blocked = pl.Blocked
+
+
+class _IndexingMode:
+    def __init__(self, unblocked, padding=None):
+        self.unblocked = unblocked
+        self.padding = padding
+
+
+def _blocked(block_size=None):
+    return _IndexingMode(False) if block_size is None else _real_blocked(block_size)
+
+
+def _unblocked(padding=None):
+    return _IndexingMode(True, padding)
+
+
+def _block_spec(block_shape=None, index_map=None, pipeline_mode=None, *, memory_space=None,
+                indexing_mode=None):
+    if callable(block_shape) and not callable(index_map):
+        block_shape, index_map = index_map, block_shape  # BlockSpec(index_map, block_shape)
+    if isinstance(indexing_mode, _IndexingMode) and indexing_mode.unblocked:
+        padding = indexing_mode.padding or [(0, 0)] * len(block_shape)
+        block_shape = tuple(
+            d if d is None or isinstance(d, pl.Squeezed) else pl.Element(d, tuple(p))
+            for d, p in zip(block_shape, padding))
+    kwargs = {}
+    if memory_space is not None:
+        kwargs["memory_space"] = memory_space
+    return _real_block_spec(block_shape, index_map, pipeline_mode, **kwargs)
+
+
+def _pallas_call(kernel, out_shape, **kwargs):
+    kwargs["interpret"] = True
+    kwargs.pop("compiler_params", None)  # backend options do not affect semantics
+    return _real_pallas_call(kernel, out_shape, **kwargs)
+
+
+def _load(ref, idx=None, *, mask=None, other=None, **_):
+    view = ref if idx is None else ref.at[idx]
+    return plt.load(view, mask=mask, other=other)
+
+
+def _store(ref, idx, val=None, *, mask=None, **_):
+    if val is None:  # store(ref_view, val, mask=...)
+        return plt.store(ref, idx, mask=mask)
+    return plt.store(ref.at[idx], val, mask=mask)
+
+
+def _dot(a, b, trans_a=False, trans_b=False, allow_tf32=None, precision=None):
+    if trans_a:
+        a = a.T
+    if trans_b:
+        b = b.T
+    acc = jnp.float32 if jnp.issubdtype(a.dtype, jnp.floating) else jnp.int32
+    return jnp.dot(a, b, preferred_element_type=acc)
+
+
+pl.BlockSpec = _block_spec
+pl.pallas_call = _pallas_call
+pl.Blocked = _blocked
+pl.Unblocked = _unblocked
+pl.load = _load
+pl.store = _store
+pl.dot = _dot
+
+
+# ----------------------------------------------------------------------------
+# Signatures: f32[N, 128] with symbolic sizes.
+# ----------------------------------------------------------------------------
+
+class Symbol:
+    def __init__(self, name):
+        self.name = name
+
+
+class _ArrayType:
+    def __init__(self, dtype, dims):
+        self.dtype = dtype
+        self.dims = dims
+
+
+class _DTypeAnnotation:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __getitem__(self, dims):
+        if not isinstance(dims, tuple):
+            dims = (dims,)
+        return _ArrayType(self.dtype, dims)
+
+
+class _SignatureScope(dict):
+    """Names for evaluating annotations: dtypes, module globals, and a new
+    Symbol for every other name."""
+
+    def __init__(self, module_globals):
+        super().__init__()
+        self.module_globals = module_globals
+
+    def __missing__(self, name):
+        if name in _DTYPES:
+            return _DTypeAnnotation(_DTYPES[name])
+        if name in self.module_globals:
+            return self.module_globals[name]
+        return Symbol(name)
+
+
+def _annotation_type(text, module_globals):
+    value = eval(text, {"__builtins__": __builtins__}, _SignatureScope(module_globals))
+    if isinstance(value, _ArrayType):
+        return value
+    if isinstance(value, _DTypeAnnotation):
+        return _ArrayType(value.dtype, ())
+    raise TypeError(f"unsupported annotation {text!r}")
+
+
+class PkModule:
+    def __init__(self, path, module_globals, exports):
+        self.path = path
+        self.globals = module_globals
+        self.exports = exports
+
+    def signature(self, name):
+        fn = self.exports[name]
+        return [_annotation_type(p.annotation, self.globals)
+                for p in inspect.signature(fn).parameters.values()]
+
+    def run(self, name, inputs):
+        """Runs export `name` on numpy inputs; returns a list of numpy outputs."""
+        fn = self.exports[name]
+        params = self.signature(name)
+        for array_type, value in zip(params, inputs):
+            for dim, size in zip(array_type.dims, value.shape):
+                if isinstance(dim, Symbol):
+                    self.globals[dim.name] = size  # what N reads as while it runs
+        result = fn(*[jnp.asarray(x) for x in inputs])
+        outputs = result if isinstance(result, (tuple, list)) else [result]
+        return [np.asarray(o) for o in outputs]
+
+
+def _apply_defines(tree, defines):
+    """-D NAME=VALUE replaces the module-level `NAME = ...` (or adds it)."""
+    remaining = dict(defines)
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in remaining:
+                    node.value = ast.parse(remaining.pop(target.id), mode="eval").body
+    prefix = [ast.parse(f"{k} = {v}").body[0] for k, v in remaining.items()]
+    tree.body = prefix + tree.body
+    ast.fix_missing_locations(tree)
+    return tree
+
+
+def load_pk(path, defines=None):
+    source = open(path).read()
+    tree = _apply_defines(ast.parse(source, path), defines or {})
+    code = compile(tree, path, "exec",
+                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    exports = {}
+
+    def export(fn):
+        exports[fn.__name__] = fn
+        return fn
+
+    module_globals = {"__name__": "pk_module", "export": export}
+    for short, dtype in _DTYPES.items():
+        if short != "bool":
+            module_globals[short] = dtype
+    exec(code, module_globals)
+    return PkModule(path, module_globals, exports)
