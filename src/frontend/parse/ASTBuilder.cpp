@@ -388,10 +388,17 @@ std::vector<Parameter> ASTBuilder::buildLambdaParameters(P::LambdaParametersCont
     params.push_back(std::move(p));
   }
   checkParameterOrder(params);
-  if (bareStar)
-    params.erase(std::find_if(params.begin(), params.end(), [](const Parameter &p) {
+  if (bareStar) {
+    auto it = std::find_if(params.begin(), params.end(), [](const Parameter &p) {
       return p.kind == Parameter::Kind::VarPositional && p.name.empty();
-    }));
+    });
+    SourceRange markerRange = it->range;
+    params.erase(it);
+    // As for a def: `lambda *: 0` is a syntax error in Python.
+    if (std::none_of(params.begin(), params.end(),
+                     [](const Parameter &p) { return p.kind == Parameter::Kind::KeywordOnly; }))
+      fail(markerRange, "named arguments must follow bare '*'");
+  }
   return params;
 }
 

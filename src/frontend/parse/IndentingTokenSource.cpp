@@ -7,6 +7,8 @@ using grammar::PkLexer;
 
 namespace {
 
+constexpr size_t kMaxBracketDepth = 200;
+
 /// Width of the indentation a NEWLINE token carries after its line break;
 /// tabs advance to the next multiple of 8, as in CPython.
 size_t indentationWidth(const std::string &newlineText) {
@@ -66,6 +68,16 @@ void IndentingTokenSource::emit(std::unique_ptr<antlr4::Token> token) {
     lastTokenEndColumn = token->getCharPositionInLine() + token->getText().size();
   }
   pending.push_back(std::move(token));
+}
+
+std::optional<LexicalError> IndentingTokenSource::unclosedBracketAtEnd() {
+  while (!finished) {
+    pending.clear();
+    fill();
+  }
+  if (firstError && firstError->unclosedBracket)
+    return firstError;
+  return std::nullopt;
 }
 
 std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
@@ -134,6 +146,11 @@ void IndentingTokenSource::fill() {
   case PkLexer::LPAREN:
   case PkLexer::LBRACK:
   case PkLexer::LBRACE:
+    // CPython's limit; deeper nesting would also overflow the parser's stack.
+    if (openBrackets.size() >= kMaxBracketDepth) {
+      fail(*token, "too many nested parentheses");
+      return;
+    }
     openBrackets.push_back(
         {token->getText()[0], token->getLine(), token->getCharPositionInLine()});
     break;
@@ -174,6 +191,7 @@ void IndentingTokenSource::fill() {
       at->setLine(open.line);
       at->setCharPositionInLine(open.column);
       fail(*at, std::string("'") + open.character + "' was never closed");
+      firstError->unclosedBracket = true;
       return;
     }
     finish(*token);

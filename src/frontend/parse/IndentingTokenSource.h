@@ -24,6 +24,7 @@ struct LexicalError {
   size_t column; ///< 0-based, as ANTLR counts
   size_t length;
   std::string message;
+  bool unclosedBracket = false; ///< "'(' was never closed"
 };
 
 class IndentingTokenSource : public antlr4::TokenSource {
@@ -40,6 +41,10 @@ public:
   }
 
   const std::optional<LexicalError> &error() const { return firstError; }
+
+  /// Reads the rest of the file after the parser gave up, and returns the
+  /// "'(' was never closed" error if that is how the file ends.
+  std::optional<LexicalError> unclosedBracketAtEnd();
 
 private:
   void fill();

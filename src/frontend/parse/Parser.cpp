@@ -59,8 +59,29 @@ public:
       if (parser)
         expected = parser->getExpectedTokens();
       const antlr4::dfa::Vocabulary &vocabulary = recognizer->getVocabulary();
+      // Whether the offending token starts a line (after a NEWLINE, INDENT
+      // or DEDENT).
+      bool startsLine = false;
+      if (auto *stream = parser ? dynamic_cast<antlr4::BufferedTokenStream *>(
+                                      parser->getTokenStream())
+                                : nullptr) {
+        size_t index = offending->getTokenIndex();
+        antlr4::Token *previous =
+            index != INVALID_INDEX && index > 0 ? stream->get(index - 1) : nullptr;
+        startsLine = !previous || previous->getType() == PkLexer::NEWLINE ||
+                     previous->getType() == PkLexer::INDENT ||
+                     previous->getType() == PkLexer::DEDENT;
+      }
+      bool expectsExpression = expected.contains(static_cast<size_t>(PkLexer::NAME)) &&
+                               expected.contains(static_cast<size_t>(PkLexer::NUMBER)) &&
+                               !expected.contains(static_cast<size_t>(PkLexer::DEF));
       if (type == PkLexer::INDENT) {
         message = "unexpected indent";
+      } else if ((type == PkLexer::ELSE || type == PkLexer::ELIF) && startsLine) {
+        message = type == PkLexer::ELIF
+                      ? "'elif' must follow an 'if' block at the same indentation"
+                      : "'else' must follow an 'if', 'for' or 'while' block at the same "
+                        "indentation";
       } else if (expected.contains(static_cast<size_t>(PkLexer::INDENT)) && expected.size() == 1) {
         message = "expected an indented block";
       } else if (expected.contains(static_cast<size_t>(PkLexer::COLON)) &&
@@ -73,6 +94,12 @@ public:
       } else if (expected.size() == 1) {
         message = "expected " + tokenDisplayName(vocabulary, expected.getSingleElement());
         if (type == antlr4::Token::EOF || type == PkLexer::NEWLINE)
+          message += " before " + tokenDisplayName(vocabulary, type);
+        else
+          message += ", found '" + text + "'";
+      } else if (expectsExpression) {
+        message = "expected an expression";
+        if (type == antlr4::Token::EOF || type == PkLexer::NEWLINE || type == PkLexer::DEDENT)
           message += " before " + tokenDisplayName(vocabulary, type);
         else
           message += ", found '" + text + "'";
@@ -135,15 +162,27 @@ struct ParseSession {
 
   /// Reports the first error, preferring a lexical one; true if any.
   bool reportErrors(uint32_t file, DiagnosticEngine &diagnostics) {
-    if (const std::optional<LexicalError> &lexical = source.error()) {
-      SourceLocation begin{file, static_cast<uint32_t>(lexical->line),
-                           static_cast<uint32_t>(lexical->column + 1)};
+    auto reportLexical = [&](const LexicalError &lexical) {
+      SourceLocation begin{file, static_cast<uint32_t>(lexical.line),
+                           static_cast<uint32_t>(lexical.column + 1)};
       SourceLocation end = begin;
-      end.column += static_cast<uint32_t>(lexical->length);
-      diagnostics.error({begin, end}, lexical->message);
+      end.column += static_cast<uint32_t>(lexical.length);
+      diagnostics.error({begin, end}, lexical.message);
+    };
+    if (const std::optional<LexicalError> &lexical = source.error()) {
+      reportLexical(*lexical);
       return true;
     }
     if (listener.error) {
+      // As in CPython: when the parser stumbles inside a bracket that the
+      // rest of the file never closes, the bracket is the mistake.
+      const SourceLocation &at = listener.error->range.begin;
+      if (std::optional<LexicalError> unclosed = source.unclosedBracketAtEnd();
+          unclosed && (unclosed->line < at.line ||
+                       (unclosed->line == at.line && unclosed->column + 1 < at.column))) {
+        reportLexical(*unclosed);
+        return true;
+      }
       diagnostics.error(listener.error->range, listener.error->message);
       return true;
     }
