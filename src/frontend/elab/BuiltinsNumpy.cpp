@@ -701,7 +701,7 @@ std::shared_ptr<NamespaceObj> makeMathNamespace(Elaborator &el) {
       BoundArgs a = el.bind(args, {{"x"}});
       if (std::optional<int64_t> i = el.staticInt(a[0]))
         return makeInt(*i);
-      return makeInt(static_cast<int64_t>(fn(el.toDouble(a[0], a.range(0), "math argument"))));
+      return makeInt(el.floatToInt(fn(el.toDouble(a[0], a.range(0), "math argument")), args.range));
     });
   };
   rounding("ceil", std::ceil);

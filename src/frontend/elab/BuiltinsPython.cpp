@@ -162,8 +162,11 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
   add(b, "max", [](Elaborator &el, CallArgs &args) { return minMax(el, args, true); });
   add(b, "abs", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}});
-    if (auto *i = llvm::dyn_cast<IntObj>(a[0].get()))
+    if (auto *i = llvm::dyn_cast<IntObj>(a[0].get())) {
+      if (i->value == INT64_MIN)
+        el.fail(args.range, "integer overflow in a compile-time computation");
       return makeInt(std::llabs(i->value));
+    }
     if (auto *f = llvm::dyn_cast<FloatObj>(a[0].get()))
       return makeFloat(std::fabs(f->value));
     return el.arrays().abs(a[0], args.range);
@@ -175,11 +178,8 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
       return x;
     if (auto *bo = llvm::dyn_cast<BoolObj>(x.get()))
       return makeInt(bo->value);
-    if (auto *f = llvm::dyn_cast<FloatObj>(x.get())) {
-      if (!std::isfinite(f->value))
-        el.fail(args.range, "cannot convert " + repr(*x) + " to integer");
-      return makeInt(static_cast<int64_t>(f->value));
-    }
+    if (auto *f = llvm::dyn_cast<FloatObj>(x.get()))
+      return makeInt(el.floatToInt(f->value, args.range));
     if (auto *s = llvm::dyn_cast<StrObj>(x.get())) {
       try {
         size_t used = 0;
@@ -360,7 +360,7 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
     BoundArgs a = el.bind(args, {{"number"}, {"ndigits", none()}});
     double v = el.toDouble(a[0], a.range(0), "round() argument");
     if (isNone(a[1]))
-      return makeInt(static_cast<int64_t>(std::nearbyint(v)));
+      return makeInt(el.floatToInt(std::nearbyint(v), args.range));
     double scale = std::pow(10.0, static_cast<double>(el.toInt(a[1], a.range(1), "ndigits")));
     return makeFloat(std::nearbyint(v * scale) / scale);
   });

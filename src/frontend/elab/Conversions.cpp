@@ -2,6 +2,8 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
 
+#include <cmath>
+
 namespace pk::elab {
 
 std::optional<int64_t> Elaborator::staticInt(const Obj &o) {
@@ -21,6 +23,18 @@ int64_t Elaborator::toInt(const Obj &o, SourceRange r, const std::string &what) 
   if (llvm::isa<ArrayObj>(o.get()))
     fail(r, what + " must be a static integer, not a value computed in the kernel");
   fail(r, what + " must be an integer, got " + typeName(*o) + (llvm::isa<FloatObj>(o.get()) ? " " + repr(*o) : ""));
+}
+
+int64_t Elaborator::floatToInt(double v, SourceRange r) {
+  if (std::isnan(v))
+    fail(r, "cannot convert float NaN to integer");
+  if (std::isinf(v))
+    fail(r, "cannot convert float infinity to integer");
+  // [-2**63, 2**63): what a 64-bit compile-time int holds.
+  if (v < -9223372036854775808.0 || v >= 9223372036854775808.0)
+    fail(r, "cannot convert float " + repr(*makeFloat(v)) +
+                " to integer: it does not fit in 64 bits");
+  return static_cast<int64_t>(v);
 }
 
 double Elaborator::toDouble(const Obj &o, SourceRange r, const std::string &what) {

@@ -163,6 +163,8 @@ public:
   int64_t toInt(const Obj &o, SourceRange r, const std::string &what);
   std::optional<int64_t> staticInt(const Obj &o);
   double toDouble(const Obj &o, SourceRange r, const std::string &what);
+  /// int(v) for a float: fails on NaN, infinity and values beyond 64 bits.
+  int64_t floatToInt(double v, SourceRange r);
   /// Python truthiness of a static value.
   bool truthy(const Obj &o, SourceRange r);
   DType toDType(const Obj &o, SourceRange r, const std::string &what);

@@ -41,6 +41,22 @@ int64_t floorMod(int64_t a, int64_t b) {
   return m;
 }
 
+/// `[0] * n` and `"-" * n` build their result at compile time: refuse sizes
+/// that would exhaust memory instead of hanging.
+void checkRepetitionSize(Elaborator &el, size_t size, int64_t count, const char *what,
+                         SourceRange r) {
+  constexpr uint64_t kLimit = uint64_t(1) << 24;
+  if (count <= 0 || size == 0)
+    return;
+  uint64_t total = 0;
+  bool overflowed =
+      __builtin_mul_overflow(static_cast<uint64_t>(size), static_cast<uint64_t>(count), &total);
+  if (overflowed || total > kLimit)
+    el.fail(r, "this repetition would build " +
+                   (overflowed ? "more than 2**64" : std::to_string(total)) + " " + what +
+                   " at compile time; the limit is " + std::to_string(kLimit));
+}
+
 Obj staticIntOp(Elaborator &el, BinaryOp op, int64_t a, int64_t b, SourceRange r) {
   int64_t result = 0;
   auto overflow = [&]() -> Obj {
@@ -66,18 +82,26 @@ Obj staticIntOp(Elaborator &el, BinaryOp op, int64_t a, int64_t b, SourceRange r
   case BinaryOp::FloorDiv:
     if (b == 0)
       el.fail(r, "integer division by zero");
+    if (a == INT64_MIN && b == -1) // the one quotient that does not fit (and traps)
+      overflow();
     return makeInt(floorDiv(a, b));
   case BinaryOp::Mod:
     if (b == 0)
       el.fail(r, "integer modulo by zero");
+    if (b == -1) // INT64_MIN % -1 traps in C++; the answer is 0 for every a
+      return makeInt(0);
     return makeInt(floorMod(a, b));
   case BinaryOp::Pow: {
     if (b < 0)
       return makeFloat(std::pow(static_cast<double>(a), static_cast<double>(b)));
-    int64_t value = 1;
-    for (int64_t i = 0; i < b; ++i)
-      if (__builtin_mul_overflow(value, a, &value))
+    // Square and multiply: `1 ** 10**18` must not take 10**18 steps.
+    int64_t value = 1, base = a;
+    for (int64_t e = b; e > 0; e >>= 1) {
+      if ((e & 1) && __builtin_mul_overflow(value, base, &value))
         overflow();
+      if (e > 1 && __builtin_mul_overflow(base, base, &base))
+        overflow();
+    }
     return makeInt(value);
   }
   case BinaryOp::LShift:
@@ -150,6 +174,7 @@ Obj sequenceOp(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, Sour
     const Obj &count = ls ? rhs : lhs;
     if (!llvm::isa<IntObj>(count.get()))
       el.fail(r, "can't multiply a sequence by non-int of type '" + typeName(*count) + "'");
+    checkRepetitionSize(el, seq->items.size(), llvm::cast<IntObj>(*count).value, "items", r);
     std::vector<Obj> items;
     for (int64_t i = 0; i < llvm::cast<IntObj>(*count).value; ++i)
       items.insert(items.end(), seq->items.begin(), seq->items.end());
@@ -164,6 +189,7 @@ Obj sequenceOp(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, Sour
     const Obj &count = lstr ? rhs : lhs;
     if (!llvm::isa<IntObj>(count.get()))
       el.fail(r, "can't multiply a string by non-int");
+    checkRepetitionSize(el, s->value.size(), llvm::cast<IntObj>(*count).value, "characters", r);
     std::string out;
     for (int64_t i = 0; i < llvm::cast<IntObj>(*count).value; ++i)
       out += s->value;
@@ -283,13 +309,21 @@ bool staticEqual(const Obj &a, const Obj &b) {
     return llvm::cast<MemorySpaceObj>(*a).space == llvm::cast<MemorySpaceObj>(*b).space;
   case Object::Kind::Tuple:
   case Object::Kind::List: {
+    // Python compares items by identity first, which also ends the
+    // recursion of a list that contains itself; the depth limit ends it for
+    // two distinct such lists (where Python raises RecursionError).
+    thread_local unsigned depth = 0;
+    if (a.get() == b.get())
+      return true;
     const auto &x = llvm::cast<SequenceObj>(*a).items, &y = llvm::cast<SequenceObj>(*b).items;
-    if (x.size() != y.size())
+    if (x.size() != y.size() || depth > 1000)
       return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!staticEqual(x[i], y[i]))
-        return false;
-    return true;
+    ++depth;
+    bool equal = true;
+    for (size_t i = 0; i < x.size() && equal; ++i)
+      equal = staticEqual(x[i], y[i]);
+    --depth;
+    return equal;
   }
   default:
     return a.get() == b.get();
