@@ -69,6 +69,14 @@ TEST(Parser, PythonForms) {
   EXPECT_NE(p.dump.find("ListComprehension"), std::string::npos);
 }
 
+TEST(Parser, IsNotAndNotInAreDifferentOperators) {
+  Parsed p = parse("x = a is not None\ny = a not in b\nz = a is b\n");
+  ASSERT_TRUE(p.ok) << p.errors;
+  EXPECT_NE(p.dump.find("Compare is not @1:5"), std::string::npos) << p.dump;
+  EXPECT_NE(p.dump.find("Compare not in @2:5"), std::string::npos) << p.dump;
+  EXPECT_NE(p.dump.find("Compare is @3:5"), std::string::npos) << p.dump;
+}
+
 TEST(Parser, ReportsTheFirstErrorWithPosition) {
   Parsed p = parse("def f(x)\n    return x\n");
   EXPECT_FALSE(p.ok);

@@ -536,10 +536,11 @@ ExprPtr ASTBuilder::buildComparison(P::ComparisonContext *ctx) {
   for (P::BitOrExpressionContext *p : parts)
     cmp->operands.push_back(buildBitOr(p));
   for (P::ComparisonOperatorContext *op : ctx->comparisonOperator()) {
-    if (op->NOT())
+    // `is not` has a NOT too: test IS first, or it would read as `not in`.
+    if (op->IS())
+      cmp->ops.push_back(op->NOT() ? CompareOp::IsNot : CompareOp::Is);
+    else if (op->NOT())
       cmp->ops.push_back(CompareOp::NotIn);
-    else if (op->IS())
-      cmp->ops.push_back(op->children.size() == 2 ? CompareOp::IsNot : CompareOp::Is);
     else if (op->IN())
       cmp->ops.push_back(CompareOp::In);
     else if (op->LT())
