@@ -338,6 +338,11 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   for (const char *p : {"DEFAULT", "HIGH", "HIGHEST"})
     precision->members[p] = makeStr(p);
   n.members["Precision"] = precision;
+  // lax.round's rounding_method: the enum's values, as lax.round reads them.
+  auto roundingMethod = std::make_shared<NamespaceObj>("jax.lax.RoundingMethod");
+  roundingMethod->members["AWAY_FROM_ZERO"] = makeInt(0);
+  roundingMethod->members["TO_NEAREST_EVEN"] = makeInt(1);
+  n.members["RoundingMethod"] = roundingMethod;
   return ns;
 }
 
