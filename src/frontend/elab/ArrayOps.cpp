@@ -282,7 +282,8 @@ ArrayPtr ArrayOps::reshape(const ArrayPtr &a, std::vector<int64_t> shape, Source
   }
   if (elementCount(shape) != count)
     el.fail(r, "cannot reshape array of shape " + shapeString(a->shape) + " (" +
-                   std::to_string(count) + " elements) into shape " + shapeString(shape));
+                   std::to_string(count) + " elements) into shape " + shapeString(shape) + " (" +
+                   std::to_string(elementCount(shape)) + " elements)");
   if (shape == a->shape)
     return a;
   mlir::Value v = pk::ReshapeOp::create(el.builder(), el.loc(r), valueType(shape, a->dtype), a->value);
@@ -602,8 +603,16 @@ ArrayPtr ArrayOps::remainder(const ArrayPtr &a, const ArrayPtr &b, DType dtype, 
 }
 
 Obj ArrayOps::binary(BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
-  if (op == BinaryOp::MatMul)
+  if (op == BinaryOp::MatMul) {
+    // `@` is jnp.matmul, which (unlike jnp.dot) has no scalar form.
+    for (const Obj &o : {lhs, rhs}) {
+      auto *a = llvm::dyn_cast<ArrayObj>(o.get());
+      if (a ? a->shape.empty() : isStaticNumber(o))
+        el.fail(r, "'@' (matmul) needs operands with at least one dimension, got a scalar; use "
+                   "'*' to multiply by a scalar");
+    }
     return dot(lhs, rhs, false, false, std::nullopt, r);
+  }
   if (op == BinaryOp::Pow)
     return power(lhs, rhs, r);
   el.requireKernel(r, std::string("the '") + ast::spelling(op) + "' operator on arrays");

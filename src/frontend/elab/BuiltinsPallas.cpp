@@ -98,6 +98,13 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   call->grid = a[3];
   call->inSpecs = a[4];
   call->outSpecs = a[5];
+  call->kernelRange = a.range(0);
+  call->outShapeRange = a.range(1);
+  call->gridRange = a.range(3);
+  call->inSpecsRange = a.range(4);
+  call->outSpecsRange = a.range(5);
+  call->scratchRange = a.range(6);
+  call->aliasesRange = a.range(7);
   call->scratchShapes = a[6];
   call->aliases = a[7];
   call->compilerParams = a[11];
@@ -109,6 +116,7 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
     call->grid = gridSpec->grid;
     call->inSpecs = gridSpec->inSpecs;
     call->outSpecs = gridSpec->outSpecs;
+    call->gridRange = call->inSpecsRange = call->outSpecsRange = call->scratchRange = a.range(2);
     call->scratchShapes = gridSpec->scratchShapes;
   }
   if (!isNone(a[10]))

@@ -179,11 +179,21 @@ void poisonNewVariables(Elaborator &el, const Variables &v, const std::string &w
 }
 
 Flow checkRegionFlow(Elaborator &el, Flow flow, const char *where, SourceRange r) {
-  if (flow == Flow::Return)
-    el.fail(r, std::string("'return' inside ") + where +
-                   " is not supported; assign a variable and return after it");
+  // Blame the statement itself, not the region it tries to leave.
+  SourceRange at = el.lastJumpRange().isValid() ? el.lastJumpRange() : r;
+  if (flow == Flow::Return) {
+    const Obj &value = el.currentFrame().returnValue;
+    el.fail(at, std::string("'return' inside ") + where + " is not supported; " +
+                    (!value || isNone(value)
+                         ? "put the statements that follow it under an 'else' instead"
+                         : "assign a variable and return after it"));
+  }
   if (flow == Flow::Break || flow == Flow::Continue)
-    el.fail(r, std::string("'break' and 'continue' are not supported inside ") + where);
+    el.fail(at, flow == Flow::Break
+                    ? std::string("'break' is not supported inside ") + where +
+                          "; make the exit test part of a 'while' condition instead"
+                    : std::string("'continue' is not supported inside ") + where +
+                          "; put the rest of the loop body under an 'if' instead");
   return flow;
 }
 

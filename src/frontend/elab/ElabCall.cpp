@@ -161,6 +161,22 @@ Obj Elaborator::lookup(const std::string &name, SourceRange range) {
     return builtin->second;
 
   std::string message = "name '" + name + "' is not defined";
+  // The usual aliases of the modules a kernel imports: name the import
+  // rather than a look-alike name (`jnp` is not a typo of `jax`).
+  static const std::map<std::string, std::string> usualImports = {
+      {"jax", "import jax"},
+      {"jnp", "import jax.numpy as jnp"},
+      {"np", "import numpy as np"},
+      {"pl", "from jax.experimental import pallas as pl"},
+      {"pltpu", "from jax.experimental.pallas import tpu as pltpu"},
+      {"plgpu", "from jax.experimental.pallas import triton as plgpu"},
+      {"lax", "from jax import lax"},
+      {"functools", "import functools"},
+      {"partial", "from functools import partial"},
+      {"math", "import math"},
+  };
+  if (auto usual = usualImports.find(name); usual != usualImports.end())
+    fail(range, message + "; did you forget '" + usual->second + "'?");
   std::string best;
   size_t bestDistance = 3;
   auto consider = [&](const std::string &candidate) {
@@ -177,9 +193,6 @@ Obj Elaborator::lookup(const std::string &name, SourceRange range) {
     consider(entry.first);
   if (!best.empty())
     message += "; did you mean '" + best + "'?";
-  else if (name == "np" || name == "jnp" || name == "pl" || name == "lax" || name == "jax" ||
-           name == "pltpu" || name == "plgpu" || name == "partial")
-    message += " (did you forget an import?)";
   fail(range, message);
 }
 
@@ -359,11 +372,13 @@ void Elaborator::bindParameters(const FunctionObj &f, CallArgs &args, Frame &tar
 }
 
 Obj Elaborator::callFunction(const FunctionObj &f, CallArgs &args, bool noteCallSite) {
-  CallScope scope(*this, args.range, noteCallSite ? f.name : "");
   auto activation = std::make_shared<Frame>();
   activation->parent = f.closure;
   activation->locals = &localsOf(f);
+  // Binding errors are the caller's: report them before entering the call,
+  // so that no "in call to" note repeats the call site.
   bindParameters(f, args, *activation);
+  CallScope scope(*this, args.range, noteCallSite ? f.name : "");
   FrameSwitch enter(*this, activation);
   if (f.lambdaBody)
     return eval(*f.lambdaBody);

@@ -70,8 +70,13 @@ Obj Elaborator::eval(const Expr &expr) {
 Obj Elaborator::evalName(const NameExpr &e) {
   if (creatingSymbols) {
     // In an export's signature an unknown name is a symbolic size.
-    if (!isDefined(e.name))
-      return makeSymbolic(symbolFor(e.name));
+    if (!isDefined(e.name)) {
+      size_t known = symbolNames.size();
+      Obj symbol = makeSymbolic(symbolFor(e.name));
+      if (symbolNames.size() > known)
+        symbolRanges.push_back(e.range()); // its first use, for messages
+      return symbol;
+    }
   }
   return lookup(e.name, e.range());
 }

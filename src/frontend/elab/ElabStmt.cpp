@@ -54,6 +54,7 @@ Flow Elaborator::exec(const Stmt &s) {
     if (frame == globals)
       fail(s.range(), "'return' outside function");
     frame->returnValue = r.value ? eval(*r.value) : none();
+    lastJump = s.range();
     return Flow::Return;
   }
   case Stmt::Kind::Pass:
@@ -61,10 +62,12 @@ Flow Elaborator::exec(const Stmt &s) {
   case Stmt::Kind::Break:
     if (frame->loopDepth == 0)
       fail(s.range(), "'break' outside loop");
+    lastJump = s.range();
     return Flow::Break;
   case Stmt::Kind::Continue:
     if (frame->loopDepth == 0)
       fail(s.range(), "'continue' not properly in loop");
+    lastJump = s.range();
     return Flow::Continue;
   case Stmt::Kind::If:
     return execIf(llvm::cast<IfStmt>(s));

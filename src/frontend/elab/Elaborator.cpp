@@ -36,9 +36,10 @@ Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &opti
   globals = std::make_shared<Frame>();
   frame = globals;
   defineBuiltins();
+  setSymbolNames(&symbolNames); // messages say N, not s0
 }
 
-Elaborator::~Elaborator() = default;
+Elaborator::~Elaborator() { setSymbolNames(nullptr); }
 
 //===----------------------------------------------------------------------===//
 // Errors
@@ -46,16 +47,30 @@ Elaborator::~Elaborator() = default;
 
 void Elaborator::fail(SourceRange range, const std::string &message) {
   Diagnostic d(Severity::Error, range, message);
-  size_t notes = 0;
-  for (auto it = callStack.rbegin(); it != callStack.rend() && notes < kMaxNotes; ++it) {
-    if (it->callee.empty())
+  auto sameSite = [](const CallSite &a, const CallSite &b) {
+    auto same = [](SourceLocation x, SourceLocation y) {
+      return x.file == y.file && x.line == y.line && x.column == y.column;
+    };
+    return a.callee == b.callee && same(a.range.begin, b.range.begin) &&
+           same(a.range.end, b.range.end);
+  };
+  size_t notes = 0, left = callStack.size();
+  while (left > 0 && notes < kMaxNotes) {
+    // A run of calls from the same site (recursion) becomes one note.
+    const CallSite &site = callStack[left - 1];
+    size_t run = 1;
+    while (run < left && sameSite(callStack[left - 1 - run], site))
+      ++run;
+    left -= run;
+    if (site.callee.empty())
       continue; // an export's own body: nothing called it
-    d.addNote(it->range, "in call to '" + it->callee + "'");
+    d.addNote(site.range, "in call to '" + site.callee + "'" +
+                              (run > 1 ? " (" + std::to_string(run) + " nested calls from here)"
+                                       : ""));
     ++notes;
   }
-  if (callStack.size() > kMaxNotes)
-    d.addNote(callStack.front().range,
-              "... " + std::to_string(callStack.size() - kMaxNotes) + " more calls");
+  if (left > 0 && !(left == 1 && callStack.front().callee.empty()))
+    d.addNote(callStack.front().range, "... " + std::to_string(left) + " more calls");
   throw ElabError{std::move(d)};
 }
 

@@ -309,6 +309,9 @@ public:
 
   // Module-level state.
   Frame &currentFrame() { return *frame; }
+  /// The `return`, `break` or `continue` statement executed last, to blame
+  /// when its flow is not allowed where it ends up.
+  SourceRange lastJumpRange() const { return lastJump; }
 
 private:
   void defineBuiltins();
@@ -330,6 +333,7 @@ private:
 
   EmitMode emitMode = EmitMode::Module;
   std::vector<std::string> symbolNames;
+  std::vector<SourceRange> symbolRanges; ///< where each symbol first appears
   bool creatingSymbols = false; ///< unknown names become symbols (signatures)
   std::vector<Dim> grid;
 
@@ -342,6 +346,7 @@ private:
   std::set<std::string> definedNames; ///< -D names, to warn when unused
   std::set<std::string> usedDefines;
   uint64_t fuel = 0;
+  SourceRange lastJump;
   std::string currentExport;
   std::vector<std::pair<std::shared_ptr<FunctionObj>, SourceRange>> pendingExports;
   std::vector<std::unique_ptr<ast::Expr>> definedExprs; ///< parsed -D values

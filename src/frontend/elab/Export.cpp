@@ -24,16 +24,7 @@ std::string dimsText(Elaborator &el, const std::vector<Dim> &dims) {
       s += std::to_string(dims[i].value);
       continue;
     }
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    dims[i].expr.print(os);
-    // Print symbols by name: s0 -> N.
-    for (size_t k = el.symbols().size(); k-- > 0;) {
-      std::string sym = "s" + std::to_string(k);
-      for (size_t at = text.find(sym); at != std::string::npos; at = text.find(sym, at))
-        text.replace(at, sym.size(), el.symbols()[k]);
-    }
-    s += text;
+    s += symbolicText(dims[i].expr); // symbols by name: N, not s0
   }
   return s;
 }
@@ -85,6 +76,7 @@ void Elaborator::registerExport(std::shared_ptr<FunctionObj> function, SourceRan
 void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
   currentExport = f.name;
   symbolNames.clear();
+  symbolRanges.clear();
   if (!f.def)
     fail(range, "@export needs a 'def' function");
 
@@ -102,6 +94,17 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
     FrameSwitch inClosure(*this, f.closure);
     creatingSymbols = true;
     auto readAnnotation = [&](const ast::Expr &annotation) -> std::shared_ptr<ArrayAnnotationObj> {
+      // An unknown name before `[` is a misspelt dtype, not a symbolic size.
+      if (auto *sub = llvm::dyn_cast<ast::SubscriptExpr>(&annotation))
+        if (auto *name = llvm::dyn_cast<ast::NameExpr>(sub->value.get());
+            name && !isDefined(name->name)) {
+          std::optional<DType> meant = parseDType(name->name);
+          fail(name->range(),
+               "unknown dtype '" + name->name + "' in an array type; " +
+                   (meant ? "write " + std::string(shortName(*meant)) + "[...] or jnp." +
+                                numpyName(*meant) + "[...]"
+                          : std::string("use f32, bf16, f16, i32, ... as in f32[N, 128]")));
+        }
       Obj value = eval(annotation);
       if (auto *dtype = llvm::dyn_cast<DTypeObj>(value.get()))
         return std::make_shared<ArrayAnnotationObj>(dtype->dtype, std::vector<Dim>{});
@@ -150,10 +153,10 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
           if (auto sym = llvm::dyn_cast<mlir::AffineSymbolExpr>(d.expr); sym && sym.getPosition() == s)
             bound = true;
     if (!bound)
-      fail(f.def->nameRange, "symbolic size '" + symbolNames[s] + "' of export '" + f.name +
-                                 "' must appear alone as a dimension of some parameter, so that "
-                                 "it can be read from the arguments (or fix it with -D " +
-                                 symbolNames[s] + "=...)");
+      fail(s < symbolRanges.size() ? symbolRanges[s] : f.def->nameRange,
+           "symbolic size '" + symbolNames[s] + "' of export '" + f.name +
+               "' must appear alone as a dimension of some parameter, so that it can be read "
+               "from the arguments (or fix it with -D " + symbolNames[s] + "=...)");
   }
 
   // The export op, its entry block, and the parameters as arrays.

@@ -176,6 +176,8 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
       w.strides.push_back(1);
       w.squeeze.push_back(axis);
       w.isWhole = false;
+    } else if (llvm::isa<FloatObj>(e.get())) {
+      el.fail(r, "indices must be integers, got float " + repr(*e));
     } else {
       el.fail(r, "invalid index of type '" + typeName(*e) +
                      "': use integers, slices, pl.ds, '...' or None");
@@ -261,10 +263,13 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
     v = el.arrays().toArray(value, r, refType);
   } else if (auto array = std::dynamic_pointer_cast<ArrayObj>(value)) {
     if (array->dtype != ref.dtype) {
-      if (!array->weak)
-        el.fail(r, std::string("cannot store a ") + numpyName(array->dtype) + " value into a " +
-                       numpyName(ref.dtype) + " Ref; convert it first with .astype(" +
-                       "jnp." + numpyName(ref.dtype) + ")");
+      if (!array->weak) {
+        auto article = [](const char *dtype) { return *dtype == 'i' || *dtype == 'u' ? "an " : "a "; };
+        el.fail(r, std::string("cannot store ") + article(numpyName(array->dtype)) +
+                       numpyName(array->dtype) + " value into " + article(numpyName(ref.dtype)) +
+                       numpyName(ref.dtype) + " Ref; convert it first with .astype(" + "jnp." +
+                       numpyName(ref.dtype) + ")");
+      }
       array = el.arrays().cast(array, ref.dtype, r);
     }
     v = array;

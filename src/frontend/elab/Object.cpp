@@ -3,6 +3,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -106,12 +107,90 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return s + ")";
 }
 
-std::string exprText(mlir::AffineExpr e) {
+thread_local const std::vector<std::string> *symbolNames = nullptr;
+
+/// `context` is the binding strength the surroundings need: 0 for a sum,
+/// 1 for an operand of `*`, `//` or `%`, 2 for their right operand.
+std::string pythonText(mlir::AffineExpr e, int context) {
+  using mlir::AffineExprKind;
   std::string s;
-  llvm::raw_string_ostream os(s);
-  e.print(os);
-  return s;
+  int strength = 2;
+  auto constant = [](mlir::AffineExpr x) -> std::optional<int64_t> {
+    if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(x))
+      return c.getValue();
+    return std::nullopt;
+  };
+  switch (e.getKind()) {
+  case AffineExprKind::Constant:
+    s = std::to_string(*constant(e));
+    strength = *constant(e) < 0 ? 1 : 2;
+    break;
+  case AffineExprKind::DimId:
+    s = "d" + std::to_string(llvm::cast<mlir::AffineDimExpr>(e).getPosition());
+    break;
+  case AffineExprKind::SymbolId: {
+    unsigned position = llvm::cast<mlir::AffineSymbolExpr>(e).getPosition();
+    s = symbolNames && position < symbolNames->size() ? (*symbolNames)[position]
+                                                       : "s" + std::to_string(position);
+    break;
+  }
+  default: {
+    auto bin = llvm::cast<mlir::AffineBinaryOpExpr>(e);
+    mlir::AffineExpr lhs = bin.getLHS(), rhs = bin.getRHS();
+    switch (e.getKind()) {
+    case AffineExprKind::Add: {
+      strength = 0;
+      std::optional<int64_t> c = constant(rhs);
+      auto negated = llvm::dyn_cast<mlir::AffineBinaryOpExpr>(rhs);
+      if (c && *c < 0 && *c != INT64_MIN) {
+        s = pythonText(lhs, 0) + " - " + std::to_string(-*c);
+      } else if (negated && negated.getKind() == AffineExprKind::Mul &&
+                 constant(negated.getRHS()) == -1) {
+        s = pythonText(lhs, 0) + " - " + pythonText(negated.getLHS(), 1);
+      } else {
+        s = pythonText(lhs, 0) + " + " + pythonText(rhs, 1);
+      }
+      break;
+    }
+    case AffineExprKind::Mul:
+      strength = 1;
+      s = constant(rhs) == -1 ? "-" + pythonText(lhs, 2)
+                              : pythonText(lhs, 1) + " * " + pythonText(rhs, 2);
+      break;
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::Mod:
+      strength = 1;
+      s = pythonText(lhs, 1) + (e.getKind() == AffineExprKind::Mod ? " % " : " // ") +
+          pythonText(rhs, 2);
+      break;
+    default: // CeilDiv
+      s = "pl.cdiv(" + pythonText(lhs, 0) + ", " + pythonText(rhs, 0) + ")";
+      break;
+    }
+  }
+  }
+  return strength < context ? "(" + s + ")" : s;
 }
+
+std::string exprText(mlir::AffineExpr e) { return pythonText(e, 0); }
+
+/// Marks a container as being printed, so that one that contains itself
+/// prints as `[...]` (as in Python) instead of recursing forever.
+struct ReprGuard {
+  explicit ReprGuard(const Object &o) : object(&o) {
+    recursive = std::find(active.begin(), active.end(), object) != active.end();
+    if (!recursive)
+      active.push_back(object);
+  }
+  ~ReprGuard() {
+    if (!recursive)
+      active.pop_back();
+  }
+  const Object *object;
+  bool recursive;
+  static thread_local std::vector<const Object *> active;
+};
+thread_local std::vector<const Object *> ReprGuard::active;
 
 std::string dimsText(const std::vector<Dim> &shape) {
   std::string s = "(";
@@ -127,6 +206,10 @@ std::string dimsText(const std::vector<Dim> &shape) {
 
 } // namespace
 
+std::string symbolicText(mlir::AffineExpr e) { return exprText(e); }
+
+void setSymbolNames(const std::vector<std::string> *names) { symbolNames = names; }
+
 std::string repr(const Object &o) {
   using K = Object::Kind;
   switch (o.kind()) {
@@ -140,6 +223,9 @@ std::string repr(const Object &o) {
   case K::Tuple:
   case K::List: {
     const auto &s = llvm::cast<SequenceObj>(o);
+    ReprGuard guard(o);
+    if (guard.recursive)
+      return s.isList() ? "[...]" : "(...)";
     std::string text = s.isList() ? "[" : "(";
     for (size_t i = 0; i < s.items.size(); ++i) {
       if (i)
@@ -151,6 +237,9 @@ std::string repr(const Object &o) {
     return text + (s.isList() ? "]" : ")");
   }
   case K::Dict: {
+    ReprGuard guard(o);
+    if (guard.recursive)
+      return "{...}";
     std::string text = "{";
     bool first = true;
     for (const auto &[k, v] : llvm::cast<DictObj>(o).entries) {

@@ -354,6 +354,9 @@ struct PallasCallableObj : Object {
   Obj kernel, outShape, grid, inSpecs, outSpecs, scratchShapes, aliases, compilerParams;
   std::string name;
   SourceRange range;
+  /// Where each argument was given, for messages.
+  SourceRange kernelRange, outShapeRange, gridRange, inSpecsRange, outSpecsRange, scratchRange,
+      aliasesRange;
 };
 
 /// `f32[N, 128]` in an export signature.
@@ -402,6 +405,14 @@ inline bool isNone(const Obj &o) { return o->kind() == Object::Kind::None; }
 
 /// Python's repr() of a static object, for messages and compile-time print().
 std::string repr(const Object &o);
+
+/// A symbolic size as Python would write it: `N // 4`, `pl.cdiv(N, 128)`.
+/// Symbols print by the names given to setSymbolNames (s0, s1, ... when
+/// there are none).
+std::string symbolicText(mlir::AffineExpr e);
+/// The names of the affine symbols, as the export being elaborated calls
+/// them; the elaborator keeps this pointing at its own list.
+void setSymbolNames(const std::vector<std::string> *names);
 
 } // namespace pk::elab
 

@@ -365,7 +365,8 @@ Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs
     if (el.inKernel() && ArrayOps::isNumeric(lhs) && ArrayOps::isNumeric(rhs))
       return el.arrays().compare(op, lhs, rhs, r);
     el.failNotAffine(r, "comparing symbolic sizes (" + repr(*lhs) + " " + ast::spelling(op) + " " +
-                            repr(*rhs) + ") is not possible at compile time");
+                            repr(*rhs) + ") is not possible at compile time; fix the size "
+                            "with -D, or compare inside the kernel");
   }
   if (op == CompareOp::Eq || op == CompareOp::Ne) {
     bool equal = staticEqual(lhs, rhs);

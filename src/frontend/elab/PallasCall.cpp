@@ -23,7 +23,7 @@ struct Operand {
   std::vector<Dim> dims;
   DType dtype;
   Obj spec; ///< BlockSpecObj, None, or null (no spec given)
-  SourceRange specRange;
+  SourceRange specRange; ///< in_specs / out_specs, or the call without them
 };
 
 std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
@@ -32,15 +32,19 @@ std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
   return {o};
 }
 
-/// The specs for `count` operands from `in_specs` / `out_specs`.
+/// The specs for `count` operands from `in_specs` / `out_specs`; `operand`
+/// is "input" or "output".
 std::vector<Obj> specList(Elaborator &el, const Obj &specs, size_t count, const char *what,
-                          SourceRange r) {
+                          const char *operand, SourceRange r) {
+  auto operands = [&](size_t n) {
+    return std::to_string(n) + " " + operand + (n == 1 ? "" : "s");
+  };
   if (!specs || isNone(specs))
     return std::vector<Obj>(count, nullptr); // no BlockSpecs: whole arrays
   if (llvm::isa<BlockSpecObj>(specs.get())) {
     if (count != 1)
-      el.fail(r, std::string(what) + " must be a list with one BlockSpec per operand (" +
-                     std::to_string(count) + "), got a single " + typeName(*specs));
+      el.fail(r, std::string(what) + " is a single BlockSpec but there are " + operands(count) +
+                     "; give a list with one BlockSpec per " + operand);
     return {specs};
   }
   auto *seq = llvm::dyn_cast<SequenceObj>(specs.get());
@@ -48,8 +52,10 @@ std::vector<Obj> specList(Elaborator &el, const Obj &specs, size_t count, const 
     el.fail(r, std::string(what) + " must be a BlockSpec or a list of BlockSpecs, got " +
                    typeName(*specs));
   if (seq->items.size() != count)
-    el.fail(r, std::string(what) + " has " + std::to_string(seq->items.size()) +
-                   " BlockSpecs but there are " + std::to_string(count) + " operands");
+    el.fail(r, std::string(what) + " has " + std::to_string(seq->items.size()) + " BlockSpec" +
+                   (seq->items.size() == 1 ? "" : "s") + " but there " +
+                   (count == 1 ? "is " : "are ") + operands(count) + "; give one BlockSpec per " +
+                   operand);
   for (const Obj &s : seq->items)
     if (!isNone(s) && !llvm::isa<BlockSpecObj>(s.get()))
       el.fail(r, std::string(what) + " must hold BlockSpecs (or None), got " + typeName(*s));
@@ -134,7 +140,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     fail(r, "pallas_call can only run inside an @export function");
   if (!args.keywords.empty())
     fail(args.rangeOfKeyword(args.keywords[0].first),
-         "the function pallas_call returns takes the input arrays as positional arguments");
+         "the inputs of pallas_call(...)(...) are positional, got keyword argument '" +
+             args.keywords[0].first + "'; pass the arrays in the order of the kernel's Refs");
 
   // Inputs.
   std::vector<Operand> operands;
@@ -145,7 +152,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       fail(args.rangeOf(i), "pallas_call inputs must be arrays (export parameters or results of "
                             "other pallas_calls), got " + repr(*args.positional[i]));
     operands.push_back({"input " + std::to_string(i) + " ('" + array->name + "')", array->shape,
-                        array->dtype, nullptr, callable.range});
+                        array->dtype, nullptr, callable.inSpecsRange});
     inputs.push_back(array->value);
   }
   size_t numInputs = operands.size();
@@ -154,9 +161,9 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<Dim> gridDims;
   if (!isNone(callable.grid))
     for (const Obj &g : sequenceItems(*this, callable.grid, r)) {
-      Dim d = toDim(g, callable.range, "grid size");
+      Dim d = toDim(g, callable.gridRange, "grid size");
       if (!d.isStatic() && !d.expr.isSymbolicOrConstant())
-        fail(callable.range, "grid sizes may only depend on symbolic sizes");
+        fail(callable.gridRange, "grid sizes may only depend on symbolic sizes");
       gridDims.push_back(d);
     }
 
@@ -165,7 +172,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   bool outputsAsList = !singleOutput && llvm::cast<SequenceObj>(*callable.outShape).isList();
   std::vector<Obj> outShapes = sequenceItems(*this, callable.outShape, r);
   if (outShapes.empty())
-    fail(callable.range, "pallas_call needs at least one output in out_shape");
+    fail(callable.outShapeRange, "pallas_call needs at least one output in out_shape");
   for (size_t i = 0; i < outShapes.size(); ++i) {
     const Obj &o = outShapes[i];
     std::vector<Dim> dims;
@@ -177,22 +184,24 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       dims = g->shape;
       dtype = g->dtype;
     } else {
-      fail(callable.range, "out_shape must be a jax.ShapeDtypeStruct (or a tuple of them), got " +
+      fail(callable.outShapeRange, "out_shape must be a jax.ShapeDtypeStruct (or a tuple of them), got " +
                                repr(*o));
     }
     for (const Dim &d : dims) {
       if (d.isStatic() && d.value <= 0)
-        fail(callable.range, "output " + std::to_string(i) + " has a dimension of size " +
+        fail(callable.outShapeRange, "output " + std::to_string(i) + " has a dimension of size " +
                                  std::to_string(d.value) + "; dimensions must be positive");
       if (!d.isStatic() && !d.expr.isSymbolicOrConstant())
-        fail(callable.range, "output shapes may only depend on symbolic sizes");
+        fail(callable.outShapeRange, "output shapes may only depend on symbolic sizes");
     }
-    operands.push_back({"output " + std::to_string(i), dims, dtype, nullptr, callable.range});
+    operands.push_back({"output " + std::to_string(i), dims, dtype, nullptr, callable.outSpecsRange});
   }
   size_t numOutputs = operands.size() - numInputs;
 
-  std::vector<Obj> inSpecs = specList(*this, callable.inSpecs, numInputs, "in_specs", callable.range);
-  std::vector<Obj> outSpecs = specList(*this, callable.outSpecs, numOutputs, "out_specs", callable.range);
+  std::vector<Obj> inSpecs =
+      specList(*this, callable.inSpecs, numInputs, "in_specs", "input", callable.inSpecsRange);
+  std::vector<Obj> outSpecs =
+      specList(*this, callable.outSpecs, numOutputs, "out_specs", "output", callable.outSpecsRange);
   for (size_t i = 0; i < operands.size(); ++i)
     operands[i].spec = i < numInputs ? inSpecs[i] : outSpecs[i - numInputs];
 
@@ -201,7 +210,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   for (const Obj &s : sequenceItems(*this, callable.scratchShapes, r)) {
     auto shape = std::dynamic_pointer_cast<ScratchShapeObj>(s);
     if (!shape)
-      fail(callable.range, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
+      fail(callable.scratchRange, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
                            "jnp.float32), got " + repr(*s));
     scratch.push_back(shape);
   }
@@ -229,7 +238,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   grid = gridDims;
   std::vector<mlir::Attribute> specs;
   for (Operand &o : operands)
-    specs.push_back(buildBlockSpec(op, o.what, o.dims, o.spec, gridDims, callable.range));
+    specs.push_back(buildBlockSpec(op, o.what, o.dims, o.spec, gridDims, o.specRange));
   op.setInSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).take_front(numInputs)));
   op.setOutSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).drop_front(numInputs)));
   finishIndexMapRegion(op, callable.range);
@@ -238,18 +247,20 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<int64_t> aliasPairs;
   if (auto *aliases = llvm::dyn_cast<DictObj>(callable.aliases.get())) {
     for (const auto &[k, v] : aliases->entries) {
-      int64_t in = toInt(k, callable.range, "input_output_aliases key");
-      int64_t out = toInt(v, callable.range, "input_output_aliases value");
+      int64_t in = toInt(k, callable.aliasesRange, "input_output_aliases key");
+      int64_t out = toInt(v, callable.aliasesRange, "input_output_aliases value");
       if (in < 0 || in >= static_cast<int64_t>(numInputs) || out < 0 ||
           out >= static_cast<int64_t>(numOutputs))
-        fail(callable.range, "input_output_aliases maps input " + std::to_string(in) +
-                                 " to output " + std::to_string(out) + ", but there are " +
-                                 std::to_string(numInputs) + " inputs and " +
-                                 std::to_string(numOutputs) + " outputs");
+        fail(callable.aliasesRange, "input_output_aliases maps input " + std::to_string(in) +
+                                 " to output " + std::to_string(out) + ", but there " +
+                                 (numInputs == 1 ? "is 1 input" : "are " + std::to_string(numInputs) + " inputs") +
+                                 " and " + std::to_string(numOutputs) +
+                                 (numOutputs == 1 ? " output" : " outputs") +
+                                 " (both numbered from 0)");
       const Operand &a = operands[in], &o = operands[numInputs + out];
       if (a.dtype != o.dtype || globalType(a.dims, a.dtype) != globalType(o.dims, o.dtype) ||
           symbolicShape(a.dims) != symbolicShape(o.dims))
-        fail(callable.range, "input_output_aliases maps " + a.what + " (" + shortName(a.dtype) +
+        fail(callable.aliasesRange, "input_output_aliases maps " + a.what + " (" + shortName(a.dtype) +
                                  "[" + describeDims(a.dims) + "]) to " + o.what + " (" +
                                  shortName(o.dtype) + "[" + describeDims(o.dims) +
                                  "]), which differ in shape or dtype");
@@ -257,7 +268,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       aliasPairs.push_back(out);
     }
   } else if (!isNone(callable.aliases)) {
-    fail(callable.range, "input_output_aliases must be a dict {input_index: output_index}");
+    fail(callable.aliasesRange, "input_output_aliases must be a dict {input_index: output_index}");
   }
   op.setInputOutputAliases(aliasPairs);
 
@@ -279,14 +290,45 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     kernel = b.createBlock(&op.getKernel(), {}, refTypes, refLocs);
   }
   // Name the kernel's Refs after its parameters, for readable IR.
+  const FunctionObj *kernelFunction = llvm::dyn_cast<FunctionObj>(callable.kernel.get());
   {
-    const FunctionObj *kernelFunction = llvm::dyn_cast<FunctionObj>(callable.kernel.get());
     size_t skip = 0;
+    std::set<std::string> boundByKeyword;
     if (auto *p = llvm::dyn_cast<PartialObj>(callable.kernel.get())) {
       kernelFunction = llvm::dyn_cast<FunctionObj>(p->function.get());
       skip = p->args.size();
+      for (const auto &[name, value] : p->kwargs)
+        boundByKeyword.insert(name);
     }
     if (kernelFunction) {
+      // One Ref per input, output and scratch buffer: say so when the
+      // kernel's parameters do not match, rather than "takes 2 positional
+      // arguments but 3 were given" about a call the user never wrote.
+      size_t slots = 0, refCount = refTypes.size();
+      bool variadic = false, tooFew = false;
+      for (size_t i = skip; i < kernelFunction->parameters->size(); ++i) {
+        const ast::Parameter &param = (*kernelFunction->parameters)[i];
+        if (param.kind == ast::Parameter::Kind::VarPositional)
+          variadic = true;
+        if (param.kind != ast::Parameter::Kind::Positional &&
+            param.kind != ast::Parameter::Kind::PositionalOnly)
+          continue;
+        if (slots++ >= refCount && !kernelFunction->defaults[i] && !boundByKeyword.count(param.name))
+          tooFew = true;
+      }
+      if ((!variadic && refCount > slots) || tooFew) {
+        std::string passed = std::to_string(numInputs) + " input" + (numInputs == 1 ? "" : "s") +
+                             ", " + std::to_string(numOutputs) + " output" +
+                             (numOutputs == 1 ? "" : "s");
+        if (!scratch.empty())
+          passed += ", " + std::to_string(scratch.size()) + " scratch buffer" +
+                    (scratch.size() == 1 ? "" : "s");
+        fail(callable.kernelRange,
+             "kernel '" + kernelFunction->name + "' takes " + std::to_string(slots) +
+                 " positional parameter" + (slots == 1 ? "" : "s") + " but pallas_call passes " +
+                 std::to_string(refCount) + " Ref" + (refCount == 1 ? "" : "s") + " (" + passed +
+                 "); a kernel takes one Ref per input, output and scratch buffer, in that order");
+      }
       std::vector<llvm::StringRef> names;
       for (size_t i = skip; i < kernelFunction->parameters->size() && names.size() < refTypes.size(); ++i) {
         const ast::Parameter &param = (*kernelFunction->parameters)[i];
@@ -313,9 +355,16 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     ModeGuard mode(*this, EmitMode::Kernel);
     b.setInsertionPointToEnd(kernel);
     Obj returned = call(callable.kernel, kernelArgs);
-    if (!isNone(returned))
-      fail(callable.range, "a kernel must not return a value (it returned " + repr(*returned) +
-                               "); write results to the output Refs instead");
+    if (!isNone(returned)) {
+      // Blame the kernel's `return` (or a lambda kernel's body).
+      SourceRange at = kernelFunction && kernelFunction->lambdaBody
+                           ? kernelFunction->lambdaBody->range()
+                           : lastJumpRange();
+      CallScope inKernel(*this, kernelArgs.range, callable.name);
+      fail(at.isValid() ? at : callable.range,
+           "a kernel must not return a value (it returned " + repr(*returned) +
+               "); write results to the output Refs instead");
+    }
     pk::YieldOp::create(b, loc(callable.range));
   }
   grid = savedGrid;
@@ -359,8 +408,9 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
     std::vector<Obj> entries = llvm::cast<SequenceObj>(*spec->blockShape).items;
     if (entries.size() != rank)
       fail(r, "block_shape " + repr(*spec->blockShape) + " has " + std::to_string(entries.size()) +
-                  " dimension(s) but " + what + " has " + std::to_string(rank) + " (shape " +
-                  describeDims(dims) + ")");
+                  (entries.size() == 1 ? " dimension" : " dimensions") + " but " + what + " has " +
+                  std::to_string(rank) + " (shape (" + describeDims(dims) +
+                  (rank == 1 ? ",))" : "))") + "; give one block dimension per array dimension");
     for (size_t d = 0; d < rank; ++d) {
       const Obj &e = entries[d];
       if (isNone(e)) {
@@ -385,9 +435,9 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
           fail(r, "pl.BoundedSlice block dimensions are not supported yet");
         }
       } else if (llvm::isa<SymIntObj>(e.get())) {
-        fail(r, "block shapes must be static, but dimension " + std::to_string(d) + " of " +
-                    what + "'s block is the symbolic size " + repr(*e) +
-                    "; choose a fixed block size (the grid can be symbolic)");
+        fail(r, "block dimension " + std::to_string(d) + " of " + what + " is " + repr(*e) +
+                    ", which depends on a symbolic size; block shapes must be static, so choose "
+                    "a fixed block size (the grid can be symbolic)");
       } else {
         blockShape[d] = toInt(e, r, "block dimension");
       }
@@ -434,8 +484,10 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       }
       if (!variadic && positional != gridDims.size())
         fail(r, "the index_map of " + what + " takes " + std::to_string(positional) +
-                    " argument(s) but the grid has " + std::to_string(gridDims.size()) +
-                    " dimension(s)");
+                    (positional == 1 ? " argument" : " arguments") + " but the grid has " +
+                    std::to_string(gridDims.size()) +
+                    (gridDims.size() == 1 ? " dimension" : " dimensions") +
+                    "; it receives one index per grid dimension");
     }
     auto results = [&](const Obj &value) {
       std::vector<Obj> items = llvm::isa<SequenceObj>(value.get())
@@ -443,7 +495,8 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
                                    : std::vector<Obj>{value};
       if (items.size() != rank)
         fail(r, "the index_map of " + what + " returns " + std::to_string(items.size()) +
-                    " index(es) but the block has rank " + std::to_string(rank));
+                    (items.size() == 1 ? " index" : " indices") + " but the block has rank " +
+                    std::to_string(rank) + "; return one block index per dimension");
       return items;
     };
     try {
