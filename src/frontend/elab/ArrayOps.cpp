@@ -270,8 +270,10 @@ ArrayPtr ArrayOps::reshape(const ArrayPtr &a, std::vector<int64_t> shape, Source
       inferred = static_cast<int64_t>(i);
     } else if (shape[i] <= 0) {
       el.fail(r, "reshape dimensions must be positive, got " + shapeString(shape));
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      el.fail(r, "cannot reshape array of shape " + shapeString(a->shape) + " (" +
+                     std::to_string(count) + " elements) into shape " + shapeString(shape) +
+                     " (more than 2**63 elements)");
     }
   }
   if (inferred >= 0) {

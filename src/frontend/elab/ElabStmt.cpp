@@ -23,6 +23,11 @@ bool Elaborator::skipsDefinedAssignment(const Expr &target) {
   if (!name || frame != globals || !definedNames.count(name->name))
     return false;
   usedDefines.insert(name->name);
+  if (auto it = deferredDefines.find(name->name); it != deferredDefines.end()) {
+    const ElaborationOptions::Define *define = it->second;
+    deferredDefines.erase(it);
+    globals->vars[name->name] = defineValue(*define);
+  }
   return true;
 }
 

@@ -213,14 +213,40 @@ Obj Elaborator::defineValue(const ElaborationOptions::Define &define) {
     throw ElabError{Diagnostic(Severity::Note, SourceRange(), "")};
   // -D values are plain literals, but evaluating them with the full
   // evaluator keeps `-D SHAPE=(128,64)` and `-D DTYPE=jnp.bfloat16` working.
+  // The usual module aliases resolve even where the module has not
+  // imported them yet (a -D the module never assigns is read first thing).
+  auto scope = std::make_shared<Frame>();
+  scope->parent = globals;
+  static const std::pair<const char *, const char *> aliases[] = {
+      {"jax", "jax"},
+      {"jnp", "jax.numpy"},
+      {"np", "numpy"},
+      {"pl", "jax.experimental.pallas"},
+      {"pltpu", "jax.experimental.pallas.tpu"},
+      {"plgpu", "jax.experimental.pallas.triton"},
+      {"lax", "jax.lax"},
+      {"math", "math"},
+      {"functools", "functools"},
+  };
+  for (const auto &[alias, dotted] : aliases)
+    if (!globals->vars.count(alias) && modules.count(dotted))
+      scope->vars[alias] = modules.at(dotted);
+  FrameSwitch enter(*this, scope);
   definedExprs.push_back(std::move(expr));
   return eval(*definedExprs.back());
 }
 
 void Elaborator::applyDefines() {
+  // A -D for a name the module assigns takes effect at that assignment, so
+  // that its value can use the module's imports and earlier constants.
+  std::set<std::string> assigned;
+  collectAssignedNames(module.body, assigned);
   for (const ElaborationOptions::Define &define : options.defines) {
-    globals->vars[define.name] = defineValue(define);
     definedNames.insert(define.name);
+    if (assigned.count(define.name))
+      deferredDefines[define.name] = &define;
+    else
+      globals->vars[define.name] = defineValue(define);
   }
 }
 

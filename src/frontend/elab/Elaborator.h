@@ -350,6 +350,8 @@ private:
   std::string currentExport;
   std::vector<std::pair<std::shared_ptr<FunctionObj>, SourceRange>> pendingExports;
   std::vector<std::unique_ptr<ast::Expr>> definedExprs; ///< parsed -D values
+  /// -D values for names the module assigns, evaluated at that assignment.
+  std::map<std::string, const ElaborationOptions::Define *> deferredDefines;
   std::vector<mlir::Value> computedIndices; ///< index_map region results so far
 
 };
