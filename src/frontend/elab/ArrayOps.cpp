@@ -985,7 +985,7 @@ Obj ArrayOps::mean(const Obj &x, std::vector<int64_t> axes, bool keepDims, Sourc
   ArrayPtr sum = std::static_pointer_cast<ArrayObj>(
       reduce(Reduction::Sum, cast(a, computeType, r), axes, keepDims, r));
   Obj quotient = binary(BinaryOp::Div, sum, makeFloat(static_cast<double>(count)), r);
-  return cast(std::static_pointer_cast<ArrayObj>(quotient), resultType, r, a->weak);
+  return cast(std::static_pointer_cast<ArrayObj>(quotient), resultType, r); // strong, as jnp.mean
 }
 
 Obj ArrayOps::argReduce(bool isMax, const Obj &x, std::optional<int64_t> axis, bool keepDims,

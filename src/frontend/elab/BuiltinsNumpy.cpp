@@ -260,7 +260,14 @@ Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind) {
     x = el.arrays().cast(x, el.toDType(a[2], a.range(2), "dtype"), args.range);
   std::vector<int64_t> axes = el.normalizeAxes(a[1], std::max<int64_t>(x->rank(), 1), a.range(1));
   bool keepDims = el.truthy(a[4], a.range(4));
-  return el.arrays().reduce(static_cast<Reduction>(kind), x, axes, keepDims, args.range);
+  Obj result = el.arrays().reduce(static_cast<Reduction>(kind), x, axes, keepDims, args.range);
+  // jnp's reductions give strongly typed results (lax's keep weak types).
+  auto array = std::static_pointer_cast<ArrayObj>(result);
+  // An explicit dtype is the result's: jnp.sum(int8s, dtype=jnp.int8) wraps
+  // in int8 instead of widening to int32.
+  if (!isNone(a[2]) && (kind == int(Reduction::Sum) || kind == int(Reduction::Prod)))
+    return el.arrays().cast(array, x->dtype, args.range);
+  return array->weak ? el.arrays().wrap(array->value, array->shape, array->dtype) : result;
 }
 
 Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,
@@ -295,11 +302,9 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   auto filled = [](Elaborator &el, const Obj &shape, const Obj &value, const Obj &dtype,
                    SourceRange r) -> Obj {
     std::vector<int64_t> s = el.toShape(shape, r, "shape");
+    // Without a dtype, a Python number's fill is weakly typed, as in jnp:
+    // jnp.full(shape, 0.5) + bf16_array is bf16. ArrayOps::full keeps that.
     std::optional<DType> t = optionalDType(el, dtype, r);
-    if (!t && ArrayOps::isStaticNumber(value))
-      t = llvm::isa<FloatObj>(value.get()) ? DType::F32
-          : llvm::isa<BoolObj>(value.get()) ? DType::Bool
-                                            : DType::I32;
     return el.arrays().full(s, value, t, r);
   };
   define(n, "zeros", [filled](Elaborator &el, CallArgs &args) -> Obj {

@@ -230,6 +230,10 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
                             repr(*lhs) + ", " + repr(*rhs) +
                             ") is not supported; sizes may use +, -, *, //, % and pl.cdiv");
   }
+  // A symbolic size with a float (`N * 0.5`, `N / 2`): in a kernel it is a
+  // weakly typed int32 value, as a Python int would be in JAX.
+  if ((lsym || rsym) && el.inKernel() && ArrayOps::isNumeric(lhs) && ArrayOps::isNumeric(rhs))
+    return el.arrays().binary(op, lhs, rhs, r);
   if (ArrayOps::isStaticNumber(lhs) && ArrayOps::isStaticNumber(rhs)) {
     bool bothBool = llvm::isa<BoolObj>(lhs.get()) && llvm::isa<BoolObj>(rhs.get());
     if (bothBool && (op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor))
