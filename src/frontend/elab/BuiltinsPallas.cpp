@@ -180,7 +180,7 @@ RefObj &refArgument(Elaborator &el, const Obj &o, SourceRange r, const char *wha
 }
 
 Obj load(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"idx", nullptr}, {"mask", none(), true},
+  BoundArgs a = el.bind(args, {{"x_ref_or_view"}, optionalParam("idx"), {"mask", none(), true},
                                {"other", none(), true}, {"cache_modifier", none(), true},
                                {"eviction_policy", none(), true}, {"volatile", none(), true}});
   RefObj &ref = refArgument(el, a[0], a.range(0), "pl.load");
@@ -494,7 +494,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
     return p;
   });
   define(*functools, "reduce", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"function"}, {"iterable"}, {"initial", nullptr}});
+    BoundArgs a = el.bind(args, {{"function"}, {"iterable"}, optionalParam("initial")});
     std::vector<Obj> items = el.iterate(a[1], a.range(1));
     Obj acc = a[2];
     size_t start = 0;

@@ -373,8 +373,16 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
     return std::make_shared<SliceObj>(p[0], p[1], p.size() == 3 ? p[2] : none());
   });
   add(b, "getattr", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"object"}, {"name"}, {"default", nullptr}});
-    return getAttribute(el, a[0], el.toStr(a[1], a.range(1), "attribute name"), args.range);
+    BoundArgs a = el.bind(args, {{"object"}, {"name"}, optionalParam("default")});
+    std::string name = el.toStr(a[1], a.range(1), "attribute name");
+    if (!a[2])
+      return getAttribute(el, a[0], name, args.range);
+    // getattr(obj, name, default): a missing attribute gives the default.
+    try {
+      return getAttribute(el, a[0], name, args.range);
+    } catch (const ElabError &) {
+      return a[2];
+    }
   });
   add(b, "print", [](Elaborator &el, CallArgs &args) -> Obj {
     // Runs at compile time: a window into static values and shapes.

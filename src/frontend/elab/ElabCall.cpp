@@ -421,7 +421,7 @@ BoundArgs Elaborator::bind(CallArgs &args, std::initializer_list<Param> params) 
   for (size_t i = 0; i < list.size(); ++i) {
     if (out.values[i])
       continue;
-    if (!list[i].defaultValue)
+    if (!list[i].defaultValue && !list[i].optional)
       fail(args.range, fname + " missing required argument '" + list[i].name + "'");
     out.values[i] = list[i].defaultValue;
   }

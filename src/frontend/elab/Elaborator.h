@@ -74,12 +74,21 @@ struct CallArgs {
 };
 
 /// One parameter of a built-in function. A null `defaultValue` marks a
-/// required parameter.
+/// required parameter, unless `optional` is set: then an argument left out
+/// binds to null (Python's "no default given", as in getattr(o, name)).
 struct Param {
   const char *name;
   Obj defaultValue = nullptr;
   bool keywordOnly = false;
+  bool optional = false;
 };
+
+/// A parameter that may be left out, binding to null.
+inline Param optionalParam(const char *name) {
+  Param p{name};
+  p.optional = true;
+  return p;
+}
 
 /// Built-in arguments after binding, each with the range to blame.
 struct BoundArgs {
