@@ -1,9 +1,15 @@
 //===- EvalMemory.cpp - pk.load and pk.store ------------------------------===//
 //
-// Windows of a Ref. Unmasked windows that run past the Ref are shifted
-// back inside it, as lax.dynamic_slice does (and as Pallas interpret mode
-// behaves); masked accesses touch only the selected, in-bounds elements,
-// and masked-off loads take `other` (or the uninitialized value).
+// Windows of a Ref, with Pallas interpret mode's two out-of-bounds rules.
+// Ref indexing (plain pk.load / pk.store) shifts a window that runs past
+// the Ref back inside it, as lax.dynamic_slice does. pl.load / pl.store
+// (`padded`, or a mask) see the Ref padded past its end: elements past the
+// end read as the uninitialized value and are not written, and an offset
+// that is negative or past the end moves to the end (JAX pads each axis by
+// the window size and clamps the start into the padded array; a negative
+// start reads as a huge unsigned one there). Masked accesses touch only the
+// selected, in-bounds elements, and masked-off loads take `other` (or the
+// uninitialized value).
 //
 //===----------------------------------------------------------------------===//
 #include "interpreter/Evaluator.h"
@@ -24,15 +30,19 @@ struct Window {
 
 template <typename OpT>
 Window window(OpT op, const std::vector<int64_t> &refShape,
-              const std::function<int64_t(Value)> &readIndex, bool clamp) {
+              const std::function<int64_t(Value)> &readIndex) {
   Window w;
+  bool padded = op.getPadded() || op.getMask();
   ArrayRef<int64_t> staticOffsets = op.getStaticOffsets();
   unsigned dynamic = 0;
   for (size_t d = 0; d < refShape.size(); ++d) {
     int64_t offset = ShapedType::isDynamic(staticOffsets[d]) ? readIndex(op.getOffsets()[dynamic++])
                                                             : staticOffsets[d];
     int64_t size = op.getSizes()[d], stride = op.getStrides()[d];
-    if (clamp) {
+    if (padded) {
+      if (offset < 0 || offset > refShape[d])
+        offset = refShape[d];
+    } else {
       int64_t last = refShape[d] - (size - 1) * stride - 1;
       offset = std::max<int64_t>(0, std::min(offset, last));
     }
@@ -78,7 +88,7 @@ void Evaluator::evalLoad(Operation *operation) {
   RefBuffer &ref = getRef(op.getRef());
   const Tensor &data = *ref.data;
   bool masked = static_cast<bool>(op.getMask());
-  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; }, !masked);
+  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; });
   TensorPtr result = makeTensor(data.element, w.valueShape);
   TensorPtr mask = masked ? get(op.getMask()) : nullptr;
   TensorPtr other = op.getOther() ? get(op.getOther()) : nullptr;
@@ -114,7 +124,7 @@ void Evaluator::evalStore(Operation *operation) {
   RefBuffer &ref = getRef(op.getRef());
   Tensor &data = *ref.data;
   bool masked = static_cast<bool>(op.getMask());
-  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; }, !masked);
+  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; });
   const Tensor &value = *get(op.getValue());
   TensorPtr mask = masked ? get(op.getMask()) : nullptr;
   forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {

@@ -202,9 +202,19 @@ def Pk_LoadOp : Pk_Op<"load", [AttrSizedOperandSegments]> {
     not read and take `other` (a scalar or a value of the result shape;
     when absent their value is unspecified).
 
+    Windows with dynamic offsets may run past the Ref, with one of two
+    meanings, both Pallas interpret mode's. By default (Ref indexing,
+    `x_ref[pl.ds(i, 8)]`) the window is shifted back inside the Ref, as
+    `lax.dynamic_slice` does. With `padded` or a `mask` (`pl.load`) the
+    Ref reads as if padded past its end: elements past the end are
+    uninitialized values, and an offset that is negative or past the end
+    moves to the end (the whole window is padding).
+
     ```mlir
     %v = pk.load %x[%i, 0] sizes [1, 128] strides [1, 1] squeeze [0]
         : !pk.ref<8x128xf32> -> tensor<128xf32>
+    %w = pk.load %x[%j] sizes [8] strides [1] squeeze [] padded
+        : !pk.ref<100xf32> -> tensor<8xf32>
     ```
   }];
   let arguments = (ins
@@ -215,13 +225,15 @@ def Pk_LoadOp : Pk_Op<"load", [AttrSizedOperandSegments]> {
     DenseI64ArrayAttr:$strides,
     DenseI64ArrayAttr:$squeeze,
     Optional<Pk_BlockValue>:$mask,
-    Optional<Pk_BlockValue>:$other
+    Optional<Pk_BlockValue>:$other,
+    UnitAttr:$padded
   );
   let results = (outs Pk_BlockValue:$result);
   let assemblyFormat = [{
     $ref custom<DynamicIndexList>($offsets, $static_offsets)
     `sizes` $sizes `strides` $strides `squeeze` $squeeze
     (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))?
+    (`padded` $padded^)?
     attr-dict `:` type($ref) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -236,6 +248,10 @@ def Pk_StoreOp : Pk_Op<"store", [AttrSizedOperandSegments]> {
   let description = [{
     The mirror of `pk.load`: writes `value` (of the window's shape, squeezed
     axes removed) into the window. Masked-off elements are not written.
+    A window past the Ref's end is shifted back inside it by default (Ref
+    assignment, `o_ref[pl.ds(i, 8)] = v`); with `padded` or a `mask`
+    (`pl.store`) the elements past the end are dropped instead, as
+    `pk.load` reads them.
   }];
   let arguments = (ins
     Pk_BlockValue:$value,
@@ -245,12 +261,13 @@ def Pk_StoreOp : Pk_Op<"store", [AttrSizedOperandSegments]> {
     DenseI64ArrayAttr:$sizes,
     DenseI64ArrayAttr:$strides,
     DenseI64ArrayAttr:$squeeze,
-    Optional<Pk_BlockValue>:$mask
+    Optional<Pk_BlockValue>:$mask,
+    UnitAttr:$padded
   );
   let assemblyFormat = [{
     $value `,` $ref custom<DynamicIndexList>($offsets, $static_offsets)
     `sizes` $sizes `strides` $strides `squeeze` $squeeze
-    (`mask` $mask^ `:` type($mask))?
+    (`mask` $mask^ `:` type($mask))? (`padded` $padded^)?
     attr-dict `:` type($value) `,` type($ref)
   }];
   let hasVerifier = 1;

@@ -185,7 +185,7 @@ Obj load(Elaborator &el, CallArgs &args) {
                                {"eviction_policy", none(), true}, {"volatile", none(), true}});
   RefObj &ref = refArgument(el, a[0], a.range(0), "pl.load");
   Obj index = a[1] ? a[1] : std::make_shared<EllipsisObj>();
-  return loadRef(el, ref, index, a[2], a[3], args.range);
+  return loadRef(el, ref, index, a[2], a[3], args.range, /*padded=*/true);
 }
 
 Obj store(Elaborator &el, CallArgs &args) {
@@ -196,12 +196,13 @@ Obj store(Elaborator &el, CallArgs &args) {
     BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"val"}, {"mask", none(), true},
                                  {"eviction_policy", none(), true}});
     storeRef(el, refArgument(el, a[0], a.range(0), "pl.store"),
-             std::make_shared<EllipsisObj>(), a[1], a[2], args.range);
+             std::make_shared<EllipsisObj>(), a[1], a[2], args.range, /*padded=*/true);
     return none();
   }
   BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"idx"}, {"val"}, {"mask", none(), true},
                                {"eviction_policy", none(), true}});
-  storeRef(el, refArgument(el, a[0], a.range(0), "pl.store"), a[1], a[2], a[3], args.range);
+  storeRef(el, refArgument(el, a[0], a.range(0), "pl.store"), a[1], a[2], a[3], args.range,
+           /*padded=*/true);
   return none();
 }
 

@@ -226,7 +226,7 @@ Obj staticSequenceIndex(Elaborator &el, const std::vector<Obj> &items, bool isLi
 } // namespace
 
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
-            const Obj &other, SourceRange r) {
+            const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
   Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
   mlir::Value maskValue, otherValue;
@@ -242,9 +242,12 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
     otherValue = o->value;
   }
   mlir::Type type = el.arrays().valueType(w.loadShape, ref.dtype);
-  mlir::Value v = pk::LoadOp::create(el.builder(), el.loc(r), type, ref.value, w.dynamicOffsets,
-                                     w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue,
-                                     otherValue);
+  auto load = pk::LoadOp::create(el.builder(), el.loc(r), type, ref.value, w.dynamicOffsets,
+                                 w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue,
+                                 otherValue);
+  if (padded)
+    load.setPadded(true);
+  mlir::Value v = load;
   ArrayPtr result = el.arrays().wrap(v, w.loadShape, ref.dtype);
   if (!w.newAxes.empty())
     result = el.arrays().reshape(result, w.resultShape, r);
@@ -252,7 +255,7 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
 }
 
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
-              const Obj &mask, SourceRange r) {
+              const Obj &mask, SourceRange r, bool padded) {
   el.requireKernel(r, "writing a Ref");
   Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
   if (!w.newAxes.empty())
@@ -285,8 +288,10 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
   mlir::Value maskValue;
   if (mask && !isNone(mask))
     maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
-  pk::StoreOp::create(el.builder(), el.loc(r), v->value, ref.value, w.dynamicOffsets,
-                      w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue);
+  auto store = pk::StoreOp::create(el.builder(), el.loc(r), v->value, ref.value, w.dynamicOffsets,
+                                   w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue);
+  if (padded)
+    store.setPadded(true);
 }
 
 Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {

@@ -21,12 +21,14 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
 void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, const Obj &value,
                     SourceRange r);
 
-/// `pl.load(ref, index, mask=, other=)`; null mask / other when absent.
+/// `x_ref[index]`, or with `padded` `pl.load(ref, index, mask=, other=)`;
+/// null mask / other when absent. `padded` selects pl.load's rule for
+/// windows past the Ref's end (padding instead of a shifted window).
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
-            const Obj &other, SourceRange r);
-/// `pl.store(ref, index, value, mask=)`.
+            const Obj &other, SourceRange r, bool padded = false);
+/// `x_ref[index] = value`, or with `padded` `pl.store(ref, index, value, mask=)`.
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
-              const Obj &mask, SourceRange r);
+              const Obj &mask, SourceRange r, bool padded = false);
 
 } // namespace pk::elab
 
