@@ -98,8 +98,15 @@ Flow Elaborator::exec(const Stmt &s) {
   case Stmt::Kind::Nonlocal:
     if (frame == globals)
       fail(s.range(), "nonlocal declaration not allowed at module level");
-    for (const std::string &name : llvm::cast<NonlocalStmt>(s).names)
+    for (const std::string &name : llvm::cast<NonlocalStmt>(s).names) {
+      // As in Python: the name must belong to an enclosing function.
+      bool bound = false;
+      for (Frame *f = frame->parent.get(); f && f != globals.get() && !bound; f = f->parent.get())
+        bound = (f->locals && f->locals->count(name)) || f->vars.count(name);
+      if (!bound)
+        fail(s.range(), "no binding for nonlocal '" + name + "' found");
       frame->nonlocals.insert(name);
+    }
     return Flow::Normal;
   }
   return Flow::Normal;

@@ -92,6 +92,8 @@ Obj staticIntOp(Elaborator &el, BinaryOp op, int64_t a, int64_t b, SourceRange r
       return makeInt(0);
     return makeInt(floorMod(a, b));
   case BinaryOp::Pow: {
+    if (b < 0 && a == 0)
+      el.fail(r, "0 cannot be raised to a negative power");
     if (b < 0)
       return makeFloat(std::pow(static_cast<double>(a), static_cast<double>(b)));
     // Square and multiply: `1 ** 10**18` must not take 10**18 steps.
@@ -151,6 +153,8 @@ Obj staticFloatOp(Elaborator &el, BinaryOp op, double a, double b, SourceRange r
     return makeFloat(m);
   }
   case BinaryOp::Pow:
+    if (a == 0 && b < 0)
+      el.fail(r, "0.0 cannot be raised to a negative power");
     return makeFloat(std::pow(a, b));
   default:
     el.fail(r, std::string("unsupported operand types for ") + ast::spelling(op) +
