@@ -6,7 +6,8 @@ sizes (N above) that are bound from the arguments' shapes. This module
 supplies them, plus shims for the Pallas spellings .pk accepts that the
 installed JAX has moved or renamed (pl.load / pl.store / pl.dot, indexing_mode=
 pl.Unblocked, BlockSpec(index_map, block_shape)), and forces
-interpret=True so that everything runs on the CPU.
+interpret=True so that everything runs on the CPU. A module constant
+`IN_JAX = False` reads as True here (see _mark_jax).
 
     module = load_pk("samples/add.pk", defines={"BLOCK": "256"})
     outputs = module.run("add", [x, y])
@@ -191,9 +192,25 @@ def _apply_defines(tree, defines):
     return tree
 
 
+def _mark_jax(tree):
+    """A module-level `IN_JAX = False` reads as True here, on JAX.
+
+    pkc runs Python control flow over values computed in a kernel (a `for`
+    over a range with a dynamic bound, an `if` on a traced scalar) as real
+    loops and branches; Pallas cannot trace those. A corpus file that tests
+    them writes the lax equivalent under `if IN_JAX:` for the JAX side.
+    """
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "IN_JAX" for t in node.targets):
+            node.value = ast.Constant(True)
+    ast.fix_missing_locations(tree)
+    return tree
+
+
 def load_pk(path, defines=None):
     source = open(path).read()
-    tree = _apply_defines(ast.parse(source, path), defines or {})
+    tree = _mark_jax(_apply_defines(ast.parse(source, path), defines or {}))
     code = compile(tree, path, "exec",
                    flags=__future__.annotations.compiler_flag, dont_inherit=True)
     exports = {}
