@@ -549,58 +549,93 @@ mlir::Value ArrayOps::emitBinary(BinaryOp op, const ArrayPtr &a, const ArrayPtr 
 }
 
 ArrayPtr ArrayOps::floorDivide(const ArrayPtr &a, const ArrayPtr &b, DType dtype, SourceRange r) {
+  // jnp.floor_divide, op for op (jax/_src/numpy/ufuncs.py), so that the
+  // corner cases come out as in JAX: x // 0 is -2 for x != 0 (XLA's -1
+  // quotient, then the sign correction), and x // 0.0 is +-inf.
   OpBuilder &bld = el.builder();
   Location loc = el.loc(r);
   if (dtype == DType::Bool)
     el.fail(r, "floor division is not supported on booleans");
   if (isUnsigned(dtype))
     return wrap(arith::DivUIOp::create(bld, loc, a->value, b->value), a->shape, dtype);
-  if (!isFloat(dtype))
-    return wrap(arith::FloorDivSIOp::create(bld, loc, a->value, b->value), a->shape, dtype);
-  // jnp.floor_divide on floats: (a - fmod(a, b)) / b, corrected when the
-  // remainder's sign differs from the divisor's, then rounded.
-  ArrayPtr mod = wrap(arith::RemFOp::create(bld, loc, a->value, b->value), a->shape, dtype);
-  mlir::Value div = arith::DivFOp::create(
-      bld, loc, arith::SubFOp::create(bld, loc, a->value, mod->value), b->value);
-  ArrayPtr zero = constant(0.0, dtype, a->shape, r);
+  if (!isFloat(dtype)) {
+    // quotient = lax.div(x1, x2)
+    // select = (lax.sign(x1) != lax.sign(x2)) & (lax.rem(x1, x2) != 0)
+    // where(select, quotient - 1, quotient)
+    mlir::Value quotient = arith::DivSIOp::create(bld, loc, a->value, b->value);
+    mlir::Value rem = arith::RemSIOp::create(bld, loc, a->value, b->value);
+    ArrayPtr zero = constantInt(0, dtype, a->shape, r), one = constantInt(1, dtype, a->shape, r);
+    auto cmp = [&](arith::CmpIPredicate p, mlir::Value x, mlir::Value y) -> mlir::Value {
+      return arith::CmpIOp::create(bld, loc, p, x, y);
+    };
+    mlir::Value signsDiffer = arith::OrIOp::create(
+        bld, loc,
+        arith::XOrIOp::create(bld, loc, cmp(arith::CmpIPredicate::sgt, a->value, zero->value),
+                              cmp(arith::CmpIPredicate::sgt, b->value, zero->value)),
+        arith::XOrIOp::create(bld, loc, cmp(arith::CmpIPredicate::slt, a->value, zero->value),
+                              cmp(arith::CmpIPredicate::slt, b->value, zero->value)));
+    mlir::Value adjust = arith::AndIOp::create(
+        bld, loc, signsDiffer, cmp(arith::CmpIPredicate::ne, rem, zero->value));
+    mlir::Value lower = arith::SubIOp::create(bld, loc, quotient, one->value);
+    return wrap(select(adjust, lower, quotient, r), a->shape, dtype);
+  }
+  // _float_divmod (after CPython's float_divmod):
+  //   mod = lax.rem(x1, x2)
+  //   div = lax.div(where(x2 == 0, x1, x1 - mod), x2)
+  //   ind = (mod != 0) & (lax.sign(x2) != lax.sign(mod))
+  //   lax.round(where(ind, div - 1, div))       (half away from zero)
+  mlir::Value mod = arith::RemFOp::create(bld, loc, a->value, b->value);
+  ArrayPtr zero = constant(0.0, dtype, a->shape, r), one = constant(1.0, dtype, a->shape, r);
+  mlir::Value divisorIsZero =
+      arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OEQ, b->value, zero->value);
+  mlir::Value dividend =
+      select(divisorIsZero, a->value, arith::SubFOp::create(bld, loc, a->value, mod), r);
+  mlir::Value div = arith::DivFOp::create(bld, loc, dividend, b->value);
   mlir::Value modNonZero =
-      arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::UNE, mod->value, zero->value);
-  mlir::Value bNeg = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OLT, b->value, zero->value);
-  mlir::Value modNeg = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OLT, mod->value, zero->value);
-  mlir::Value signsDiffer = arith::XOrIOp::create(bld, loc, bNeg, modNeg);
+      arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::UNE, mod, zero->value);
+  auto signOf = [&](mlir::Value v) {
+    return std::static_pointer_cast<ArrayObj>(sign(wrap(v, a->shape, dtype), r))->value;
+  };
+  mlir::Value signsDiffer =
+      arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::UNE, signOf(b->value), signOf(mod));
   mlir::Value adjust = arith::AndIOp::create(bld, loc, modNonZero, signsDiffer);
-  ArrayPtr one = constant(1.0, dtype, a->shape, r);
-  mlir::Value corrected =
-      select(adjust, arith::SubFOp::create(bld, loc, div, one->value), div, r);
-  return wrap(math::RoundEvenOp::create(bld, loc, corrected), a->shape, dtype);
+  mlir::Value corrected = select(adjust, arith::SubFOp::create(bld, loc, div, one->value), div, r);
+  return wrap(math::RoundOp::create(bld, loc, corrected), a->shape, dtype);
 }
 
 ArrayPtr ArrayOps::remainder(const ArrayPtr &a, const ArrayPtr &b, DType dtype, SourceRange r) {
+  // jnp.remainder: an integer divisor of 0 is replaced by 1 (so x % 0 is
+  // 0), then Python's sign rule fixes up the truncated remainder.
   OpBuilder &bld = el.builder();
   Location loc = el.loc(r);
   if (dtype == DType::Bool)
     el.fail(r, "the '%' operator is not supported on booleans");
-  if (isUnsigned(dtype))
-    return wrap(arith::RemUIOp::create(bld, loc, a->value, b->value), a->shape, dtype);
-  // Python's remainder takes the divisor's sign: fix up the truncated one.
   bool fp = isFloat(dtype);
-  mlir::Value rem = fp ? mlir::Value(arith::RemFOp::create(bld, loc, a->value, b->value))
-                       : mlir::Value(arith::RemSIOp::create(bld, loc, a->value, b->value));
   ArrayPtr zero = fp ? constant(0.0, dtype, a->shape, r) : constantInt(0, dtype, a->shape, r);
+  mlir::Value divisor = b->value;
+  if (!fp) {
+    mlir::Value isZero =
+        arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::eq, divisor, zero->value);
+    divisor = select(isZero, constantInt(1, dtype, a->shape, r)->value, divisor, r);
+  }
+  if (isUnsigned(dtype))
+    return wrap(arith::RemUIOp::create(bld, loc, a->value, divisor), a->shape, dtype);
+  mlir::Value rem = fp ? mlir::Value(arith::RemFOp::create(bld, loc, a->value, divisor))
+                       : mlir::Value(arith::RemSIOp::create(bld, loc, a->value, divisor));
   mlir::Value nonZero, remNeg, bNeg;
   if (fp) {
     nonZero = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::UNE, rem, zero->value);
     remNeg = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OLT, rem, zero->value);
-    bNeg = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OLT, b->value, zero->value);
+    bNeg = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OLT, divisor, zero->value);
   } else {
     nonZero = arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::ne, rem, zero->value);
     remNeg = arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::slt, rem, zero->value);
-    bNeg = arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::slt, b->value, zero->value);
+    bNeg = arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::slt, divisor, zero->value);
   }
   mlir::Value adjust = arith::AndIOp::create(
       bld, loc, nonZero, arith::XOrIOp::create(bld, loc, remNeg, bNeg));
-  mlir::Value shifted = fp ? mlir::Value(arith::AddFOp::create(bld, loc, rem, b->value))
-                           : mlir::Value(arith::AddIOp::create(bld, loc, rem, b->value));
+  mlir::Value shifted = fp ? mlir::Value(arith::AddFOp::create(bld, loc, rem, divisor))
+                           : mlir::Value(arith::AddIOp::create(bld, loc, rem, divisor));
   return wrap(select(adjust, shifted, rem, r), a->shape, dtype);
 }
 
