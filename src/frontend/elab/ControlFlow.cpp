@@ -200,11 +200,12 @@ Flow checkRegionFlow(Elaborator &el, Flow flow, const char *where, SourceRange r
 using ForBody = std::function<std::vector<Obj>(const Obj &index, const std::vector<Obj> &leaves)>;
 
 /// Emits scf.for over [lower, upper) by `step`, carrying the leaves that
-/// the body changes (or all of them when `carryAll`).
+/// the body changes (or all of them when `carryAll`). The index is int32,
+/// weakly typed when `weakIndex`.
 std::vector<Obj> emitFor(Elaborator &el, mlir::Value lower, mlir::Value upper, mlir::Value step,
                          const std::vector<Obj> &init, bool carryAll,
                          const std::function<std::string(size_t)> &describe, const ForBody &body,
-                         SourceRange r) {
+                         SourceRange r, bool weakIndex = false) {
   mlir::OpBuilder &b = el.builder();
   size_t n = init.size();
   std::vector<bool> carried(n, carryAll);
@@ -230,7 +231,7 @@ std::vector<Obj> emitFor(Elaborator &el, mlir::Value lower, mlir::Value upper, m
       for (size_t i = 0; i < n; ++i)
         if (carried[i])
           in[i] = wrapSlot(el, forOp.getRegionIterArgs()[arg++], slots[i]);
-      Obj index = el.arrays().wrap(forOp.getInductionVar(), {}, DType::I32);
+      Obj index = el.arrays().wrap(forOp.getInductionVar(), {}, DType::I32, weakIndex);
       out = body(index, in);
       for (size_t i = 0; i < n; ++i) {
         if (carried[i]) {
@@ -548,9 +549,13 @@ Obj Elaborator::foriLoop(const Obj &lower, const Obj &upper, const Obj &bodyFn, 
               "(got " + repr(*result) + " for " + repr(*init) + ")");
     return out;
   };
+  // With bounds known at trace time JAX runs the loop as a scan whose index
+  // starts from the Python int `lower`: a weakly typed int32 (so that
+  // `int8_value + i` stays int8). Traced bounds give the bounds' type.
+  auto known = [](const Obj &bound) { return llvm::isa<IntObj, BoolObj, SymIntObj>(bound.get()); };
   std::vector<Obj> after = emitFor(*this, lb, ub, one, leaves, /*carryAll=*/true,
                                    [](size_t leaf) { return "carry element " + std::to_string(leaf); },
-                                   body, r);
+                                   body, r, /*weakIndex=*/known(lower) && known(upper));
   size_t next = 0;
   return unflatten(def, after, next);
 }
