@@ -1,15 +1,15 @@
 //===- EvalMemory.cpp - pk.load and pk.store ------------------------------===//
 //
-// Windows of a Ref, with Pallas interpret mode's two out-of-bounds rules.
-// Ref indexing (plain pk.load / pk.store) shifts a window that runs past
-// the Ref back inside it, as lax.dynamic_slice does. pl.load / pl.store
-// (`padded`, or a mask) see the Ref padded past its end: elements past the
-// end read as the uninitialized value and are not written, and an offset
-// that is negative or past the end moves to the end (JAX pads each axis by
-// the window size and clamps the start into the padded array; a negative
-// start reads as a huge unsigned one there). Masked accesses touch only the
-// selected, in-bounds elements, and masked-off loads take `other` (or the
-// uninitialized value).
+// Windows of a Ref, with Pallas interpret mode's two out-of-bounds rules,
+// both built on lax.dynamic_slice, which first counts a negative start from
+// the end (start + extent) and then clamps it so that the window fits.
+// Ref indexing (plain pk.load / pk.store) does exactly that on the Ref: a
+// window that runs past the end is shifted back inside. pl.load / pl.store
+// (`padded`, or a mask) first pad each axis by the window size: elements
+// past the end read as the uninitialized value and are not written, and a
+// start past the end (or a small negative one) reads only padding. Masked
+// accesses touch only the selected, in-bounds elements, and masked-off
+// loads take `other` (or the uninitialized value).
 //
 //===----------------------------------------------------------------------===//
 #include "interpreter/Evaluator.h"
@@ -39,13 +39,11 @@ Window window(OpT op, const std::vector<int64_t> &refShape,
     int64_t offset = ShapedType::isDynamic(staticOffsets[d]) ? readIndex(op.getOffsets()[dynamic++])
                                                             : staticOffsets[d];
     int64_t size = op.getSizes()[d], stride = op.getStrides()[d];
-    if (padded) {
-      if (offset < 0 || offset > refShape[d])
-        offset = refShape[d];
-    } else {
-      int64_t last = refShape[d] - (size - 1) * stride - 1;
-      offset = std::max<int64_t>(0, std::min(offset, last));
-    }
+    int64_t span = (size - 1) * stride + 1;
+    int64_t extent = padded ? refShape[d] + span : refShape[d];
+    if (offset < 0)
+      offset += extent;
+    offset = std::max<int64_t>(0, std::min(offset, extent - span));
     w.start.push_back(offset);
     w.sizes.push_back(size);
     w.strides.push_back(stride);

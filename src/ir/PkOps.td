@@ -202,13 +202,13 @@ def Pk_LoadOp : Pk_Op<"load", [AttrSizedOperandSegments]> {
     not read and take `other` (a scalar or a value of the result shape;
     when absent their value is unspecified).
 
-    Windows with dynamic offsets may run past the Ref, with one of two
-    meanings, both Pallas interpret mode's. By default (Ref indexing,
-    `x_ref[pl.ds(i, 8)]`) the window is shifted back inside the Ref, as
-    `lax.dynamic_slice` does. With `padded` or a `mask` (`pl.load`) the
-    Ref reads as if padded past its end: elements past the end are
-    uninitialized values, and an offset that is negative or past the end
-    moves to the end (the whole window is padding).
+    Dynamic offsets follow `lax.dynamic_slice`: a negative offset counts
+    from the end, and the window is then clamped to fit. By default (Ref
+    indexing, `x_ref[pl.ds(i, 8)]`) that is done on the Ref itself, so a
+    window past the end is shifted back inside it. With `padded` or a `mask`
+    (`pl.load`) it is done on the Ref padded past its end by the window
+    size: elements past the end are uninitialized values, and an offset past
+    the end gives a window of padding only.
 
     ```mlir
     %v = pk.load %x[%i, 0] sizes [1, 128] strides [1, 1] squeeze [0]
