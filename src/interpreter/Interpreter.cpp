@@ -192,7 +192,10 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
         int64_t start = o.spec.getDimKinds()[d] == pk::BlockDimKind::Blocked
                             ? blockIndex[d] * o.block[d]
                             : blockIndex[d];
-        // lax.dynamic_slice clamps a window into the (padded) array.
+        // lax.dynamic_slice counts a negative start from the end of the
+        // (padded) array, then clamps the window into it.
+        if (start < 0)
+          start += o.padded[d];
         starts[i].push_back(std::max<int64_t>(0, std::min(start, o.padded[d] - o.block[d])));
       }
       copyBlock(*o.array, starts[i], o.block, *o.ref.data, /*toSmall=*/true);
