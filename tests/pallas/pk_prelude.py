@@ -86,22 +86,13 @@ def _store(ref, idx, val=None, *, mask=None, **_):
     return plt.store(ref.at[idx], val, mask=mask)
 
 
-def _dot(a, b, trans_a=False, trans_b=False, allow_tf32=None, precision=None):
-    if trans_a:
-        a = a.T
-    if trans_b:
-        b = b.T
-    acc = jnp.float32 if jnp.issubdtype(a.dtype, jnp.floating) else jnp.int32
-    return jnp.dot(a, b, preferred_element_type=acc)
-
-
 pl.BlockSpec = _block_spec
 pl.pallas_call = _pallas_call
 pl.Blocked = _blocked
 pl.Unblocked = _unblocked
 pl.load = _load
 pl.store = _store
-pl.dot = _dot
+pl.dot = plt.dot  # moved to pallas.triton; pl.dot still works but warns
 
 
 # ----------------------------------------------------------------------------

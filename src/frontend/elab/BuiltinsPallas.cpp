@@ -210,8 +210,11 @@ Obj pallasDot(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"trans_a", makeBool(false)}, {"trans_b", makeBool(false)},
                                {"allow_tf32", none()}, {"precision", none()}});
   ArrayPtr x = asArray(el, a[0], a.range(0));
-  // Pallas's dot accumulates floats in f32 and integers in i32.
-  DType accumulator = isFloat(x->dtype) ? DType::F32 : DType::I32;
+  // Pallas's dot accumulates in i32 when the operands promote to an
+  // integer type, in f64 for f64, and in f32 otherwise.
+  DType promoted = promoteTypes(el.arrays().typeOf(x, a.range(0)),
+                                el.arrays().typeOf(a[1], a.range(1))).dtype;
+  DType accumulator = promoted == DType::F64 ? DType::F64 : isFloat(promoted) ? DType::F32 : DType::I32;
   return el.arrays().dot(x, a[1], el.truthy(a[2], a.range(2)), el.truthy(a[3], a.range(3)),
                          accumulator, args.range);
 }
