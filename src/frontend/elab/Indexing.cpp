@@ -266,7 +266,13 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
     v = el.arrays().toArray(value, r, refType);
   } else if (auto array = std::dynamic_pointer_cast<ArrayObj>(value)) {
     if (array->dtype != ref.dtype) {
-      if (!array->weak) {
+      // JAX's implicit casts on a Ref store (state/primitives.py,
+      // _maybe_implicit_cast): any integer value into an integer Ref
+      // (wrapping), and a weakly typed float into a float Ref. Everything
+      // else must match.
+      bool intoInt = isInteger(array->dtype) && isInteger(ref.dtype);
+      bool weakFloat = array->weak && isFloat(array->dtype) && isFloat(ref.dtype);
+      if (!intoInt && !weakFloat) {
         auto article = [](const char *dtype) { return *dtype == 'i' || *dtype == 'u' ? "an " : "a "; };
         el.fail(r, std::string("cannot store ") + article(numpyName(array->dtype)) +
                        numpyName(array->dtype) + " value into " + article(numpyName(ref.dtype)) +
