@@ -185,10 +185,16 @@ ArrayPtr ArrayOps::cast(const ArrayPtr &a, DType to, SourceRange r, bool weak) {
       result = arith::TruncFOp::create(b, loc, type, v);
     }
   } else if (isFloat(to)) {
+    // XLA converts integers to bf16 / f16 through f32, so a large int rounds
+    // twice (2^24 + 2^16 + 1 becomes 2^24 in bf16, not 2^24 + 2^17).
+    bool viaF32 = to == DType::BF16 || to == DType::F16;
+    mlir::Type target = viaF32 ? valueType(a->shape, DType::F32) : type;
     if (from == DType::Bool || isUnsigned(from))
-      result = arith::UIToFPOp::create(b, loc, type, v);
+      result = arith::UIToFPOp::create(b, loc, target, v);
     else
-      result = arith::SIToFPOp::create(b, loc, type, v);
+      result = arith::SIToFPOp::create(b, loc, target, v);
+    if (viaF32)
+      result = arith::TruncFOp::create(b, loc, type, result);
   } else if (isFloat(from)) {
     if (isUnsigned(to))
       result = arith::FPToUIOp::create(b, loc, type, v);
