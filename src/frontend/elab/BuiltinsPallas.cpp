@@ -233,27 +233,46 @@ Obj when(Elaborator &el, CallArgs &args) {
 }
 
 Obj loop(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"step", makeInt(1), true},
-                               {"unroll", none(), true}});
-  if (!el.staticInt(a[2]) || *el.staticInt(a[2]) != 1)
-    el.fail(a.range(2), "pl.loop supports step=1 only");
-  Obj lower = a[0], upper = a[1];
+  // pl.loop(lower, upper, *, init_carry=None, step=1): calls the decorated
+  // body at lower, lower + step, ... below upper, as JAX's helper does: a
+  // fori_loop over cdiv(upper - lower, step) iterations whose index i
+  // becomes lower + i * step. With init_carry the body takes and returns a
+  // carry, and the decorated name binds to the final one.
+  BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"init_carry", none(), true},
+                               {"step", makeInt(1), true}, {"unroll", none(), true}});
+  std::optional<int64_t> step = el.staticInt(a[3]);
+  if (!step || *step <= 0)
+    el.fail(a.range(3), "pl.loop needs a static positive step");
+  Obj lower = a[0], upper = a[1], init = a[2];
+  int64_t stepValue = *step;
   SourceRange range = args.range;
-  return std::make_shared<BuiltinObj>("pl.loop(...)", [lower, upper, range](Elaborator &el,
-                                                                        CallArgs &inner) -> Obj {
+  return std::make_shared<BuiltinObj>("pl.loop(...)", [lower, upper, init, stepValue,
+                                                      range](Elaborator &el, CallArgs &inner) -> Obj {
     if (inner.positional.size() != 1)
       el.fail(inner.range, "pl.loop(lower, upper) decorates a function of the loop index");
     Obj body = inner.positional[0];
-    // The body takes only the index; adapt it to fori_loop's (i, carry).
-    auto adapter = std::make_shared<BuiltinObj>("loop body", [body](Elaborator &el, CallArgs &a) -> Obj {
+    bool carried = !isNone(init);
+    auto adapter = std::make_shared<BuiltinObj>("loop body", [body, lower, stepValue, carried](
+                                                                 Elaborator &el, CallArgs &a) -> Obj {
+      Obj index = a.positional[0];
+      if (stepValue != 1)
+        index = binaryOperator(el, BinaryOp::Mul, index, makeInt(stepValue), a.range);
+      index = binaryOperator(el, BinaryOp::Add, lower, index, a.range);
       CallArgs call;
       call.range = a.range;
-      call.addPositional(a.positional[0], a.range);
-      el.call(body, call);
-      return a.positional[1];
+      call.addPositional(index, a.range);
+      if (carried)
+        call.addPositional(a.positional[1], a.range);
+      Obj result = el.call(body, call);
+      return carried ? result : a.positional[1];
     });
-    el.foriLoop(lower, upper, adapter, makeTuple({}), range);
-    return none();
+    Obj count = binaryOperator(el, BinaryOp::Sub, upper, lower, range);
+    if (stepValue != 1)
+      count = binaryOperator(el, BinaryOp::FloorDiv,
+                             binaryOperator(el, BinaryOp::Add, count, makeInt(stepValue - 1), range),
+                             makeInt(stepValue), range);
+    Obj result = el.foriLoop(makeInt(0), count, adapter, carried ? init : makeTuple({}), range);
+    return carried ? result : none();
   });
 }
 
