@@ -384,6 +384,16 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
       return a[2];
     }
   });
+  add(b, "hasattr", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object"}, {"name"}});
+    std::string name = el.toStr(a[1], a.range(1), "attribute name");
+    try {
+      getAttribute(el, a[0], name, args.range);
+      return makeBool(true);
+    } catch (const ElabError &) {
+      return makeBool(false);
+    }
+  });
   add(b, "print", [](Elaborator &el, CallArgs &args) -> Obj {
     // Runs at compile time: a window into static values and shapes.
     std::string text;
