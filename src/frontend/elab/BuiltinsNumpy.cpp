@@ -251,16 +251,72 @@ Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind) {
   BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"dtype", none()}, {"out", none()},
                                {"keepdims", makeBool(false)}, {"initial", none()},
                                {"where", none()}});
-  if (!isNone(a[3]) || !isNone(a[5]) || !isNone(a[6]))
-    el.fail(args.range, "the out=, initial= and where= arguments are not supported");
-  if (std::optional<Obj> s = staticReduction(el, a[0], kind, args.range); s && isNone(a[1]))
-    return *s;
+  if (!isNone(a[3]))
+    el.fail(args.range, "the out= argument is not supported");
+  Reduction reduction = static_cast<Reduction>(kind);
+  bool hasInitial = !isNone(a[5]), hasWhere = !isNone(a[6]);
+  if (!hasInitial && !hasWhere)
+    if (std::optional<Obj> s = staticReduction(el, a[0], kind, args.range); s && isNone(a[1]))
+      return *s;
   ArrayPtr x = asArray(el, a[0], a.range(0));
   if (!isNone(a[2]))
     x = el.arrays().cast(x, el.toDType(a[2], a.range(2), "dtype"), args.range);
   std::vector<int64_t> axes = el.normalizeAxes(a[1], std::max<int64_t>(x->rank(), 1), a.range(1));
   bool keepDims = el.truthy(a[4], a.range(4));
-  Obj result = el.arrays().reduce(static_cast<Reduction>(kind), x, axes, keepDims, args.range);
+  bool isMax = reduction == Reduction::Max, isMin = reduction == Reduction::Min;
+  if (hasWhere) {
+    // As jnp's _reduction: masked-off elements become the operation's
+    // identity; max and min have none, so they need `initial`.
+    if ((isMax || isMin) && !hasInitial)
+      el.fail(args.range, std::string("reduction operation ") + (isMax ? "max" : "min") +
+                              " does not have an identity, so to use a where mask one has to "
+                              "specify 'initial'");
+    Obj identity;
+    switch (reduction) {
+    case Reduction::Sum: identity = makeInt(0); break;
+    case Reduction::Prod: identity = makeInt(1); break;
+    case Reduction::Any: identity = makeBool(false); break;
+    case Reduction::All: identity = makeBool(true); break;
+    case Reduction::Max:
+    case Reduction::Min: {
+      if (isFloat(x->dtype))
+        identity = makeFloat(isMax ? -std::numeric_limits<double>::infinity()
+                                   : std::numeric_limits<double>::infinity());
+      else if (x->dtype == DType::Bool)
+        identity = makeBool(isMin);
+      else {
+        unsigned bits = bitWidth(x->dtype);
+        int64_t low = isUnsigned(x->dtype) ? 0 : bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+        int64_t high = isUnsigned(x->dtype) ? (bits >= 63 ? INT64_MAX : (int64_t(1) << bits) - 1)
+                                            : bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+        identity = makeInt(isMax ? low : high);
+      }
+      break;
+    }
+    }
+    if (reduction == Reduction::Any || reduction == Reduction::All)
+      x = el.arrays().cast(x, DType::Bool, args.range);
+    auto masked = std::static_pointer_cast<ArrayObj>(el.arrays().where(a[6], x, identity, args.range));
+    if (masked->shape != x->shape)
+      el.fail(a.range(6), "the where= mask must broadcast to the reduced array's shape");
+    x = el.arrays().castTo(masked, {x->dtype, false}, args.range);
+  }
+  Obj result = el.arrays().reduce(reduction, x, axes, keepDims, args.range);
+  if (hasInitial) {
+    // The initial value joins the result with the reduction's operation.
+    ArrayPtr r = std::static_pointer_cast<ArrayObj>(result);
+    ArrayPtr initial = el.arrays().toArray(a[5], a.range(5), JaxType{r->dtype, false});
+    if (initial->rank() != 0)
+      el.fail(a.range(5), "initial value must be a scalar");
+    switch (reduction) {
+    case Reduction::Sum: result = binaryOperator(el, BinaryOp::Add, initial, r, args.range); break;
+    case Reduction::Prod: result = binaryOperator(el, BinaryOp::Mul, initial, r, args.range); break;
+    case Reduction::Max: result = el.arrays().maximum(initial, r, args.range); break;
+    case Reduction::Min: result = el.arrays().minimum(initial, r, args.range); break;
+    case Reduction::Any: result = el.arrays().logical(BinaryOp::BitOr, initial, r, args.range); break;
+    case Reduction::All: result = el.arrays().logical(BinaryOp::BitAnd, initial, r, args.range); break;
+    }
+  }
   // jnp's reductions give strongly typed results (lax's keep weak types).
   auto array = std::static_pointer_cast<ArrayObj>(result);
   // An explicit dtype is the result's: jnp.sum(int8s, dtype=jnp.int8) wraps
@@ -294,6 +350,47 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   define(n, "dtype", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"dtype"}});
     return std::make_shared<DTypeObj>(el.toDType(a[0], a.range(0), "dtype"));
+  });
+  // Abstract dtype categories, for jnp.issubdtype(x.dtype, jnp.floating).
+  for (const char *category :
+       {"generic", "number", "inexact", "floating", "integer", "signedinteger", "unsignedinteger"})
+    n.members[category] = std::make_shared<NamespaceObj>(std::string("numpy.") + category);
+  define(n, "issubdtype", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"arg1"}, {"arg2"}});
+    DType t = el.toDType(a[0], a.range(0), "issubdtype's first argument");
+    if (auto *c = llvm::dyn_cast<NamespaceObj>(a[1].get()); c && c->name.rfind("numpy.", 0) == 0) {
+      std::string k = c->name.substr(6);
+      return makeBool(k == "generic" || (k == "number" && t != DType::Bool) ||
+                      ((k == "inexact" || k == "floating") && isFloat(t)) ||
+                      (k == "integer" && isInteger(t)) ||
+                      (k == "signedinteger" && isSignedInteger(t)) ||
+                      (k == "unsignedinteger" && isUnsigned(t)));
+    }
+    return makeBool(t == el.toDType(a[1], a.range(1), "issubdtype's second argument"));
+  });
+  define(n, "promote_types", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+    JaxType x{el.toDType(a[0], a.range(0), "dtype"), false}, y{el.toDType(a[1], a.range(1), "dtype"), false};
+    return std::make_shared<DTypeObj>(promoteTypes(x, y).dtype);
+  });
+  define(n, "result_type", [](Elaborator &el, CallArgs &args) -> Obj {
+    // The dtype jnp would compute with: arrays and numbers by their (weak)
+    // types, dtypes as strong types.
+    if (args.positional.empty())
+      el.fail(args.range, "at least one array or dtype is required");
+    std::optional<JaxType> t;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      const Obj &o = args.positional[i];
+      JaxType u = ArrayOps::isNumeric(o) ? el.arrays().typeOf(o, args.rangeOf(i))
+                                          : JaxType{el.toDType(o, args.rangeOf(i), "dtype"), false};
+      t = t ? promoteTypes(*t, u) : u;
+    }
+    return std::make_shared<DTypeObj>(t->dtype);
+  });
+  define(n, "astype", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"dtype"}, {"copy", none(), true}, {"device", none(), true}});
+    return el.arrays().cast(asArray(el, a[0], a.range(0)), el.toDType(a[1], a.range(1), "dtype"),
+                            args.range);
   });
   define(n, "finfo", [](Elaborator &el, CallArgs &args) { return typeInfo(el, args, true); });
   define(n, "iinfo", [](Elaborator &el, CallArgs &args) { return typeInfo(el, args, false); });
@@ -615,10 +712,32 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   n.members["amin"] = n.members["min"];
   define(n, "mean", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"dtype", none()}, {"out", none()},
-                                 {"keepdims", makeBool(false)}});
+                                 {"keepdims", makeBool(false)}, {"where", none(), true}});
     ArrayPtr x = asArray(el, a[0], a.range(0));
-    Obj m = el.arrays().mean(x, el.normalizeAxes(a[1], x->rank(), a.range(1)),
-                             el.truthy(a[4], a.range(4)), args.range);
+    std::vector<int64_t> axes = el.normalizeAxes(a[1], x->rank(), a.range(1));
+    bool keepDims = el.truthy(a[4], a.range(4));
+    Obj m;
+    if (isNone(a[5])) {
+      m = el.arrays().mean(x, axes, keepDims, args.range);
+    } else {
+      // jnp.mean(x, where=mask): the sum of the kept elements over their count.
+      ArrayOps &ops = el.arrays();
+      DType resultType = isFloat(x->dtype) ? x->dtype : DType::F32;
+      DType computeType = (resultType == DType::BF16 || resultType == DType::F16) ? DType::F32 : resultType;
+      ArrayPtr values = ops.cast(x, computeType, args.range);
+      auto kept = std::static_pointer_cast<ArrayObj>(ops.where(a[5], values, makeInt(0), args.range));
+      if (kept->shape != x->shape)
+        el.fail(a.range(5), "the where= mask must broadcast to the array's shape");
+      ArrayPtr mask = ops.broadcastTo(ops.cast(ops.toArray(a[5], a.range(5)), DType::Bool, args.range),
+                                      x->shape, args.range);
+      Obj total = ops.reduce(Reduction::Sum, ops.castTo(kept, {computeType, false}, args.range), axes,
+                             keepDims, args.range);
+      Obj count = ops.reduce(Reduction::Sum, ops.cast(mask, computeType, args.range), axes, keepDims,
+                             args.range);
+      m = ops.cast(std::static_pointer_cast<ArrayObj>(binaryOperator(el, BinaryOp::Div, total, count,
+                                                                     args.range)),
+                   resultType, args.range);
+    }
     if (!isNone(a[2]))
       m = el.arrays().cast(std::static_pointer_cast<ArrayObj>(m), el.toDType(a[2], a.range(2), "dtype"), args.range);
     return m;
