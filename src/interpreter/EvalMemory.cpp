@@ -137,4 +137,83 @@ void Evaluator::evalStore(Operation *operation) {
   ref.written = true;
 }
 
+namespace {
+
+/// The flat Ref offset of element k of a gather / scatter, or -1 when a
+/// coordinate is outside the Ref and `clamp` is off.
+int64_t coordinateOffset(const std::vector<TensorPtr> &indices, const std::vector<int64_t> &refShape,
+                         const std::vector<int64_t> &refStrides, int64_t k, bool clamp) {
+  int64_t at = 0;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    int64_t c = indices[d]->i[k];
+    if (c < 0 || c >= refShape[d]) {
+      if (!clamp)
+        return -1;
+      c = std::max<int64_t>(0, std::min(c, refShape[d] - 1));
+    }
+    at += c * refStrides[d];
+  }
+  return at;
+}
+
+} // namespace
+
+void Evaluator::evalGather(Operation *operation) {
+  auto op = llvm::cast<pk::GatherOp>(operation);
+  RefBuffer &ref = getRef(op.getRef());
+  const Tensor &data = *ref.data;
+  std::vector<TensorPtr> indices;
+  for (Value v : op.getIndices())
+    indices.push_back(get(v));
+  auto type = llvm::cast<RankedTensorType>(op.getType());
+  TensorPtr result = makeTensor(data.element, std::vector<int64_t>(type.getShape()));
+  TensorPtr mask = op.getMask() ? get(op.getMask()) : nullptr;
+  TensorPtr other = op.getOther() ? get(op.getOther()) : nullptr;
+  Tensor uninitialized(data.element, {1});
+  fillUninitialized(uninitialized, ref.dtype);
+  std::vector<int64_t> strides = stridesOf(data.shape);
+  for (int64_t k = 0; k < result->size(); ++k) {
+    bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
+    const Tensor *source = &data;
+    int64_t at = 0;
+    if (selected) {
+      at = coordinateOffset(indices, data.shape, strides, k, /*clamp=*/true); // jnp gathers clamp
+    } else if (other) {
+      source = other.get();
+      at = other->rank() == 0 ? 0 : k;
+    } else {
+      source = &uninitialized;
+    }
+    if (data.element.isFloat)
+      result->f[k] = source->f[at];
+    else
+      result->i[k] = source->i[at];
+  }
+  set(op.getResult(), result);
+}
+
+void Evaluator::evalScatter(Operation *operation) {
+  auto op = llvm::cast<pk::ScatterOp>(operation);
+  RefBuffer &ref = getRef(op.getRef());
+  Tensor &data = *ref.data;
+  const Tensor &value = *get(op.getValue());
+  std::vector<TensorPtr> indices;
+  for (Value v : op.getIndices())
+    indices.push_back(get(v));
+  TensorPtr mask = op.getMask() ? get(op.getMask()) : nullptr;
+  std::vector<int64_t> strides = stridesOf(data.shape);
+  for (int64_t k = 0; k < value.size(); ++k) {
+    if (mask && mask->i[mask->rank() == 0 ? 0 : k] == 0)
+      continue;
+    int64_t at = coordinateOffset(indices, data.shape, strides, k, /*clamp=*/false); // dropped
+    if (at < 0)
+      continue;
+    if (data.element.isFloat)
+      data.f[at] = value.f[k];
+    else
+      data.i[at] = value.i[k];
+  }
+  ref.written = true;
+}
+
 } // namespace pk::interp

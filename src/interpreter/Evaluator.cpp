@@ -56,6 +56,10 @@ void Evaluator::eval(mlir::Operation *op) {
     return evalLoad(op);
   if (llvm::isa<pk::StoreOp>(op))
     return evalStore(op);
+  if (llvm::isa<pk::GatherOp>(op))
+    return evalGather(op);
+  if (llvm::isa<pk::ScatterOp>(op))
+    return evalScatter(op);
   if (auto pid = llvm::dyn_cast<pk::ProgramIdOp>(op)) {
     TensorPtr t = makeTensor(elementKindOf(pid.getType()), {});
     t->i[0] = context.programIds.at(pid.getAxis());

@@ -71,6 +71,8 @@ private:
   // EvalMemory.cpp
   void evalLoad(mlir::Operation *op);
   void evalStore(mlir::Operation *op);
+  void evalGather(mlir::Operation *op);
+  void evalScatter(mlir::Operation *op);
   // Evaluator.cpp
   bool evalControlFlow(mlir::Operation *op);
 

@@ -143,7 +143,7 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     o.writeBack = i >= numIn;
     if (i < numIn)
       for (mlir::Operation *user : kernel.getArgument(i).getUsers())
-        o.writeBack |= llvm::isa<pk::StoreOp>(user);
+        o.writeBack |= llvm::isa<pk::StoreOp, pk::ScatterOp>(user);
   }
   std::vector<RefBuffer> scratch;
   for (mlir::Attribute t : op.getScratchTypes()) {

@@ -459,6 +459,50 @@ LogicalResult StoreOp::verify() {
   return verifyMask(*this, getMask(), *shape);
 }
 
+namespace {
+
+/// Shared checks of gather / scatter coordinates; `shape` is the values'.
+LogicalResult verifyCoordinates(Operation *op, RefType ref, OperandRange indices,
+                                ArrayRef<int64_t> shape) {
+  if (static_cast<int64_t>(indices.size()) != ref.getRank())
+    return op->emitOpError() << "needs one index tensor per Ref axis (rank " << ref.getRank()
+                             << "), got " << indices.size();
+  for (Value index : indices) {
+    auto type = llvm::cast<RankedTensorType>(index.getType());
+    if (type.getShape() != shape || !type.getElementType().isInteger(32))
+      return op->emitOpError() << "index tensors must be i32 of the values' shape (" << shape
+                               << "), got " << type;
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult GatherOp::verify() {
+  auto result = llvm::cast<RankedTensorType>(getResult().getType());
+  if (result.getElementType() != signless(getRefType().getElementType()))
+    return emitOpError() << "result element type must be the Ref's, signless";
+  if (failed(verifyCoordinates(*this, getRefType(), getIndices(), result.getShape())) ||
+      failed(verifyMask(*this, getMask(), result.getShape())))
+    return failure();
+  if (Value other = getOther()) {
+    if (!getMask())
+      return emitOpError() << "'other' needs a mask";
+    if (other.getType() != result && other.getType() != result.getElementType())
+      return emitOpError() << "'other' must be a scalar or a value of the result type";
+  }
+  return success();
+}
+
+LogicalResult ScatterOp::verify() {
+  auto value = llvm::cast<RankedTensorType>(getValue().getType());
+  if (value.getElementType() != signless(getRefType().getElementType()))
+    return emitOpError() << "stored element type must be the Ref's, signless";
+  if (failed(verifyCoordinates(*this, getRefType(), getIndices(), value.getShape())))
+    return failure();
+  return verifyMask(*this, getMask(), value.getShape());
+}
+
 //===----------------------------------------------------------------------===//
 // Array structure
 //===----------------------------------------------------------------------===//

@@ -277,6 +277,63 @@ def Pk_StoreOp : Pk_Op<"store", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Pk_GatherOp : Pk_Op<"gather", [AttrSizedOperandSegments]> {
+  let summary = "reads the elements of a Ref at computed coordinates";
+  let description = [{
+    Indexing a Ref with integer arrays (`x_ref[idx]`,
+    `pl.load(x_ref, (rows[:, None], cols[None, :]), mask=m)`): `indices`
+    holds one i32 tensor of the result's shape per Ref axis, and result
+    element k reads the Ref at (indices[0][k], indices[1][k], ...).
+    Coordinates outside the Ref are clamped into it, as JAX's gathers do;
+    masked-off elements are not read and take `other` (or an unspecified
+    value).
+
+    ```mlir
+    %v = pk.gather %x[%rows, %cols] : !pk.ref<8x128xf32>, tensor<4x16xi32>, tensor<4x16xi32>
+        -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    Pk_RefType:$ref,
+    Variadic<AnyStaticShapeTensor>:$indices,
+    Optional<Pk_BlockValue>:$mask,
+    Optional<Pk_BlockValue>:$other
+  );
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))?
+    attr-dict `:` qualified(type($ref)) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::pk::RefType getRefType() { return ::llvm::cast<::pk::RefType>(getRef().getType()); }
+  }];
+}
+
+def Pk_ScatterOp : Pk_Op<"scatter", [AttrSizedOperandSegments]> {
+  let summary = "writes elements of a Ref at computed coordinates";
+  let description = [{
+    The mirror of `pk.gather`: element k of `value` goes to the Ref at
+    (indices[0][k], ...). Coordinates outside the Ref, and masked-off
+    elements, are not written. When two elements go to the same place, the
+    later one (in row-major order) wins.
+  }];
+  let arguments = (ins
+    AnyStaticShapeTensor:$value,
+    Pk_RefType:$ref,
+    Variadic<AnyStaticShapeTensor>:$indices,
+    Optional<Pk_BlockValue>:$mask
+  );
+  let assemblyFormat = [{
+    $value `,` $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))?
+    attr-dict `:` type($value) `,` qualified(type($ref)) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::pk::RefType getRefType() { return ::llvm::cast<::pk::RefType>(getRef().getType()); }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Array structure
 //===----------------------------------------------------------------------===//

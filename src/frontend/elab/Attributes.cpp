@@ -297,7 +297,7 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return makeInt(n);
     }
     if (name == "at")
-      el.fail(r, "Ref views (x_ref.at[...]) are not supported yet; index the Ref directly");
+      return std::make_shared<RefAtObj>(std::static_pointer_cast<RefObj>(value));
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
   }
   case Object::Kind::GlobalArray: {

@@ -76,15 +76,17 @@ mlir::Value toIndex(Elaborator &el, const Obj &o, SourceRange r) {
   return mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), a->value);
 }
 
-Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Obj &index,
-                     SourceRange r, bool allowDynamic, const char *what) {
+/// The entries of an index with the ellipsis expanded and missing trailing
+/// axes filled with full slices: one entry per axis, plus `None`s.
+std::vector<Obj> expandIndex(Elaborator &el, size_t rankSize, const Obj &index, SourceRange r,
+                             const char *what) {
   std::vector<Obj> entries;
   if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
     entries = t->items;
   else
     entries.push_back(index);
 
-  int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t rank = static_cast<int64_t>(rankSize);
   int64_t used = 0, ellipses = 0;
   for (const Obj &e : entries) {
     if (llvm::isa<EllipsisObj>(e.get()))
@@ -109,7 +111,13 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
   if (!ellipses)
     for (int64_t i = 0; i < rank - used; ++i)
       expanded.push_back(std::make_shared<SliceObj>(none(), none(), none()));
+  return expanded;
+}
 
+Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Obj &index,
+                     SourceRange r, bool allowDynamic, const char *what) {
+  std::vector<Obj> expanded = expandIndex(el, shape.size(), index, r, what);
+  int64_t rank = static_cast<int64_t>(shape.size());
   Window w;
   int64_t axis = 0, outputs = 0;
   for (const Obj &e : expanded) {
@@ -193,6 +201,201 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
   return w;
 }
 
+mlir::Value indexConstant(Elaborator &el, int64_t v, SourceRange r) {
+  return mlir::arith::ConstantIndexOp::create(el.builder(), el.loc(r), v);
+}
+
+/// `offset + index * stride` on offsets that are static or `index` values.
+std::pair<int64_t, mlir::Value> affineOffset(Elaborator &el, int64_t baseStatic,
+                                             mlir::Value baseDynamic, int64_t stride,
+                                             int64_t indexStatic, mlir::Value indexDynamic,
+                                             SourceRange r) {
+  bool baseIsStatic = !mlir::ShapedType::isDynamic(baseStatic);
+  bool indexIsStatic = !mlir::ShapedType::isDynamic(indexStatic);
+  if (baseIsStatic && indexIsStatic)
+    return {baseStatic + indexStatic * stride, nullptr};
+  mlir::OpBuilder &b = el.builder();
+  mlir::Location loc = el.loc(r);
+  mlir::Value base = baseIsStatic ? indexConstant(el, baseStatic, r) : baseDynamic;
+  mlir::Value index = indexIsStatic ? indexConstant(el, indexStatic, r) : indexDynamic;
+  if (stride != 1)
+    index = mlir::arith::MulIOp::create(b, loc, index, indexConstant(el, stride, r));
+  return {mlir::ShapedType::kDynamic, mlir::arith::AddIOp::create(b, loc, base, index)};
+}
+
+/// Rewrites a window over a Ref view (`x_ref.at[...]`) into a window over
+/// the underlying Ref.
+Window throughView(Elaborator &el, const RefView &view, const Window &w, SourceRange r) {
+  Window out = w;
+  out.staticOffsets.clear();
+  out.dynamicOffsets.clear();
+  out.sizes.clear();
+  out.strides.clear();
+  out.squeeze.clear();
+  size_t viewDynamic = 0, windowDynamic = 0, viewAxis = 0;
+  for (size_t axis = 0; axis < view.sizes.size(); ++axis) {
+    int64_t baseStatic = view.staticOffsets[axis];
+    mlir::Value baseDynamic =
+        mlir::ShapedType::isDynamic(baseStatic) ? view.dynamicOffsets[viewDynamic++] : nullptr;
+    if (view.squeezed[axis]) {
+      out.staticOffsets.push_back(baseStatic);
+      if (baseDynamic)
+        out.dynamicOffsets.push_back(baseDynamic);
+      out.sizes.push_back(1);
+      out.strides.push_back(1);
+      out.squeeze.push_back(static_cast<int64_t>(axis));
+      continue;
+    }
+    int64_t indexStatic = w.staticOffsets[viewAxis];
+    mlir::Value indexDynamic =
+        mlir::ShapedType::isDynamic(indexStatic) ? w.dynamicOffsets[windowDynamic++] : nullptr;
+    auto [offset, dynamicOffset] = affineOffset(el, baseStatic, baseDynamic, view.strides[axis],
+                                                indexStatic, indexDynamic, r);
+    out.staticOffsets.push_back(offset);
+    if (dynamicOffset)
+      out.dynamicOffsets.push_back(dynamicOffset);
+    out.sizes.push_back(w.sizes[viewAxis]);
+    out.strides.push_back(view.strides[axis] * w.strides[viewAxis]);
+    if (llvm::is_contained(w.squeeze, static_cast<int64_t>(viewAxis)))
+      out.squeeze.push_back(static_cast<int64_t>(axis));
+    ++viewAxis;
+  }
+  return out;
+}
+
+/// The window `index` selects in `ref`, over the underlying Ref.
+Window refWindow(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r) {
+  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
+  return ref.view ? throughView(el, *ref.view, w, r) : w;
+}
+
+/// True when an index holds an integer array: NumPy's advanced indexing,
+/// which reads and writes with pk.gather / pk.scatter.
+bool isGatherIndex(const Obj &index) {
+  std::vector<Obj> entries;
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+    entries = t->items;
+  else
+    entries.push_back(index);
+  for (const Obj &e : entries)
+    if (auto *a = llvm::dyn_cast<ArrayObj>(e.get()); a && a->rank() > 0)
+      return true;
+  return false;
+}
+
+/// Coordinates for a gather or scatter: one i32 tensor of the values'
+/// shape per axis of the underlying Ref. As in Pallas, the broadcast shape
+/// of the integer indices comes first, then one axis per slice.
+struct Coordinates {
+  std::vector<mlir::Value> indices;
+  std::vector<int64_t> shape;
+};
+
+Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &index,
+                              SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  std::vector<Obj> entries = expandIndex(el, ref.shape.size(), index, r, "Ref");
+  struct SliceInfo {
+    Obj start; // IntObj or a scalar value
+    int64_t count, step;
+  };
+  std::vector<int64_t> advancedShape;
+  std::vector<SliceInfo> slices;
+  std::vector<int> slot(entries.size(), -1); // slice number of each slice entry
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Obj &e = entries[i];
+    if (isNone(e))
+      el.fail(r, "None (a new axis) cannot be combined with integer-array indexing");
+    int64_t size = ref.shape[i];
+    if (auto *s = llvm::dyn_cast<SliceObj>(e.get())) {
+      int64_t start, count, step;
+      resolveSlice(el, *s, size, r, start, count, step);
+      if (count == 0 || step < 0)
+        el.fail(r, "slices combined with integer-array indexing must select elements forward");
+      slot[i] = static_cast<int>(slices.size());
+      slices.push_back({makeInt(start), count, step});
+    } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      slot[i] = static_cast<int>(slices.size());
+      slices.push_back({ds->start, ds->size, ds->stride});
+    } else if (ArrayOps::isNumeric(e)) {
+      if (llvm::isa<FloatObj>(e.get()))
+        el.fail(r, "indices must be integers, got float " + repr(*e));
+      if (auto *a = llvm::dyn_cast<ArrayObj>(e.get())) {
+        if (isFloat(a->dtype) || a->dtype == DType::Bool)
+          el.fail(r, std::string("index arrays must be integers, got ") + numpyName(a->dtype) +
+                         (a->dtype == DType::Bool ? " (boolean masks select a data-dependent "
+                                                    "number of elements; use jnp.where)"
+                                                  : ""));
+        advancedShape = ops.broadcastShapes(advancedShape, a->shape, r);
+      }
+    } else {
+      el.fail(r, "invalid index of type '" + typeName(*e) +
+                     "': use integers, integer arrays, slices or pl.ds");
+    }
+  }
+  Coordinates c;
+  c.shape = advancedShape;
+  for (const SliceInfo &s : slices)
+    c.shape.push_back(s.count);
+  size_t advancedRank = advancedShape.size();
+
+  // One i32 coordinate tensor per axis of the view.
+  std::vector<ArrayPtr> viewCoordinates;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Obj &e = entries[i];
+    ArrayPtr coordinate;
+    if (slot[i] >= 0) {
+      const SliceInfo &s = slices[slot[i]];
+      coordinate = ops.iota(c.shape, static_cast<int64_t>(advancedRank + slot[i]), DType::I32, r);
+      if (s.step != 1)
+        coordinate = std::static_pointer_cast<ArrayObj>(
+            ops.binary(ast::BinaryOp::Mul, coordinate, makeInt(s.step), r));
+      coordinate = std::static_pointer_cast<ArrayObj>(
+          ops.binary(ast::BinaryOp::Add, coordinate, ops.cast(ops.toArray(s.start, r), DType::I32, r), r));
+    } else {
+      ArrayPtr a = ops.cast(ops.toArray(e, r), DType::I32, r);
+      // Negative indices count from the end, as in jnp indexing.
+      ArrayPtr wrapped = std::static_pointer_cast<ArrayObj>(
+          ops.binary(ast::BinaryOp::Add, a, makeInt(ref.shape[i]), r));
+      Obj negative = ops.compare(ast::CompareOp::Lt, a, makeInt(0), r);
+      a = std::static_pointer_cast<ArrayObj>(ops.where(negative, wrapped, a, r));
+      std::vector<int64_t> expanded(a->shape.begin(), a->shape.end());
+      expanded.insert(expanded.begin(), advancedRank - a->shape.size(), 1);
+      expanded.resize(c.shape.size(), 1);
+      coordinate = ops.broadcastTo(ops.reshape(a, expanded, r), c.shape, r);
+    }
+    viewCoordinates.push_back(ops.cast(coordinate, DType::I32, r));
+  }
+  if (!ref.view) {
+    for (const ArrayPtr &v : viewCoordinates)
+      c.indices.push_back(v->value);
+    return c;
+  }
+  // Through a view: base = offset + coordinate * stride.
+  const RefView &view = *ref.view;
+  size_t dynamic = 0, viewAxis = 0;
+  mlir::OpBuilder &b = el.builder();
+  for (size_t axis = 0; axis < view.sizes.size(); ++axis) {
+    Obj offset;
+    if (mlir::ShapedType::isDynamic(view.staticOffsets[axis]))
+      offset = ops.wrap(mlir::arith::IndexCastOp::create(b, el.loc(r), b.getI32Type(),
+                                                         view.dynamicOffsets[dynamic++]),
+                        {}, DType::I32);
+    else
+      offset = makeInt(view.staticOffsets[axis]);
+    if (view.squeezed[axis]) {
+      c.indices.push_back(ops.broadcastTo(ops.cast(ops.toArray(offset, r), DType::I32, r), c.shape, r)->value);
+      continue;
+    }
+    Obj scaled = viewCoordinates[viewAxis++];
+    if (view.strides[axis] != 1)
+      scaled = ops.binary(ast::BinaryOp::Mul, scaled, makeInt(view.strides[axis]), r);
+    ArrayPtr base = std::static_pointer_cast<ArrayObj>(ops.binary(ast::BinaryOp::Add, scaled, offset, r));
+    c.indices.push_back(ops.cast(base, DType::I32, r)->value);
+  }
+  return c;
+}
+
 ArrayPtr broadcastMask(Elaborator &el, const Obj &mask, const std::vector<int64_t> &shape,
                        SourceRange r) {
   ArrayPtr m = el.arrays().toArray(mask, r);
@@ -228,20 +431,32 @@ Obj staticSequenceIndex(Elaborator &el, const std::vector<Obj> &items, bool isLi
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
-  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
+  bool gather = isGatherIndex(index);
+  Window w;
+  Coordinates c;
+  if (gather)
+    c = gatherCoordinates(el, ref, index, r);
+  else
+    w = refWindow(el, ref, index, r);
+  const std::vector<int64_t> &shape = gather ? c.shape : w.loadShape;
   mlir::Value maskValue, otherValue;
   if (mask && !isNone(mask))
-    maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
+    maskValue = broadcastMask(el, mask, shape, r)->value;
   if (other && !isNone(other)) {
     if (!maskValue)
       el.fail(r, "'other' needs a mask");
     JaxType t{ref.dtype, false};
     ArrayPtr o = el.arrays().toArray(other, r, t);
     if (o->rank() != 0)
-      o = el.arrays().broadcastTo(o, w.loadShape, r);
+      o = el.arrays().broadcastTo(o, shape, r);
     otherValue = o->value;
   }
-  mlir::Type type = el.arrays().valueType(w.loadShape, ref.dtype);
+  mlir::Type type = el.arrays().valueType(shape, ref.dtype);
+  if (gather) {
+    mlir::Value v = pk::GatherOp::create(el.builder(), el.loc(r), type, ref.value, c.indices,
+                                         maskValue, otherValue);
+    return el.arrays().wrap(v, shape, ref.dtype);
+  }
   auto load = pk::LoadOp::create(el.builder(), el.loc(r), type, ref.value, w.dynamicOffsets,
                                  w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue,
                                  otherValue);
@@ -254,10 +469,36 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
   return result;
 }
 
+std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &index,
+                                SourceRange r) {
+  el.requireKernel(r, "x_ref.at[...]");
+  if (isGatherIndex(index))
+    el.fail(r, "a Ref view (x_ref.at[...]) needs integers, slices or pl.ds, not integer arrays");
+  Window w = refWindow(el, ref, index, r);
+  if (!w.newAxes.empty())
+    el.fail(r, "None (new axis) is not allowed in a Ref view");
+  auto view = std::make_shared<RefView>();
+  view->staticOffsets = w.staticOffsets;
+  view->dynamicOffsets = w.dynamicOffsets;
+  view->sizes = w.sizes;
+  view->strides = w.strides;
+  for (size_t axis = 0; axis < w.sizes.size(); ++axis)
+    view->squeezed.push_back(llvm::is_contained(w.squeeze, static_cast<int64_t>(axis)));
+  return std::make_shared<RefObj>(ref.value, w.loadShape, ref.dtype, view);
+}
+
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded) {
   el.requireKernel(r, "writing a Ref");
-  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
+  bool scatter = isGatherIndex(index);
+  Window w;
+  Coordinates c;
+  if (scatter) {
+    c = gatherCoordinates(el, ref, index, r);
+    w.loadShape = c.shape;
+  } else {
+    w = refWindow(el, ref, index, r);
+  }
   if (!w.newAxes.empty())
     el.fail(r, "None (new axis) is not allowed when storing into a Ref");
   JaxType refType{ref.dtype, false};
@@ -294,6 +535,12 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
   mlir::Value maskValue;
   if (mask && !isNone(mask))
     maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
+  if (scatter) {
+    if (v->rank() == 0)
+      el.fail(r, "scattering needs a value of the indices' shape " + shapeText(c.shape));
+    pk::ScatterOp::create(el.builder(), el.loc(r), v->value, ref.value, c.indices, maskValue);
+    return;
+  }
   auto store = pk::StoreOp::create(el.builder(), el.loc(r), v->value, ref.value, w.dynamicOffsets,
                                    w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue);
   if (padded)
@@ -304,6 +551,8 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
   switch (container->kind()) {
   case Object::Kind::Ref:
     return loadRef(el, llvm::cast<RefObj>(*container), index, nullptr, nullptr, r);
+  case Object::Kind::RefAt:
+    return refView(el, *llvm::cast<RefAtObj>(*container).ref, index, r);
   case Object::Kind::Array: {
     auto a = std::static_pointer_cast<ArrayObj>(container);
     Window w = computeWindow(el, a->shape, index, r, /*allowDynamic=*/false, "array");

@@ -55,6 +55,7 @@ std::string typeName(const Object &o) {
   case K::Namespace: return "module";
   case K::Array: return "Array";
   case K::Ref: return "Ref";
+  case K::RefAt: return "Ref indexer";
   case K::GlobalArray: return "array";
   case K::DynamicSlice: return "pl.ds";
   case K::BlockSpec: return "BlockSpec";

@@ -60,6 +60,7 @@ public:
     Namespace,
     Array,
     Ref,
+    RefAt,
     GlobalArray,
     DynamicSlice,
     BlockSpec,
@@ -239,14 +240,36 @@ struct ArrayObj : Object {
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
 };
 
-/// A kernel's view of a buffer. `value` is the !pk.ref block argument.
+/// The window `x_ref.at[...]` selects, for every axis of the underlying
+/// Ref: where it starts (static, or an `index` value), its size and stride,
+/// and whether the axis is dropped.
+struct RefView {
+  std::vector<int64_t> staticOffsets; ///< ShapedType::kDynamic where dynamic
+  std::vector<mlir::Value> dynamicOffsets; ///< one per dynamic offset, in order
+  std::vector<int64_t> sizes, strides;
+  std::vector<bool> squeezed;
+};
+
+/// A kernel's view of a buffer. `value` is the !pk.ref block argument;
+/// `view`, when set, narrows it to a window (`x_ref.at[...]`) and `shape`
+/// is then the window's.
 struct RefObj : Object {
-  RefObj(mlir::Value value, std::vector<int64_t> shape, DType dtype)
-      : Object(Kind::Ref), value(value), shape(std::move(shape)), dtype(dtype) {}
+  RefObj(mlir::Value value, std::vector<int64_t> shape, DType dtype,
+         std::shared_ptr<const RefView> view = nullptr)
+      : Object(Kind::Ref), value(value), shape(std::move(shape)), dtype(dtype),
+        view(std::move(view)) {}
   PK_OBJECT_CLASSOF(Ref)
   mlir::Value value;
   std::vector<int64_t> shape;
   DType dtype;
+  std::shared_ptr<const RefView> view;
+};
+
+/// `x_ref.at`, waiting for its `[...]`.
+struct RefAtObj : Object {
+  explicit RefAtObj(std::shared_ptr<RefObj> ref) : Object(Kind::RefAt), ref(std::move(ref)) {}
+  PK_OBJECT_CLASSOF(RefAt)
+  std::shared_ptr<RefObj> ref;
 };
 
 /// A static or symbolic integer: a dimension of a full array, a grid size.

@@ -463,6 +463,17 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
     }
   }
 
+  // A block is one kernel value; past 2^26 elements no backend (nor the
+  // interpreter, in memory) can hold it, and it is surely a mistake.
+  constexpr int64_t kMaxBlockElements = int64_t(1) << 26;
+  int64_t elements = 1;
+  for (int64_t d : blockShape) {
+    if (d > kMaxBlockElements || elements > kMaxBlockElements / d)
+      fail(r, "the block of " + what + " has more than 2^26 elements; choose smaller blocks (or "
+              "a grid) so that one block fits in a kernel");
+    elements *= d;
+  }
+
   // The index map: affine when it is, computed in the index_map region
   // when it is not.
   mlir::AffineMap map;

@@ -75,3 +75,35 @@ pk.export @e(%x: tensor<?xf32> {pk.name = "x", pk.shape = affine_map<()[s0, s1] 
 
 // expected-error @+1 {{index map returns 1 indices for a block of rank 2}}
 func.func private @g() attributes {spec = #pk.block_spec<[squeezed, 8], affine_map<(d0) -> (0)>>}
+
+// -----
+
+func.func @f(%r: !pk.ref<8x4xf32>, %i: tensor<6xi32>) {
+  // expected-error @+1 {{needs one index tensor per Ref axis (rank 2), got 1}}
+  %v = pk.gather %r[%i] : !pk.ref<8x4xf32>, tensor<6xi32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @f(%r: !pk.ref<8x4xf32>, %i: tensor<6xi32>, %j: tensor<5xi32>) {
+  // expected-error @+1 {{index tensors must be i32 of the values' shape (6), got 'tensor<5xi32>'}}
+  %v = pk.gather %r[%i, %j] : !pk.ref<8x4xf32>, tensor<6xi32>, tensor<5xi32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @f(%r: !pk.ref<8xf32>, %i: tensor<6xi32>, %o: f32) {
+  // expected-error @+1 {{'other' needs a mask}}
+  %v = pk.gather %r[%i] other %o : f32 : !pk.ref<8xf32>, tensor<6xi32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @f(%r: !pk.ref<8xf32>, %i: tensor<6xi32>, %v: tensor<6xi32>) {
+  // expected-error @+1 {{stored element type must be the Ref's, signless}}
+  pk.scatter %v, %r[%i] : tensor<6xi32>, !pk.ref<8xf32>, tensor<6xi32>
+  return
+}
