@@ -16,13 +16,40 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <pthread.h>
 #include <unistd.h>
+
+#include <functional>
 
 #ifndef PKC_VERSION
 #define PKC_VERSION "0.0.0"
 #endif
 
 namespace {
+
+/// Runs `work` on a thread with a large stack. The parser and the
+/// elaborator recurse with the program's nesting; this keeps deep (but
+/// legal) programs far from a stack overflow.
+int runWithLargeStack(const std::function<int()> &work) {
+  struct Job {
+    const std::function<int()> *work;
+    int result = 1;
+  } job{&work};
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, size_t(512) << 20);
+  pthread_t thread;
+  auto entry = [](void *p) -> void * {
+    auto *j = static_cast<Job *>(p);
+    j->result = (*j->work)();
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attributes, entry, &job) != 0)
+    return work(); // no thread: run here
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  return job.result;
+}
 
 void addCommonOptions(CLI::App *command, pk::cli::CommonOptions &options) {
   command->add_option("file", options.input, ".pk source file (or .mlir pk IR)")->required();
@@ -73,9 +100,11 @@ int main(int argc, char **argv) {
 
   bool useColor = color == "always" || (color == "auto" && isatty(STDERR_FILENO));
   pk::cli::DiagnosticOptions diagnostics{useColor, format == "json"};
-  if (check->parsed())
-    return pk::cli::runCheck(common, diagnostics);
-  if (compileCommand->parsed())
-    return pk::cli::runCompile(common, compile, diagnostics);
-  return pk::cli::runRun(common, run, diagnostics);
+  return runWithLargeStack([&] {
+    if (check->parsed())
+      return pk::cli::runCheck(common, diagnostics);
+    if (compileCommand->parsed())
+      return pk::cli::runCompile(common, compile, diagnostics);
+    return pk::cli::runRun(common, run, diagnostics);
+  });
 }

@@ -24,6 +24,9 @@ SourceRange SourceRange::cover(SourceRange a, SourceRange b) {
 }
 
 uint32_t SourceManager::addBuffer(std::string name, std::string contents) {
+  // A UTF-8 byte-order mark is not part of the program (Python skips it too).
+  if (contents.compare(0, 3, "\xEF\xBB\xBF") == 0)
+    contents.erase(0, 3);
   auto file = std::make_unique<File>();
   file->name = std::move(name);
   file->contents = std::move(contents);

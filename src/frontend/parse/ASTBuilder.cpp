@@ -11,6 +11,13 @@
 namespace pk {
 
 using namespace ast;
+
+namespace {
+/// How deeply expressions may nest (parentheses, calls, operator chains,
+/// trailers). CPython refuses much less; the limit keeps the recursive AST
+/// walks far from the end of the stack.
+constexpr size_t kMaxExpressionDepth = 1000;
+} // namespace
 using P = grammar::PkParser;
 using antlr4::tree::TerminalNode;
 
@@ -476,6 +483,14 @@ ExprPtr ASTBuilder::buildTargets(P::TargetsContext *ctx) {
 }
 
 ExprPtr ASTBuilder::buildExpression(P::ExpressionContext *ctx) {
+  struct DepthGuard {
+    size_t &depth;
+    explicit DepthGuard(size_t &depth) : depth(depth) { ++depth; }
+    ~DepthGuard() { --depth; }
+  } guard(depth);
+  if (depth > kMaxExpressionDepth)
+    fail(rangeOf(ctx), "expression is nested too deeply (more than " +
+                           std::to_string(kMaxExpressionDepth) + " levels)");
   if (auto *l = dynamic_cast<P::LambdaExpressionContext *>(ctx)) {
     std::vector<Parameter> params;
     if (l->lambdaParameters())
@@ -564,10 +579,15 @@ namespace {
 /// Folds `a op b op c` left to right, reading each operator token between
 /// the operand contexts.
 template <typename OperandCtx, typename BuildFn>
-ExprPtr foldLeft(antlr4::ParserRuleContext *ctx, BuildFn build,
+ExprPtr foldLeft(antlr4::ParserRuleContext *ctx, SourceRange whole, BuildFn build,
                  BinaryOp (*opFor)(size_t tokenType)) {
   ExprPtr result;
   BinaryOp pending{};
+  // Each operator nests the tree one level deeper; the elaborator walks it
+  // recursively, so very long chains are refused like deep nesting.
+  if (ctx->children.size() > 2 * kMaxExpressionDepth)
+    throw SyntaxError{whole, "expression has more than " + std::to_string(kMaxExpressionDepth) +
+                              " operators in a row; split it into several statements"};
   for (antlr4::tree::ParseTree *child : ctx->children) {
     if (auto *operand = dynamic_cast<OperandCtx *>(child)) {
       ExprPtr next = build(operand);
@@ -619,27 +639,27 @@ BinaryOp binaryOperator(size_t tokenType) {
 
 ExprPtr ASTBuilder::buildBitOr(P::BitOrExpressionContext *ctx) {
   return foldLeft<P::BitXorExpressionContext>(
-      ctx, [&](auto *c) { return buildBitXor(c); }, binaryOperator);
+      ctx, rangeOf(ctx), [&](auto *c) { return buildBitXor(c); }, binaryOperator);
 }
 ExprPtr ASTBuilder::buildBitXor(P::BitXorExpressionContext *ctx) {
   return foldLeft<P::BitAndExpressionContext>(
-      ctx, [&](auto *c) { return buildBitAnd(c); }, binaryOperator);
+      ctx, rangeOf(ctx), [&](auto *c) { return buildBitAnd(c); }, binaryOperator);
 }
 ExprPtr ASTBuilder::buildBitAnd(P::BitAndExpressionContext *ctx) {
   return foldLeft<P::ShiftExpressionContext>(
-      ctx, [&](auto *c) { return buildShift(c); }, binaryOperator);
+      ctx, rangeOf(ctx), [&](auto *c) { return buildShift(c); }, binaryOperator);
 }
 ExprPtr ASTBuilder::buildShift(P::ShiftExpressionContext *ctx) {
   return foldLeft<P::ArithExpressionContext>(
-      ctx, [&](auto *c) { return buildArith(c); }, binaryOperator);
+      ctx, rangeOf(ctx), [&](auto *c) { return buildArith(c); }, binaryOperator);
 }
 ExprPtr ASTBuilder::buildArith(P::ArithExpressionContext *ctx) {
   return foldLeft<P::TermContext>(
-      ctx, [&](auto *c) { return buildTerm(c); }, binaryOperator);
+      ctx, rangeOf(ctx), [&](auto *c) { return buildTerm(c); }, binaryOperator);
 }
 ExprPtr ASTBuilder::buildTerm(P::TermContext *ctx) {
   return foldLeft<P::FactorContext>(
-      ctx, [&](auto *c) { return buildFactor(c); }, binaryOperator);
+      ctx, rangeOf(ctx), [&](auto *c) { return buildFactor(c); }, binaryOperator);
 }
 
 ExprPtr ASTBuilder::buildFactor(P::FactorContext *ctx) {
@@ -662,6 +682,9 @@ ExprPtr ASTBuilder::buildPower(P::PowerContext *ctx) {
 ExprPtr ASTBuilder::buildPrimary(P::PrimaryContext *ctx) {
   ExprPtr result = buildAtom(ctx->atom());
   SourceRange begin = result->range();
+  if (ctx->trailer().size() > kMaxExpressionDepth)
+    fail(rangeOf(ctx), "expression has more than " + std::to_string(kMaxExpressionDepth) +
+                           " calls, subscripts or attributes in a row");
   for (P::TrailerContext *t : ctx->trailer()) {
     SourceRange range = SourceRange::cover(begin, rangeOf(t));
     if (auto *call = dynamic_cast<P::CallTrailerContext *>(t)) {

@@ -80,6 +80,7 @@ private:
   void checkTarget(const ast::Expr &e, bool augmented) const;
 
   uint32_t file;
+  size_t depth = 0; ///< nesting of buildExpression calls
 };
 
 } // namespace pk

@@ -148,7 +148,7 @@ void IndentingTokenSource::fill() {
   case PkLexer::LBRACE:
     // CPython's limit; deeper nesting would also overflow the parser's stack.
     if (openBrackets.size() >= kMaxBracketDepth) {
-      fail(*token, "too many nested parentheses");
+      fail(*token, "too many nested brackets (the limit is 200)");
       return;
     }
     openBrackets.push_back(
