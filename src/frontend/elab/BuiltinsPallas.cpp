@@ -139,8 +139,10 @@ Obj programId(Elaborator &el, CallArgs &args) {
   if (axis < 0 || axis >= rank)
     el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
                             " is out of range for a grid of rank " + std::to_string(rank));
+  // Under jax.vmap the grid has leading axes the kernel does not see.
+  uint64_t gridAxis = static_cast<uint64_t>(axis) + el.hiddenGridAxes();
   mlir::Value v = pk::ProgramIdOp::create(el.builder(), el.loc(args.range),
-                                          el.builder().getI32Type(), static_cast<uint64_t>(axis));
+                                          el.builder().getI32Type(), gridAxis);
   return el.arrays().wrap(v, {}, DType::I32);
 }
 
@@ -451,6 +453,16 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
     if (args.positional.empty())
       el.fail(args.range, "jax.jit needs a function (use functools.partial(jax.jit, ...) to pass options)");
     return args.positional[0];
+  });
+  define(n, "vmap", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"fun"}, {"in_axes", makeInt(0)}, {"out_axes", makeInt(0)},
+                                 {"axis_name", none()}, {"axis_size", none()},
+                                 {"spmd_axis_name", none()}});
+    Obj fun = a[0], inAxes = a[1], outAxes = a[2], axisSize = a[4];
+    SourceRange at = args.range;
+    return std::make_shared<BuiltinObj>("vmap", [=](Elaborator &el, CallArgs &inner) -> Obj {
+      return el.applyVmap(fun, inAxes, outAxes, axisSize, at, inner);
+    });
   });
   n.members["Array"] = std::make_shared<BuiltinObj>("jax.Array", [](Elaborator &el, CallArgs &args) -> Obj {
     el.fail(args.range, "jax.Array is a type, not a function");

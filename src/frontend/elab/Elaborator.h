@@ -239,6 +239,22 @@ public:
   void elaborateExport(const FunctionObj &function, SourceRange range);
   /// `pallas_call(...)(args)` at export level.
   Obj applyPallasCall(const PallasCallableObj &callable, CallArgs &args);
+  /// `jax.vmap(fun, in_axes, out_axes, axis_size=)(args)` (Vmap.cpp).
+  Obj applyVmap(const Obj &fun, const Obj &inAxes, const Obj &outAxes, const Obj &axisSize,
+                SourceRange vmapRange, CallArgs &args);
+
+  /// One active jax.vmap call: each pallas_call under it gets a leading
+  /// grid axis of `size` that its kernel does not see.
+  struct VmapLevel {
+    unsigned id;
+    Dim size;
+    std::optional<int64_t> outAxis; ///< where results put the axis, when one int
+    SourceRange range;
+  };
+  const std::vector<VmapLevel> &activeVmaps() const { return vmapLevels; }
+  /// Leading grid axes of the current pallas_call added by jax.vmap;
+  /// pl.program_id(i) reads grid axis i + this.
+  size_t hiddenGridAxes() const { return hiddenGrid; }
 
   /// The tensor type of a full array (symbolic dims become `?`).
   mlir::RankedTensorType globalType(const std::vector<Dim> &dims, DType dtype);
@@ -295,9 +311,19 @@ private:
   bool skipsDefinedAssignment(const ast::Expr &target);
 
   // pallas_call pieces (PallasCall.cpp).
+  /// An operand axis that jax.vmap maps over, and the grid axis that
+  /// enumerates it.
+  struct VmappedAxis {
+    size_t axis;
+    unsigned gridAxis;
+  };
+  /// The BlockSpec of one operand. `dims` and `spec` are as the program
+  /// sees them; `vmapped` axes become squeezed block dims indexed by the
+  /// leading grid axes, which the user's index map does not see.
   mlir::Attribute buildBlockSpec(pk::PallasCallOp op, const std::string &what,
                                  const std::vector<Dim> &dims, const Obj &spec,
-                                 const std::vector<Dim> &gridDims, SourceRange callRange);
+                                 const std::vector<Dim> &gridDims, SourceRange callRange,
+                                 llvm::ArrayRef<VmappedAxis> vmapped = {});
   mlir::Block *indexMapBlock(pk::PallasCallOp op, size_t gridRank);
   void finishIndexMapRegion(pk::PallasCallOp op, SourceRange r);
 
@@ -345,6 +371,9 @@ private:
   std::vector<SourceRange> symbolRanges; ///< where each symbol first appears
   bool creatingSymbols = false; ///< unknown names become symbols (signatures)
   std::vector<Dim> grid;
+  size_t hiddenGrid = 0;
+  std::vector<VmapLevel> vmapLevels;
+  unsigned nextVmapLevel = 0;
 
   struct CallSite {
     SourceRange range;

@@ -214,6 +214,10 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
   }
   if (results.empty())
     fail(f.def->nameRange, "export '" + f.name + "' returns no arrays");
+  for (const auto &r : results)
+    if (!r->batch.empty())
+      fail(f.def->nameRange, "export '" + f.name + "' returns an array mapped by a jax.vmap that "
+                             "has returned; return the vmapped function's results instead");
   if (declaredResults) {
     const ast::Expr &annotation = *f.def->returnAnnotation;
     if (declaredResults->size() != results.size() || declaredTuple != returnedTuple)

@@ -296,4 +296,11 @@ std::string repr(const Object &o) {
   }
 }
 
+std::vector<Dim> GlobalArrayObj::physicalShape() const {
+  std::vector<Dim> dims = shape;
+  for (const BatchAxis &b : batch) // increasing axes: each lands in place
+    dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(b.axis), b.size);
+  return dims;
+}
+
 } // namespace pk::elab

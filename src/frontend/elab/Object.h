@@ -277,6 +277,17 @@ struct Dim {
   int64_t value = 0;       ///< when !expr
   mlir::AffineExpr expr{}; ///< a non-constant symbolic size
   bool isStatic() const { return !expr; }
+  bool operator==(const Dim &o) const {
+    return isStatic() == o.isStatic() && (isStatic() ? value == o.value : expr == o.expr);
+  }
+};
+
+/// An axis of a full array that an enclosing jax.vmap maps over: it exists
+/// in the IR value (at `axis`) but not in the shape the program sees.
+struct BatchAxis {
+  unsigned level; ///< which jax.vmap call (Elaborator::VmapLevel::id)
+  size_t axis;    ///< position in the IR value's shape
+  Dim size;
 };
 
 /// A full array at export level: an export argument or a pallas_call result.
@@ -286,9 +297,13 @@ struct GlobalArrayObj : Object {
         name(std::move(name)) {}
   PK_OBJECT_CLASSOF(GlobalArray)
   mlir::Value value;
-  std::vector<Dim> shape;
+  std::vector<Dim> shape; ///< as the program sees it: without vmapped axes
   DType dtype;
   std::string name; ///< the parameter's name, for messages
+  std::vector<BatchAxis> batch; ///< in increasing `axis` order
+
+  /// The shape of `value`: `shape` with the vmapped axes in place.
+  std::vector<Dim> physicalShape() const;
 };
 
 /// `pl.ds(start, size, stride)`: a window with a possibly dynamic start.

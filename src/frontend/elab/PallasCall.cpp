@@ -20,11 +20,40 @@ namespace {
 /// One operand of the call (input or output) as the kernel will see it.
 struct Operand {
   std::string what; ///< "input 0 ('x')" for messages
-  std::vector<Dim> dims;
+  std::vector<Dim> dims; ///< as the program sees them (without vmapped axes)
   DType dtype;
   Obj spec; ///< BlockSpecObj, None, or null (no spec given)
   SourceRange specRange; ///< in_specs / out_specs, or the call without them
+  std::vector<BatchAxis> batch; ///< axes mapped by enclosing jax.vmaps
+
+  std::vector<Dim> physicalDims() const {
+    GlobalArrayObj a(nullptr, dims, dtype, "");
+    a.batch = batch;
+    return a.physicalShape();
+  }
 };
+
+/// Where each jax.vmap level puts its axis in an output of `rank` dims:
+/// innermost first, each at its out_axes position among the axes outside
+/// it, so that leaving the vmap finds it where out_axes asks.
+std::vector<BatchAxis> outputBatchAxes(Elaborator &el, size_t rank, const std::string &what) {
+  const auto &levels = el.activeVmaps();
+  std::vector<int> layout(rank, -1); // -1: a program-visible axis; else a level index
+  for (size_t l = levels.size(); l-- > 0;) {
+    int64_t at = levels[l].outAxis.value_or(0);
+    int64_t n = static_cast<int64_t>(layout.size()) + 1;
+    if (at < -n || at >= n)
+      el.fail(levels[l].range, "jax.vmap out_axes=" + std::to_string(at) +
+                                   " is out of range for " + what + " (rank " +
+                                   std::to_string(n) + " under the vmap)");
+    layout.insert(layout.begin() + (at < 0 ? at + n : at), static_cast<int>(l));
+  }
+  std::vector<BatchAxis> batch;
+  for (size_t axis = 0; axis < layout.size(); ++axis)
+    if (layout[axis] >= 0)
+      batch.push_back({levels[layout[axis]].id, axis, levels[layout[axis]].size});
+  return batch;
+}
 
 std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
   if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get()))
@@ -152,13 +181,16 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       fail(args.rangeOf(i), "pallas_call inputs must be arrays (export parameters or results of "
                             "other pallas_calls), got " + repr(*args.positional[i]));
     operands.push_back({"input " + std::to_string(i) + " ('" + array->name + "')", array->shape,
-                        array->dtype, nullptr, callable.inSpecsRange});
+                        array->dtype, nullptr, callable.inSpecsRange, array->batch});
     inputs.push_back(array->value);
   }
   size_t numInputs = operands.size();
 
-  // Grid.
+  // Grid: one leading axis per enclosing jax.vmap, then the program's.
+  const std::vector<VmapLevel> &levels = activeVmaps();
   std::vector<Dim> gridDims;
+  for (const VmapLevel &level : levels)
+    gridDims.push_back(level.size);
   if (!isNone(callable.grid))
     for (const Obj &g : sequenceItems(*this, callable.grid, r)) {
       Dim d = toDim(g, callable.gridRange, "grid size");
@@ -194,7 +226,9 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       if (!d.isStatic() && !d.expr.isSymbolicOrConstant())
         fail(callable.outShapeRange, "output shapes may only depend on symbolic sizes");
     }
-    operands.push_back({"output " + std::to_string(i), dims, dtype, nullptr, callable.outSpecsRange});
+    std::string what = "output " + std::to_string(i);
+    operands.push_back({what, dims, dtype, nullptr, callable.outSpecsRange,
+                        outputBatchAxes(*this, dims.size(), what)});
   }
   size_t numOutputs = operands.size() - numInputs;
 
@@ -220,8 +254,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<mlir::Type> resultTypes;
   std::vector<mlir::Attribute> outShapeAttrs;
   for (size_t i = numInputs; i < operands.size(); ++i) {
-    resultTypes.push_back(globalType(operands[i].dims, operands[i].dtype));
-    outShapeAttrs.push_back(mlir::AffineMapAttr::get(symbolicShape(operands[i].dims)));
+    resultTypes.push_back(globalType(operands[i].physicalDims(), operands[i].dtype));
+    outShapeAttrs.push_back(mlir::AffineMapAttr::get(symbolicShape(operands[i].physicalDims())));
   }
   std::vector<mlir::Attribute> scratchTypes;
   for (const auto &s : scratch)
@@ -235,10 +269,22 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       nullptr);
 
   std::vector<Dim> savedGrid = grid;
-  grid = gridDims;
+  size_t savedHidden = hiddenGrid;
+  grid.assign(gridDims.begin() + static_cast<std::ptrdiff_t>(levels.size()), gridDims.end());
+  hiddenGrid = levels.size();
   std::vector<mlir::Attribute> specs;
-  for (Operand &o : operands)
-    specs.push_back(buildBlockSpec(op, o.what, o.dims, o.spec, gridDims, o.specRange));
+  for (Operand &o : operands) {
+    std::vector<VmappedAxis> vmapped;
+    for (const BatchAxis &batch : o.batch) {
+      auto level = std::find_if(levels.begin(), levels.end(),
+                                [&](const VmapLevel &l) { return l.id == batch.level; });
+      if (level == levels.end())
+        fail(r, o.what + " was mapped by a jax.vmap that has returned; pass arrays into "
+                         "vmapped functions as arguments");
+      vmapped.push_back({batch.axis, static_cast<unsigned>(level - levels.begin())});
+    }
+    specs.push_back(buildBlockSpec(op, o.what, o.dims, o.spec, gridDims, o.specRange, vmapped));
+  }
   op.setInSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).take_front(numInputs)));
   op.setOutSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).drop_front(numInputs)));
   finishIndexMapRegion(op, callable.range);
@@ -264,6 +310,11 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
                                  "[" + describeDims(a.dims) + "]) to " + o.what + " (" +
                                  shortName(o.dtype) + "[" + describeDims(o.dims) +
                                  "]), which differ in shape or dtype");
+      if (symbolicShape(a.physicalDims()) != symbolicShape(o.physicalDims()))
+        fail(callable.aliasesRange, "input_output_aliases maps " + a.what + " to " + o.what +
+                                        ", but under jax.vmap the input is not mapped along the "
+                                        "same axes as the output; map it with in_axes like the "
+                                        "output's out_axes");
       aliasPairs.push_back(in);
       aliasPairs.push_back(out);
     }
@@ -368,13 +419,16 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     pk::YieldOp::create(b, loc(callable.range));
   }
   grid = savedGrid;
+  hiddenGrid = savedHidden;
 
   // The results, in out_shape's structure.
   std::vector<Obj> results;
   for (size_t i = 0; i < numOutputs; ++i) {
     const Operand &o = operands[numInputs + i];
-    results.push_back(std::make_shared<GlobalArrayObj>(op.getResult(i), o.dims, o.dtype,
-                                                       callable.name + " output " + std::to_string(i)));
+    auto result = std::make_shared<GlobalArrayObj>(op.getResult(i), o.dims, o.dtype,
+                                                   callable.name + " output " + std::to_string(i));
+    result->batch = o.batch;
+    results.push_back(result);
   }
   if (singleOutput)
     return results[0];
@@ -383,7 +437,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
 
 mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::string &what,
                                            const std::vector<Dim> &dims, const Obj &specObj,
-                                           const std::vector<Dim> &gridDims, SourceRange callRange) {
+                                           const std::vector<Dim> &gridDims, SourceRange callRange,
+                                           llvm::ArrayRef<VmappedAxis> vmapped) {
   size_t rank = dims.size();
   auto *spec = specObj ? llvm::dyn_cast<BlockSpecObj>(specObj.get()) : nullptr;
   SourceRange r = spec ? spec->range : callRange;
@@ -479,6 +534,9 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
   mlir::AffineMap map;
   Obj indexMap = spec ? spec->indexMap : none();
   unsigned numSymbols = static_cast<unsigned>(symbolNames.size());
+  size_t hidden = static_cast<size_t>(hiddenGrid); // leading grid axes added by jax.vmap
+  size_t visibleGrid = gridDims.size() - hidden;
+  size_t firstComputed = computedIndices.size();
   if (isNone(indexMap)) {
     std::vector<mlir::AffineExpr> zeros(rank, mlir::getAffineConstantExpr(0, ctx));
     map = mlir::AffineMap::get(static_cast<unsigned>(gridDims.size()), numSymbols, zeros, ctx);
@@ -493,11 +551,11 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
                   p.kind == ast::Parameter::Kind::PositionalOnly) && !f->defaults[&p - &(*f->parameters)[0]])
           ++positional;
       }
-      if (!variadic && positional != gridDims.size())
+      if (!variadic && positional != visibleGrid)
         fail(r, "the index_map of " + what + " takes " + std::to_string(positional) +
                     (positional == 1 ? " argument" : " arguments") + " but the grid has " +
-                    std::to_string(gridDims.size()) +
-                    (gridDims.size() == 1 ? " dimension" : " dimensions") +
+                    std::to_string(visibleGrid) +
+                    (visibleGrid == 1 ? " dimension" : " dimensions") +
                     "; it receives one index per grid dimension");
     }
     auto results = [&](const Obj &value) {
@@ -515,7 +573,7 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       CallArgs mapArgs;
       mapArgs.range = r;
       mapArgs.callee = "index_map";
-      for (size_t g = 0; g < gridDims.size(); ++g)
+      for (size_t g = hidden; g < gridDims.size(); ++g)
         mapArgs.addPositional(makeSymbolic(mlir::getAffineDimExpr(static_cast<unsigned>(g), ctx)), r);
       std::vector<mlir::AffineExpr> exprs;
       for (const Obj &item : results(call(indexMap, mapArgs))) {
@@ -535,7 +593,7 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       CallArgs mapArgs;
       mapArgs.range = r;
       mapArgs.callee = "index_map";
-      for (size_t g = 0; g < gridDims.size(); ++g)
+      for (size_t g = hidden; g < gridDims.size(); ++g)
         mapArgs.addPositional(arrays().wrap(block->getArgument(g), {}, DType::I32), r);
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         ArrayPtr a = arrays().toArray(item, r);
@@ -545,6 +603,24 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       }
     }
   }
+
+  // Axes mapped by jax.vmap: squeezed, at the index of their grid axis.
+  for (const VmappedAxis &v : vmapped) {
+    auto at = static_cast<std::ptrdiff_t>(v.axis);
+    blockShape.insert(blockShape.begin() + at, 1);
+    kinds.insert(kinds.begin() + at, pk::BlockDimKind::Squeezed);
+    low.insert(low.begin() + at, 0);
+    high.insert(high.begin() + at, 0);
+    if (map) {
+      std::vector<mlir::AffineExpr> exprs(map.getResults().begin(), map.getResults().end());
+      exprs.insert(exprs.begin() + at, mlir::getAffineDimExpr(v.gridAxis, ctx));
+      map = mlir::AffineMap::get(map.getNumDims(), map.getNumSymbols(), exprs, ctx);
+    } else {
+      computedIndices.insert(computedIndices.begin() + static_cast<std::ptrdiff_t>(firstComputed) + at,
+                             indexMapBlock(op, gridDims.size())->getArgument(v.gridAxis));
+    }
+  }
+
   mlir::Attribute memorySpace;
   if (spec && spec->memorySpace)
     memorySpace = pk::MemorySpaceAttr::get(ctx, *spec->memorySpace);
