@@ -30,6 +30,7 @@ NONLOCAL: 'nonlocal';
 NOT: 'not';
 OR: 'or';
 PASS: 'pass';
+DEL: 'del';
 RAISE: 'raise';
 RETURN: 'return';
 TRUE: 'True';
@@ -40,7 +41,7 @@ WHILE: 'while';
 // syntax error.
 UNSUPPORTED_KEYWORD
   : 'class' | 'with' | 'try' | 'except' | 'finally' | 'yield' | 'async'
-  | 'await' | 'del' | 'global'
+  | 'await' | 'global'
   ;
 
 NAME: [a-zA-Z_] [a-zA-Z_0-9]*;

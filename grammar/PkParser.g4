@@ -22,6 +22,7 @@ simpleStatement
   | expressionList                                            # expressionStatement
   | RETURN expressionList?                                    # returnStatement
   | PASS                                                      # passStatement
+  | DEL expressionList                                        # delStatement
   | BREAK                                                     # breakStatement
   | CONTINUE                                                  # continueStatement
   | IMPORT importedModule (COMMA importedModule)*             # importStatement

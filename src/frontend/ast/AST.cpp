@@ -259,6 +259,13 @@ private:
         expression(*r.exception, depth + 1);
       return;
     }
+    case Stmt::Kind::Del: {
+      std::string text = "Del";
+      for (const std::string &n : llvm::cast<DelStmt>(s).names)
+        text += " " + n;
+      line(depth, text, s.range());
+      return;
+    }
     case Stmt::Kind::Nonlocal: {
       std::string text = "Nonlocal";
       for (const std::string &n : llvm::cast<NonlocalStmt>(s).names)

@@ -345,6 +345,7 @@ public:
     Assert,
     Raise,
     Nonlocal,
+    Del,
   };
 
   virtual ~Stmt() = default;
@@ -514,6 +515,16 @@ public:
       : Stmt(Kind::Nonlocal, r), names(std::move(names)) {}
   PK_AST_STMT_CLASSOF(Nonlocal)
   std::vector<std::string> names;
+};
+
+/// `del a, b`: unbinds names (only names; not items or attributes).
+class DelStmt : public Stmt {
+public:
+  DelStmt(SourceRange r, std::vector<std::string> names, std::vector<SourceRange> ranges)
+      : Stmt(Kind::Del, r), names(std::move(names)), ranges(std::move(ranges)) {}
+  PK_AST_STMT_CLASSOF(Del)
+  std::vector<std::string> names;
+  std::vector<SourceRange> ranges;
 };
 
 #undef PK_AST_STMT_CLASSOF

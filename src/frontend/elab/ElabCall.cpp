@@ -71,6 +71,10 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
       for (const ImportedName &n : llvm::cast<ImportFromStmt>(*s).names)
         out.insert(n.alias.empty() ? n.name : n.alias);
       break;
+    case Stmt::Kind::Del: // `del x` makes x local, as an assignment does
+      for (const std::string &name : llvm::cast<DelStmt>(*s).names)
+        out.insert(name);
+      break;
     default:
       break;
     }
@@ -388,8 +392,8 @@ Obj Elaborator::callFunction(const FunctionObj &f, CallArgs &args, bool noteCall
   return none();
 }
 
-BoundArgs Elaborator::bind(CallArgs &args, std::initializer_list<Param> params) {
-  std::vector<Param> list(params);
+BoundArgs Elaborator::bind(CallArgs &args, llvm::ArrayRef<Param> params) {
+  std::vector<Param> list(params.begin(), params.end());
   BoundArgs out;
   out.values.assign(list.size(), nullptr);
   out.ranges.assign(list.size(), args.range);

@@ -95,6 +95,21 @@ Flow Elaborator::exec(const Stmt &s) {
   case Stmt::Kind::Raise:
     execRaise(llvm::cast<RaiseStmt>(s));
     return Flow::Normal;
+  case Stmt::Kind::Del: {
+    const auto &d = llvm::cast<DelStmt>(s);
+    for (size_t i = 0; i < d.names.size(); ++i) {
+      const std::string &name = d.names[i];
+      Frame *owner = frame.get();
+      if (frame->nonlocals.count(name))
+        for (owner = frame->parent.get(); owner && !owner->vars.count(name);)
+          owner = owner->parent.get();
+      auto it = owner ? owner->vars.find(name) : frame->vars.end();
+      if (!owner || it == owner->vars.end() || llvm::isa<UndefinedObj>(it->second.get()))
+        fail(d.ranges[i], "name '" + name + "' is not defined");
+      owner->vars.erase(it);
+    }
+    return Flow::Normal;
+  }
   case Stmt::Kind::Nonlocal:
     if (frame == globals)
       fail(s.range(), "nonlocal declaration not allowed at module level");

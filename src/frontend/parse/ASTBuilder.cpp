@@ -158,6 +158,25 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
         range, s->expressionList() ? buildExpressionList(s->expressionList()) : nullptr);
   if (dynamic_cast<P::PassStatementContext *>(ctx))
     return std::make_unique<PassStmt>(range);
+  if (auto *s = dynamic_cast<P::DelStatementContext *>(ctx)) {
+    ExprPtr targets = buildExpressionList(s->expressionList());
+    std::vector<const Expr *> items{targets.get()};
+    if (auto *tuple = llvm::dyn_cast<SequenceExpr>(targets.get()); tuple && !tuple->isList()) {
+      items.clear();
+      for (const ExprPtr &e : tuple->elements)
+        items.push_back(e.get());
+    }
+    std::vector<std::string> names;
+    std::vector<SourceRange> ranges;
+    for (const Expr *e : items) {
+      auto *name = llvm::dyn_cast<NameExpr>(e);
+      if (!name)
+        fail(e->range(), "'del' can only remove names in .pk files");
+      names.push_back(name->name);
+      ranges.push_back(e->range());
+    }
+    return std::make_unique<DelStmt>(range, std::move(names), std::move(ranges));
+  }
   if (dynamic_cast<P::BreakStatementContext *>(ctx))
     return std::make_unique<BreakStmt>(range);
   if (dynamic_cast<P::ContinueStatementContext *>(ctx))
