@@ -101,17 +101,32 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
       evaluator.fail(op, "grid size " + std::to_string(g) + " is negative");
     grid.push_back(g);
   }
-  size_t numIn = inputs.size(), numOut = op.getOutputs().size();
+  // Operands with blocks: the inputs after the scalar-prefetch ones, then
+  // the outputs. Operand i is the kernel's argument prefetch + i.
+  size_t prefetch = op.getNumScalarPrefetch();
+  size_t numIn = inputs.size() - prefetch, numOut = op.getOutputs().size();
   llvm::SmallVector<pk::BlockSpecAttr> specs = op.getAllSpecs();
   std::vector<OperandState> operands(numIn + numOut);
   mlir::Block &kernel = op.getKernelBlock();
+
+  // Scalar-prefetch operands: whole arrays, shared by every program and
+  // by the index maps.
+  std::vector<RefBuffer> prefetched;
+  for (size_t i = 0; i < prefetch; ++i) {
+    DType dtype = dtypeOfTensor(op.getInputs()[i].getType());
+    RefBuffer buffer{makeTensor(elementKindOf(dtype), inputs[i]->shape), dtype};
+    if (buffer.data->size() > 0)
+      copyBlock(*buffer.data, std::vector<int64_t>(inputs[i]->shape.size(), 0), inputs[i]->shape,
+                const_cast<Tensor &>(*inputs[i]), /*toSmall=*/false);
+    prefetched.push_back(buffer);
+  }
 
   for (size_t i = 0; i < operands.size(); ++i) {
     OperandState &o = operands[i];
     o.spec = specs[i];
     if (i < numIn) {
-      o.dims = inputs[i]->shape;
-      o.dtype = dtypeOfTensor(op.getInputs()[i].getType());
+      o.dims = inputs[prefetch + i]->shape;
+      o.dtype = dtypeOfTensor(op.getInputs()[prefetch + i].getType());
     } else {
       for (mlir::AffineExpr e : op.getOutShape(i - numIn).getResults())
         o.dims.push_back(evalAffine(e, {}, symbols));
@@ -129,7 +144,7 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     o.array = makeTensor(elementKindOf(o.dtype), o.padded);
     fillUninitialized(*o.array, o.dtype);
     // Inputs, and outputs that alias an input, start with the array's data.
-    const Tensor *initial = i < numIn ? inputs[i].get() : nullptr;
+    const Tensor *initial = i < numIn ? inputs[prefetch + i].get() : nullptr;
     llvm::ArrayRef<int64_t> aliases = op.getInputOutputAliases();
     for (size_t a = 0; a + 1 < aliases.size(); a += 2)
       if (i >= numIn && static_cast<size_t>(aliases[a + 1]) == i - numIn)
@@ -142,7 +157,7 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     // Inputs are written back only if the kernel writes to them.
     o.writeBack = i >= numIn;
     if (i < numIn)
-      for (mlir::Operation *user : kernel.getArgument(i).getUsers())
+      for (mlir::Operation *user : kernel.getArgument(prefetch + i).getUsers())
         o.writeBack |= llvm::isa<pk::StoreOp, pk::ScatterOp>(user);
   }
   std::vector<RefBuffer> scratch;
@@ -166,6 +181,8 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     evaluator.setContext(context);
     std::vector<int64_t> computedIndices;
     if (computed) {
+      for (size_t p = 0; p < prefetch; ++p)
+        evaluator.bindRef(op.getIndexMap().front().getArgument(grid.size() + p), &prefetched[p]);
       std::vector<TensorPtr> args;
       for (int64_t g : index) {
         TensorPtr t = makeTensor(elementKindOf(DType::I32), {});
@@ -199,10 +216,12 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
         starts[i].push_back(std::max<int64_t>(0, std::min(start, o.padded[d] - o.block[d])));
       }
       copyBlock(*o.array, starts[i], o.block, *o.ref.data, /*toSmall=*/true);
-      evaluator.bindRef(kernel.getArgument(i), &o.ref);
+      evaluator.bindRef(kernel.getArgument(prefetch + i), &o.ref);
     }
+    for (size_t p = 0; p < prefetch; ++p)
+      evaluator.bindRef(kernel.getArgument(p), &prefetched[p]);
     for (size_t s = 0; s < scratch.size(); ++s)
-      evaluator.bindRef(kernel.getArgument(operands.size() + s), &scratch[s]);
+      evaluator.bindRef(kernel.getArgument(prefetch + operands.size() + s), &scratch[s]);
     evaluator.runRegion(op.getKernel(), {});
     for (size_t i = 0; i < operands.size(); ++i)
       if (operands[i].writeBack)

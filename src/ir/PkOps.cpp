@@ -201,9 +201,17 @@ LogicalResult PallasCallOp::verify() {
   for (AffineExpr e : grid.getResults())
     if (auto c = llvm::dyn_cast<AffineConstantExpr>(e); c && c.getValue() < 0)
       return emitOpError() << "grid sizes must not be negative";
-  if (getInSpecs().size() != getInputs().size())
-    return emitOpError() << "has " << getInputs().size() << " inputs but "
-                         << getInSpecs().size() << " in_specs";
+  uint64_t prefetch = getNumScalarPrefetch();
+  if (prefetch > getInputs().size())
+    return emitOpError() << "has " << prefetch << " scalar-prefetch operands but only "
+                         << getInputs().size() << " inputs";
+  if (getInSpecs().size() != getWindowedInputs().size())
+    return emitOpError() << "has " << getWindowedInputs().size()
+                         << " inputs after the scalar-prefetch ones but " << getInSpecs().size()
+                         << " in_specs";
+  for (Value input : getInputs().take_front(prefetch))
+    if (!llvm::cast<RankedTensorType>(input.getType()).hasStaticShape())
+      return emitOpError() << "scalar-prefetch operands must have static shapes";
   if (getOutSpecs().size() != getOutputs().size() || getOutShapes().size() != getOutputs().size())
     return emitOpError() << "needs one out_spec and one out_shape per output";
 
@@ -221,8 +229,8 @@ LogicalResult PallasCallOp::verify() {
     }
     return success();
   };
-  for (auto [i, input] : llvm::enumerate(getInputs()))
-    if (failed(checkSpec(getInSpec(i), input.getType(), "input " + std::to_string(i))))
+  for (auto [i, input] : llvm::enumerate(getWindowedInputs()))
+    if (failed(checkSpec(getInSpec(i), input.getType(), "input " + std::to_string(i + prefetch))))
       return failure();
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     if (failed(checkSpec(getOutSpec(i), output.getType(), "output " + std::to_string(i))))
@@ -260,10 +268,18 @@ LogicalResult PallasCallOp::verifyRegions() {
                          << " Refs but the call has " << expected
                          << " operands (inputs, outputs, scratch)";
   SmallVector<BlockSpecAttr> specs = getAllSpecs();
+  size_t prefetch = getNumScalarPrefetch();
   for (size_t i = 0; i < expected; ++i) {
     auto ref = llvm::dyn_cast<RefType>(kernel.getArgument(i).getType());
     if (!ref)
       return emitOpError() << "kernel argument " << i << " must be a !pk.ref";
+    if (i < prefetch) {
+      auto array = llvm::cast<RankedTensorType>(getInputs()[i].getType());
+      if (ref.getShape() != array.getShape() || ref.getElementType() != array.getElementType())
+        return emitOpError() << "kernel argument " << i << " has type " << ref
+                             << " but scalar-prefetch operand " << i << " is " << array;
+      continue;
+    }
     if (i >= numIn + numOut) {
       Type scratch = llvm::cast<TypeAttr>(getScratchTypes()[i - numIn - numOut]).getValue();
       if (scratch != ref)
@@ -273,7 +289,7 @@ LogicalResult PallasCallOp::verifyRegions() {
     }
     Type operand = i < numIn ? getInputs()[i].getType() : getOutputs()[i - numIn].getType();
     Type element = llvm::cast<RankedTensorType>(operand).getElementType();
-    BlockSpecAttr spec = specs[i];
+    BlockSpecAttr spec = specs[i - prefetch];
     if (ref.getShape() != ArrayRef<int64_t>(spec.getKernelShape()) ||
         ref.getElementType() != element || ref.getMemorySpace() != spec.getMemorySpace())
       return emitOpError() << "kernel argument " << i << " has type " << ref
@@ -298,9 +314,12 @@ LogicalResult PallasCallOp::verifyRegions() {
   if (indexMap.empty() || !indexMap.hasOneBlock())
     return emitOpError() << "needs a one-block index_map region for its computed block specs";
   Block &block = indexMap.front();
-  if (block.getNumArguments() != getGridRank() ||
-      llvm::any_of(block.getArgumentTypes(), [](Type t) { return !t.isInteger(32); }))
-    return emitOpError() << "index_map region must take one i32 per grid dimension";
+  TypeRange argTypes = block.getArgumentTypes();
+  if (argTypes.size() != getGridRank() + prefetch ||
+      llvm::any_of(argTypes.take_front(getGridRank()), [](Type t) { return !t.isInteger(32); }) ||
+      argTypes.drop_front(getGridRank()) != TypeRange(kernel.getArgumentTypes()).take_front(prefetch))
+    return emitOpError() << "index_map region must take one i32 per grid dimension, then the "
+                            "kernel's scalar-prefetch Refs";
   auto yield = llvm::dyn_cast<YieldOp>(block.getTerminator());
   if (!yield || yield.getValues().size() != computed)
     return emitOpError() << "index_map region must yield " << computed << " block indices";

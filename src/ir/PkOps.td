@@ -105,6 +105,11 @@ def Pk_PallasCallOp : Pk_Op<"pallas_call", [
     Block specs whose index map is not affine are computed by the
     `index_map` region, which receives the grid indices (i32) and yields,
     for each such spec in operand order, one i32 per array axis.
+
+    The first `num_scalar_prefetch` inputs are scalar-prefetch operands
+    (`pltpu.PrefetchScalarGridSpec`): they have no block spec; the kernel and
+    the `index_map` region (after the grid indices) receive each as a Ref of
+    the whole array in SMEM, so index maps can read them.
   }];
   let arguments = (ins
     Variadic<AnyRankedTensor>:$inputs,
@@ -116,7 +121,8 @@ def Pk_PallasCallOp : Pk_Op<"pallas_call", [
     TypeArrayAttr:$scratch_types,
     DenseI64ArrayAttr:$input_output_aliases,
     OptionalAttr<DictionaryAttr>:$compiler_params,
-    OptionalAttr<StrArrayAttr>:$kernel_arg_names
+    OptionalAttr<StrArrayAttr>:$kernel_arg_names,
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$num_scalar_prefetch
   );
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$kernel, AnyRegion:$index_map);
@@ -128,6 +134,10 @@ def Pk_PallasCallOp : Pk_Op<"pallas_call", [
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     unsigned getGridRank() { return getGrid().getNumResults(); }
+    /// Inputs that have a block spec: those after the scalar-prefetch ones.
+    ::mlir::OperandRange getWindowedInputs() {
+      return getInputs().drop_front(getNumScalarPrefetch());
+    }
     ::pk::BlockSpecAttr getInSpec(unsigned i) {
       return ::llvm::cast<::pk::BlockSpecAttr>(getInSpecs()[i]);
     }

@@ -4,10 +4,11 @@
 Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
-    #       [seed=S] [range=LO:HI]
+    #       [seed=S] [range=LO:HI] [irange=LO:HI]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
-runs. Inputs are random (seeded, in [LO, HI) for floats). The case passes
+runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
+irange's [LO, HI) for integers). The case passes
 when every output has the same shape and dtype in both runs and the same
 values: exactly for integers and booleans, within tolerance for floats
 (NaN matching NaN).
@@ -43,6 +44,7 @@ class Case:
         self.rtol = self.atol = None
         self.seed = 0
         self.low, self.high = -2.0, 2.0
+        self.int_range = None
         i = 1
         while i < len(tokens):
             token = tokens[i]
@@ -60,6 +62,8 @@ class Case:
                 self.seed = int(value)
             elif key == "range":
                 self.low, self.high = (float(v) for v in value.split(":"))
+            elif key == "irange":
+                self.int_range = tuple(int(v) for v in value.split(":"))
             else:
                 self.sizes[key] = int(value)
             i += 1
@@ -70,10 +74,12 @@ def cases_in(path):
         return [line.split("DIFF:", 1)[1].strip() for line in f if line.startswith("# DIFF:")]
 
 
-def random_input(rng, dtype, shape, low, high):
+def random_input(rng, dtype, shape, low, high, int_range=None):
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if int_range and np.issubdtype(dtype, np.integer):
+        return rng.integers(int_range[0], int_range[1], size=shape).astype(dtype)
     if np.issubdtype(dtype, np.unsignedinteger):
         return rng.integers(0, 100, size=shape).astype(dtype)
     if np.issubdtype(dtype, np.integer):
@@ -131,7 +137,7 @@ def run_case(pkc, path, case, workdir):
                 shape.append(case.sizes[dim.name])
             else:
                 shape.append(int(dim))
-        x = random_input(rng, array_type.dtype, shape, case.low, case.high)
+        x = random_input(rng, array_type.dtype, shape, case.low, case.high, case.int_range)
         file = os.path.join(workdir, f"in{index}.npy")
         np.save(file, x)
         inputs.append(x)

@@ -79,6 +79,31 @@ Obj blockSpec(Elaborator &el, CallArgs &args) {
   return spec;
 }
 
+/// pl.GridSpec(grid, in_specs, out_specs, scratch_shapes), and
+/// pltpu.PrefetchScalarGridSpec(num_scalar_prefetch, grid, ...) when
+/// `prefetch` is set.
+Obj gridSpecWith(Elaborator &el, CallArgs &args, bool prefetch) {
+  std::vector<Param> params{{"grid", makeTuple({})}, {"in_specs", none()}, {"out_specs", none()},
+                            {"scratch_shapes", makeTuple({})}};
+  if (prefetch)
+    params.insert(params.begin(), Param{"num_scalar_prefetch"});
+  BoundArgs a = el.bind(args, params);
+  size_t at = prefetch ? 1 : 0;
+  auto spec = std::make_shared<GridSpecObj>();
+  if (prefetch) {
+    spec->numScalarPrefetch = el.toInt(a[0], a.range(0), "num_scalar_prefetch");
+    if (spec->numScalarPrefetch < 0)
+      el.fail(a.range(0), "num_scalar_prefetch must not be negative");
+  }
+  spec->grid = a[at];
+  spec->inSpecs = a[at + 1];
+  spec->outSpecs = a[at + 2];
+  spec->scratchShapes = a[at + 3];
+  return spec;
+}
+
+Obj gridSpec(Elaborator &el, CallArgs &args) { return gridSpecWith(el, args, false); }
+
 Obj pallasCall(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"kernel"}, {"out_shape"}, {"grid_spec", none(), true},
                                {"grid", makeTuple({}), true}, {"in_specs", none(), true},
@@ -111,9 +136,10 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   if (!isNone(a[2])) {
     auto *gridSpec = llvm::dyn_cast<GridSpecObj>(a[2].get());
     if (!gridSpec)
-      el.fail(a.range(2), "grid_spec must be a pl.GridSpec (PrefetchScalarGridSpec is not "
-                          "supported yet)");
+      el.fail(a.range(2), "grid_spec must be a pl.GridSpec or a pltpu.PrefetchScalarGridSpec, got " +
+                              typeName(*a[2]));
     call->grid = gridSpec->grid;
+    call->numScalarPrefetch = gridSpec->numScalarPrefetch;
     call->inSpecs = gridSpec->inSpecs;
     call->outSpecs = gridSpec->outSpecs;
     call->gridRange = call->inSpecsRange = call->outSpecsRange = call->scratchRange = a.range(2);
@@ -296,16 +322,7 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   NamespaceObj &n = *ns;
   define(n, "pallas_call", pallasCall);
   define(n, "BlockSpec", blockSpec);
-  define(n, "GridSpec", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"grid", makeTuple({})}, {"in_specs", none()}, {"out_specs", none()},
-                                 {"scratch_shapes", makeTuple({})}});
-    auto spec = std::make_shared<GridSpecObj>();
-    spec->grid = a[0];
-    spec->inSpecs = a[1];
-    spec->outSpecs = a[2];
-    spec->scratchShapes = a[3];
-    return spec;
-  });
+  define(n, "GridSpec", gridSpec);
   define(n, "program_id", programId);
   define(n, "num_programs", numPrograms);
   define(n, "cdiv", cdiv);
@@ -410,8 +427,8 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
   semantics->members["PARALLEL"] = makeStr("parallel");
   semantics->members["ARBITRARY"] = makeStr("arbitrary");
   n.members["GridDimensionSemantics"] = semantics;
-  n.members["PrefetchScalarGridSpec"] =
-      unsupported("pltpu.PrefetchScalarGridSpec", "scalar prefetch comes with the TPU backend");
+  define(n, "PrefetchScalarGridSpec",
+         [](Elaborator &el, CallArgs &args) { return gridSpecWith(el, args, true); });
   return ns;
 }
 

@@ -136,7 +136,7 @@ public:
   Flow exec(const ast::Stmt &stmt);
   Obj call(const Obj &callee, CallArgs &args);
   /// Binds a built-in's arguments the way Python binds a def's.
-  BoundArgs bind(CallArgs &args, std::initializer_list<Param> params);
+  BoundArgs bind(CallArgs &args, llvm::ArrayRef<Param> params);
   /// Assigns to a target expression (name, tuple, subscript, attribute).
   void assign(const ast::Expr &target, const Obj &value);
   /// Reads a variable; fails with NameError semantics.
@@ -325,6 +325,9 @@ private:
                                  const std::vector<Dim> &gridDims, SourceRange callRange,
                                  llvm::ArrayRef<VmappedAxis> vmapped = {});
   mlir::Block *indexMapBlock(pk::PallasCallOp op, size_t gridRank);
+  /// A scalar-prefetch Ref for an index map (a null value while tracing an
+  /// affine map: reading it makes the map computed).
+  Obj prefetchRef(mlir::Value value, mlir::Type type);
   void finishIndexMapRegion(pk::PallasCallOp op, SourceRange r);
 
   // Dynamic control flow (ControlFlow.cpp).
@@ -391,6 +394,7 @@ private:
   /// -D values for names the module assigns, evaluated at that assignment.
   std::map<std::string, const ElaborationOptions::Define *> deferredDefines;
   std::vector<mlir::Value> computedIndices; ///< index_map region results so far
+  std::vector<mlir::Type> indexMapRefTypes; ///< scalar-prefetch Refs index maps receive
 
 };
 

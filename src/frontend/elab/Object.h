@@ -383,6 +383,7 @@ struct GridSpecObj : Object {
   GridSpecObj() : Object(Kind::GridSpec) {}
   PK_OBJECT_CLASSOF(GridSpec)
   Obj grid, inSpecs, outSpecs, scratchShapes;
+  int64_t numScalarPrefetch = 0; ///< pltpu.PrefetchScalarGridSpec
 };
 
 /// The callable `pl.pallas_call(kernel, ...)` returns.
@@ -390,6 +391,7 @@ struct PallasCallableObj : Object {
   PallasCallableObj() : Object(Kind::PallasCallable) {}
   PK_OBJECT_CLASSOF(PallasCallable)
   Obj kernel, outShape, grid, inSpecs, outSpecs, scratchShapes, aliases, compilerParams;
+  int64_t numScalarPrefetch = 0; ///< leading inputs that index maps can read
   std::string name;
   SourceRange range;
   /// Where each argument was given, for messages.

@@ -172,17 +172,38 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
          "the inputs of pallas_call(...)(...) are positional, got keyword argument '" +
              args.keywords[0].first + "'; pass the arrays in the order of the kernel's Refs");
 
-  // Inputs.
+  // Inputs: the scalar-prefetch ones, then those with blocks.
+  size_t prefetch = static_cast<size_t>(callable.numScalarPrefetch);
+  if (prefetch > args.positional.size())
+    fail(args.range, "the grid spec has num_scalar_prefetch=" + std::to_string(prefetch) +
+                         " but pallas_call gets " + std::to_string(args.positional.size()) +
+                         " inputs; the scalar-prefetch arrays come first");
   std::vector<Operand> operands;
   std::vector<mlir::Value> inputs;
+  std::vector<mlir::Type> prefetchTypes;
   for (size_t i = 0; i < args.positional.size(); ++i) {
     auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
     if (!array)
       fail(args.rangeOf(i), "pallas_call inputs must be arrays (export parameters or results of "
                             "other pallas_calls), got " + repr(*args.positional[i]));
+    inputs.push_back(array->value);
+    if (i < prefetch) {
+      std::vector<int64_t> shape;
+      for (const Dim &d : array->shape) {
+        if (!d.isStatic())
+          fail(args.rangeOf(i), "scalar-prefetch input " + std::to_string(i) + " ('" + array->name +
+                                    "') has the symbolic shape (" + describeDims(array->shape) +
+                                    "); it is copied whole into SMEM, so its shape must be static");
+        shape.push_back(d.value);
+      }
+      if (!array->batch.empty())
+        fail(args.rangeOf(i), "jax.vmap over a scalar-prefetch input is not supported");
+      prefetchTypes.push_back(pk::RefType::get(shape, storageType(ctx, array->dtype),
+                                               pk::MemorySpaceAttr::get(ctx, pk::MemorySpace::SMEM)));
+      continue;
+    }
     operands.push_back({"input " + std::to_string(i) + " ('" + array->name + "')", array->shape,
                         array->dtype, nullptr, callable.inSpecsRange, array->batch});
-    inputs.push_back(array->value);
   }
   size_t numInputs = operands.size();
 
@@ -266,12 +287,13 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
       b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes),
       b.getDenseI64ArrayAttr({}), compilerParams(*this, callable.compilerParams, callable.range),
-      nullptr);
+      nullptr, b.getI64IntegerAttr(static_cast<int64_t>(prefetch)));
 
   std::vector<Dim> savedGrid = grid;
   size_t savedHidden = hiddenGrid;
   grid.assign(gridDims.begin() + static_cast<std::ptrdiff_t>(levels.size()), gridDims.end());
   hiddenGrid = levels.size();
+  indexMapRefTypes = prefetchTypes;
   std::vector<mlir::Attribute> specs;
   for (Operand &o : operands) {
     std::vector<VmappedAxis> vmapped;
@@ -295,15 +317,19 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     for (const auto &[k, v] : aliases->entries) {
       int64_t in = toInt(k, callable.aliasesRange, "input_output_aliases key");
       int64_t out = toInt(v, callable.aliasesRange, "input_output_aliases value");
-      if (in < 0 || in >= static_cast<int64_t>(numInputs) || out < 0 ||
+      size_t numAllInputs = inputs.size();
+      if (in < 0 || in >= static_cast<int64_t>(numAllInputs) || out < 0 ||
           out >= static_cast<int64_t>(numOutputs))
         fail(callable.aliasesRange, "input_output_aliases maps input " + std::to_string(in) +
                                  " to output " + std::to_string(out) + ", but there " +
-                                 (numInputs == 1 ? "is 1 input" : "are " + std::to_string(numInputs) + " inputs") +
+                                 (numAllInputs == 1 ? "is 1 input" : "are " + std::to_string(numAllInputs) + " inputs") +
                                  " and " + std::to_string(numOutputs) +
                                  (numOutputs == 1 ? " output" : " outputs") +
                                  " (both numbered from 0)");
-      const Operand &a = operands[in], &o = operands[numInputs + out];
+      if (in < static_cast<int64_t>(prefetch))
+        fail(callable.aliasesRange, "input_output_aliases maps scalar-prefetch input " +
+                                        std::to_string(in) + " to an output; that is not supported");
+      const Operand &a = operands[in - prefetch], &o = operands[numInputs + out];
       if (a.dtype != o.dtype || globalType(a.dims, a.dtype) != globalType(o.dims, o.dtype) ||
           symbolicShape(a.dims) != symbolicShape(o.dims))
         fail(callable.aliasesRange, "input_output_aliases maps " + a.what + " (" + shortName(a.dtype) +
@@ -315,7 +341,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
                                         ", but under jax.vmap the input is not mapped along the "
                                         "same axes as the output; map it with in_axes like the "
                                         "output's out_axes");
-      aliasPairs.push_back(in);
+      aliasPairs.push_back(in); // counts the scalar-prefetch inputs, as in Pallas
       aliasPairs.push_back(out);
     }
   } else if (!isNone(callable.aliases)) {
@@ -324,9 +350,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   op.setInputOutputAliases(aliasPairs);
 
   // The kernel: one Ref per input, output and scratch buffer.
-  std::vector<mlir::Type> refTypes;
+  std::vector<mlir::Type> refTypes = prefetchTypes;
   std::vector<mlir::Location> refLocs;
-  std::vector<Obj> refs;
   for (size_t i = 0; i < operands.size(); ++i) {
     auto spec = llvm::cast<pk::BlockSpecAttr>(specs[i]);
     refTypes.push_back(pk::RefType::get(spec.getKernelShape(), storageType(ctx, operands[i].dtype),
@@ -371,6 +396,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
         std::string passed = std::to_string(numInputs) + " input" + (numInputs == 1 ? "" : "s") +
                              ", " + std::to_string(numOutputs) + " output" +
                              (numOutputs == 1 ? "" : "s");
+        if (prefetch)
+          passed = std::to_string(prefetch) + " scalar-prefetch, " + passed;
         if (!scratch.empty())
           passed += ", " + std::to_string(scratch.size()) + " scratch buffer" +
                     (scratch.size() == 1 ? "" : "s");
@@ -378,7 +405,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
              "kernel '" + kernelFunction->name + "' takes " + std::to_string(slots) +
                  " positional parameter" + (slots == 1 ? "" : "s") + " but pallas_call passes " +
                  std::to_string(refCount) + " Ref" + (refCount == 1 ? "" : "s") + " (" + passed +
-                 "); a kernel takes one Ref per input, output and scratch buffer, in that order");
+                 "); a kernel takes one Ref per " + (prefetch ? "scalar-prefetch array, " : "") +
+                 "input, output and scratch buffer, in that order");
       }
       std::vector<llvm::StringRef> names;
       for (size_t i = skip; i < kernelFunction->parameters->size() && names.size() < refTypes.size(); ++i) {
@@ -551,12 +579,16 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
                   p.kind == ast::Parameter::Kind::PositionalOnly) && !f->defaults[&p - &(*f->parameters)[0]])
           ++positional;
       }
-      if (!variadic && positional != visibleGrid)
+      size_t refs = indexMapRefTypes.size();
+      if (!variadic && positional != visibleGrid + refs)
         fail(r, "the index_map of " + what + " takes " + std::to_string(positional) +
                     (positional == 1 ? " argument" : " arguments") + " but the grid has " +
                     std::to_string(visibleGrid) +
                     (visibleGrid == 1 ? " dimension" : " dimensions") +
-                    "; it receives one index per grid dimension");
+                    (refs ? " and there are " + std::to_string(refs) + " scalar-prefetch arrays"
+                          : std::string()) +
+                    "; it receives one index per grid dimension" +
+                    (refs ? ", then the scalar-prefetch Refs" : ""));
     }
     auto results = [&](const Obj &value) {
       std::vector<Obj> items = llvm::isa<SequenceObj>(value.get())
@@ -575,6 +607,10 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       mapArgs.callee = "index_map";
       for (size_t g = hidden; g < gridDims.size(); ++g)
         mapArgs.addPositional(makeSymbolic(mlir::getAffineDimExpr(static_cast<unsigned>(g), ctx)), r);
+      // Reading a scalar-prefetch Ref is not affine: it sends the map to
+      // the index_map region.
+      for (mlir::Type t : indexMapRefTypes)
+        mapArgs.addPositional(prefetchRef(mlir::Value(), t), r);
       std::vector<mlir::AffineExpr> exprs;
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         if (auto *s = llvm::dyn_cast<SymIntObj>(item.get()))
@@ -595,6 +631,9 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       mapArgs.callee = "index_map";
       for (size_t g = hidden; g < gridDims.size(); ++g)
         mapArgs.addPositional(arrays().wrap(block->getArgument(g), {}, DType::I32), r);
+      for (size_t p = 0; p < indexMapRefTypes.size(); ++p)
+        mapArgs.addPositional(
+            prefetchRef(block->getArgument(gridDims.size() + p), indexMapRefTypes[p]), r);
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         ArrayPtr a = arrays().toArray(item, r);
         if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
@@ -627,13 +666,20 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
   return pk::BlockSpecAttr::get(ctx, blockShape, kinds, low, high, map, memorySpace);
 }
 
+Obj Elaborator::prefetchRef(mlir::Value value, mlir::Type type) {
+  auto ref = llvm::cast<pk::RefType>(type);
+  return std::make_shared<RefObj>(value, std::vector<int64_t>(ref.getShape()),
+                                  *dtypeOf(ref.getElementType()));
+}
+
 mlir::Block *Elaborator::indexMapBlock(pk::PallasCallOp op, size_t gridRank) {
   mlir::Region &region = op.getIndexMap();
   if (!region.empty())
     return &region.front();
   mlir::OpBuilder::InsertionGuard guard(b);
   std::vector<mlir::Type> types(gridRank, b.getI32Type());
-  std::vector<mlir::Location> locs(gridRank, op.getLoc());
+  types.insert(types.end(), indexMapRefTypes.begin(), indexMapRefTypes.end());
+  std::vector<mlir::Location> locs(types.size(), op.getLoc());
   return b.createBlock(&region, {}, types, locs);
 }
 

@@ -107,3 +107,41 @@ func.func @f(%r: !pk.ref<8xf32>, %i: tensor<6xi32>, %v: tensor<6xi32>) {
   pk.scatter %v, %r[%i] : tensor<6xi32>, !pk.ref<8xf32>, tensor<6xi32>
   return
 }
+
+// -----
+
+pk.export @e(%r: tensor<4xi32> {pk.name = "r", pk.shape = affine_map<() -> (4)>},
+             %x: tensor<8xf32> {pk.name = "x", pk.shape = affine_map<() -> (8)>})
+    -> (tensor<8xf32> {pk.shape = affine_map<() -> (8)>}) attributes {symbols = []} {
+  // expected-error @+1 {{has 1 inputs after the scalar-prefetch ones but 2 in_specs}}
+  %0 = pk.pallas_call "k"(%r, %x) grid = affine_map<() -> ()> {
+      in_specs = [#pk.block_spec<[4], affine_map<() -> (0)>>, #pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_shapes = [affine_map<() -> (8)>], scratch_types = [], input_output_aliases = array<i64>,
+      num_scalar_prefetch = 1}
+      : (tensor<4xi32>, tensor<8xf32>) -> tensor<8xf32>
+  kernel {
+  ^bb0(%a: !pk.ref<4xi32>, %b: !pk.ref<8xf32>, %o: !pk.ref<8xf32>):
+    pk.yield
+  }
+  pk.return %0 : tensor<8xf32>
+}
+
+// -----
+
+pk.export @e(%r: tensor<4xi32> {pk.name = "r", pk.shape = affine_map<() -> (4)>},
+             %x: tensor<8xf32> {pk.name = "x", pk.shape = affine_map<() -> (8)>})
+    -> (tensor<8xf32> {pk.shape = affine_map<() -> (8)>}) attributes {symbols = []} {
+  // expected-error @+1 {{kernel argument 0 has type '!pk.ref<2xi32>' but scalar-prefetch operand 0 is 'tensor<4xi32>'}}
+  %0 = pk.pallas_call "k"(%r, %x) grid = affine_map<() -> ()> {
+      in_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_specs = [#pk.block_spec<[8], affine_map<() -> (0)>>],
+      out_shapes = [affine_map<() -> (8)>], scratch_types = [], input_output_aliases = array<i64>,
+      num_scalar_prefetch = 1}
+      : (tensor<4xi32>, tensor<8xf32>) -> tensor<8xf32>
+  kernel {
+  ^bb0(%a: !pk.ref<2xi32>, %b: !pk.ref<8xf32>, %o: !pk.ref<8xf32>):
+    pk.yield
+  }
+  pk.return %0 : tensor<8xf32>
+}

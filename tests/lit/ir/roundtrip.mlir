@@ -54,3 +54,32 @@ pk.export @scale(%x: tensor<?x128xbf16> {pk.name = "x", pk.shape = affine_map<()
   // CHECK: return %0
   pk.return %0 : tensor<?x128xbf16>
 }
+
+// Scalar prefetch: the first input has no block spec; the kernel and the
+// index_map region receive it as a whole SMEM Ref.
+// CHECK-LABEL: pk.export @prefetch
+// CHECK: num_scalar_prefetch = 1
+// CHECK: ^bb0(%{{.*}}: !pk.ref<4xi32, #pk.memory_space<smem>>, %{{.*}}: !pk.ref<8x128xf32>, %{{.*}}: !pk.ref<8x128xf32>):
+// CHECK: index_map
+// CHECK-NEXT: ^bb0(%{{.*}}: i32, %{{.*}}: !pk.ref<4xi32, #pk.memory_space<smem>>):
+pk.export @prefetch(%rows: tensor<4xi32> {pk.name = "rows", pk.shape = affine_map<() -> (4)>},
+                    %x: tensor<64x128xf32> {pk.name = "x", pk.shape = affine_map<() -> (64, 128)>})
+    -> (tensor<32x128xf32> {pk.shape = affine_map<() -> (32, 128)>}) attributes {symbols = []} {
+  %0 = pk.pallas_call "k"(%rows, %x) grid = affine_map<() -> (4)> {
+      in_specs = [#pk.block_spec<[8, 128], computed>],
+      out_specs = [#pk.block_spec<[8, 128], affine_map<(d0) -> (d0, 0)>>],
+      out_shapes = [affine_map<() -> (32, 128)>], scratch_types = [],
+      input_output_aliases = array<i64>, num_scalar_prefetch = 1}
+      : (tensor<4xi32>, tensor<64x128xf32>) -> tensor<32x128xf32>
+  kernel {
+  ^bb0(%r: !pk.ref<4xi32, #pk.memory_space<smem>>, %a: !pk.ref<8x128xf32>, %o: !pk.ref<8x128xf32>):
+    pk.yield
+  } index_map {
+  ^bb0(%i: i32, %r: !pk.ref<4xi32, #pk.memory_space<smem>>):
+    %idx = arith.index_cast %i : i32 to index
+    %row = pk.load %r[%idx] sizes [1] strides [1] squeeze [0] : !pk.ref<4xi32, #pk.memory_space<smem>> -> i32
+    %c0 = arith.constant 0 : i32
+    pk.yield %row, %c0 : i32, i32
+  }
+  pk.return %0 : tensor<32x128xf32>
+}
