@@ -40,6 +40,10 @@ void collectAssignedNames(const ast::StmtList &body, std::set<std::string> &out)
 
 /// Shared implementations that several namespaces expose.
 Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind);
+/// lax.div / lax.rem: rounding toward zero.
+Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r);
+/// fmax, fmin, fmod, hypot, isclose, ... (BuiltinsNumpyComposite.cpp).
+void defineNumpyComposites(NamespaceObj &numpy);
 Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,
                const Obj &preferred, SourceRange r);
 

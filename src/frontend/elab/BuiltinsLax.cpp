@@ -33,26 +33,6 @@ void binaryFn(NamespaceObj &ns, const std::string &name,
   });
 }
 
-/// lax.div and lax.rem round toward zero, unlike Python's // and %.
-Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r) {
-  el.requireKernel(r, remainder ? "lax.rem" : "lax.div");
-  JaxType t;
-  std::vector<ArrayPtr> ops = el.arrays().promoteAndBroadcast({x, y}, r, &t);
-  mlir::OpBuilder &b = el.builder();
-  mlir::Location loc = el.loc(r);
-  mlir::Value a = ops[0]->value, c = ops[1]->value, v;
-  if (isFloat(t.dtype))
-    v = remainder ? mlir::Value(mlir::arith::RemFOp::create(b, loc, a, c))
-                  : mlir::Value(mlir::arith::DivFOp::create(b, loc, a, c));
-  else if (isUnsigned(t.dtype) || t.dtype == DType::Bool)
-    v = remainder ? mlir::Value(mlir::arith::RemUIOp::create(b, loc, a, c))
-                  : mlir::Value(mlir::arith::DivUIOp::create(b, loc, a, c));
-  else
-    v = remainder ? mlir::Value(mlir::arith::RemSIOp::create(b, loc, a, c))
-                  : mlir::Value(mlir::arith::DivSIOp::create(b, loc, a, c));
-  return el.arrays().wrap(v, ops[0]->shape, t.dtype, t.weak);
-}
-
 Obj logistic(Elaborator &el, const Obj &x, SourceRange r) {
   ArrayOps &ops = el.arrays();
   ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
@@ -124,6 +104,26 @@ Obj dotGeneral(Elaborator &el, CallArgs &args) {
 
 } // namespace
 
+/// lax.div and lax.rem round toward zero, unlike Python's // and %.
+Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r) {
+  el.requireKernel(r, remainder ? "lax.rem" : "lax.div");
+  JaxType t;
+  std::vector<ArrayPtr> ops = el.arrays().promoteAndBroadcast({x, y}, r, &t);
+  mlir::OpBuilder &b = el.builder();
+  mlir::Location loc = el.loc(r);
+  mlir::Value a = ops[0]->value, c = ops[1]->value, v;
+  if (isFloat(t.dtype))
+    v = remainder ? mlir::Value(mlir::arith::RemFOp::create(b, loc, a, c))
+                  : mlir::Value(mlir::arith::DivFOp::create(b, loc, a, c));
+  else if (isUnsigned(t.dtype) || t.dtype == DType::Bool)
+    v = remainder ? mlir::Value(mlir::arith::RemUIOp::create(b, loc, a, c))
+                  : mlir::Value(mlir::arith::DivUIOp::create(b, loc, a, c));
+  else
+    v = remainder ? mlir::Value(mlir::arith::RemSIOp::create(b, loc, a, c))
+                  : mlir::Value(mlir::arith::DivSIOp::create(b, loc, a, c));
+  return el.arrays().wrap(v, ops[0]->shape, t.dtype, t.weak);
+}
+
 std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   auto ns = std::make_shared<NamespaceObj>("jax.lax");
   NamespaceObj &n = *ns;
@@ -155,6 +155,9 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   unaryFn(n, "logistic", logistic);
   unaryFn(n, "not", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().invert(x, r); });
   unaryFn(n, "stop_gradient", [](Elaborator &, const Obj &x, SourceRange) { return x; });
+  unaryFn(n, "reciprocal", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return binaryOperator(el, BinaryOp::Div, makeFloat(1.0), x, r);
+  });
   unaryFn(n, "is_finite", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().isFinite(x, r); });
   binaryFn(n, "add", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::Add, x, y, r); });
   binaryFn(n, "sub", [](Elaborator &el, const Obj &x, const Obj &y, SourceRange r) { return binaryOperator(el, BinaryOp::Sub, x, y, r); });

@@ -603,6 +603,7 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
                               ops.floatUnary(FloatUnary::Exp, ops.negate(delta, r), r), r);
     return binaryOperator(el, BinaryOp::Add, high, tail, r);
   });
+  defineNumpyComposites(n);
   define(n, "where", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"condition"}, {"x", none()}, {"y", none()}});
     if (isNone(a[1]) || isNone(a[2]))

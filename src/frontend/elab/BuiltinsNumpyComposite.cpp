@@ -1,0 +1,168 @@
+//===- BuiltinsNumpyComposite.cpp - jnp functions built from others -------===//
+//
+// NumPy functions with no op of their own, written the way jax.numpy
+// writes them (same formulas, so the same results at the edges: NaN, inf,
+// signed zeros), from element-wise ops the backends already lower.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Operators.h"
+#include "frontend/elab/Promotion.h"
+
+#include <limits>
+
+namespace pk::elab {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+
+namespace {
+
+/// Both operands promoted to a common inexact type and broadcast, as
+/// jnp's promote_args_inexact does.
+std::vector<ArrayPtr> inexactPair(Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  JaxType t;
+  std::vector<ArrayPtr> pair = ops.promoteAndBroadcast({a, b}, r, &t);
+  JaxType inexact = toInexact(t);
+  return {ops.castTo(pair[0], inexact, r), ops.castTo(pair[1], inexact, r)};
+}
+
+Obj signBit(Elaborator &el, const Obj &x, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r);
+  if (a->dtype == DType::Bool)
+    return ops.compare(CompareOp::Ne, a, a, r); // all False
+  if (!isFloat(a->dtype))
+    return ops.compare(CompareOp::Lt, a, makeInt(0), r);
+  // The sign bit itself, so that -0.0 and -NaN count as negative.
+  DType bits = bitWidth(a->dtype) == 64   ? DType::I64
+               : bitWidth(a->dtype) == 16 ? DType::I16
+                                          : DType::I32;
+  return ops.compare(CompareOp::Lt, ops.bitcast(a, bits, r), makeInt(0), r);
+}
+
+Obj fmaxOrFmin(Elaborator &el, bool isMax, const Obj &a, const Obj &b, SourceRange r) {
+  // NaN only when both are NaN.
+  ArrayOps &ops = el.arrays();
+  std::vector<ArrayPtr> p = ops.promoteAndBroadcast({a, b}, r);
+  Obj m = isMax ? ops.maximum(p[0], p[1], r) : ops.minimum(p[0], p[1], r);
+  return ops.where(ops.isNan(p[0], r), p[1], ops.where(ops.isNan(p[1], r), p[0], m, r), r);
+}
+
+double largestFinite(DType t) {
+  switch (t) {
+  case DType::F16:
+    return 65504.0;
+  case DType::BF16:
+    return 3.3895313892515355e+38;
+  case DType::F64:
+    return std::numeric_limits<double>::max();
+  default:
+    return std::numeric_limits<float>::max();
+  }
+}
+
+} // namespace
+
+void defineNumpyComposites(NamespaceObj &n) {
+  define(n, "fmax", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    return fmaxOrFmin(el, true, a[0], a[1], args.range);
+  });
+  define(n, "fmin", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    return fmaxOrFmin(el, false, a[0], a[1], args.range);
+  });
+  define(n, "fmod", [](Elaborator &el, CallArgs &args) -> Obj {
+    // lax.rem: the sign of the dividend. Integer x % 0 is 0 in jnp.fmod.
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    SourceRange r = args.range;
+    ArrayOps &ops = el.arrays();
+    JaxType t;
+    std::vector<ArrayPtr> p = ops.promoteAndBroadcast({a[0], a[1]}, r, &t);
+    Obj divisor = p[1];
+    if (!isFloat(t.dtype))
+      divisor = ops.where(ops.compare(CompareOp::Eq, p[1], makeInt(0), r), makeInt(1), p[1], r);
+    return truncatedDivision(el, true, p[0], divisor, r);
+  });
+  define(n, "signbit", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    return signBit(el, a[0], args.range);
+  });
+  define(n, "copysign", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    SourceRange r = args.range;
+    ArrayOps &ops = el.arrays();
+    std::vector<ArrayPtr> p = inexactPair(el, a[0], a[1], r);
+    Obj magnitude = ops.abs(p[0], r);
+    return ops.where(signBit(el, p[1], r), ops.negate(magnitude, r), magnitude, r);
+  });
+  define(n, "hypot", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    SourceRange r = args.range;
+    ArrayOps &ops = el.arrays();
+    std::vector<ArrayPtr> p = inexactPair(el, a[0], a[1], r);
+    Obj x = ops.abs(p[0], r), y = ops.abs(p[1], r);
+    Obj anyInf = ops.logical(BinaryOp::BitOr, ops.isInf(x, r), ops.isInf(y, r), r);
+    Obj high = ops.maximum(x, y, r), low = ops.minimum(x, y, r);
+    Obj isZero = ops.compare(CompareOp::Eq, high, makeFloat(0.0), r);
+    Obj ratio = ops.where(isZero, makeFloat(1.0), binaryOperator(el, BinaryOp::Div, low, high, r), r);
+    Obj scaled = binaryOperator(
+        el, BinaryOp::Mul, high,
+        ops.floatUnary(FloatUnary::Sqrt,
+                       binaryOperator(el, BinaryOp::Add, makeFloat(1.0),
+                                      binaryOperator(el, BinaryOp::Mul, ratio, ratio, r), r),
+                       r),
+        r);
+    return ops.where(anyInf, makeFloat(std::numeric_limits<double>::infinity()),
+                     ops.where(isZero, high, scaled, r), r);
+  });
+  define(n, "nan_to_num", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"copy", makeBool(true)}, {"nan", makeFloat(0.0)},
+                                 {"posinf", none()}, {"neginf", none()}});
+    SourceRange r = args.range;
+    ArrayOps &ops = el.arrays();
+    ArrayPtr x = ops.toArray(a[0], r);
+    if (!isFloat(x->dtype))
+      return x;
+    double big = largestFinite(x->dtype);
+    Obj posinf = isNone(a[3]) ? makeFloat(big) : a[3];
+    Obj neginf = isNone(a[4]) ? makeFloat(-big) : a[4];
+    Obj out = ops.where(ops.isNan(x, r), a[2], x, r);
+    out = ops.where(ops.compare(CompareOp::Eq, x, makeFloat(std::numeric_limits<double>::infinity()), r),
+                    posinf, out, r);
+    out = ops.where(ops.compare(CompareOp::Eq, x, makeFloat(-std::numeric_limits<double>::infinity()), r),
+                    neginf, out, r);
+    return ops.castTo(ops.toArray(out, r), {x->dtype, x->weak}, r);
+  });
+  define(n, "isclose", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"rtol", makeFloat(1e-05)}, {"atol", makeFloat(1e-08)},
+                                 {"equal_nan", makeBool(false)}});
+    SourceRange r = args.range;
+    ArrayOps &ops = el.arrays();
+    JaxType t;
+    std::vector<ArrayPtr> p = ops.promoteAndBroadcast({a[0], a[1]}, r, &t);
+    if (!isFloat(t.dtype))
+      return ops.compare(CompareOp::Eq, p[0], p[1], r);
+    Obj x = p[0], y = p[1];
+    Obj tolerance = binaryOperator(el, BinaryOp::Add, a[3],
+                                   binaryOperator(el, BinaryOp::Mul, a[2], ops.abs(y, r), r), r);
+    Obj out = ops.compare(CompareOp::Le, ops.abs(binaryOperator(el, BinaryOp::Sub, x, y, r), r),
+                          tolerance, r);
+    // Infinities are close only to themselves.
+    Obj xInf = ops.isInf(x, r), yInf = ops.isInf(y, r);
+    Obj anyInf = ops.logical(BinaryOp::BitOr, xInf, yInf, r);
+    Obj bothInf = ops.logical(BinaryOp::BitAnd, xInf, yInf, r);
+    out = ops.logical(BinaryOp::BitAnd, out, ops.logicalNot(anyInf, r), r);
+    out = ops.logical(BinaryOp::BitOr, out,
+                      ops.logical(BinaryOp::BitAnd, bothInf, ops.compare(CompareOp::Eq, x, y, r), r), r);
+    if (el.truthy(a[4], a.range(4)))
+      out = ops.logical(BinaryOp::BitOr, out,
+                        ops.logical(BinaryOp::BitAnd, ops.isNan(x, r), ops.isNan(y, r), r), r);
+    return out;
+  });
+}
+
+} // namespace pk::elab
