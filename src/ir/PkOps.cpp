@@ -427,6 +427,27 @@ SmallVector<OpFoldResult> mixedOffsets(OperandRange dynamic, ArrayRef<int64_t> o
   return mixed;
 }
 
+
+/// The window of a load or store, checked against the value's type (a
+/// scalar for a window with every axis squeezed); its shape on success.
+template <typename WindowOp>
+FailureOr<SmallVector<int64_t>> verifyWindowValue(WindowOp op, Type type, StringRef what) {
+  RefType ref = op.getRefType();
+  FailureOr<SmallVector<int64_t>> shape =
+      verifyWindow(op, ref, op.getOffsets().size(), op.getStaticOffsets(), op.getSizes(),
+                   op.getStrides(), op.getSqueeze());
+  if (failed(shape))
+    return failure();
+  if (valueShape(type) != ArrayRef<int64_t>(*shape) ||
+      valueElementType(type) != signless(ref.getElementType()) ||
+      (shape->empty() && llvm::isa<RankedTensorType>(type)))
+    return op.emitOpError() << what << " " << type << " does not match the window (" << *shape
+                            << ") of " << signless(ref.getElementType());
+  if (failed(verifyMask(op, op.getMask(), *shape)))
+    return failure();
+  return shape;
+}
+
 } // namespace
 
 SmallVector<OpFoldResult> LoadOp::getMixedOffsets() {
@@ -438,19 +459,8 @@ SmallVector<OpFoldResult> StoreOp::getMixedOffsets() {
 }
 
 LogicalResult LoadOp::verify() {
-  RefType ref = getRefType();
-  FailureOr<SmallVector<int64_t>> shape =
-      verifyWindow(*this, ref, getOffsets().size(), getStaticOffsets(), getSizes(),
-                   getStrides(), getSqueeze());
-  if (failed(shape))
-    return failure();
   Type type = getResult().getType();
-  if (valueShape(type) != ArrayRef<int64_t>(*shape) ||
-      valueElementType(type) != signless(ref.getElementType()) ||
-      (shape->empty() && llvm::isa<RankedTensorType>(type)))
-    return emitOpError() << "result type " << type << " does not match the window ("
-                         << *shape << ") of " << signless(ref.getElementType());
-  if (failed(verifyMask(*this, getMask(), *shape)))
+  if (failed(verifyWindowValue(*this, type, "result type")))
     return failure();
   if (Value other = getOther()) {
     if (!getMask())
@@ -463,19 +473,7 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  RefType ref = getRefType();
-  FailureOr<SmallVector<int64_t>> shape =
-      verifyWindow(*this, ref, getOffsets().size(), getStaticOffsets(), getSizes(),
-                   getStrides(), getSqueeze());
-  if (failed(shape))
-    return failure();
-  Type type = getValue().getType();
-  if (valueShape(type) != ArrayRef<int64_t>(*shape) ||
-      valueElementType(type) != signless(ref.getElementType()) ||
-      (shape->empty() && llvm::isa<RankedTensorType>(type)))
-    return emitOpError() << "stored value " << type << " does not match the window ("
-                         << *shape << ") of " << signless(ref.getElementType());
-  return verifyMask(*this, getMask(), *shape);
+  return verifyWindowValue(*this, getValue().getType(), "stored value");
 }
 
 namespace {

@@ -810,37 +810,28 @@ Obj ArrayOps::sign(const Obj &x, SourceRange r) {
   return wrap(v, a->shape, a->dtype, a->weak);
 }
 
-Obj ArrayOps::maximum(const Obj &x, const Obj &y, SourceRange r) {
-  JaxType t;
-  std::vector<ArrayPtr> ops = promoteAndBroadcast({x, y}, r, &t);
-  OpBuilder &bld = el.builder();
-  Location loc = el.loc(r);
-  mlir::Value a = ops[0]->value, b = ops[1]->value, v;
-  if (isFloat(t.dtype))
-    v = arith::MaximumFOp::create(bld, loc, a, b);
-  else if (t.dtype == DType::Bool)
-    v = arith::OrIOp::create(bld, loc, a, b);
-  else if (isUnsigned(t.dtype))
-    v = arith::MaxUIOp::create(bld, loc, a, b);
-  else
-    v = arith::MaxSIOp::create(bld, loc, a, b);
-  return wrap(v, ops[0]->shape, t.dtype, t.weak);
-}
+Obj ArrayOps::maximum(const Obj &x, const Obj &y, SourceRange r) { return extremum(true, x, y, r); }
 
-Obj ArrayOps::minimum(const Obj &x, const Obj &y, SourceRange r) {
+Obj ArrayOps::minimum(const Obj &x, const Obj &y, SourceRange r) { return extremum(false, x, y, r); }
+
+Obj ArrayOps::extremum(bool isMax, const Obj &x, const Obj &y, SourceRange r) {
   JaxType t;
   std::vector<ArrayPtr> ops = promoteAndBroadcast({x, y}, r, &t);
   OpBuilder &bld = el.builder();
   Location loc = el.loc(r);
   mlir::Value a = ops[0]->value, b = ops[1]->value, v;
-  if (isFloat(t.dtype))
-    v = arith::MinimumFOp::create(bld, loc, a, b);
+  if (isFloat(t.dtype)) // NaN-propagating, as jnp.maximum
+    v = isMax ? mlir::Value(arith::MaximumFOp::create(bld, loc, a, b))
+              : mlir::Value(arith::MinimumFOp::create(bld, loc, a, b));
   else if (t.dtype == DType::Bool)
-    v = arith::AndIOp::create(bld, loc, a, b);
+    v = isMax ? mlir::Value(arith::OrIOp::create(bld, loc, a, b))
+              : mlir::Value(arith::AndIOp::create(bld, loc, a, b));
   else if (isUnsigned(t.dtype))
-    v = arith::MinUIOp::create(bld, loc, a, b);
+    v = isMax ? mlir::Value(arith::MaxUIOp::create(bld, loc, a, b))
+              : mlir::Value(arith::MinUIOp::create(bld, loc, a, b));
   else
-    v = arith::MinSIOp::create(bld, loc, a, b);
+    v = isMax ? mlir::Value(arith::MaxSIOp::create(bld, loc, a, b))
+              : mlir::Value(arith::MinSIOp::create(bld, loc, a, b));
   return wrap(v, ops[0]->shape, t.dtype, t.weak);
 }
 

@@ -127,6 +127,7 @@ private:
   ArrayPtr remainder(const ArrayPtr &a, const ArrayPtr &b, DType dtype, SourceRange r);
   ArrayPtr integerPower(const ArrayPtr &a, int64_t exponent, SourceRange r);
   mlir::Value select(mlir::Value c, mlir::Value x, mlir::Value y, SourceRange r);
+  Obj extremum(bool isMax, const Obj &a, const Obj &b, SourceRange r);
 
   Elaborator &el;
 };
