@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class ModuleOp;
+}
+
 namespace pk {
 class Session;
 }
@@ -22,8 +26,10 @@ struct DiagnosticOptions {
 };
 
 struct CompileOptions {
-  std::string emit = "ir";
-  std::string output = "-";
+  std::string emit;   ///< ast, ir; with --target: artifact (default), ptx, llvm, gpu, cubin, mlir
+  std::string output; ///< a file or '-' for a stage; a directory for artifacts
+  std::vector<std::string> targets;
+  std::string dumpDir;
   bool debugInfo = false;
 };
 
@@ -40,6 +46,10 @@ int runCompile(const CommonOptions &common, const CompileOptions &options,
                const DiagnosticOptions &diagnostics);
 int runRun(const CommonOptions &common, const RunOptions &options,
            const DiagnosticOptions &diagnostics);
+
+/// pkc compile with --target: runs the backends and writes what they make.
+int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptions &common,
+                      const CompileOptions &compile);
 
 /// Applies the diagnostic options to a session.
 void configure(Session &session, const DiagnosticOptions &diagnostics);

@@ -30,8 +30,27 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
                const DiagnosticOptions &diagnostics) {
   Session session(llvm::errs());
   configure(session, diagnostics);
+  if (!compile.targets.empty()) {
+    if (compile.emit == "ast" || compile.emit == "ir") {
+      session.diagnostics().error(SourceRange(), "--emit=" + compile.emit +
+                                                     " prints a front-end stage; drop --target");
+      return 2;
+    }
+    ElaborationOptions options;
+    if (!session.addDefines(common.defines, options))
+      return 1;
+    mlir::OwningOpRef<mlir::ModuleOp> ir = session.loadIR(common.input, options);
+    if (!ir)
+      return 1;
+    return compileForTargets(session, *ir, common, compile);
+  }
+  if (!compile.emit.empty() && compile.emit != "ast" && compile.emit != "ir") {
+    session.diagnostics().error(SourceRange(), "--emit=" + compile.emit + " needs a --target");
+    return 2;
+  }
   std::error_code error;
-  llvm::raw_fd_ostream out(compile.output, error, llvm::sys::fs::OF_TextWithCRLF);
+  llvm::raw_fd_ostream out(compile.output.empty() ? "-" : compile.output, error,
+                           llvm::sys::fs::OF_TextWithCRLF);
   if (error) {
     session.diagnostics().error(SourceRange(), "cannot write '" + compile.output + "': " + error.message());
     return 1;

@@ -77,9 +77,19 @@ int main(int argc, char **argv) {
   pk::cli::CompileOptions compile;
   CLI::App *compileCommand = app.add_subcommand("compile", "compile a .pk file and print a stage");
   addCommonOptions(compileCommand, common);
-  compileCommand->add_option("--emit", compile.emit, "stage to print: ast or ir")
-      ->check(CLI::IsMember({"ast", "ir"}));
-  compileCommand->add_option("-o,--output", compile.output, "output file ('-' for stdout)");
+  compileCommand
+      ->add_option("--emit", compile.emit,
+                   "what to produce: ast or ir (the default) without --target; with --target, "
+                   "artifact (the default: artifact + manifest), ptx, llvm, gpu, cubin (CUDA) or "
+                   "mlir (TPU)")
+      ->check(CLI::IsMember({"ast", "ir", "artifact", "ptx", "llvm", "gpu", "cubin", "mlir"}));
+  compileCommand->add_option("--target", compile.targets,
+                             "cuda:sm_90a, cuda:sm_80, ... or tpu; repeat for several artifacts");
+  compileCommand->add_option("-o,--output", compile.output,
+                             "output file ('-' for stdout), or with --target the directory for "
+                             "artifacts and the manifest");
+  compileCommand->add_option("--dump-dir", compile.dumpDir,
+                             "write the IR after every backend stage (and tool logs) here");
   compileCommand->add_flag("--debug-info", compile.debugInfo, "print source locations in the IR");
 
   pk::cli::RunOptions run;

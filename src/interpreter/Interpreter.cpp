@@ -245,37 +245,8 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
   return results;
 }
 
-ExportSignature::Array arrayOf(pk::ExportOp op, mlir::Type type, mlir::AffineMap shape,
-                               llvm::StringRef name) {
-  return {name.str(), dtypeOfTensor(type), shape};
-}
 
 } // namespace
-
-std::vector<std::string> exportNames(mlir::ModuleOp module) {
-  std::vector<std::string> names;
-  for (auto op : module.getOps<pk::ExportOp>())
-    names.push_back(op.getSymName().str());
-  return names;
-}
-
-std::optional<ExportSignature> exportSignature(mlir::ModuleOp module, llvm::StringRef name) {
-  for (auto op : module.getOps<pk::ExportOp>()) {
-    if (op.getSymName() != name)
-      continue;
-    ExportSignature s;
-    s.name = name.str();
-    for (mlir::Attribute a : op.getSymbols())
-      s.symbols.push_back(llvm::cast<mlir::StringAttr>(a).getValue().str());
-    for (unsigned i = 0; i < op.getArgumentTypes().size(); ++i)
-      s.arguments.push_back(arrayOf(op, op.getArgumentTypes()[i], op.getArgShape(i), op.getArgName(i)));
-    for (unsigned i = 0; i < op.getResultTypes().size(); ++i)
-      s.results.push_back(arrayOf(op, op.getResultTypes()[i], op.getResultShape(i),
-                                  "output " + std::to_string(i)));
-    return s;
-  }
-  return std::nullopt;
-}
 
 std::vector<int64_t> concreteShape(const ExportSignature::Array &array,
                                    const std::vector<int64_t> &symbols) {

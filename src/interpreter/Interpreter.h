@@ -20,6 +20,7 @@
 #define PK_INTERPRETER_INTERPRETER_H
 
 #include "interpreter/HostArray.h"
+#include "ir/ExportSignature.h"
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -30,22 +31,6 @@
 #include <vector>
 
 namespace pk {
-
-/// An export's full-array signature, as a caller sees it.
-struct ExportSignature {
-  struct Array {
-    std::string name;
-    DType dtype;
-    mlir::AffineMap shape; ///< ()[symbols] -> (dims)
-  };
-  std::string name;
-  std::vector<std::string> symbols;
-  std::vector<Array> arguments;
-  std::vector<Array> results;
-};
-
-std::vector<std::string> exportNames(mlir::ModuleOp module);
-std::optional<ExportSignature> exportSignature(mlir::ModuleOp module, llvm::StringRef name);
 
 /// The shape of an argument or result once the symbols have values.
 std::vector<int64_t> concreteShape(const ExportSignature::Array &array,

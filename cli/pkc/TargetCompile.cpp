@@ -1,0 +1,142 @@
+//===- TargetCompile.cpp - pkc compile --target=... -----------------------===//
+//
+// Runs a backend per --target and writes what was asked for: by default
+// each artifact and one manifest describing them all into the -o
+// directory; with --emit=STAGE, that stage's text to -o (a file or '-').
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "backends/Compile.h"
+#include "driver/Session.h"
+#include "ir/PkDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace pk::cli {
+
+namespace {
+
+bool writeFile(DiagnosticEngine &diag, const std::string &path, const std::string &bytes,
+               bool binary) {
+  std::error_code error;
+  llvm::raw_fd_ostream out(path, error,
+                           binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_TextWithCRLF);
+  if (!error) {
+    out << bytes;
+    out.close();
+    error = out.error();
+  }
+  if (error) {
+    diag.error(SourceRange(), "cannot write '" + path + "': " + error.message());
+    return false;
+  }
+  return true;
+}
+
+/// The artifact's file name: the source's stem, plus the architecture
+/// when several targets share the directory.
+std::string artifactName(const std::string &input, const backends::Target &target, bool several,
+                         const std::string &extension) {
+  std::string stem = llvm::sys::path::stem(input).str();
+  if (several)
+    stem += "." + (target.kind == backends::Target::Kind::Tpu ? std::string("tpu") : target.arch);
+  return stem + extension;
+}
+
+} // namespace
+
+int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptions &common,
+                      const CompileOptions &compile) {
+  DiagnosticEngine &diag = session.diagnostics();
+  std::vector<backends::Target> targets;
+  for (const std::string &text : compile.targets) {
+    std::string error;
+    std::optional<backends::Target> target = backends::parseTarget(text, error);
+    if (!target) {
+      diag.error(SourceRange(), error);
+      return 2;
+    }
+    targets.push_back(*target);
+  }
+  bool artifacts = compile.emit.empty() || compile.emit == "artifact";
+  if (!artifacts && targets.size() > 1) {
+    diag.error(SourceRange(), "--emit=" + compile.emit + " prints one target's stage; give one --target");
+    return 2;
+  }
+  std::string outputDir = compile.output.empty() ? "." : compile.output;
+  if (artifacts && outputDir == "-") {
+    diag.error(SourceRange(), "artifacts are files: give -o a directory (or use --emit=STAGE to print a stage)");
+    return 2;
+  }
+
+  // Backend errors carry the locations of the pk ops they concern, which
+  // point at the user's lines.
+  mlir::ScopedDiagnosticHandler handler(module.getContext(), [&](mlir::Diagnostic &d) {
+    Severity severity = d.getSeverity() == mlir::DiagnosticSeverity::Warning ? Severity::Warning
+                        : d.getSeverity() == mlir::DiagnosticSeverity::Error ? Severity::Error
+                                                                              : Severity::Note;
+    Diagnostic report = session.diagnosticAt(d.getLocation(), severity, d.str());
+    for (const mlir::Diagnostic &note : d.getNotes())
+      report.addNote(session.diagnosticAt(note.getLocation(), Severity::Note, note.str()).range,
+                     note.str());
+    diag.report(report);
+    return mlir::success();
+  });
+
+  backends::Manifest manifest;
+  manifest.sourcePath = common.input;
+  std::string source;
+  if (auto buffer = llvm::MemoryBuffer::getFile(common.input))
+    source = (*buffer)->getBuffer().str();
+  manifest.sourceSha256 = backends::sha256Hex(source);
+  for (auto op : module.getOps<pk::ExportOp>())
+    manifest.exports.push_back(exportSignature(op));
+
+  if (artifacts) {
+    if (std::error_code error = llvm::sys::fs::create_directories(outputDir)) {
+      diag.error(SourceRange(), "cannot create '" + outputDir + "': " + error.message());
+      return 1;
+    }
+  }
+  for (const backends::Target &target : targets) {
+    backends::BackendOptions options;
+    options.target = target;
+    options.emit = artifacts ? "" : compile.emit;
+    options.dumpDir = compile.dumpDir;
+    std::optional<backends::BackendOutput> output = backends::compile(module, options);
+    if (!output)
+      return 1;
+    if (!artifacts) {
+      bool binary = compile.emit == "cubin";
+      if (compile.output.empty() || compile.output == "-") {
+        llvm::outs() << (binary ? output->artifact : output->emitted);
+        return 0;
+      }
+      return writeFile(diag, compile.output, binary ? output->artifact : output->emitted, binary) ? 0 : 1;
+    }
+    backends::Artifact artifact;
+    artifact.target = target.str();
+    artifact.file = artifactName(common.input, target, targets.size() > 1, output->extension);
+    artifact.format = output->format;
+    artifact.sha256 = backends::sha256Hex(output->artifact);
+    artifact.size = output->artifact.size();
+    artifact.cudaPrograms = std::move(output->cudaPrograms);
+    artifact.otherPrograms = std::move(output->otherPrograms);
+    llvm::SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, artifact.file);
+    if (!writeFile(diag, path.str().str(), output->artifact, /*binary=*/true))
+      return 1;
+    manifest.artifacts.push_back(std::move(artifact));
+  }
+  llvm::SmallString<256> manifestPath(outputDir);
+  llvm::sys::path::append(manifestPath, llvm::sys::path::stem(common.input) + ".json");
+  return writeFile(diag, manifestPath.str().str(), backends::writeManifest(manifest), false) ? 0 : 1;
+}
+
+} // namespace pk::cli

@@ -1,0 +1,178 @@
+//===- Manifest.cpp - Writing the launch manifest -------------------------===//
+#include "backends/Manifest.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/SHA256.h"
+
+#include <nlohmann/json.hpp>
+
+namespace pk::backends {
+
+using nlohmann::json;
+
+SizeExpr SizeExpr::constant(int64_t value, mlir::MLIRContext *ctx) {
+  return {mlir::getAffineConstantExpr(value, ctx)};
+}
+
+json sizeExprJson(mlir::AffineExpr expr, const std::vector<std::string> &symbols) {
+  if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(expr))
+    return c.getValue();
+  if (auto s = llvm::dyn_cast<mlir::AffineSymbolExpr>(expr))
+    return symbols.at(s.getPosition());
+  auto binary = llvm::cast<mlir::AffineBinaryOpExpr>(expr);
+  json lhs = sizeExprJson(binary.getLHS(), symbols);
+  mlir::AffineExpr rhsExpr = binary.getRHS();
+  const char *op = nullptr;
+  switch (expr.getKind()) {
+  case mlir::AffineExprKind::Add:
+    // a + (-1 * b) reads better as a - b.
+    if (auto m = llvm::dyn_cast<mlir::AffineBinaryOpExpr>(rhsExpr);
+        m && m.getKind() == mlir::AffineExprKind::Mul)
+      if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(m.getRHS()); c && c.getValue() == -1)
+        return json::array({"sub", lhs, sizeExprJson(m.getLHS(), symbols)});
+    if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(rhsExpr); c && c.getValue() < 0)
+      return json::array({"sub", lhs, -c.getValue()});
+    op = "add";
+    break;
+  case mlir::AffineExprKind::Mul:
+    op = "mul";
+    break;
+  case mlir::AffineExprKind::FloorDiv:
+    op = "floordiv";
+    break;
+  case mlir::AffineExprKind::CeilDiv:
+    op = "ceildiv";
+    break;
+  case mlir::AffineExprKind::Mod:
+    op = "mod";
+    break;
+  default:
+    break;
+  }
+  return json::array({op, lhs, sizeExprJson(rhsExpr, symbols)});
+}
+
+std::string sha256Hex(const std::string &bytes) {
+  std::array<uint8_t, 32> hash = llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t b : hash) {
+    hex += digits[b >> 4];
+    hex += digits[b & 15];
+  }
+  return hex;
+}
+
+namespace {
+
+json bufferJson(const BufferRef &b) {
+  return json{{b.kind == BufferRef::Kind::Param ? "param" : "temp", b.index}};
+}
+
+json shapeJson(mlir::AffineMap shape, const std::vector<std::string> &symbols) {
+  json dims = json::array();
+  for (mlir::AffineExpr e : shape.getResults())
+    dims.push_back(sizeExprJson(e, symbols));
+  return dims;
+}
+
+json exportJson(const ExportSignature &s) {
+  json symbols = json::array();
+  for (size_t i = 0; i < s.symbols.size(); ++i)
+    symbols.push_back({{"name", s.symbols[i]}, {"param", s.bindings[i].argument},
+                       {"dim", s.bindings[i].dim}});
+  json params = json::array();
+  auto add = [&](const ExportSignature::Array &a, const char *role, const std::string &name) {
+    params.push_back({{"name", name},
+                      {"role", role},
+                      {"dtype", numpyName(a.dtype)},
+                      {"shape", shapeJson(a.shape, s.symbols)},
+                      {"alignment", 16}});
+  };
+  for (const auto &a : s.arguments)
+    add(a, "input", a.name);
+  for (size_t i = 0; i < s.results.size(); ++i)
+    add(s.results[i], "output", "out" + std::to_string(i));
+  return {{"name", s.name}, {"symbols", symbols}, {"params", params}};
+}
+
+json launchJson(const CudaLaunch &l, const std::vector<std::string> &symbols) {
+  json args = json::array();
+  for (const KernelArg &a : l.args) {
+    if (auto *b = std::get_if<BufferRef>(&a.value))
+      args.push_back(bufferJson(*b));
+    else
+      args.push_back({{"symbol", symbols.at(std::get<unsigned>(a.value))}});
+  }
+  json grid = json::array();
+  for (const SizeExpr &g : l.grid)
+    grid.push_back(sizeExprJson(g.expr, symbols));
+  return {{"kernel", l.kernel},
+          {"grid", grid},
+          {"block", {l.block[0], l.block[1], l.block[2]}},
+          {"cluster", {l.cluster[0], l.cluster[1], l.cluster[2]}},
+          {"shared_memory", {{"static", l.staticSharedMemory}, {"dynamic", l.dynamicSharedMemory}}},
+          {"args", args},
+          {"registers", l.registers},
+          {"spill_stores", l.spillStores},
+          {"spill_loads", l.spillLoads},
+          {"local_memory", l.localMemory}};
+}
+
+json programJson(const CudaProgram &p, const ExportSignature &s) {
+  json temporaries = json::array();
+  for (const Temporary &t : p.temporaries) {
+    json shape = json::array();
+    for (const SizeExpr &d : t.shape)
+      shape.push_back(sizeExprJson(d.expr, s.symbols));
+    temporaries.push_back({{"dtype", numpyName(t.dtype)}, {"shape", shape}});
+  }
+  json steps = json::array();
+  for (const auto &step : p.steps) {
+    if (auto *copy = std::get_if<BufferCopy>(&step))
+      steps.push_back({{"copy",
+                        {{"from", bufferJson(copy->from)},
+                         {"to", bufferJson(copy->to)},
+                         {"bytes", sizeExprJson(copy->bytes.expr, s.symbols)}}}});
+    else
+      steps.push_back({{"launch", launchJson(std::get<CudaLaunch>(step), s.symbols)}});
+  }
+  return {{"export", p.exportName}, {"temporaries", temporaries}, {"steps", steps}};
+}
+
+} // namespace
+
+std::string writeManifest(const Manifest &m) {
+  json exports = json::array();
+  for (const ExportSignature &s : m.exports)
+    exports.push_back(exportJson(s));
+  json artifacts = json::array();
+  for (const Artifact &a : m.artifacts) {
+    json programs = json::array();
+    for (const CudaProgram &p : a.cudaPrograms) {
+      auto s = std::find_if(m.exports.begin(), m.exports.end(),
+                            [&](const ExportSignature &e) { return e.name == p.exportName; });
+      programs.push_back(programJson(p, *s));
+    }
+    for (const json &p : a.otherPrograms)
+      programs.push_back(p);
+    artifacts.push_back({{"target", a.target},
+                         {"file", a.file},
+                         {"format", a.format},
+                         {"sha256", a.sha256},
+                         {"size", a.size},
+                         {"programs", programs}});
+  }
+  json root = {{"format", "pkc-manifest"},
+               {"version", kManifestVersion},
+               {"compiler", {{"name", "pkc"}, {"version", PKC_VERSION}}},
+               {"source", {{"path", m.sourcePath}, {"sha256", m.sourceSha256}}},
+               {"exports", exports},
+               {"artifacts", artifacts}};
+  return root.dump(2) + "\n";
+}
+
+} // namespace pk::backends

@@ -1,0 +1,52 @@
+//===- Target.cpp ---------------------------------------------------------===//
+#include "backends/Target.h"
+
+#include <algorithm>
+
+namespace pk::backends {
+
+namespace {
+
+// Ampere and newer: mma.sync everywhere; sm_90a adds wgmma and TMA.
+const char *const kCudaArchs[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
+
+} // namespace
+
+std::string Target::str() const { return kind == Kind::Tpu ? "tpu" : "cuda:" + arch; }
+
+unsigned Target::computeCapability() const {
+  if (kind != Kind::Cuda || arch.size() < 5)
+    return 0;
+  return static_cast<unsigned>(std::stoi(arch.substr(3, 2)));
+}
+
+std::optional<Target> parseTarget(const std::string &text, std::string &error) {
+  if (text == "tpu")
+    return Target{Target::Kind::Tpu, ""};
+  std::string arch;
+  if (text == "cuda")
+    arch = "sm_90a";
+  else if (text.rfind("cuda:", 0) == 0)
+    arch = text.substr(5);
+  else {
+    error = "unknown target '" + text + "'; expected cuda:<arch> (e.g. cuda:sm_90a) or tpu";
+    return std::nullopt;
+  }
+  if (std::find(std::begin(kCudaArchs), std::end(kCudaArchs), arch) == std::end(kCudaArchs)) {
+    error = "unsupported CUDA architecture '" + arch + "'; pkc supports";
+    for (const char *a : kCudaArchs)
+      error += std::string(" ") + a;
+    return std::nullopt;
+  }
+  return Target{Target::Kind::Cuda, arch};
+}
+
+std::vector<std::string> supportedTargets() {
+  std::vector<std::string> out;
+  for (const char *a : kCudaArchs)
+    out.push_back(std::string("cuda:") + a);
+  out.push_back("tpu");
+  return out;
+}
+
+} // namespace pk::backends

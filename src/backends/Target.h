@@ -1,0 +1,37 @@
+//===- Target.h - What pkc compiles for -------------------------*- C++ -*-===//
+//
+// A compilation target as `--target` spells it: `cuda:sm_90a`,
+// `cuda:sm_80`, ... or `tpu`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_TARGET_H
+#define PK_BACKENDS_TARGET_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pk::backends {
+
+struct Target {
+  enum class Kind { Cuda, Tpu };
+  Kind kind = Kind::Cuda;
+  std::string arch; ///< "sm_90a" for CUDA; empty for TPU
+
+  /// "cuda:sm_90a" / "tpu".
+  std::string str() const;
+  /// The compute capability as major * 10 + minor (90 for sm_90a).
+  unsigned computeCapability() const;
+  /// Architecture-specific features (the "a" of sm_90a: wgmma, setmaxnreg).
+  bool archSpecific() const { return !arch.empty() && arch.back() == 'a'; }
+};
+
+/// Parses a --target value; on failure returns nullopt and sets `error`.
+std::optional<Target> parseTarget(const std::string &text, std::string &error);
+
+/// The targets pkc accepts, as --target spells them.
+std::vector<std::string> supportedTargets();
+
+} // namespace pk::backends
+
+#endif // PK_BACKENDS_TARGET_H

@@ -1,0 +1,50 @@
+//===- ExportSignature.h - What a caller of an export sees ------*- C++ -*-===//
+//
+// An export's full-array signature read from its pk.export op: names,
+// dtypes and symbolic shapes of its arguments and results, and where each
+// symbolic size is bound. The interpreter, the backends and the manifests
+// all describe exports through it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_IR_EXPORTSIGNATURE_H
+#define PK_IR_EXPORTSIGNATURE_H
+
+#include "support/DType.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pk {
+
+class ExportOp;
+
+struct ExportSignature {
+  struct Array {
+    std::string name;
+    DType dtype;
+    mlir::AffineMap shape; ///< ()[symbols] -> (dims)
+  };
+  /// A symbolic size is read from dimension `dim` of argument `argument`,
+  /// the first place where it stands alone.
+  struct Binding {
+    unsigned argument;
+    unsigned dim;
+  };
+  std::string name;
+  std::vector<std::string> symbols;
+  std::vector<Binding> bindings; ///< one per symbol
+  std::vector<Array> arguments;
+  std::vector<Array> results;
+};
+
+std::vector<std::string> exportNames(mlir::ModuleOp module);
+ExportSignature exportSignature(ExportOp op);
+std::optional<ExportSignature> exportSignature(mlir::ModuleOp module, llvm::StringRef name);
+
+} // namespace pk
+
+#endif // PK_IR_EXPORTSIGNATURE_H
