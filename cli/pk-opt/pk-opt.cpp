@@ -5,6 +5,7 @@
 // and `--verify-diagnostics` checks the verifiers' messages.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/Passes.h"
 #include "ir/PkDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,7 +17,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   pk::registerPkDialects(registry);
   registry.insert<mlir::func::FuncDialect>(); // for tests of ops outside exports
+  pk::gpu::registerCudaDialects(registry);
   mlir::registerTransformsPasses();
+  pk::gpu::registerPkGpuPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "pk-opt: runs passes on pk IR\n", registry));
 }

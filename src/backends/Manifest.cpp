@@ -10,19 +10,21 @@
 
 namespace pk::backends {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 SizeExpr SizeExpr::constant(int64_t value, mlir::MLIRContext *ctx) {
   return {mlir::getAffineConstantExpr(value, ctx)};
 }
 
-json sizeExprJson(mlir::AffineExpr expr, const std::vector<std::string> &symbols) {
+namespace {
+
+json expressionJson(mlir::AffineExpr expr, const std::vector<std::string> &symbols) {
   if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(expr))
     return c.getValue();
   if (auto s = llvm::dyn_cast<mlir::AffineSymbolExpr>(expr))
     return symbols.at(s.getPosition());
   auto binary = llvm::cast<mlir::AffineBinaryOpExpr>(expr);
-  json lhs = sizeExprJson(binary.getLHS(), symbols);
+  json lhs = expressionJson(binary.getLHS(), symbols);
   mlir::AffineExpr rhsExpr = binary.getRHS();
   const char *op = nullptr;
   switch (expr.getKind()) {
@@ -31,7 +33,7 @@ json sizeExprJson(mlir::AffineExpr expr, const std::vector<std::string> &symbols
     if (auto m = llvm::dyn_cast<mlir::AffineBinaryOpExpr>(rhsExpr);
         m && m.getKind() == mlir::AffineExprKind::Mul)
       if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(m.getRHS()); c && c.getValue() == -1)
-        return json::array({"sub", lhs, sizeExprJson(m.getLHS(), symbols)});
+        return json::array({"sub", lhs, expressionJson(m.getLHS(), symbols)});
     if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(rhsExpr); c && c.getValue() < 0)
       return json::array({"sub", lhs, -c.getValue()});
     op = "add";
@@ -51,7 +53,13 @@ json sizeExprJson(mlir::AffineExpr expr, const std::vector<std::string> &symbols
   default:
     break;
   }
-  return json::array({op, lhs, sizeExprJson(rhsExpr, symbols)});
+  return json::array({op, lhs, expressionJson(rhsExpr, symbols)});
+}
+
+} // namespace
+
+nlohmann::json sizeExprJson(mlir::AffineExpr expr, const std::vector<std::string> &symbols) {
+  return nlohmann::json::parse(expressionJson(expr, symbols).dump());
 }
 
 std::string sha256Hex(const std::string &bytes) {
@@ -75,7 +83,7 @@ json bufferJson(const BufferRef &b) {
 json shapeJson(mlir::AffineMap shape, const std::vector<std::string> &symbols) {
   json dims = json::array();
   for (mlir::AffineExpr e : shape.getResults())
-    dims.push_back(sizeExprJson(e, symbols));
+    dims.push_back(expressionJson(e, symbols));
   return dims;
 }
 
@@ -109,7 +117,7 @@ json launchJson(const CudaLaunch &l, const std::vector<std::string> &symbols) {
   }
   json grid = json::array();
   for (const SizeExpr &g : l.grid)
-    grid.push_back(sizeExprJson(g.expr, symbols));
+    grid.push_back(expressionJson(g.expr, symbols));
   return {{"kernel", l.kernel},
           {"grid", grid},
           {"block", {l.block[0], l.block[1], l.block[2]}},
@@ -127,16 +135,22 @@ json programJson(const CudaProgram &p, const ExportSignature &s) {
   for (const Temporary &t : p.temporaries) {
     json shape = json::array();
     for (const SizeExpr &d : t.shape)
-      shape.push_back(sizeExprJson(d.expr, s.symbols));
+      shape.push_back(expressionJson(d.expr, s.symbols));
     temporaries.push_back({{"dtype", numpyName(t.dtype)}, {"shape", shape}});
   }
   json steps = json::array();
   for (const auto &step : p.steps) {
-    if (auto *copy = std::get_if<BufferCopy>(&step))
+    if (auto *copy = std::get_if<BufferCopy>(&step)) {
+      json bytes = 1;
+      for (size_t i = 0; i < copy->bytes.size(); ++i) {
+        json factor = expressionJson(copy->bytes[i].expr, s.symbols);
+        bytes = i == 0 ? factor : json::array({"mul", bytes, factor});
+      }
       steps.push_back({{"copy",
                         {{"from", bufferJson(copy->from)},
                          {"to", bufferJson(copy->to)},
-                         {"bytes", sizeExprJson(copy->bytes.expr, s.symbols)}}}});
+                         {"bytes", bytes}}}});
+    }
     else
       steps.push_back({{"launch", launchJson(std::get<CudaLaunch>(step), s.symbols)}});
   }
@@ -157,8 +171,8 @@ std::string writeManifest(const Manifest &m) {
                             [&](const ExportSignature &e) { return e.name == p.exportName; });
       programs.push_back(programJson(p, *s));
     }
-    for (const json &p : a.otherPrograms)
-      programs.push_back(p);
+    for (const nlohmann::json &p : a.otherPrograms)
+      programs.push_back(json::parse(p.dump()));
     artifacts.push_back({{"target", a.target},
                          {"file", a.file},
                          {"format", a.format},

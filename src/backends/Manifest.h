@@ -57,7 +57,9 @@ struct CudaLaunch {
 
 struct BufferCopy {
   BufferRef from, to;
-  SizeExpr bytes;
+  /// The byte count as a product of size expressions (the array's
+  /// dimensions and its element size).
+  std::vector<SizeExpr> bytes;
 };
 
 struct Temporary {

@@ -1,13 +1,284 @@
-//===- CudaBackend.cpp ----------------------------------------------------===//
+//===- CudaBackend.cpp - The stages from pk IR to a cubin -----------------===//
+//
+// The pipeline, in order (each stage's IR goes to --dump-dir):
+//
+//   01-outlined   pk-gpu-outline          pallas_calls -> gpu.func kernels,
+//                                         blocks bound to memory
+//   02-layouts    pk-gpu-assign-layouts   a thread layout per block value
+//   03-gpu        pk-gpu-distribute       per-thread code: arith, scf,
+//                                         vector, gpu, llvm
+//   04-nvvm       scf-to-cf, gpu-to-nvvm  the LLVM and NVVM dialects
+//   kernels.ptx   LLVM NVPTX back end     (libdevice linked for math)
+//   kernels.cubin ptxas -v                (ptxas.log: registers, spills)
+//
+//===----------------------------------------------------------------------===//
 #include "backends/cuda/CudaBackend.h"
 
-#include "mlir/IR/Diagnostics.h"
+#include "backends/cuda/HostProgram.h"
+#include "backends/cuda/LaunchPlan.h"
+#include "backends/cuda/Passes.h"
+#include "backends/cuda/Toolkit.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace pk::backends::cuda {
 
-std::optional<BackendOutput> compile(mlir::ModuleOp module, const BackendOptions &) {
-  mlir::emitError(module.getLoc()) << "the CUDA backend is not available in this build yet";
-  return std::nullopt;
+using namespace mlir;
+
+namespace {
+
+void registerEverything(MLIRContext *ctx) {
+  DialectRegistry registry;
+  gpu::registerCudaDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  ctx->appendDialectRegistry(registry);
+  for (StringRef name : {"pkgpu", "gpu", "llvm", "nvvm", "vector", "cf", "affine"})
+    ctx->getOrLoadDialect(name);
+}
+
+/// Writes each stage's IR to --dump-dir.
+class Dumper {
+public:
+  explicit Dumper(const std::string &dir) : dir(dir) {
+    if (!dir.empty())
+      llvm::sys::fs::create_directories(dir);
+  }
+  void text(const std::string &name, const std::string &contents) {
+    if (dir.empty())
+      return;
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    std::error_code error;
+    llvm::raw_fd_ostream out(path, error);
+    if (!error)
+      out << contents;
+  }
+  void ir(const std::string &name, Operation *op) {
+    if (dir.empty())
+      return;
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    op->print(os);
+    text(name, s);
+  }
+
+private:
+  std::string dir;
+};
+
+std::string printed(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+/// Shared memory a CTA may use (with the opt-in above 48 KiB).
+int64_t sharedMemoryLimit(unsigned computeCapability) {
+  switch (computeCapability) {
+  case 80:
+  case 87:
+    return 163 * 1024;
+  case 86:
+  case 89:
+    return 99 * 1024;
+  default:
+    return 227 * 1024;
+  }
+}
+
+LogicalResult runStage(ModuleOp module, Dumper &dump, const std::string &name,
+                       llvm::function_ref<void(PassManager &)> populate) {
+  PassManager pm(module.getContext());
+  populate(pm);
+  if (failed(pm.run(module)))
+    return failure();
+  dump.ir(name + ".mlir", module);
+  return success();
+}
+
+} // namespace
+
+std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &options) {
+  MLIRContext *ctx = pkModule.getContext();
+  registerEverything(ctx);
+  const Target &target = options.target;
+  Dumper dump(options.dumpDir);
+  dump.ir("00-pk.mlir", pkModule);
+
+  constexpr unsigned kDefaultNumWarps = 4;
+  std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(pkModule, kDefaultNumWarps);
+  std::vector<CudaProgram> programs = gpu::buildHostPrograms(pkModule, plans);
+
+  OwningOpRef<ModuleOp> module = pkModule.clone();
+  if (failed(runStage(*module, dump, "01-outlined", [&](PassManager &pm) {
+        gpu::PkGpuOutlineOptions outline;
+        outline.defaultNumWarps = kDefaultNumWarps;
+        pm.addPass(gpu::createPkGpuOutline(outline));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      })) ||
+      failed(runStage(*module, dump, "02-layouts",
+                      [&](PassManager &pm) { pm.addPass(gpu::createPkGpuAssignLayouts()); })) ||
+      failed(runStage(*module, dump, "03-gpu", [&](PassManager &pm) {
+        pm.addPass(gpu::createPkGpuDistribute());
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      })))
+    return std::nullopt;
+
+  // Shared memory per kernel, for the manifest and against the target's
+  // limit.
+  std::map<std::string, int64_t> sharedBytes;
+  bool tooLarge = false;
+  module->walk([&](::mlir::gpu::GPUFuncOp func) {
+    int64_t bytes = 0;
+    if (auto attr = func->getAttrOfType<IntegerAttr>("pkgpu.shared_memory_bytes"))
+      bytes = attr.getInt();
+    sharedBytes[func.getName().str()] = bytes;
+    int64_t limit = sharedMemoryLimit(target.computeCapability());
+    if (bytes > limit) {
+      func.emitError() << "this kernel needs " << bytes << " bytes of shared memory (scratch "
+                       << "buffers and staging for data movement), more than the " << limit
+                       << " a CTA can have on " << target.arch
+                       << "; use smaller blocks or scratch buffers";
+      tooLarge = true;
+    }
+  });
+  if (tooLarge)
+    return std::nullopt;
+  for (CudaProgram &p : programs)
+    for (auto &step : p.steps)
+      if (auto *launch = std::get_if<CudaLaunch>(&step))
+        launch->dynamicSharedMemory = static_cast<uint64_t>(sharedBytes[launch->kernel]);
+
+  BackendOutput output;
+  if (options.emit == "gpu") {
+    output.emitted = printed(*module);
+    return output;
+  }
+
+  // MLIR's lowering to NVVM and LLVM, then the NVPTX back end.
+  gpu::Toolkit toolkit = gpu::findToolkit();
+  module->walk([&](::mlir::gpu::GPUModuleOp kernels) {
+    kernels.setTargetsAttr(ArrayAttr::get(
+        ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", target.arch,
+                                        "+ptx80")}));
+  });
+  if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) {
+        OpPassManager &kernels = pm.nest<::mlir::gpu::GPUModuleOp>();
+        kernels.addPass(createSCFToControlFlowPass());
+        ConvertGpuOpsToNVVMOpsOptions nvvm;
+        nvvm.indexBitwidth = 64;
+        kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+        kernels.addPass(createCanonicalizerPass());
+        kernels.addPass(createCSEPass());
+        kernels.addPass(createReconcileUnrealizedCastsPass());
+      })))
+    return std::nullopt;
+
+  if (options.emit == "llvm") {
+    // The kernels' LLVM IR, before libdevice is linked and PTX is made.
+    OwningOpRef<ModuleOp> llvmModule = ModuleOp::create(UnknownLoc::get(ctx));
+    module->walk([&](::mlir::gpu::GPUModuleOp kernels) {
+      for (Operation &op : kernels.getBody()->getOperations())
+        llvmModule->getBody()->push_back(op.clone());
+    });
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> translated = translateModuleToLLVMIR(*llvmModule, llvmContext);
+    if (!translated) {
+      emitError(pkModule.getLoc()) << "internal error: translating the kernels to LLVM IR failed";
+      return std::nullopt;
+    }
+    llvm::raw_string_ostream os(output.emitted);
+    translated->print(os, nullptr);
+    return output;
+  }
+
+  {
+    PassManager pm(ctx);
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "isa";
+    binary.toolkitPath = toolkit.root;
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+    if (failed(pm.run(*module)))
+      return std::nullopt;
+  }
+  std::string ptx;
+  module->walk([&](::mlir::gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto o = llvm::dyn_cast<::mlir::gpu::ObjectAttr>(object))
+        ptx = o.getObject().str();
+  });
+  dump.text("kernels.ptx", ptx);
+  if (options.emit == "ptx") {
+    output.emitted = ptx;
+    output.artifact = ptx;
+    output.format = "ptx";
+    output.extension = ".ptx";
+    output.cudaPrograms = programs;
+    return output;
+  }
+
+  gpu::PtxasResult assembled = gpu::runPtxas(toolkit, ptx, target.arch);
+  dump.text("ptxas.log", assembled.command + "\n" + assembled.log);
+  if (!assembled.error.empty()) {
+    emitError(pkModule.getLoc()) << assembled.error;
+    return std::nullopt;
+  }
+  dump.text("kernels.cubin", assembled.cubin);
+  for (CudaProgram &p : programs)
+    for (auto &step : p.steps)
+      if (auto *launch = std::get_if<CudaLaunch>(&step))
+        if (std::optional<gpu::KernelResources> r = gpu::kernelResources(assembled.log, launch->kernel)) {
+          launch->registers = r->registers;
+          launch->spillStores = r->spillStores;
+          launch->spillLoads = r->spillLoads;
+          launch->localMemory = r->stackFrame;
+          launch->staticSharedMemory = r->sharedStatic;
+        }
+  output.artifact = std::move(assembled.cubin);
+  output.format = "cubin";
+  output.extension = ".cubin";
+  output.emitted = options.emit == "cubin" ? output.artifact : std::string();
+  output.cudaPrograms = std::move(programs);
+  return output;
 }
 
 } // namespace pk::backends::cuda

@@ -1,0 +1,277 @@
+//===- AssignLayouts.cpp - A distributed layout for every block value -----===//
+//
+// Walks each kernel in order and gives every tensor a #pkgpu.layout
+// encoding. Sources (loads, iota, constants) take the blocked layout of
+// their shape; ops that only relabel elements (reductions, transposes,
+// regrouping reshapes, broadcasts of a reduced value) derive their
+// result's layout from the operand's, so that data stays in registers;
+// element-wise ops follow their first operand. Where an op needs an
+// operand in another layout, a pkgpu.convert_layout goes in front of it
+// (constants are re-created instead). Ops that move data through shared
+// memory anyway (slices, concatenations, dots, irregular reshapes) leave
+// their operands alone.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/Passes.h"
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+namespace pk::gpu {
+
+#define GEN_PASS_DEF_PKGPUASSIGNLAYOUTS
+#include "backends/cuda/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(unsigned numWarps) : numWarps(numWarps) {}
+
+  LogicalResult assign(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (failed(assign(&op)))
+        return failure();
+    return success();
+  }
+
+private:
+  Layout blocked(Type type) {
+    return Layout::blocked(llvm::cast<RankedTensorType>(type).getShape(), numWarps);
+  }
+
+  static bool isTensor(Value v) { return llvm::isa<RankedTensorType>(v.getType()); }
+
+  static void setLayout(Value v, const Layout &layout) {
+    v.setType(withLayout(llvm::cast<RankedTensorType>(v.getType()), layout));
+  }
+
+  /// `v` in `layout`, converted in front of `user` if need be.
+  Value convert(Value v, const Layout &layout, Operation *user) {
+    std::optional<Layout> current = layoutOf(v.getType());
+    if (current && *current == layout)
+      return v;
+    auto type = withLayout(llvm::cast<RankedTensorType>(v.getType()), layout);
+    OpBuilder b(user);
+    if (auto constant = v.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = llvm::dyn_cast<DenseElementsAttr>(constant.getValue()))
+        return arith::ConstantOp::create(b, constant.getLoc(), type, dense.reshape(type));
+    return ConvertLayoutOp::create(b, user->getLoc(), type, v);
+  }
+
+  void convertOperand(Operation *op, unsigned index, const Layout &layout) {
+    op->setOperand(index, convert(op->getOperand(index), layout, op));
+  }
+
+  LogicalResult assign(Operation *op);
+  LogicalResult assignElementwise(Operation *op);
+  LogicalResult assignFor(scf::ForOp op);
+  LogicalResult assignWhile(scf::WhileOp op);
+  LogicalResult assignIf(scf::IfOp op);
+
+  unsigned numWarps;
+};
+
+LogicalResult LayoutAssigner::assign(Operation *op) {
+  bool tensors = llvm::any_of(op->getOperands(), isTensor) || llvm::any_of(op->getResults(), isTensor);
+  if (auto forOp = llvm::dyn_cast<scf::ForOp>(op))
+    return assignFor(forOp);
+  if (auto whileOp = llvm::dyn_cast<scf::WhileOp>(op))
+    return assignWhile(whileOp);
+  if (auto ifOp = llvm::dyn_cast<scf::IfOp>(op))
+    return assignIf(ifOp);
+  if (!tensors) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (failed(assign(block)))
+          return failure();
+    return success();
+  }
+
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+    auto type = withLayout(llvm::cast<RankedTensorType>(constant.getType()), blocked(constant.getType()));
+    auto dense = llvm::cast<DenseElementsAttr>(constant.getValue());
+    constant.setValueAttr(dense.reshape(type));
+    constant.getResult().setType(type);
+    return success();
+  }
+  if (llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return assignElementwise(op);
+
+  if (auto load = llvm::dyn_cast<pk::LoadOp>(op)) {
+    if (!isTensor(load.getResult()))
+      return success();
+    Layout l = blocked(load.getType());
+    setLayout(load.getResult(), l);
+    if (load.getMask())
+      convertOperand(op, load.getMaskMutable()[0].getOperandNumber(), l);
+    if (load.getOther() && isTensor(load.getOther()))
+      convertOperand(op, load.getOtherMutable()[0].getOperandNumber(), l);
+    return success();
+  }
+  if (auto store = llvm::dyn_cast<pk::StoreOp>(op)) {
+    if (store.getMask() && isTensor(store.getValue()))
+      convertOperand(op, store.getMaskMutable()[0].getOperandNumber(), *layoutOf(store.getValue().getType()));
+    return success();
+  }
+  if (auto gather = llvm::dyn_cast<pk::GatherOp>(op)) {
+    Layout l = blocked(gather.getType());
+    setLayout(gather.getResult(), l);
+    for (OpOperand &index : gather.getIndicesMutable())
+      convertOperand(op, index.getOperandNumber(), l);
+    if (gather.getMask())
+      convertOperand(op, gather.getMaskMutable()[0].getOperandNumber(), l);
+    if (gather.getOther() && isTensor(gather.getOther()))
+      convertOperand(op, gather.getOtherMutable()[0].getOperandNumber(), l);
+    return success();
+  }
+  if (auto scatter = llvm::dyn_cast<pk::ScatterOp>(op)) {
+    Layout l = *layoutOf(scatter.getValue().getType());
+    for (OpOperand &index : scatter.getIndicesMutable())
+      convertOperand(op, index.getOperandNumber(), l);
+    if (scatter.getMask())
+      convertOperand(op, scatter.getMaskMutable()[0].getOperandNumber(), l);
+    return success();
+  }
+  if (auto iota = llvm::dyn_cast<pk::IotaOp>(op)) {
+    setLayout(iota.getResult(), blocked(iota.getType()));
+    return success();
+  }
+  if (auto broadcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op)) {
+    Layout l = blocked(broadcast.getType());
+    setLayout(broadcast.getResult(), l);
+    if (auto source = llvm::dyn_cast<RankedTensorType>(broadcast.getOperand().getType()))
+      convertOperand(op, 0, l.broadcastSource(source.getShape(), broadcast.getBroadcastDimensions()));
+    return success();
+  }
+  if (auto reduce = llvm::dyn_cast<pk::ReduceOp>(op)) {
+    if (isTensor(reduce.getResult()))
+      setLayout(reduce.getResult(), layoutOf(reduce.getOperand().getType())->reduced(reduce.getAxes()));
+    return success();
+  }
+  if (auto argReduce = llvm::dyn_cast<pk::ArgReduceOp>(op)) {
+    if (isTensor(argReduce.getResult()))
+      setLayout(argReduce.getResult(), layoutOf(argReduce.getOperand().getType())
+                                           ->reduced({static_cast<int64_t>(argReduce.getAxis())}));
+    return success();
+  }
+  if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
+    setLayout(transpose.getResult(),
+              layoutOf(transpose.getOperand().getType())->transposed(transpose.getPermutation()));
+    return success();
+  }
+  if (auto reshape = llvm::dyn_cast<pk::ReshapeOp>(op)) {
+    auto to = llvm::dyn_cast<RankedTensorType>(reshape.getType());
+    if (!to)
+      return success(); // to a scalar: the one element
+    auto from = llvm::dyn_cast<RankedTensorType>(reshape.getOperand().getType());
+    std::optional<Layout> l;
+    if (from)
+      l = layoutOf(from)->reshaped(from.getShape(), to.getShape());
+    setLayout(reshape.getResult(), l ? *l : blocked(to));
+    return success();
+  }
+  if (llvm::isa<pk::SliceOp, pk::ConcatenateOp, pk::DotOp>(op)) {
+    setLayout(op->getResult(0), blocked(op->getResult(0).getType()));
+    return success();
+  }
+  if (llvm::isa<ConvertLayoutOp>(op))
+    return success();
+  return op->emitError() << "the CUDA backend does not support '" << op->getName()
+                         << "' on block values yet";
+}
+
+LogicalResult LayoutAssigner::assignElementwise(Operation *op) {
+  std::optional<Layout> layout;
+  for (Value v : op->getOperands())
+    if (isTensor(v) && !v.getDefiningOp<arith::ConstantOp>())
+      if ((layout = layoutOf(v.getType())))
+        break;
+  if (!layout)
+    for (Value v : op->getOperands())
+      if (isTensor(v) && (layout = layoutOf(v.getType())))
+        break;
+  if (!layout)
+    layout = blocked(op->getResult(0).getType());
+  for (OpOperand &operand : op->getOpOperands())
+    if (isTensor(operand.get()))
+      convertOperand(op, operand.getOperandNumber(), *layout);
+  for (Value result : op->getResults())
+    if (isTensor(result))
+      setLayout(result, *layout);
+  return success();
+}
+
+LogicalResult LayoutAssigner::assignFor(scf::ForOp op) {
+  for (auto [init, arg, result] :
+       llvm::zip(op.getInitArgs(), op.getRegionIterArgs(), op.getResults()))
+    if (isTensor(init)) {
+      arg.setType(init.getType());
+      result.setType(init.getType());
+    }
+  if (failed(assign(*op.getBody())))
+    return failure();
+  Operation *yield = op.getBody()->getTerminator();
+  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+    if (isTensor(arg))
+      convertOperand(yield, i, *layoutOf(arg.getType()));
+  return success();
+}
+
+LogicalResult LayoutAssigner::assignWhile(scf::WhileOp op) {
+  for (auto [init, arg] : llvm::zip(op.getInits(), op.getBeforeArguments()))
+    if (isTensor(init))
+      arg.setType(init.getType());
+  if (failed(assign(op.getBefore().front())))
+    return failure();
+  scf::ConditionOp condition = op.getConditionOp();
+  for (auto [forwarded, arg, result] :
+       llvm::zip(condition.getArgs(), op.getAfterArguments(), op.getResults()))
+    if (isTensor(forwarded)) {
+      arg.setType(forwarded.getType());
+      result.setType(forwarded.getType());
+    }
+  if (failed(assign(op.getAfter().front())))
+    return failure();
+  Operation *yield = op.getAfter().front().getTerminator();
+  for (auto [i, arg] : llvm::enumerate(op.getBeforeArguments()))
+    if (isTensor(arg))
+      convertOperand(yield, i, *layoutOf(arg.getType()));
+  return success();
+}
+
+LogicalResult LayoutAssigner::assignIf(scf::IfOp op) {
+  if (failed(assign(op.getThenRegion().front())))
+    return failure();
+  if (!op.getElseRegion().empty() && failed(assign(op.getElseRegion().front())))
+    return failure();
+  Operation *thenYield = op.thenYield();
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    if (!isTensor(result))
+      continue;
+    Layout l = *layoutOf(thenYield->getOperand(i).getType());
+    result.setType(thenYield->getOperand(i).getType());
+    if (!op.getElseRegion().empty())
+      convertOperand(op.elseYield(), i, l);
+  }
+  return success();
+}
+
+struct AssignLayoutsPass : impl::PkGpuAssignLayoutsBase<AssignLayoutsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](::mlir::gpu::GPUFuncOp func) {
+      unsigned numWarps = 4;
+      if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.num_warps"))
+        numWarps = static_cast<unsigned>(n.getInt());
+      LayoutAssigner assigner(numWarps);
+      if (failed(assigner.assign(func.getBody().front())))
+        signalPassFailure();
+    });
+  }
+};
+
+} // namespace
+
+} // namespace pk::gpu

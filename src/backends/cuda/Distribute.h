@@ -1,0 +1,171 @@
+//===- Distribute.h - Thread-level code for block values --------*- C++ -*-===//
+//
+// The pk-gpu-distribute stage rewrites each kernel from block values
+// (tensors with #pkgpu.layout encodings) to what one thread computes: a
+// tensor becomes the vector of the elements its layout gives the running
+// thread (element k is register k). The Emitter holds what every lowering
+// needs: thread indices, the coordinates a layout assigns to a register,
+// shared memory, barriers and the Refs' memory. The lowerings of each
+// family of ops live in Lower*.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_DISTRIBUTE_H
+#define PK_BACKENDS_CUDA_DISTRIBUTE_H
+
+#include "backends/cuda/Layout.h"
+#include "backends/cuda/ir/PkGpuDialect.h"
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <map>
+#include <set>
+
+namespace pk::gpu {
+
+/// A kernel Ref and the memory behind it.
+struct RefInfo {
+  bool shared = false;      ///< a scratch buffer in shared memory
+  mlir::Value base;         ///< global: the array's !llvm.ptr<1>
+  int64_t sharedOffset = 0; ///< shared: byte offset in dynamic shared memory
+  mlir::Type element;       ///< storage element type (signed/unsigned, i1 for bool)
+  llvm::SmallVector<int64_t> refShape;
+  /// Per array dimension: size, block offset (index values) and strides.
+  llvm::SmallVector<mlir::Value> sizes, offsets, strides;
+  llvm::SmallVector<int64_t> block;
+  /// The array dimension of each Ref dimension (squeezed ones have none).
+  llvm::SmallVector<unsigned> refToArray;
+  /// Identifies the memory: Refs of one class may overlap.
+  unsigned memoryClass = 0;
+};
+
+class Emitter {
+public:
+  Emitter(mlir::gpu::GPUFuncOp func, mlir::Block &body);
+
+  mlir::OpBuilder b;
+  mlir::Location loc;
+  mlir::gpu::GPUFuncOp func;
+  unsigned numWarps;
+  /// The values of the kernel being translated: old -> new.
+  mlir::IRMapping values;
+  std::map<void *, RefInfo> refs; ///< keyed by the old Ref value's impl
+  mlir::LogicalResult status = mlir::success();
+
+  // Constants and thread indices (index type).
+  mlir::Value index(int64_t v);
+  mlir::Value i32(int64_t v);
+  mlir::Value constant(mlir::Type type, double value);
+  mlir::Value threadId() const { return tid; }
+  mlir::Value laneId() const { return lane; }
+  mlir::Value warpId() const { return warp; }
+
+  // Layouts.
+  /// The coordinate along `dim` of register k (index).
+  mlir::Value coordinate(const Layout &layout, int64_t k, unsigned dim);
+  /// All coordinates of register k.
+  llvm::SmallVector<mlir::Value> coordinates(const Layout &layout, int64_t k);
+  /// True in one thread of each group holding the same elements (i1).
+  mlir::Value isOwner(const Layout &layout);
+  /// Whether register k lies inside `logical` (not in the padding); null
+  /// when it always does.
+  mlir::Value inShape(const Layout &layout, llvm::ArrayRef<int64_t> logical, int64_t k);
+  /// Row-major linear index of a coordinate over `shape`.
+  mlir::Value linearIndex(llvm::ArrayRef<mlir::Value> coordinate, llvm::ArrayRef<int64_t> shape);
+
+  // Vectors: a thread's part of a block value.
+  mlir::VectorType vectorType(mlir::Type tensorType);
+  mlir::Value extract(mlir::Value vector, int64_t k);
+  mlir::Value fromElements(mlir::VectorType type, llvm::ArrayRef<mlir::Value> elements);
+  mlir::Value splat(mlir::VectorType type, mlir::Value scalar);
+
+  // Logic on i1 values that may be null (= true).
+  mlir::Value andOf(mlir::Value a, mlir::Value c);
+
+  // Memory.
+  mlir::Value sharedPointer(mlir::Value byteOffset, mlir::Type element, mlir::Value elementIndex);
+  mlir::Value globalPointer(mlir::Value base, mlir::Type element, mlir::Value elementIndex);
+  /// A load of `storage` memory converted to the signless value type
+  /// (i8 -> i1 for bools).
+  mlir::Value loadValue(mlir::Value pointer, mlir::Type storage, mlir::Type value);
+  void storeValue(mlir::Value v, mlir::Value pointer, mlir::Type storage);
+  /// `then` inside `if (condition)` (no if when null).
+  void guarded(mlir::Value condition, llvm::function_ref<void()> then);
+  /// The value of `then()` when `condition` holds, else `otherwise`.
+  mlir::Value guardedValue(mlir::Value condition, mlir::Type type,
+                           llvm::function_ref<mlir::Value()> then, mlir::Value otherwise);
+  /// What uninitialized memory reads as in Pallas interpret mode: NaN,
+  /// the smallest signed integer, 0 for unsigned, False.
+  mlir::Value paddingValue(mlir::Type storage, mlir::Type value);
+
+  /// Shared memory for a temporary: the CTA synchronizes first (the last
+  /// user may still be reading), then gets the byte offset of a region of
+  /// `bytes`.
+  int64_t beginSharedTemporary(int64_t bytes);
+  void barrier();
+  int64_t sharedMemoryBytes() const { return scratchBytes + temporaryBytes; }
+
+  mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &message);
+  /// Memory classes accessed more than once: stores to them are fenced by
+  /// barriers, since other threads may read or write the same elements.
+  std::set<unsigned> sharedAccessClasses;
+  /// The memory class of each kernel parameter (aliases share one).
+  std::map<unsigned, unsigned> paramClass;
+  /// Removes the prologue marker; call once the body is translated.
+  void finish();
+
+private:
+  mlir::Value cached(const std::string &key, llvm::function_ref<mlir::Value(mlir::OpBuilder &)> make);
+  mlir::Value threadPart(const Layout &layout, unsigned dim);
+
+  mlir::OpBuilder prologue; ///< inserts at the kernel's start
+  mlir::Operation *prologueEnd = nullptr;
+  mlir::Value tid, lane, warp;
+  std::map<std::string, mlir::Value> cache;
+  int64_t scratchBytes = 0, temporaryBytes = 0;
+};
+
+/// Bytes of one element of a storage type in memory (bool: 1).
+int64_t elementBytes(mlir::Type type);
+
+// The lowerings; each emits at e.b's insertion point and maps the op's
+// results in e.values.
+mlir::LogicalResult lowerElementwise(Emitter &e, mlir::Operation *op);
+mlir::LogicalResult lowerConstant(Emitter &e, mlir::arith::ConstantOp op);
+mlir::LogicalResult lowerIota(Emitter &e, pk::IotaOp op);
+mlir::LogicalResult lowerBroadcast(Emitter &e, pk::BroadcastInDimOp op);
+mlir::LogicalResult lowerTranspose(Emitter &e, pk::TransposeOp op);
+mlir::LogicalResult lowerReshape(Emitter &e, pk::ReshapeOp op);
+mlir::LogicalResult lowerConvertLayout(Emitter &e, ConvertLayoutOp op);
+mlir::LogicalResult lowerSlice(Emitter &e, pk::SliceOp op);
+mlir::LogicalResult lowerConcatenate(Emitter &e, pk::ConcatenateOp op);
+mlir::LogicalResult lowerReduce(Emitter &e, pk::ReduceOp op);
+mlir::LogicalResult lowerArgReduce(Emitter &e, pk::ArgReduceOp op);
+mlir::LogicalResult lowerDot(Emitter &e, pk::DotOp op);
+mlir::LogicalResult recordGlobalRef(Emitter &e, GlobalRefOp op);
+mlir::LogicalResult recordSharedRef(Emitter &e, SharedRefOp op);
+mlir::LogicalResult lowerLoad(Emitter &e, pk::LoadOp op);
+mlir::LogicalResult lowerStore(Emitter &e, pk::StoreOp op);
+mlir::LogicalResult lowerGather(Emitter &e, pk::GatherOp op);
+mlir::LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op);
+
+/// Element index in shared memory for a coordinate, or null to skip it.
+using IndexFn = llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)>;
+/// Each owner thread writes its elements inside `shape` (the value's
+/// logical shape) at `index(coordinate)` of the shared region at `offset`.
+void writeShared(Emitter &e, mlir::Value vector, const Layout &layout, llvm::ArrayRef<int64_t> shape,
+                 IndexFn index, int64_t offset, mlir::Type element);
+/// Each thread reads its elements inside `shape` from `index(coordinate)`;
+/// the padding reads nothing.
+mlir::Value readShared(Emitter &e, mlir::VectorType type, const Layout &layout,
+                       llvm::ArrayRef<int64_t> shape, IndexFn index, int64_t offset);
+/// A block value moved to another layout through shared memory, its
+/// elements addressed row-major over `shape` on both sides.
+mlir::Value relayout(Emitter &e, mlir::Value vector, const Layout &from, const Layout &to,
+                     llvm::ArrayRef<int64_t> shape, mlir::Type element);
+
+} // namespace pk::gpu
+
+#endif // PK_BACKENDS_CUDA_DISTRIBUTE_H

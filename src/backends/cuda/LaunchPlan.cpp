@@ -1,0 +1,262 @@
+//===- LaunchPlan.cpp -----------------------------------------------------===//
+#include "backends/cuda/LaunchPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineExprVisitor.h"
+
+#include <set>
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `e` involves grid axis `axis` only through additions and
+/// multiplications by constants, so that distinct values of the axis give
+/// distinct results (when the coefficient is not zero).
+bool isLinearIn(AffineExpr e, unsigned axis) {
+  if (!e.isFunctionOfDim(axis))
+    return true;
+  auto binary = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary)
+    return true; // the dim itself
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return isLinearIn(binary.getLHS(), axis) && isLinearIn(binary.getRHS(), axis);
+  case AffineExprKind::Mul:
+    return (llvm::isa<AffineConstantExpr>(binary.getRHS()) &&
+            llvm::cast<AffineConstantExpr>(binary.getRHS()).getValue() != 0 &&
+            isLinearIn(binary.getLHS(), axis)) ||
+           (llvm::isa<AffineConstantExpr>(binary.getLHS()) &&
+            llvm::cast<AffineConstantExpr>(binary.getLHS()).getValue() != 0 &&
+            isLinearIn(binary.getRHS(), axis));
+  default:
+    return false; // floordiv, ceildiv, mod: several programs share a block
+  }
+}
+
+/// For a computed index map: whether the yielded value is the grid index
+/// `axis` itself (possibly plus a constant).
+bool yieldsAxis(Value v, Block &block, unsigned axis) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &block && arg.getArgNumber() == axis;
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    return (yieldsAxis(add.getLhs(), block, axis) && add.getRhs().getDefiningOp<arith::ConstantOp>()) ||
+           (yieldsAxis(add.getRhs(), block, axis) && add.getLhs().getDefiningOp<arith::ConstantOp>());
+  return false;
+}
+
+/// Whether `v` depends on block argument `axis` of `block`.
+bool dependsOn(Value v, Block &block, unsigned axis, std::set<Operation *> &seen) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &block && arg.getArgNumber() == axis;
+  Operation *def = v.getDefiningOp();
+  if (!def || !seen.insert(def).second)
+    return false;
+  for (Value operand : def->getOperands())
+    if (dependsOn(operand, block, axis, seen))
+      return true;
+  bool nested = false;
+  def->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (auto arg = llvm::dyn_cast<BlockArgument>(operand); arg && arg.getOwner() == &block &&
+                                                              arg.getArgNumber() == axis)
+        nested = true;
+  });
+  return nested;
+}
+
+/// How each result of an operand's index map uses the grid axes: for each
+/// result, the axes it depends on, and whether each dependence is linear.
+struct MapUse {
+  std::vector<std::vector<std::pair<unsigned, bool>>> results;
+};
+
+MapUse mapUse(pk::PallasCallOp call, BlockSpecAttr spec, unsigned &computedIndex) {
+  MapUse use;
+  unsigned grid = call.getGridRank();
+  if (AffineMap map = spec.getIndexMap()) {
+    for (AffineExpr e : map.getResults()) {
+      auto &r = use.results.emplace_back();
+      for (unsigned g = 0; g < grid; ++g)
+        if (e.isFunctionOfDim(g))
+          r.push_back({g, isLinearIn(e, g)});
+    }
+    return use;
+  }
+  Block &block = call.getIndexMap().front();
+  Operation *yield = block.getTerminator();
+  for (int64_t d = 0; d < spec.getRank(); ++d) {
+    Value v = yield->getOperand(computedIndex++);
+    auto &r = use.results.emplace_back();
+    for (unsigned g = 0; g < grid; ++g) {
+      std::set<Operation *> seen;
+      if (dependsOn(v, block, g, seen))
+        r.push_back({g, yieldsAxis(v, block, g)});
+    }
+  }
+  return use;
+}
+
+/// dimension_semantics from compiler_params, if given: true = parallel.
+std::optional<std::vector<bool>> declaredSemantics(pk::PallasCallOp call) {
+  DictionaryAttr params = call.getCompilerParamsAttr();
+  if (!params)
+    return std::nullopt;
+  for (StringRef backend : {"gpu", "tpu", "common"}) {
+    auto inner = params.getAs<DictionaryAttr>(backend);
+    auto list = inner ? inner.getAs<ArrayAttr>("dimension_semantics") : ArrayAttr();
+    if (!list)
+      continue;
+    std::vector<bool> parallel;
+    for (Attribute a : list) {
+      auto s = llvm::dyn_cast<StringAttr>(a);
+      parallel.push_back(!s || s.getValue() != "arbitrary");
+    }
+    // jax.vmap prepends grid axes that dimension_semantics does not list:
+    // they are parallel.
+    unsigned grid = call.getGridRank();
+    if (parallel.size() < grid)
+      parallel.insert(parallel.begin(), grid - parallel.size(), true);
+    parallel.resize(grid);
+    return parallel;
+  }
+  return std::nullopt;
+}
+
+unsigned numWarpsOf(pk::PallasCallOp call, unsigned fallback) {
+  DictionaryAttr params = call.getCompilerParamsAttr();
+  if (!params)
+    return fallback;
+  for (StringRef backend : {"gpu", "common"})
+    if (auto inner = params.getAs<DictionaryAttr>(backend))
+      if (auto n = inner.getAs<IntegerAttr>("num_warps"))
+        return static_cast<unsigned>(n.getInt());
+  return fallback;
+}
+
+std::string sanitize(StringRef name) {
+  std::string s;
+  for (char c : name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
+  LaunchPlan p;
+  p.numWarps = numWarpsOf(call, defaultNumWarps);
+  unsigned grid = call.getGridRank();
+  AffineMap sizes = call.getGrid();
+
+  std::vector<bool> parallel(grid, true);
+  if (std::optional<std::vector<bool>> declared = declaredSemantics(call)) {
+    parallel = *declared;
+  } else {
+    // Operands the kernel writes: outputs, and inputs it stores into.
+    Block &kernel = call.getKernelBlock();
+    size_t prefetch = call.getNumScalarPrefetch();
+    size_t numWindowed = call.getWindowedInputs().size();
+    SmallVector<BlockSpecAttr> specs = call.getAllSpecs();
+    unsigned computed = 0;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      MapUse use = mapUse(call, specs[i], computed);
+      bool written = i >= numWindowed;
+      for (Operation *user : kernel.getArgument(prefetch + i).getUsers())
+        written |= llvm::isa<pk::StoreOp, pk::ScatterOp>(user);
+      if (!written)
+        continue;
+      // Programs differing in a parallel axis must write different blocks:
+      // the axis must set one result linearly, alone among the parallel
+      // axes there. Otherwise it runs in order.
+      for (unsigned g = 0; g < grid; ++g) {
+        bool linearAlone = false;
+        for (auto &result : use.results) {
+          unsigned parallelHere = 0;
+          bool linear = false;
+          for (auto [axis, isLinear] : result) {
+            if (parallel[axis])
+              ++parallelHere;
+            if (axis == g)
+              linear = isLinear;
+          }
+          bool uses = llvm::any_of(result, [&](auto &pair) { return pair.first == g; });
+          if (uses && linear && parallelHere == 1)
+            linearAlone = true;
+        }
+        if (!linearAlone)
+          parallel[g] = false;
+      }
+    }
+  }
+  // A grid axis of size 1 costs nothing either way.
+  std::vector<unsigned> parallelAxes;
+  for (unsigned g = 0; g < grid; ++g) {
+    auto c = llvm::dyn_cast<AffineConstantExpr>(sizes.getResult(g));
+    if (parallel[g] || (c && c.getValue() == 1))
+      parallelAxes.push_back(g);
+    else
+      p.sequentialAxes.push_back(g);
+  }
+  // At most three CUDA grid dimensions: merge leading groups whose product
+  // stays affine (one of them static), or run them in order.
+  std::vector<std::vector<unsigned>> groups;
+  for (unsigned g : parallelAxes)
+    groups.push_back({g});
+  auto groupSize = [&](const std::vector<unsigned> &group) {
+    AffineExpr size = getAffineConstantExpr(1, call.getContext());
+    for (unsigned g : group)
+      size = size * sizes.getResult(g);
+    return size;
+  };
+  while (groups.size() > 3) {
+    bool constant0 = llvm::isa<AffineConstantExpr>(groupSize(groups[0]));
+    bool constant1 = llvm::isa<AffineConstantExpr>(groupSize(groups[1]));
+    if (constant0 || constant1) {
+      groups[0].insert(groups[0].end(), groups[1].begin(), groups[1].end());
+      groups.erase(groups.begin() + 1);
+    } else {
+      p.sequentialAxes.insert(p.sequentialAxes.end(), groups[0].begin(), groups[0].end());
+      groups.erase(groups.begin());
+    }
+  }
+  llvm::sort(p.sequentialAxes);
+  // The fastest-varying group on x: x allows 2^31 - 1 blocks, y and z 65535.
+  for (unsigned c = 0; c < 3; ++c) {
+    p.cudaSize[c] = getAffineConstantExpr(1, call.getContext());
+    if (c < groups.size()) {
+      p.cudaAxes[c] = groups[groups.size() - 1 - c];
+      p.cudaSize[c] = groupSize(p.cudaAxes[c]);
+    }
+  }
+  return p;
+}
+
+} // namespace
+
+std::map<Operation *, LaunchPlan> planLaunches(ModuleOp module, unsigned defaultNumWarps) {
+  std::map<Operation *, LaunchPlan> plans;
+  std::set<std::string> names;
+  module.walk([&](pk::PallasCallOp call) {
+    LaunchPlan p = plan(call, defaultNumWarps);
+    auto exportOp = call->getParentOfType<pk::ExportOp>();
+    std::string base = sanitize(exportOp.getSymName()) + "_" + sanitize(call.getName());
+    std::string name = base;
+    for (unsigned n = 1; !names.insert(name).second; ++n)
+      name = base + "_" + std::to_string(n);
+    p.kernelName = name;
+    plans[call.getOperation()] = p;
+  });
+  return plans;
+}
+
+AffineMap symbolicShapeOf(Value array) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(array)) {
+    auto exportOp = llvm::cast<pk::ExportOp>(arg.getOwner()->getParentOp());
+    return exportOp.getArgShape(arg.getArgNumber());
+  }
+  auto call = array.getDefiningOp<pk::PallasCallOp>();
+  return call.getOutShape(llvm::cast<OpResult>(array).getResultNumber());
+}
+
+} // namespace pk::gpu

@@ -1,0 +1,49 @@
+//===- LaunchPlan.h - How a pallas_call's grid runs on a GPU ----*- C++ -*-===//
+//
+// Pallas runs a grid's programs in row-major order; a GPU runs CTAs in
+// parallel. Axes on which programs are independent go to the CUDA grid;
+// axes whose programs may share an output block (an accumulation over k),
+// or that dimension_semantics marks "arbitrary", run in order in a loop
+// inside each CTA, which keeps Pallas's semantics for them. The outline
+// stage builds kernels from this plan and the manifest launches them with
+// it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_LAUNCHPLAN_H
+#define PK_BACKENDS_CUDA_LAUNCHPLAN_H
+
+#include "ir/PkDialect.h"
+
+#include "mlir/IR/AffineExpr.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pk::gpu {
+
+struct LaunchPlan {
+  std::string kernelName;
+  unsigned numWarps = 4;
+  /// Grid axes run in a loop inside each CTA, in grid (row-major) order.
+  std::vector<unsigned> sequentialAxes;
+  /// Grid axes on CUDA's x, y and z: each a group of axes whose programs
+  /// are enumerated row-major by that block index.
+  std::vector<unsigned> cudaAxes[3];
+  /// The CUDA grid size per dimension, over the export's symbols.
+  mlir::AffineExpr cudaSize[3];
+
+  unsigned threadsPerBlock() const { return 32 * numWarps; }
+};
+
+/// Plans every pallas_call of `module`, naming kernels uniquely
+/// ("<export>_<kernel>").
+std::map<mlir::Operation *, LaunchPlan> planLaunches(mlir::ModuleOp module, unsigned defaultNumWarps);
+
+/// The symbolic shape of an array at export level: an export argument or a
+/// pallas_call result.
+mlir::AffineMap symbolicShapeOf(mlir::Value array);
+
+} // namespace pk::gpu
+
+#endif // PK_BACKENDS_CUDA_LAUNCHPLAN_H

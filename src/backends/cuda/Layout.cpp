@@ -1,0 +1,243 @@
+//===- Layout.cpp ---------------------------------------------------------===//
+#include "backends/cuda/Layout.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cassert>
+#include <set>
+
+namespace pk::gpu {
+
+int64_t paddedExtent(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+unsigned log2Exact(int64_t n) {
+  unsigned bits = 0;
+  while ((int64_t(1) << bits) < n)
+    ++bits;
+  return bits;
+}
+
+namespace {
+
+void setBit(std::vector<int64_t> &coordinate, const Basis &b) {
+  if (!b.isNone())
+    coordinate[b.dim] |= int64_t(1) << b.bit;
+}
+
+std::string basisText(const Basis &b) {
+  return b.isNone() ? "*" : "d" + std::to_string(b.dim) + "b" + std::to_string(b.bit);
+}
+
+std::string listText(const std::vector<Basis> &bases) {
+  std::string s = "[";
+  for (size_t i = 0; i < bases.size(); ++i)
+    s += (i ? ", " : "") + basisText(bases[i]);
+  return s + "]";
+}
+
+} // namespace
+
+std::vector<int64_t> Layout::registerCoordinate(int64_t k) const {
+  std::vector<int64_t> c(rank(), 0);
+  for (size_t i = 0; i < regs.size(); ++i)
+    if ((k >> i) & 1)
+      setBit(c, regs[i]);
+  return c;
+}
+
+std::vector<int64_t> Layout::coordinate(int64_t k, unsigned lane, unsigned warp) const {
+  std::vector<int64_t> c = registerCoordinate(k);
+  for (size_t i = 0; i < lanes.size(); ++i)
+    if ((lane >> i) & 1)
+      setBit(c, lanes[i]);
+  for (size_t i = 0; i < warps.size(); ++i)
+    if ((warp >> i) & 1)
+      setBit(c, warps[i]);
+  return c;
+}
+
+bool Layout::isValid(std::string *why) const {
+  auto fail = [&](const std::string &message) {
+    if (why)
+      *why = message;
+    return false;
+  };
+  std::set<std::pair<int, int>> seen;
+  for (const std::vector<Basis> *list : {&regs, &lanes, &warps})
+    for (const Basis &b : *list) {
+      if (b.isNone())
+        continue;
+      if (b.dim >= static_cast<int>(rank()))
+        return fail("basis " + basisText(b) + " names a dimension past the rank");
+      if ((int64_t(1) << b.bit) >= shape[b.dim])
+        return fail("basis " + basisText(b) + " is past the padded size " +
+                    std::to_string(shape[b.dim]));
+      if (!seen.insert({b.dim, b.bit}).second)
+        return fail("coordinate bit " + basisText(b) + " is set twice");
+    }
+  for (unsigned d = 0; d < rank(); ++d) {
+    if (shape[d] < 1 || paddedExtent(shape[d]) != shape[d])
+      return fail("padded size " + std::to_string(shape[d]) + " is not a power of two");
+    for (unsigned b = 0; b < log2Exact(shape[d]); ++b)
+      if (!seen.count({static_cast<int>(d), static_cast<int>(b)}))
+        return fail("coordinate bit d" + std::to_string(d) + "b" + std::to_string(b) + " is not set");
+  }
+  if (lanes.size() != kLaneBits)
+    return fail("a layout has 5 lane bits");
+  return true;
+}
+
+Layout Layout::blocked(llvm::ArrayRef<int64_t> logical, unsigned numWarps) {
+  Layout l;
+  unsigned r = static_cast<unsigned>(logical.size());
+  std::vector<unsigned> bits(r), used(r, 0);
+  for (unsigned d = 0; d < r; ++d) {
+    l.shape.push_back(paddedExtent(logical[d]));
+    bits[d] = log2Exact(l.shape[d]);
+  }
+  auto take = [&](unsigned d) { return Basis{static_cast<int>(d), static_cast<int>(used[d]++)}; };
+  // Up to 4 contiguous elements of the last dimension per register group:
+  // one 16-byte access for 32-bit types.
+  if (r > 0)
+    for (unsigned i = 0; i < 2 && used[r - 1] < bits[r - 1]; ++i)
+      l.regs.push_back(take(r - 1));
+  // Lanes along the fastest dimensions: a warp reads contiguous memory.
+  for (unsigned i = 0; i < kLaneBits; ++i) {
+    Basis b;
+    for (unsigned d = r; d-- > 0;)
+      if (used[d] < bits[d]) {
+        b = take(d);
+        break;
+      }
+    l.lanes.push_back(b);
+  }
+  // Warps along the slowest dimensions: rows stay within a warp, so row
+  // reductions need no shared memory.
+  for (unsigned w = 1; w < numWarps; w <<= 1) {
+    Basis b;
+    for (unsigned d = 0; d < r; ++d)
+      if (used[d] < bits[d]) {
+        b = take(d);
+        break;
+      }
+    l.warps.push_back(b);
+  }
+  for (unsigned d = r; d-- > 0;)
+    while (used[d] < bits[d])
+      l.regs.push_back(take(d));
+  return l;
+}
+
+Layout Layout::reduced(llvm::ArrayRef<int64_t> axes) const {
+  std::vector<int> newDim(rank(), -1);
+  Layout out;
+  for (unsigned d = 0, n = 0; d < rank(); ++d)
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d))) {
+      newDim[d] = static_cast<int>(n++);
+      out.shape.push_back(shape[d]);
+    }
+  auto renumber = [&](const Basis &b) {
+    return b.isNone() || newDim[b.dim] < 0 ? Basis::none() : Basis{newDim[b.dim], b.bit};
+  };
+  for (const Basis &b : regs)
+    if (b.isNone() || newDim[b.dim] >= 0)
+      out.regs.push_back(renumber(b));
+  for (const Basis &b : lanes)
+    out.lanes.push_back(renumber(b));
+  for (const Basis &b : warps)
+    out.warps.push_back(renumber(b));
+  return out;
+}
+
+Layout Layout::transposed(llvm::ArrayRef<int64_t> permutation) const {
+  std::vector<int> inverse(rank());
+  Layout out;
+  for (unsigned i = 0; i < permutation.size(); ++i) {
+    inverse[permutation[i]] = static_cast<int>(i);
+    out.shape.push_back(shape[permutation[i]]);
+  }
+  auto renumber = [&](const Basis &b) {
+    return b.isNone() ? b : Basis{inverse[b.dim], b.bit};
+  };
+  for (const Basis &b : regs)
+    out.regs.push_back(renumber(b));
+  for (const Basis &b : lanes)
+    out.lanes.push_back(renumber(b));
+  for (const Basis &b : warps)
+    out.warps.push_back(renumber(b));
+  return out;
+}
+
+Layout Layout::broadcastSource(llvm::ArrayRef<int64_t> sourceShape,
+                               llvm::ArrayRef<int64_t> dims) const {
+  // Result dimension -> source dimension, or -1 where the value is
+  // broadcast (a new dimension, or a size-1 source dimension).
+  std::vector<int> sourceDim(rank(), -1);
+  Layout out;
+  for (unsigned i = 0; i < dims.size(); ++i) {
+    out.shape.push_back(paddedExtent(sourceShape[i]));
+    if (sourceShape[i] != 1)
+      sourceDim[dims[i]] = static_cast<int>(i);
+  }
+  auto renumber = [&](const Basis &b) {
+    return b.isNone() || sourceDim[b.dim] < 0 ? Basis::none() : Basis{sourceDim[b.dim], b.bit};
+  };
+  for (const Basis &b : regs)
+    if (!b.isNone() && sourceDim[b.dim] >= 0)
+      out.regs.push_back(renumber(b));
+  for (const Basis &b : lanes)
+    out.lanes.push_back(renumber(b));
+  for (const Basis &b : warps)
+    out.warps.push_back(renumber(b));
+  return out;
+}
+
+std::optional<Layout> Layout::reshaped(llvm::ArrayRef<int64_t> fromLogical,
+                                       llvm::ArrayRef<int64_t> toLogical) const {
+  for (llvm::ArrayRef<int64_t> s : {fromLogical, toLogical})
+    for (int64_t d : s)
+      if (paddedExtent(d) != d)
+        return std::nullopt;
+  // Bit b of dimension d is bit (b + bits of the faster dimensions) of the
+  // row-major linear index, in both shapes.
+  auto linearBit = [&](llvm::ArrayRef<int64_t> s, const Basis &b) {
+    unsigned offset = 0;
+    for (unsigned e = b.dim + 1; e < s.size(); ++e)
+      offset += log2Exact(s[e]);
+    return offset + b.bit;
+  };
+  auto fromLinear = [&](unsigned bit) {
+    for (unsigned d = static_cast<unsigned>(toLogical.size()); d-- > 0;) {
+      unsigned n = log2Exact(toLogical[d]);
+      if (bit < n)
+        return Basis{static_cast<int>(d), static_cast<int>(bit)};
+      bit -= n;
+    }
+    return Basis::none();
+  };
+  Layout out;
+  out.shape.assign(toLogical.begin(), toLogical.end());
+  auto convert = [&](const Basis &b) { return b.isNone() ? b : fromLinear(linearBit(fromLogical, b)); };
+  for (const Basis &b : regs)
+    out.regs.push_back(convert(b));
+  for (const Basis &b : lanes)
+    out.lanes.push_back(convert(b));
+  for (const Basis &b : warps)
+    out.warps.push_back(convert(b));
+  return out;
+}
+
+std::string Layout::str() const {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "], regs = " + listText(regs) + ", lanes = " + listText(lanes) +
+         ", warps = " + listText(warps);
+}
+
+} // namespace pk::gpu

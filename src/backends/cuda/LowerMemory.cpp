@@ -1,0 +1,303 @@
+//===- LowerMemory.cpp - Loads and stores through Refs --------------------===//
+//
+// A Ref is a block of an array in global memory (or a scratch buffer in
+// shared memory). Each thread loads or stores the elements its layout
+// gives it, one address each, with the semantics of the reference
+// interpreter: a window's start is clamped (plain indexing) or the Ref is
+// padded by the window (pl.load / pl.store); elements outside the Ref or
+// outside the array read as padding (NaN, INT_MIN, False) and are never
+// written; masked-off loads take `other`. Stores to memory that other
+// accesses of the kernel may touch are fenced by barriers.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/Distribute.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+namespace {
+
+RefInfo &refOf(Emitter &e, Value ref) { return e.refs.at(ref.getAsOpaquePointer()); }
+
+/// Row-major strides of `sizes`.
+SmallVector<Value> stridesOf(Emitter &e, ArrayRef<Value> sizes) {
+  SmallVector<Value> strides(sizes.size());
+  Value stride = e.index(1);
+  for (size_t d = sizes.size(); d-- > 0;) {
+    strides[d] = stride;
+    if (d > 0)
+      stride = arith::MulIOp::create(e.b, e.loc, stride, sizes[d]);
+  }
+  return strides;
+}
+
+/// A window of a Ref, clamped as the interpreter clamps it.
+struct Window {
+  SmallVector<Value> start;         ///< per Ref dimension (index)
+  SmallVector<int64_t> strides;     ///< per Ref dimension
+  SmallVector<unsigned> valueDims;  ///< Ref dimension of each value dimension
+  bool padded = false;
+};
+
+template <typename OpT>
+Window windowOf(Emitter &e, OpT op, const RefInfo &ref) {
+  Window w;
+  w.padded = op.getPadded() || op.getMask();
+  ArrayRef<int64_t> staticOffsets = op.getStaticOffsets();
+  unsigned dynamic = 0;
+  for (size_t j = 0; j < ref.refShape.size(); ++j) {
+    int64_t size = op.getSizes()[j], stride = op.getStrides()[j];
+    int64_t span = (size - 1) * stride + 1;
+    int64_t extent = w.padded ? ref.refShape[j] + span : ref.refShape[j];
+    w.strides.push_back(stride);
+    if (!llvm::is_contained(op.getSqueeze(), static_cast<int64_t>(j)))
+      w.valueDims.push_back(static_cast<unsigned>(j));
+    if (!ShapedType::isDynamic(staticOffsets[j])) {
+      int64_t start = staticOffsets[j];
+      if (start < 0)
+        start += extent;
+      w.start.push_back(e.index(std::max<int64_t>(0, std::min(start, extent - span))));
+      continue;
+    }
+    // lax.dynamic_slice: count a negative start from the end, then clamp.
+    Value start = e.values.lookup(op.getOffsets()[dynamic++]);
+    Value negative = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt, start, e.index(0));
+    start = arith::SelectOp::create(e.b, e.loc, negative,
+                                    arith::AddIOp::create(e.b, e.loc, start, e.index(extent)), start);
+    start = arith::MaxSIOp::create(e.b, e.loc, e.index(0),
+                                   arith::MinSIOp::create(e.b, e.loc, start, e.index(extent - span)));
+    w.start.push_back(start);
+  }
+  return w;
+}
+
+/// Where an element of a Ref lives, and whether it may be touched.
+struct Address {
+  Value pointer;
+  Value valid; ///< null: always
+};
+
+/// The address of the element at `refCoordinate`, with `checkRef` when the
+/// coordinate may lie past the Ref's end.
+Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate, bool checkRef) {
+  Address a;
+  for (size_t j = 0; j < refCoordinate.size() && checkRef; ++j)
+    a.valid = e.andOf(a.valid, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
+                                                     refCoordinate[j], e.index(ref.refShape[j])));
+  SmallVector<Value> arrayCoordinate(ref.offsets.begin(), ref.offsets.end());
+  for (size_t j = 0; j < refCoordinate.size(); ++j)
+    arrayCoordinate[ref.refToArray[j]] =
+        arith::AddIOp::create(e.b, e.loc, ref.offsets[ref.refToArray[j]], refCoordinate[j]);
+  Value linear = e.index(0);
+  for (size_t d = 0; d < arrayCoordinate.size(); ++d) {
+    if (!ref.shared) // the block may overhang the array: outside is padding
+      a.valid = e.andOf(a.valid, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
+                                                       arrayCoordinate[d], ref.sizes[d]));
+    linear = arith::AddIOp::create(e.b, e.loc, linear,
+                                   arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], ref.strides[d]));
+  }
+  a.pointer = ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, linear)
+                         : e.globalPointer(ref.base, ref.element, linear);
+  return a;
+}
+
+/// The Ref coordinate of a value element whose coordinate is `c`.
+SmallVector<Value> refCoordinate(Emitter &e, const Window &w, ArrayRef<Value> c) {
+  SmallVector<Value> r(w.start.begin(), w.start.end());
+  for (size_t i = 0; i < w.valueDims.size(); ++i) {
+    unsigned j = w.valueDims[i];
+    Value step = w.strides[j] == 1 ? c[i]
+                                   : arith::MulIOp::create(e.b, e.loc, c[i], e.index(w.strides[j])).getResult();
+    r[j] = arith::AddIOp::create(e.b, e.loc, w.start[j], step);
+  }
+  return r;
+}
+
+Value elementOf(Emitter &e, Value v, int64_t k) {
+  return llvm::isa<VectorType>(v.getType()) ? e.extract(v, k) : v;
+}
+
+/// Every register of a value (one for a scalar) with its coordinate.
+template <typename F>
+void forEachElement(Emitter &e, Type type, F f) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor) {
+    f(0, SmallVector<Value>{}, Value());
+    return;
+  }
+  Layout layout = *layoutOf(tensor);
+  for (int64_t k = 0; k < layout.numRegisters(); ++k)
+    f(k, e.coordinates(layout, k), e.inShape(layout, tensor.getShape(), k));
+}
+
+/// Scalar stores happen in thread 0 only; a block value's in its owners.
+Value storingThread(Emitter &e, Type valueType) {
+  if (auto layout = layoutOf(valueType))
+    return e.isOwner(*layout);
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
+}
+
+Value assembled(Emitter &e, Type type, ArrayRef<Value> elements) {
+  if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
+    return e.fromElements(e.vectorType(tensor), elements);
+  return elements.front();
+}
+
+} // namespace
+
+LogicalResult recordGlobalRef(Emitter &e, GlobalRefOp op) {
+  RefInfo ref;
+  ref.base = e.values.lookup(op.getBase());
+  auto type = llvm::cast<pk::RefType>(op.getType());
+  ref.element = type.getElementType();
+  ref.refShape.assign(type.getShape().begin(), type.getShape().end());
+  for (Value v : op.getSizes())
+    ref.sizes.push_back(e.values.lookup(v));
+  for (Value v : op.getOffsets())
+    ref.offsets.push_back(e.values.lookup(v));
+  ref.block.assign(op.getBlock().begin(), op.getBlock().end());
+  for (unsigned d = 0; d < ref.block.size(); ++d)
+    if (!llvm::is_contained(op.getSqueeze(), static_cast<int64_t>(d)))
+      ref.refToArray.push_back(d);
+  ref.strides = stridesOf(e, ref.sizes);
+  if (auto arg = llvm::dyn_cast<BlockArgument>(op.getBase()))
+    ref.memoryClass = e.paramClass[arg.getArgNumber()];
+  e.refs[op.getResult().getAsOpaquePointer()] = ref;
+  return success();
+}
+
+LogicalResult recordSharedRef(Emitter &e, SharedRefOp op) {
+  RefInfo ref;
+  ref.shared = true;
+  ref.sharedOffset = static_cast<int64_t>(op.getOffset());
+  auto type = llvm::cast<pk::RefType>(op.getType());
+  ref.element = type.getElementType();
+  ref.refShape.assign(type.getShape().begin(), type.getShape().end());
+  for (int64_t d : ref.refShape) {
+    ref.sizes.push_back(e.index(d));
+    ref.offsets.push_back(e.index(0));
+    ref.block.push_back(d);
+    ref.refToArray.push_back(static_cast<unsigned>(ref.refToArray.size()));
+  }
+  ref.strides = stridesOf(e, ref.sizes);
+  ref.memoryClass = 1'000'000u + static_cast<unsigned>(ref.sharedOffset);
+  e.refs[op.getResult().getAsOpaquePointer()] = ref;
+  return success();
+}
+
+LogicalResult lowerLoad(Emitter &e, pk::LoadOp op) {
+  const RefInfo &ref = refOf(e, op.getRef());
+  Window w = windowOf(e, op, ref);
+  Type valueType = llvm::isa<RankedTensorType>(op.getType())
+                       ? llvm::cast<RankedTensorType>(op.getType()).getElementType()
+                       : op.getType();
+  Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
+  Value other = op.getOther() ? e.values.lookup(op.getOther()) : Value();
+  Value padding = e.paddingValue(ref.element, valueType);
+  SmallVector<Value> elements;
+  forEachElement(e, op.getType(), [&](int64_t k, ArrayRef<Value> c, Value inside) {
+    Value selected = mask ? elementOf(e, mask, k) : Value();
+    Address a = addressOf(e, ref, refCoordinate(e, w, c), w.padded);
+    Value fallback = padding;
+    if (selected && other)
+      fallback = arith::SelectOp::create(e.b, e.loc, selected, padding, elementOf(e, other, k));
+    Value valid = e.andOf(e.andOf(inside, selected), a.valid);
+    elements.push_back(e.guardedValue(
+        valid, valueType, [&] { return e.loadValue(a.pointer, ref.element, valueType); }, fallback));
+  });
+  e.values.map(op.getResult(), assembled(e, op.getType(), elements));
+  return success();
+}
+
+LogicalResult lowerStore(Emitter &e, pk::StoreOp op) {
+  const RefInfo &ref = refOf(e, op.getRef());
+  bool fenced = e.sharedAccessClasses.count(ref.memoryClass) > 0;
+  if (fenced)
+    e.barrier();
+  Window w = windowOf(e, op, ref);
+  Value value = e.values.lookup(op.getValue());
+  Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
+  Value owner = storingThread(e, op.getValue().getType());
+  forEachElement(e, op.getValue().getType(), [&](int64_t k, ArrayRef<Value> c, Value inside) {
+    Value selected = mask ? elementOf(e, mask, k) : Value();
+    Address a = addressOf(e, ref, refCoordinate(e, w, c), w.padded);
+    Value valid = e.andOf(e.andOf(e.andOf(owner, inside), selected), a.valid);
+    e.guarded(valid, [&] { e.storeValue(elementOf(e, value, k), a.pointer, ref.element); });
+  });
+  if (fenced)
+    e.barrier();
+  return success();
+}
+
+namespace {
+
+/// The Ref coordinate of element k of a gather / scatter (i32 indices).
+SmallVector<Value> gatheredCoordinate(Emitter &e, ValueRange indices, int64_t k, const RefInfo &ref,
+                                      bool clamp, Value &inRef) {
+  SmallVector<Value> r;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    Value c = arith::IndexCastOp::create(e.b, e.loc, e.b.getIndexType(),
+                                         elementOf(e, e.values.lookup(indices[j]), k));
+    if (clamp) {
+      c = arith::MaxSIOp::create(e.b, e.loc, e.index(0),
+                                 arith::MinSIOp::create(e.b, e.loc, c, e.index(ref.refShape[j] - 1)));
+    } else {
+      inRef = e.andOf(inRef, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, c,
+                                                   e.index(ref.refShape[j])));
+    }
+    r.push_back(c);
+  }
+  return r;
+}
+
+} // namespace
+
+LogicalResult lowerGather(Emitter &e, pk::GatherOp op) {
+  const RefInfo &ref = refOf(e, op.getRef());
+  auto type = llvm::cast<RankedTensorType>(op.getType());
+  Type valueType = type.getElementType();
+  Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
+  Value other = op.getOther() ? e.values.lookup(op.getOther()) : Value();
+  Value padding = e.paddingValue(ref.element, valueType);
+  SmallVector<Value> elements;
+  forEachElement(e, type, [&](int64_t k, ArrayRef<Value>, Value inside) {
+    Value selected = mask ? elementOf(e, mask, k) : Value();
+    Value inRef;
+    Address a = addressOf(e, ref, gatheredCoordinate(e, op.getIndices(), k, ref, /*clamp=*/true, inRef),
+                          /*checkRef=*/false);
+    Value fallback = padding;
+    if (selected && other)
+      fallback = arith::SelectOp::create(e.b, e.loc, selected, padding, elementOf(e, other, k));
+    Value valid = e.andOf(e.andOf(inside, selected), a.valid);
+    elements.push_back(e.guardedValue(
+        valid, valueType, [&] { return e.loadValue(a.pointer, ref.element, valueType); }, fallback));
+  });
+  e.values.map(op.getResult(), assembled(e, type, elements));
+  return success();
+}
+
+LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op) {
+  const RefInfo &ref = refOf(e, op.getRef());
+  bool fenced = e.sharedAccessClasses.count(ref.memoryClass) > 0;
+  if (fenced)
+    e.barrier();
+  Value value = e.values.lookup(op.getValue());
+  Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
+  Value owner = storingThread(e, op.getValue().getType());
+  forEachElement(e, op.getValue().getType(), [&](int64_t k, ArrayRef<Value>, Value inside) {
+    Value selected = mask ? elementOf(e, mask, k) : Value();
+    Value inRef;
+    SmallVector<Value> r = gatheredCoordinate(e, op.getIndices(), k, ref, /*clamp=*/false, inRef);
+    Address a = addressOf(e, ref, r, /*checkRef=*/false);
+    Value valid = e.andOf(e.andOf(e.andOf(e.andOf(owner, inside), selected), inRef), a.valid);
+    e.guarded(valid, [&] { e.storeValue(elementOf(e, value, k), a.pointer, ref.element); });
+  });
+  if (fenced)
+    e.barrier();
+  return success();
+}
+
+} // namespace pk::gpu

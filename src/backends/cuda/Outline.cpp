@@ -1,0 +1,303 @@
+//===- Outline.cpp - Block materialization: pallas_call -> gpu.func -------===//
+//
+// Each pallas_call becomes a kernel. Its CTA first finds its program ids
+// (from the CUDA block index for parallel axes, from a loop for the
+// sequential ones), then, per program, computes each operand's block
+// offset from the BlockSpec's index map exactly as Pallas's interpret mode
+// does (a negative start counts from the end of the padded array, and the
+// block is clamped inside it), binds the kernel's Refs to those blocks and
+// runs a copy of the kernel body.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/LaunchPlan.h"
+#include "backends/cuda/Passes.h"
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace pk::gpu {
+
+#define GEN_PASS_DEF_PKGPUOUTLINE
+#include "backends/cuda/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// Bytes of one element as stored in memory.
+int64_t storageBytes(Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 1 ? 1 : bits / 8;
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, pk::PallasCallOp call, const LaunchPlan &plan)
+      : b(b), call(call), plan(plan), loc(call.getLoc()),
+        exportOp(call->getParentOfType<pk::ExportOp>()) {}
+
+  ::mlir::gpu::GPUFuncOp build();
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value expand(AffineExpr e, ValueRange dims) {
+    return affine::expandAffineExpr(b, loc, e, dims, symbols);
+  }
+  /// Program ids (index) for the parallel axes from the CUDA block index.
+  void parallelProgramIds();
+  /// Ids (index) of `axes` from a row-major linear index over them.
+  void unflatten(Value linear, ArrayRef<unsigned> axes);
+  /// One program: Refs bound to this program's blocks, and the body.
+  void program(ArrayRef<Value> scratch);
+  Value blockOffset(pk::BlockSpecAttr spec, unsigned d, Value blockIndex, Value size);
+  void replaceGridQueries(Operation *root);
+
+  OpBuilder &b;
+  pk::PallasCallOp call;
+  const LaunchPlan &plan;
+  Location loc;
+  pk::ExportOp exportOp;
+  ::mlir::gpu::GPUFuncOp func;
+  SmallVector<Value> symbols;   ///< index values of the export's symbols
+  SmallVector<Value> gridSizes; ///< index, per grid axis
+  SmallVector<Value> programIds; ///< index, per grid axis
+};
+
+::mlir::gpu::GPUFuncOp KernelBuilder::build() {
+  MLIRContext *ctx = b.getContext();
+  auto global = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+  SmallVector<Type> params(call.getInputs().size() + call.getOutputs().size(), global);
+  params.append(exportOp.getNumSymbols(), b.getI64Type());
+  func = ::mlir::gpu::GPUFuncOp::create(b, loc, plan.kernelName, b.getFunctionType(params, {}));
+  func->setAttr(::mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(plan.threadsPerBlock()), 1, 1}));
+  func->setAttr("pkgpu.num_warps", b.getI64IntegerAttr(plan.numWarps));
+  // An aliased input and output are one buffer at run time.
+  SmallVector<int64_t> aliasedParams;
+  ArrayRef<int64_t> aliases = call.getInputOutputAliases();
+  for (size_t a = 0; a + 1 < aliases.size(); a += 2) {
+    aliasedParams.push_back(aliases[a]);
+    aliasedParams.push_back(static_cast<int64_t>(call.getInputs().size()) + aliases[a + 1]);
+  }
+  if (!aliasedParams.empty())
+    func->setAttr("pkgpu.aliases", b.getDenseI64ArrayAttr(aliasedParams));
+
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  unsigned firstSymbol = call.getInputs().size() + call.getOutputs().size();
+  for (unsigned s = 0; s < exportOp.getNumSymbols(); ++s)
+    symbols.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                 entry.getArgument(firstSymbol + s)));
+  for (AffineExpr e : call.getGrid().getResults())
+    gridSizes.push_back(expand(e, {}));
+  programIds.assign(call.getGridRank(), Value());
+  parallelProgramIds();
+
+  // Scratch buffers live in shared memory for the CTA's lifetime.
+  SmallVector<Value> scratch;
+  int64_t offset = 0;
+  for (Attribute t : call.getScratchTypes()) {
+    auto ref = llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue());
+    offset = (offset + 15) / 16 * 16;
+    scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset)));
+    offset += ref.getNumElements() * storageBytes(ref.getElementType());
+  }
+  func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr((offset + 15) / 16 * 16));
+
+  if (plan.sequentialAxes.empty()) {
+    program(scratch);
+  } else {
+    // The sequential axes run in order; between two programs the CTA
+    // synchronizes, since the next may read what the last one wrote.
+    Value count = index(1);
+    for (unsigned g : plan.sequentialAxes)
+      count = arith::MulIOp::create(b, loc, count, gridSizes[g]);
+    auto loop = scf::ForOp::create(b, loc, index(0), count, index(1));
+    b.setInsertionPointToStart(loop.getBody());
+    unflatten(loop.getInductionVar(), plan.sequentialAxes);
+    program(scratch);
+    ::mlir::gpu::BarrierOp::create(b, loc);
+    b.setInsertionPointAfter(loop);
+  }
+  ::mlir::gpu::ReturnOp::create(b, loc);
+  return func;
+}
+
+void KernelBuilder::parallelProgramIds() {
+  const ::mlir::gpu::Dimension dims[3] = {::mlir::gpu::Dimension::x, ::mlir::gpu::Dimension::y,
+                                          ::mlir::gpu::Dimension::z};
+  for (unsigned c = 0; c < 3; ++c)
+    if (!plan.cudaAxes[c].empty())
+      unflatten(::mlir::gpu::BlockIdOp::create(b, loc, dims[c]), plan.cudaAxes[c]);
+}
+
+void KernelBuilder::unflatten(Value linear, ArrayRef<unsigned> axes) {
+  for (size_t i = axes.size(); i-- > 0;) {
+    unsigned g = axes[i];
+    if (i == 0) {
+      programIds[g] = linear;
+      break;
+    }
+    programIds[g] = arith::RemUIOp::create(b, loc, linear, gridSizes[g]);
+    linear = arith::DivUIOp::create(b, loc, linear, gridSizes[g]);
+  }
+}
+
+Value KernelBuilder::blockOffset(pk::BlockSpecAttr spec, unsigned d, Value blockIndex, Value size) {
+  int64_t block = spec.getBlockShape()[d];
+  int64_t low = spec.getPaddingLow()[d], high = spec.getPaddingHigh()[d];
+  Value start = spec.getDimKinds()[d] == pk::BlockDimKind::Blocked
+                    ? arith::MulIOp::create(b, loc, blockIndex, index(block)).getResult()
+                    : blockIndex;
+  // The padded array Pallas slices: Element padding, then whole blocks.
+  Value extent = arith::AddIOp::create(b, loc, size, index(low + high));
+  Value blocks = arith::CeilDivSIOp::create(b, loc, extent, index(block));
+  Value padded = arith::MaxSIOp::create(b, loc, index(block),
+                                        arith::MulIOp::create(b, loc, blocks, index(block)));
+  // lax.dynamic_slice: a negative start counts from the end, then the
+  // window is clamped to fit.
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, start, index(0));
+  start = arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, start, padded),
+                                  start);
+  Value last = arith::SubIOp::create(b, loc, padded, index(block));
+  start = arith::MaxSIOp::create(b, loc, index(0), arith::MinSIOp::create(b, loc, start, last));
+  return arith::SubIOp::create(b, loc, start, index(low));
+}
+
+void KernelBuilder::program(ArrayRef<Value> scratch) {
+  Block &kernel = call.getKernelBlock();
+  size_t prefetch = call.getNumScalarPrefetch();
+  size_t numInputs = call.getInputs().size();
+  SmallVector<Value> i32Ids;
+  for (Value id : programIds)
+    i32Ids.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), id));
+
+  // Scalar-prefetch operands: whole arrays.
+  IRMapping mapping;
+  SmallVector<Value> prefetchRefs;
+  for (size_t i = 0; i < prefetch; ++i) {
+    auto type = llvm::cast<RankedTensorType>(call.getInputs()[i].getType());
+    SmallVector<Value> sizes, offsets;
+    for (int64_t d : type.getShape()) {
+      sizes.push_back(index(d));
+      offsets.push_back(index(0));
+    }
+    Value ref = GlobalRefOp::create(b, loc, kernel.getArgument(i).getType(), func.getArgument(i),
+                                    sizes, offsets, b.getDenseI64ArrayAttr(type.getShape()),
+                                    b.getDenseI64ArrayAttr({}));
+    prefetchRefs.push_back(ref);
+    mapping.map(kernel.getArgument(i), ref);
+  }
+
+  // Computed index maps: a copy of the index_map region for this program.
+  SmallVector<Value> computed;
+  if (!call.getIndexMap().empty()) {
+    Block &block = call.getIndexMap().front();
+    IRMapping regionMapping;
+    for (unsigned g = 0; g < call.getGridRank(); ++g)
+      regionMapping.map(block.getArgument(g), i32Ids[g]);
+    for (size_t p = 0; p < prefetch; ++p)
+      regionMapping.map(block.getArgument(call.getGridRank() + p), prefetchRefs[p]);
+    for (Operation &op : block.without_terminator())
+      b.clone(op, regionMapping);
+    for (Value v : block.getTerminator()->getOperands())
+      computed.push_back(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), regionMapping.lookup(v)));
+  }
+
+  // Windowed operands: the block this program sees.
+  SmallVector<pk::BlockSpecAttr> specs = call.getAllSpecs();
+  unsigned nextComputed = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    pk::BlockSpecAttr spec = specs[i];
+    size_t operand = prefetch + i; // kernel argument and function parameter
+    Value array = operand < numInputs ? call.getInputs()[operand]
+                                      : call.getOutputs()[operand - numInputs];
+    AffineMap shape = symbolicShapeOf(array);
+    SmallVector<Value> sizes, offsets;
+    SmallVector<int64_t> squeeze;
+    for (unsigned d = 0; d < spec.getRank(); ++d) {
+      Value size = expand(shape.getResult(d), {});
+      Value blockIndex = spec.getIndexMap() ? expand(spec.getIndexMap().getResult(d), programIds)
+                                            : computed[nextComputed++];
+      sizes.push_back(size);
+      offsets.push_back(blockOffset(spec, d, blockIndex, size));
+      if (spec.getDimKinds()[d] == pk::BlockDimKind::Squeezed)
+        squeeze.push_back(d);
+    }
+    Value ref = GlobalRefOp::create(b, loc, kernel.getArgument(operand).getType(),
+                                    func.getArgument(operand), sizes, offsets,
+                                    b.getDenseI64ArrayAttr(spec.getBlockShape()),
+                                    b.getDenseI64ArrayAttr(squeeze));
+    mapping.map(kernel.getArgument(operand), ref);
+  }
+  for (size_t s = 0; s < scratch.size(); ++s)
+    mapping.map(kernel.getArgument(prefetch + specs.size() + s), scratch[s]);
+
+  // The kernel body.
+  Operation *first = nullptr;
+  for (Operation &op : kernel.without_terminator()) {
+    Operation *copy = b.clone(op, mapping);
+    if (!first)
+      first = copy;
+  }
+  for (Operation *op = first; op; op = op->getNextNode())
+    replaceGridQueries(op);
+  (void)i32Ids;
+}
+
+void KernelBuilder::replaceGridQueries(Operation *root) {
+  SmallVector<Operation *> queries;
+  root->walk([&](Operation *op) {
+    if (llvm::isa<pk::ProgramIdOp, pk::NumProgramsOp, pk::SymbolicSizeOp>(op))
+      queries.push_back(op);
+  });
+  for (Operation *op : queries) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    Value v;
+    if (auto id = llvm::dyn_cast<pk::ProgramIdOp>(op))
+      v = programIds[id.getAxis()];
+    else if (auto n = llvm::dyn_cast<pk::NumProgramsOp>(op))
+      v = gridSizes[n.getAxis()];
+    else
+      v = expand(llvm::cast<pk::SymbolicSizeOp>(op).getExpr().getResult(0), {});
+    v = arith::IndexCastOp::create(b, op->getLoc(), op->getResult(0).getType(), v);
+    op->getResult(0).replaceAllUsesWith(v);
+    op->erase();
+  }
+}
+
+struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
+  using PkGpuOutlineBase::PkGpuOutlineBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpBuilder b(module.getContext());
+    std::map<Operation *, LaunchPlan> plans = planLaunches(module, defaultNumWarps);
+    b.setInsertionPointToEnd(module.getBody());
+    auto kernels = ::mlir::gpu::GPUModuleOp::create(b, module.getLoc(), "pk_kernels");
+    module->setAttr(::mlir::gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+    SmallVector<Operation *> exports;
+    for (auto exportOp : module.getOps<pk::ExportOp>()) {
+      exports.push_back(exportOp);
+      exportOp.walk([&](pk::PallasCallOp call) {
+        b.setInsertionPointToEnd(kernels.getBody());
+        KernelBuilder(b, call, plans.at(call.getOperation())).build();
+      });
+    }
+    for (Operation *op : exports)
+      op->erase();
+  }
+};
+
+} // namespace
+
+} // namespace pk::gpu

@@ -1,0 +1,66 @@
+//===- Passes.td - The CUDA backend's stages ---------------*- tablegen -*-===//
+//
+// The stages from pk IR to distributed GPU IR. The pipeline that runs them,
+// then MLIR's GPU-to-NVVM lowering, LLVM's NVPTX back end and ptxas, is
+// listed in Pipeline.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_CUDA_PASSES_TD
+#define PK_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PkGpuOutline : Pass<"pk-gpu-outline", "::mlir::ModuleOp"> {
+  let summary = "Block materialization: each pallas_call becomes a gpu.func";
+  let description = [{
+    Outlines every `pk.pallas_call` into a `gpu.func` kernel of a
+    `gpu.module`: its parameters are one global pointer per operand and one
+    i64 per symbolic size. Grid axes that programs may run in parallel map
+    to the CUDA grid; the others (those an output block revisits, or that
+    `dimension_semantics` marks "arbitrary") become a loop inside the CTA
+    that runs them in order. Program ids, grid sizes and symbolic sizes
+    become values; BlockSpec index maps compute each operand's block
+    offset, clamped as Pallas clamps it, and `pkgpu.global_ref` /
+    `pkgpu.shared_ref` bind the kernel's Refs to memory. The pk.exports are
+    removed: the launch plan is kept in the manifest.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::pk::gpu::PkGpuDialect",
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"
+  ];
+  let options = [
+    Option<"defaultNumWarps", "default-num-warps", "unsigned", "4",
+           "warps per CTA when compiler_params do not say">
+  ];
+}
+
+def PkGpuAssignLayouts : Pass<"pk-gpu-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Chooses a distributed layout for every block value";
+  let description = [{
+    Gives every tensor in the kernels a `#pkgpu.layout` encoding: loads and
+    constants take the default blocked layout of their shape, reductions
+    the sliced layout of their operand, transposes the permuted one, and
+    element-wise ops their first operand's; `pkgpu.convert_layout` is
+    inserted where an op needs another layout than its operand has.
+  }];
+  let dependentDialects = ["::pk::gpu::PkGpuDialect"];
+}
+
+def PkGpuDistribute : Pass<"pk-gpu-distribute", "::mlir::ModuleOp"> {
+  let summary = "Lowers block values to per-thread registers";
+  let description = [{
+    Replaces every tensor by the vector of elements the running thread
+    holds under its layout, and every op by thread-level code: element-wise
+    ops on vectors, loads and stores with per-element addresses and masks,
+    reductions with register, warp-shuffle and shared-memory steps, layout
+    conversions and data movement through shared memory, and dots on the
+    tensor cores (mma.sync) or with FMAs. What remains is arith, math,
+    scf, vector, gpu and llvm ops.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // PK_CUDA_PASSES_TD

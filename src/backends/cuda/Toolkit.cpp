@@ -1,0 +1,108 @@
+//===- Toolkit.cpp --------------------------------------------------------===//
+#include "backends/cuda/Toolkit.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+#include <regex>
+
+namespace pk::gpu {
+
+Toolkit findToolkit() {
+  Toolkit t;
+  auto tryRoot = [&](const char *root) {
+    if (!root || !*root || !t.root.empty())
+      return;
+    llvm::SmallString<256> ptxas(root);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    if (llvm::sys::fs::can_execute(ptxas)) {
+      t.root = root;
+      t.ptxas = ptxas.str().str();
+    }
+  };
+  tryRoot(std::getenv("PK_CUDA_PATH"));
+  tryRoot(std::getenv("CUDA_PATH"));
+  tryRoot(std::getenv("CUDA_HOME"));
+  tryRoot("/usr/local/cuda");
+  if (t.root.empty())
+    if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+      t.ptxas = *ptxas;
+      // <root>/bin/ptxas
+      t.root = llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
+    }
+  return t;
+}
+
+PtxasResult runPtxas(const Toolkit &toolkit, const std::string &ptx, const std::string &arch) {
+  PtxasResult r;
+  if (toolkit.ptxas.empty()) {
+    r.error = "ptxas was not found: install the CUDA toolkit, or point PK_CUDA_PATH (or CUDA_PATH) "
+              "at it; --emit=ptx works without it";
+    return r;
+  }
+  llvm::SmallString<128> input, output, log;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("pkc", "ptx", fd, input) ||
+      llvm::sys::fs::createTemporaryFile("pkc", "cubin", output) ||
+      llvm::sys::fs::createTemporaryFile("pkc", "log", log)) {
+    r.error = "cannot create temporary files for ptxas";
+    return r;
+  }
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << ptx;
+  }
+  std::vector<std::string> args = {toolkit.ptxas, "-arch=" + arch, "-O3", "-v",
+                                   input.str().str(), "-o", output.str().str()};
+  for (const std::string &a : args)
+    r.command += (r.command.empty() ? "" : " ") + a;
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log), llvm::StringRef(log)};
+  std::string message;
+  r.exitCode = llvm::sys::ExecuteAndWait(toolkit.ptxas, argRefs, std::nullopt, redirects,
+                                         /*secondsToWait=*/300, 0, &message);
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    r.log = (*buffer)->getBuffer().str();
+  if (r.exitCode != 0) {
+    r.error = "ptxas failed (exit code " + std::to_string(r.exitCode) + "): " + r.command + "\n" +
+              (message.empty() ? "" : message + "\n") + r.log;
+  } else if (auto buffer = llvm::MemoryBuffer::getFile(output, /*IsText=*/false)) {
+    r.cubin = (*buffer)->getBuffer().str();
+  } else {
+    r.error = "ptxas wrote no cubin: " + r.command;
+  }
+  llvm::sys::fs::remove(input);
+  llvm::sys::fs::remove(output);
+  llvm::sys::fs::remove(log);
+  return r;
+}
+
+std::optional<KernelResources> kernelResources(const std::string &log, const std::string &kernel) {
+  // ptxas info    : Compiling entry function 'k' for 'sm_90a'
+  // ptxas info    : Function properties for k
+  //     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  // ptxas info    : Used 26 registers, used 0 barriers, 384 bytes cmem[0]
+  size_t at = log.find("Compiling entry function '" + kernel + "'");
+  if (at == std::string::npos)
+    return std::nullopt;
+  size_t end = log.find("Compiling entry function", at + 1);
+  std::string section = log.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  KernelResources k;
+  std::smatch m;
+  if (std::regex_search(section, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+    k.stackFrame = std::stoull(m[1]);
+    k.spillStores = std::stoull(m[2]);
+    k.spillLoads = std::stoull(m[3]);
+  }
+  if (std::regex_search(section, m, std::regex(R"(Used (\d+) registers)")))
+    k.registers = static_cast<unsigned>(std::stoul(m[1]));
+  if (std::regex_search(section, m, std::regex(R"((\d+) bytes smem)")))
+    k.sharedStatic = std::stoull(m[1]);
+  return k;
+}
+
+} // namespace pk::gpu
