@@ -19,3 +19,17 @@ config.substitutions.append(("%pkc", config.pkc))
 config.substitutions.append(("%pk-opt", config.pk_opt))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%samples", os.path.join(config.pk_source_root, "samples")))
+
+# Tests that assemble PTX need ptxas from the CUDA toolkit, found as pkc
+# finds it.
+def find_ptxas():
+    import shutil
+    for root in (os.environ.get("PK_CUDA_PATH"), os.environ.get("CUDA_PATH"),
+                 os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return True
+    return shutil.which("ptxas") is not None
+
+
+if find_ptxas():
+    config.available_features.add("ptxas")

@@ -56,7 +56,7 @@ private:
   /// One program: Refs bound to this program's blocks, and the body.
   void program(ArrayRef<Value> scratch);
   Value blockOffset(pk::BlockSpecAttr spec, unsigned d, Value blockIndex, Value size);
-  void replaceGridQueries(Operation *root);
+  void replaceGridQueries(ArrayRef<Operation *> body);
 
   OpBuilder &b;
   pk::PallasCallOp call;
@@ -242,23 +242,19 @@ void KernelBuilder::program(ArrayRef<Value> scratch) {
     mapping.map(kernel.getArgument(prefetch + specs.size() + s), scratch[s]);
 
   // The kernel body.
-  Operation *first = nullptr;
-  for (Operation &op : kernel.without_terminator()) {
-    Operation *copy = b.clone(op, mapping);
-    if (!first)
-      first = copy;
-  }
-  for (Operation *op = first; op; op = op->getNextNode())
-    replaceGridQueries(op);
-  (void)i32Ids;
+  SmallVector<Operation *> body;
+  for (Operation &op : kernel.without_terminator())
+    body.push_back(b.clone(op, mapping));
+  replaceGridQueries(body);
 }
 
-void KernelBuilder::replaceGridQueries(Operation *root) {
+void KernelBuilder::replaceGridQueries(ArrayRef<Operation *> body) {
   SmallVector<Operation *> queries;
-  root->walk([&](Operation *op) {
-    if (llvm::isa<pk::ProgramIdOp, pk::NumProgramsOp, pk::SymbolicSizeOp>(op))
-      queries.push_back(op);
-  });
+  for (Operation *root : body)
+    root->walk([&](Operation *op) {
+      if (llvm::isa<pk::ProgramIdOp, pk::NumProgramsOp, pk::SymbolicSizeOp>(op))
+        queries.push_back(op);
+    });
   for (Operation *op : queries) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(op);

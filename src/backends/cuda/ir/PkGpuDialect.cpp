@@ -21,7 +21,25 @@ namespace pk::gpu {
 
 using namespace mlir;
 
+namespace {
+
+/// Prints layouts once, at the top, as #layout, #layout1, ...: they are
+/// long and a kernel uses a handful.
+struct PkGpuAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (llvm::isa<LayoutAttr>(attr)) {
+      os << "layout";
+      return AliasResult::OverridableAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+
+} // namespace
+
 void PkGpuDialect::initialize() {
+  addInterfaces<PkGpuAsmInterface>();
   registerAttributes();
   addOperations<
 #define GET_OP_LIST
