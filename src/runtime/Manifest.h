@@ -1,0 +1,117 @@
+//===- Manifest.h - A launch manifest, as the runtime reads it --*- C++ -*-===//
+//
+// The runtime's model of docs/manifest.md, checked on reading so that a
+// launch never meets an index out of range, an unknown dtype or a symbol
+// without a value: every index here is known valid for the vectors it
+// indexes. TPU artifacts are kept by name only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_RUNTIME_MANIFEST_H
+#define PK_RUNTIME_MANIFEST_H
+
+#include "runtime/DType.h"
+#include "runtime/SizeExpr.h"
+#include "runtime/Target.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace pk::rt {
+
+constexpr int kManifestVersion = 1;
+
+struct Param {
+  std::string name;
+  bool output = false;
+  const DTypeDesc *dtype = nullptr;
+  std::vector<SizeExpr> shape;
+  uint64_t alignment = 1; ///< a power of two
+};
+
+/// Symbol `name` is dimension `dim` of param `param`, whose size there is
+/// exactly the symbol.
+struct SymbolBinding {
+  std::string name;
+  unsigned param = 0, dim = 0;
+};
+
+struct Export {
+  std::string name;
+  std::vector<SymbolBinding> symbols;
+  std::vector<std::string> symbolNames; ///< symbols[i].name, for SizeExpr
+  std::vector<Param> params;            ///< inputs, then outputs
+  unsigned numInputs = 0;
+};
+
+/// A buffer a step names: an export param or a temporary.
+struct BufferRef {
+  enum class Kind : uint8_t { Param, Temp } kind = Kind::Param;
+  unsigned index = 0;
+};
+
+struct KernelArg {
+  enum class Kind : uint8_t { Param, Temp, Symbol } kind = Kind::Param;
+  unsigned index = 0;
+};
+
+struct LaunchStep {
+  std::string kernel;
+  SizeExpr grid[3], block[3];
+  unsigned cluster[3] = {1, 1, 1};
+  SizeExpr dynamicSharedMemory;
+  uint64_t staticSharedMemory = 0;
+  std::vector<KernelArg> args;
+};
+
+struct CopyStep {
+  BufferRef from, to;
+  SizeExpr bytes;
+};
+
+struct Temporary {
+  const DTypeDesc *dtype = nullptr;
+  std::vector<SizeExpr> shape;
+};
+
+struct Program {
+  unsigned exportIndex = 0;
+  std::vector<Temporary> temporaries;
+  std::vector<std::variant<LaunchStep, CopyStep>> steps;
+};
+
+struct Artifact {
+  std::string target; ///< "cuda:sm_90a", "tpu"
+  std::string file;   ///< relative to the manifest's directory
+  std::string format; ///< "cubin", "ptx", "mosaic"
+  std::string sha256;
+  uint64_t size = 0;
+  /// Set for CUDA artifacts in a format the runtime loads (cubin, ptx);
+  /// only those have their programs read.
+  std::optional<CudaTarget> cuda;
+  std::vector<Program> programs;
+
+  /// The program of export `exportIndex`, or null.
+  const Program *program(unsigned exportIndex) const;
+};
+
+struct Manifest {
+  std::vector<Export> exports;
+  std::vector<Artifact> artifacts;
+
+  /// The index of the export named `name`, or -1.
+  int findExport(std::string_view name) const;
+};
+
+/// Reads and checks a manifest. Throws Error: PK_ERROR_MANIFEST for
+/// malformed JSON or a schema violation, PK_ERROR_MANIFEST_VERSION for
+/// another format or version. Messages start with `origin` (the file, or
+/// "manifest") and say where in the JSON the problem is.
+Manifest readManifest(std::string_view json, const std::string &origin);
+
+} // namespace pk::rt
+
+#endif // PK_RUNTIME_MANIFEST_H
