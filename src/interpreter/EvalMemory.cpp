@@ -216,4 +216,97 @@ void Evaluator::evalScatter(Operation *operation) {
   ref.written = true;
 }
 
+namespace {
+
+/// kind(old, v) for an atomic update, as the element type computes it.
+double atomicFloat(pk::AtomicKind kind, double old, double v, const ElementKind &element) {
+  switch (kind) {
+  case pk::AtomicKind::Add:
+    return roundFloat(old + v, element);
+  case pk::AtomicKind::Max: // jnp.maximum: NaN wins
+    return std::isnan(old) || std::isnan(v) ? NAN : std::max(old, v);
+  case pk::AtomicKind::Min:
+    return std::isnan(old) || std::isnan(v) ? NAN : std::min(old, v);
+  default: // xchg
+    return v;
+  }
+}
+
+int64_t atomicInt(pk::AtomicKind kind, int64_t old, int64_t v, unsigned width) {
+  switch (kind) {
+  case pk::AtomicKind::Xchg:
+    return v;
+  case pk::AtomicKind::Add:
+    return wrapInt(old + v, width);
+  case pk::AtomicKind::Max:
+    return std::max(old, v);
+  case pk::AtomicKind::Min:
+    return std::min(old, v);
+  case pk::AtomicKind::MaxU:
+    return asUnsigned(old, width) >= asUnsigned(v, width) ? old : v;
+  case pk::AtomicKind::MinU:
+    return asUnsigned(old, width) <= asUnsigned(v, width) ? old : v;
+  case pk::AtomicKind::And:
+    return old & v;
+  case pk::AtomicKind::Or:
+    return old | v;
+  case pk::AtomicKind::Xor:
+    return wrapInt(old ^ v, width);
+  }
+  return v;
+}
+
+} // namespace
+
+void Evaluator::evalAtomicRmw(Operation *operation) {
+  // Programs run one at a time here, so "atomic" is simply read, combine,
+  // write, element by element in row-major order.
+  auto op = llvm::cast<pk::AtomicRmwOp>(operation);
+  RefBuffer &ref = getRef(op.getRef());
+  Tensor &data = *ref.data;
+  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; });
+  const Tensor &value = *get(op.getValue());
+  TensorPtr mask = op.getMask() ? get(op.getMask()) : nullptr;
+  TensorPtr result = makeTensor(data.element, w.valueShape);
+  fillUninitialized(*result, ref.dtype);
+  forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {
+    bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
+    if (!selected || at < 0)
+      return;
+    int64_t from = value.rank() == 0 ? 0 : k;
+    if (data.element.isFloat) {
+      result->f[k] = data.f[at];
+      data.f[at] = atomicFloat(op.getKind(), data.f[at], value.f[from], data.element);
+    } else {
+      result->i[k] = data.i[at];
+      data.i[at] = atomicInt(op.getKind(), data.i[at], value.i[from], data.element.width);
+    }
+  });
+  ref.written = true;
+  set(op.getResult(), result);
+}
+
+void Evaluator::evalAtomicCas(Operation *operation) {
+  auto op = llvm::cast<pk::AtomicCasOp>(operation);
+  RefBuffer &ref = getRef(op.getRef());
+  Tensor &data = *ref.data;
+  std::vector<int64_t> strides = stridesOf(data.shape);
+  int64_t at = 0;
+  for (size_t d = 0; d < op.getOffsets().size(); ++d)
+    at += get(op.getOffsets()[d])->i[0] * strides[d];
+  TensorPtr result = makeTensor(data.element, {});
+  const Tensor &compare = *get(op.getCmp()), &value = *get(op.getValue());
+  if (data.element.isFloat) {
+    result->f[0] = data.f[at];
+    if (data.f[at] == compare.f[0])
+      data.f[at] = value.f[0];
+  } else {
+    result->i[0] = data.i[at];
+    if (data.i[at] == compare.i[0])
+      data.i[at] = value.i[0];
+  }
+  ref.written = true;
+  set(op.getResult(), result);
+}
+
 } // namespace pk::interp

@@ -60,6 +60,10 @@ void Evaluator::eval(mlir::Operation *op) {
     return evalGather(op);
   if (llvm::isa<pk::ScatterOp>(op))
     return evalScatter(op);
+  if (llvm::isa<pk::AtomicRmwOp>(op))
+    return evalAtomicRmw(op);
+  if (llvm::isa<pk::AtomicCasOp>(op))
+    return evalAtomicCas(op);
   if (auto pid = llvm::dyn_cast<pk::ProgramIdOp>(op)) {
     TensorPtr t = makeTensor(elementKindOf(pid.getType()), {});
     t->i[0] = context.programIds.at(pid.getAxis());

@@ -73,6 +73,8 @@ private:
   void evalStore(mlir::Operation *op);
   void evalGather(mlir::Operation *op);
   void evalScatter(mlir::Operation *op);
+  void evalAtomicRmw(mlir::Operation *op);
+  void evalAtomicCas(mlir::Operation *op);
   // Evaluator.cpp
   bool evalControlFlow(mlir::Operation *op);
 

@@ -158,7 +158,7 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     o.writeBack = i >= numIn;
     if (i < numIn)
       for (mlir::Operation *user : kernel.getArgument(prefetch + i).getUsers())
-        o.writeBack |= llvm::isa<pk::StoreOp, pk::ScatterOp>(user);
+        o.writeBack |= llvm::isa<pk::StoreOp, pk::ScatterOp, pk::AtomicRmwOp, pk::AtomicCasOp>(user);
   }
   std::vector<RefBuffer> scratch;
   for (mlir::Attribute t : op.getScratchTypes()) {

@@ -92,4 +92,23 @@ def Pk_ReductionKindAttr : EnumAttr<Pk_Dialect, Pk_ReductionKind, "reduction"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Pk_AtomicKind : I32EnumAttr<"AtomicKind", "what an atomic read-modify-write does", [
+    I32EnumAttrCase<"Xchg", 0, "xchg">,
+    I32EnumAttrCase<"Add", 1, "add">,
+    I32EnumAttrCase<"Max", 2, "max">,
+    I32EnumAttrCase<"Min", 3, "min">,
+    I32EnumAttrCase<"MaxU", 4, "umax">,
+    I32EnumAttrCase<"MinU", 5, "umin">,
+    I32EnumAttrCase<"And", 6, "and">,
+    I32EnumAttrCase<"Or", 7, "or">,
+    I32EnumAttrCase<"Xor", 8, "xor">
+  ]> {
+  let cppNamespace = "::pk";
+  let genSpecializedAttr = 0;
+}
+
+def Pk_AtomicKindAttr : EnumAttr<Pk_Dialect, Pk_AtomicKind, "atomic"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 #endif // PK_BASE_TD

@@ -472,6 +472,40 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+LogicalResult AtomicRmwOp::verify() {
+  FailureOr<SmallVector<int64_t>> shape = verifyWindowValue(*this, getValue().getType(), "value");
+  if (failed(shape))
+    return failure();
+  if (getResult().getType() != getValue().getType())
+    return emitOpError() << "returns the old values: its type must be the value's";
+  Type element = getRefType().getElementType();
+  bool isFloat = llvm::isa<FloatType>(element);
+  switch (getKind()) {
+  case AtomicKind::And:
+  case AtomicKind::Or:
+  case AtomicKind::Xor:
+  case AtomicKind::MaxU:
+  case AtomicKind::MinU:
+    if (isFloat)
+      return emitOpError() << "'" << stringifyAtomicKind(getKind()) << "' needs an integer Ref";
+    break;
+  default:
+    break;
+  }
+  return success();
+}
+
+LogicalResult AtomicCasOp::verify() {
+  RefType ref = getRefType();
+  if (static_cast<int64_t>(getOffsets().size()) != ref.getRank())
+    return emitOpError() << "needs one index per Ref dimension";
+  Type element = signless(ref.getElementType());
+  if (getCmp().getType() != element || getValue().getType() != element ||
+      getResult().getType() != element)
+    return emitOpError() << "compares and swaps values of the Ref's element type " << element;
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   return verifyWindowValue(*this, getValue().getType(), "stored value");
 }

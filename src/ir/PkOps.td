@@ -287,6 +287,64 @@ def Pk_StoreOp : Pk_Op<"store", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Pk_AtomicRmwOp : Pk_Op<"atomic_rmw", [AttrSizedOperandSegments]> {
+  let summary = "atomically updates a window of a Ref, returning what was there";
+  let description = [{
+    `pl.atomic_add(x_ref, idx, v)` and its kin: each element of the window
+    (as `pk.store` with `padded`: elements past the Ref's end and masked-off
+    ones are untouched) becomes `kind(old, value)`, atomically with respect
+    to other programs, and the result holds the old values (masked-off and
+    out-of-bounds elements read as uninitialized). `max`/`min` compare as
+    the Ref's element type does (signed, or floating point); `umax`/`umin`
+    are for unsigned Refs.
+  }];
+  let arguments = (ins
+    Pk_AtomicKindAttr:$kind,
+    Pk_BlockValue:$value,
+    Pk_RefType:$ref,
+    Variadic<Index>:$offsets,
+    DenseI64ArrayAttr:$static_offsets,
+    DenseI64ArrayAttr:$sizes,
+    DenseI64ArrayAttr:$strides,
+    DenseI64ArrayAttr:$squeeze,
+    Optional<Pk_BlockValue>:$mask
+  );
+  let results = (outs Pk_BlockValue:$result);
+  let assemblyFormat = [{
+    $kind $value `,` $ref custom<DynamicIndexList>($offsets, $static_offsets)
+    `sizes` $sizes `strides` $strides `squeeze` $squeeze
+    (`mask` $mask^ `:` type($mask))?
+    attr-dict `:` type($value) `,` type($ref) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::pk::RefType getRefType() { return ::llvm::cast<::pk::RefType>(getRef().getType()); }
+    bool getPadded() { return true; }
+  }];
+}
+
+def Pk_AtomicCasOp : Pk_Op<"atomic_cas", [AllTypesMatch<["cmp", "value", "result"]>]> {
+  let summary = "atomic compare-and-swap of one element of a Ref";
+  let description = [{
+    `plgpu.atomic_cas(ref, cmp, val)`: where the element at `offsets` equals
+    `cmp` it becomes `value`, atomically; the result is the old element.
+  }];
+  let arguments = (ins
+    Pk_RefType:$ref,
+    Variadic<Index>:$offsets,
+    AnyTypeOf<[AnyInteger, AnyFloat]>:$cmp,
+    AnyTypeOf<[AnyInteger, AnyFloat]>:$value
+  );
+  let results = (outs AnyTypeOf<[AnyInteger, AnyFloat]>:$result);
+  let assemblyFormat = [{
+    $ref `[` $offsets `]` `,` $cmp `,` $value attr-dict `:` qualified(type($ref)) `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::pk::RefType getRefType() { return ::llvm::cast<::pk::RefType>(getRef().getType()); }
+  }];
+}
+
 def Pk_GatherOp : Pk_Op<"gather", [AttrSizedOperandSegments]> {
   let summary = "reads the elements of a Ref at computed coordinates";
   let description = [{

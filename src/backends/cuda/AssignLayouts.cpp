@@ -116,6 +116,16 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
       convertOperand(op, store.getMaskMutable()[0].getOperandNumber(), *layoutOf(store.getValue().getType()));
     return success();
   }
+  if (auto atomic = llvm::dyn_cast<pk::AtomicRmwOp>(op)) {
+    // The old values come back where the new ones went.
+    if (!isTensor(atomic.getValue()))
+      return success();
+    Layout l = *layoutOf(atomic.getValue().getType());
+    setLayout(atomic.getResult(), l);
+    if (atomic.getMask())
+      convertOperand(op, atomic.getMaskMutable()[0].getOperandNumber(), l);
+    return success();
+  }
   if (auto gather = llvm::dyn_cast<pk::GatherOp>(op)) {
     Layout l = blocked(gather.getType());
     setLayout(gather.getResult(), l);

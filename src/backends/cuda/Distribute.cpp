@@ -58,7 +58,9 @@ LogicalResult Translator::translate(Operation *op) {
     return recordGlobalRef(e, ref);
   if (auto ref = llvm::dyn_cast<SharedRefOp>(op))
     return recordSharedRef(e, ref);
-  if (llvm::isa<pk::LoadOp, pk::StoreOp, pk::GatherOp, pk::ScatterOp>(op) || touchesTensors(op))
+  if (llvm::isa<pk::LoadOp, pk::StoreOp, pk::GatherOp, pk::ScatterOp, pk::AtomicRmwOp,
+                pk::AtomicCasOp>(op) ||
+      touchesTensors(op))
     if (op->getNumRegions() == 0)
       return lowerBlockValueOp(op);
   if (op->getNumRegions() > 0)
@@ -109,6 +111,10 @@ LogicalResult Translator::lowerBlockValueOp(Operation *op) {
     return lowerGather(e, gather);
   if (auto scatter = llvm::dyn_cast<pk::ScatterOp>(op))
     return lowerScatter(e, scatter);
+  if (auto atomic = llvm::dyn_cast<pk::AtomicRmwOp>(op))
+    return lowerAtomicRmw(e, atomic);
+  if (auto cas = llvm::dyn_cast<pk::AtomicCasOp>(op))
+    return lowerAtomicCas(e, cas);
   if (auto iota = llvm::dyn_cast<pk::IotaOp>(op))
     return lowerIota(e, iota);
   if (auto broadcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op))
@@ -171,6 +177,10 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
       ref = gather.getRef();
     else if (auto scatter = llvm::dyn_cast<pk::ScatterOp>(op))
       ref = scatter.getRef();
+    else if (auto atomic = llvm::dyn_cast<pk::AtomicRmwOp>(op))
+      ref = atomic.getRef();
+    else if (auto cas = llvm::dyn_cast<pk::AtomicCasOp>(op))
+      ref = cas.getRef();
     else
       return;
     if (std::optional<unsigned> c = classOf(ref))

@@ -150,6 +150,8 @@ mlir::LogicalResult lowerLoad(Emitter &e, pk::LoadOp op);
 mlir::LogicalResult lowerStore(Emitter &e, pk::StoreOp op);
 mlir::LogicalResult lowerGather(Emitter &e, pk::GatherOp op);
 mlir::LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op);
+mlir::LogicalResult lowerAtomicRmw(Emitter &e, pk::AtomicRmwOp op);
+mlir::LogicalResult lowerAtomicCas(Emitter &e, pk::AtomicCasOp op);
 
 /// Element index in shared memory for a coordinate, or null to skip it.
 using IndexFn = llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)>;

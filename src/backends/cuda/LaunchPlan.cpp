@@ -156,12 +156,13 @@ LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
     // Operands the kernel writes: outputs, and inputs it stores into.
     Block &kernel = call.getKernelBlock();
     size_t prefetch = call.getNumScalarPrefetch();
-    size_t numWindowed = call.getWindowedInputs().size();
     SmallVector<BlockSpecAttr> specs = call.getAllSpecs();
     unsigned computed = 0;
     for (size_t i = 0; i < specs.size(); ++i) {
       MapUse use = mapUse(call, specs[i], computed);
-      bool written = i >= numWindowed;
+      // Plain writes from several programs to one block need an order;
+      // atomic updates do not.
+      bool written = false;
       for (Operation *user : kernel.getArgument(prefetch + i).getUsers())
         written |= llvm::isa<pk::StoreOp, pk::ScatterOp>(user);
       if (!written)

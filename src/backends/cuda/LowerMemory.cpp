@@ -13,6 +13,7 @@
 #include "backends/cuda/Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace pk::gpu {
 
@@ -295,6 +296,130 @@ LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op) {
     Value valid = e.andOf(e.andOf(e.andOf(e.andOf(owner, inside), selected), inRef), a.valid);
     e.guarded(valid, [&] { e.storeValue(elementOf(e, value, k), a.pointer, ref.element); });
   });
+  if (fenced)
+    e.barrier();
+  return success();
+}
+
+namespace {
+
+LLVM::AtomicBinOp atomicBinOp(pk::AtomicKind kind, Type element) {
+  bool isFloat = llvm::isa<FloatType>(element);
+  switch (kind) {
+  case pk::AtomicKind::Xchg:
+    return LLVM::AtomicBinOp::xchg;
+  case pk::AtomicKind::Add:
+    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case pk::AtomicKind::Max: // floats: NaN wins, as jnp.maximum
+    return isFloat ? LLVM::AtomicBinOp::fmaximum : LLVM::AtomicBinOp::max;
+  case pk::AtomicKind::Min:
+    return isFloat ? LLVM::AtomicBinOp::fminimum : LLVM::AtomicBinOp::min;
+  case pk::AtomicKind::MaxU:
+    return LLVM::AtomicBinOp::umax;
+  case pk::AtomicKind::MinU:
+    return LLVM::AtomicBinOp::umin;
+  case pk::AtomicKind::And:
+    return LLVM::AtomicBinOp::_and;
+  case pk::AtomicKind::Or:
+    return LLVM::AtomicBinOp::_or;
+  case pk::AtomicKind::Xor:
+    return LLVM::AtomicBinOp::_xor;
+  }
+  return LLVM::AtomicBinOp::xchg;
+}
+
+// Atomics order like Triton's: acquire-release, visible device-wide.
+constexpr LLVM::AtomicOrdering kOrdering = LLVM::AtomicOrdering::acq_rel;
+constexpr const char *kScope = "device";
+
+/// Only owners performed an atomic; threads holding copies of the same
+/// elements get the old values through shared memory.
+Value shareWithCopies(Emitter &e, Value result, Type type) {
+  if (auto tensor = llvm::dyn_cast<RankedTensorType>(type)) {
+    Layout layout = *layoutOf(tensor);
+    if (!e.isOwner(layout))
+      return result;
+    Type element = tensor.getElementType();
+    int64_t offset = e.beginSharedTemporary(tensor.getNumElements() * elementBytes(element));
+    auto rowMajor = [&](ArrayRef<Value> c) { return e.linearIndex(c, tensor.getShape()); };
+    writeShared(e, result, layout, tensor.getShape(), rowMajor, offset, element);
+    e.barrier();
+    return readShared(e, e.vectorType(tensor), layout, tensor.getShape(), rowMajor, offset);
+  }
+  int64_t offset = e.beginSharedTemporary(elementBytes(type));
+  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
+  e.guarded(first, [&] { e.storeValue(result, e.sharedPointer(e.index(offset), type, e.index(0)), type); });
+  e.barrier();
+  return e.loadValue(e.sharedPointer(e.index(offset), type, e.index(0)), type, type);
+}
+
+} // namespace
+
+LogicalResult lowerAtomicRmw(Emitter &e, pk::AtomicRmwOp op) {
+  const RefInfo &ref = refOf(e, op.getRef());
+  bool fenced = e.sharedAccessClasses.count(ref.memoryClass) > 0;
+  if (fenced)
+    e.barrier();
+  Window w = windowOf(e, op, ref);
+  Value value = e.values.lookup(op.getValue());
+  Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
+  Type valueType = getElementTypeOrSelf(op.getValue().getType());
+  Value owner = storingThread(e, op.getValue().getType());
+  Value padding = e.paddingValue(ref.element, valueType);
+  LLVM::AtomicBinOp binOp = atomicBinOp(op.getKind(), valueType);
+  SmallVector<Value> old;
+  forEachElement(e, op.getValue().getType(), [&](int64_t k, ArrayRef<Value> c, Value inside) {
+    Value selected = mask ? elementOf(e, mask, k) : Value();
+    Address a = addressOf(e, ref, refCoordinate(e, w, c), /*checkRef=*/true);
+    Value valid = e.andOf(e.andOf(e.andOf(owner, inside), selected), a.valid);
+    old.push_back(e.guardedValue(
+        valid, valueType,
+        [&]() -> Value {
+          return LLVM::AtomicRMWOp::create(e.b, e.loc, binOp, a.pointer, elementOf(e, value, k),
+                                           kOrdering, kScope);
+        },
+        padding));
+  });
+  Value result = assembled(e, op.getType(), old);
+  if (!op.getResult().use_empty())
+    result = shareWithCopies(e, result, op.getType());
+  e.values.map(op.getResult(), result);
+  if (fenced)
+    e.barrier();
+  return success();
+}
+
+LogicalResult lowerAtomicCas(Emitter &e, pk::AtomicCasOp op) {
+  const RefInfo &ref = refOf(e, op.getRef());
+  bool fenced = e.sharedAccessClasses.count(ref.memoryClass) > 0;
+  if (fenced)
+    e.barrier();
+  SmallVector<Value> coordinate;
+  for (Value v : op.getOffsets())
+    coordinate.push_back(e.values.lookup(v));
+  Address a = addressOf(e, ref, coordinate, /*checkRef=*/false);
+  Type type = op.getType();
+  // cmpxchg compares bits: floats go through integers of their width.
+  Type bits = llvm::isa<FloatType>(type) ? Type(e.b.getIntegerType(type.getIntOrFloatBitWidth())) : type;
+  auto asBits = [&](Value v) {
+    return v.getType() == bits ? v : arith::BitcastOp::create(e.b, e.loc, bits, v).getResult();
+  };
+  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
+  Value old = e.guardedValue(
+      e.andOf(first, a.valid), type,
+      [&]() -> Value {
+        auto exchange = LLVM::AtomicCmpXchgOp::create(
+            e.b, e.loc, a.pointer, asBits(e.values.lookup(op.getCmp())),
+            asBits(e.values.lookup(op.getValue())), kOrdering, LLVM::AtomicOrdering::acquire, kScope);
+        Value previous = LLVM::ExtractValueOp::create(e.b, e.loc, exchange, ArrayRef<int64_t>{0});
+        return previous.getType() == type
+                   ? previous
+                   : arith::BitcastOp::create(e.b, e.loc, type, previous).getResult();
+      },
+      e.paddingValue(ref.element, type));
+  if (!op.getResult().use_empty())
+    old = shareWithCopies(e, old, type);
+  e.values.map(op.getResult(), old);
   if (fenced)
     e.barrier();
   return success();

@@ -234,6 +234,45 @@ Obj store(Elaborator &el, CallArgs &args) {
   return none();
 }
 
+/// pl.atomic_add(x_ref, idx, val, *, mask=None) and its kin; the old values.
+Obj atomicUpdate(Elaborator &el, CallArgs &args, const char *name, pk::AtomicKind kind) {
+  BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"idx"}, {"val"}, {"mask", none(), true}});
+  RefObj &ref = refArgument(el, a[0], a.range(0), name);
+  // What Triton's atomics take (and Pallas checks).
+  if (ref.dtype == DType::Bool || ref.dtype == DType::I8 || ref.dtype == DType::I16 ||
+      ref.dtype == DType::U8 || ref.dtype == DType::U16 || ref.dtype == DType::BF16 ||
+      (ref.dtype == DType::F16 && kind != pk::AtomicKind::Add))
+    el.fail(a.range(0), std::string(name) + " does not support " + numpyName(ref.dtype) + " Refs");
+  bool bitwise = kind == pk::AtomicKind::And || kind == pk::AtomicKind::Or || kind == pk::AtomicKind::Xor;
+  if (bitwise && isFloat(ref.dtype))
+    el.fail(a.range(0), std::string(name) + " needs an integer Ref, got " + numpyName(ref.dtype));
+  if (isUnsigned(ref.dtype) && kind == pk::AtomicKind::Max)
+    kind = pk::AtomicKind::MaxU;
+  if (isUnsigned(ref.dtype) && kind == pk::AtomicKind::Min)
+    kind = pk::AtomicKind::MinU;
+  return atomicRef(el, ref, a[1], a[2], a[3], kind, args.range);
+}
+
+void defineAtomics(NamespaceObj &n) {
+  const std::pair<const char *, pk::AtomicKind> atomics[] = {
+      {"atomic_add", pk::AtomicKind::Add}, {"atomic_max", pk::AtomicKind::Max},
+      {"atomic_min", pk::AtomicKind::Min}, {"atomic_xchg", pk::AtomicKind::Xchg},
+      {"atomic_and", pk::AtomicKind::And}, {"atomic_or", pk::AtomicKind::Or},
+      {"atomic_xor", pk::AtomicKind::Xor}};
+  for (auto [name, kind] : atomics)
+    define(n, name, [name = std::string("pl.") + name, kind = kind](Elaborator &el, CallArgs &args) {
+      return atomicUpdate(el, args, name.c_str(), kind);
+    });
+  define(n, "atomic_cas", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"cmp"}, {"val"}});
+    RefObj &ref = refArgument(el, a[0], a.range(0), "pl.atomic_cas");
+    if (ref.dtype != DType::I32 && ref.dtype != DType::I64 && ref.dtype != DType::U32 &&
+        ref.dtype != DType::U64 && ref.dtype != DType::F32 && ref.dtype != DType::F64)
+      el.fail(a.range(0), std::string("pl.atomic_cas does not support ") + numpyName(ref.dtype) + " Refs");
+    return atomicCompareSwap(el, ref, a[1], a[2], args.range);
+  });
+}
+
 Obj pallasDot(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"trans_a", makeBool(false)}, {"trans_b", makeBool(false)},
                                {"allow_tf32", none()}, {"precision", none()}});
@@ -399,10 +438,7 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
                                          el.toInt(a[0], a.range(0), "block size"));
   });
   n.members["ANY"] = memorySpace(MemorySpace::Any);
-  for (const char *atomic : {"atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas",
-                             "atomic_and", "atomic_or", "atomic_xor"})
-    n.members[atomic] = unsupported(std::string("pl.") + atomic,
-                                    "GPU atomics come with the CUDA backend");
+  defineAtomics(n);
   return ns;
 }
 

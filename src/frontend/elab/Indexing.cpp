@@ -501,6 +501,24 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
   }
   if (!w.newAxes.empty())
     el.fail(r, "None (new axis) is not allowed when storing into a Ref");
+  ArrayPtr v = storedValue(el, ref, value, w.loadShape, r);
+  mlir::Value maskValue;
+  if (mask && !isNone(mask))
+    maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
+  if (scatter) {
+    if (v->rank() == 0)
+      el.fail(r, "scattering needs a value of the indices' shape " + shapeText(c.shape));
+    pk::ScatterOp::create(el.builder(), el.loc(r), v->value, ref.value, c.indices, maskValue);
+    return;
+  }
+  auto store = pk::StoreOp::create(el.builder(), el.loc(r), v->value, ref.value, w.dynamicOffsets,
+                                   w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue);
+  if (padded)
+    store.setPadded(true);
+}
+
+ArrayPtr storedValue(Elaborator &el, const RefObj &ref, const Obj &value,
+                     const std::vector<int64_t> &shape, SourceRange r) {
   JaxType refType{ref.dtype, false};
   ArrayPtr v;
   if (ArrayOps::isStaticNumber(value) || llvm::isa<SymIntObj>(value.get())) {
@@ -526,25 +544,53 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
   } else {
     el.fail(r, "cannot store a value of type '" + typeName(*value) + "' into a Ref");
   }
-  if (v->shape != w.loadShape) {
+  if (v->shape != shape) {
     if (v->rank() != 0)
       el.fail(r, "cannot store a value of shape " + shapeText(v->shape) +
-                     " into a window of shape " + shapeText(w.loadShape));
-    v = el.arrays().broadcastTo(v, w.loadShape, r);
+                     " into a window of shape " + shapeText(shape));
+    v = el.arrays().broadcastTo(v, shape, r);
   }
+  return v;
+}
+
+Obj atomicRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
+              const Obj &mask, pk::AtomicKind kind, SourceRange r) {
+  el.requireKernel(r, "an atomic update of a Ref");
+  if (isGatherIndex(index))
+    el.fail(r, "atomic updates take ints, slices and pl.ds, not integer-array indices");
+  Window w = refWindow(el, ref, index, r);
+  if (!w.newAxes.empty())
+    el.fail(r, "None (new axis) is not allowed in an atomic update");
+  ArrayPtr v = storedValue(el, ref, value, w.loadShape, r);
   mlir::Value maskValue;
   if (mask && !isNone(mask))
     maskValue = broadcastMask(el, mask, w.loadShape, r)->value;
-  if (scatter) {
-    if (v->rank() == 0)
-      el.fail(r, "scattering needs a value of the indices' shape " + shapeText(c.shape));
-    pk::ScatterOp::create(el.builder(), el.loc(r), v->value, ref.value, c.indices, maskValue);
-    return;
-  }
-  auto store = pk::StoreOp::create(el.builder(), el.loc(r), v->value, ref.value, w.dynamicOffsets,
-                                   w.staticOffsets, w.sizes, w.strides, w.squeeze, maskValue);
-  if (padded)
-    store.setPadded(true);
+  mlir::OpBuilder &b = el.builder();
+  auto op = pk::AtomicRmwOp::create(
+      b, el.loc(r), v->value.getType(), pk::AtomicKindAttr::get(&el.context(), kind), v->value,
+      ref.value, w.dynamicOffsets, b.getDenseI64ArrayAttr(w.staticOffsets),
+      b.getDenseI64ArrayAttr(w.sizes), b.getDenseI64ArrayAttr(w.strides),
+      b.getDenseI64ArrayAttr(w.squeeze), maskValue);
+  return el.arrays().wrap(op.getResult(), v->shape, ref.dtype);
+}
+
+Obj atomicCompareSwap(Elaborator &el, const RefObj &ref, const Obj &compare, const Obj &value,
+                      SourceRange r) {
+  el.requireKernel(r, "an atomic compare-and-swap");
+  if (!ref.shape.empty())
+    el.fail(r, "atomic_cas needs a Ref of one element (shape ()), got shape " + shapeText(ref.shape) +
+                   "; select the element with x_ref.at[i]");
+  Window w = refWindow(el, ref, std::make_shared<EllipsisObj>(), r);
+  std::vector<mlir::Value> offsets;
+  size_t dynamic = 0;
+  for (int64_t o : w.staticOffsets)
+    offsets.push_back(mlir::ShapedType::isDynamic(o)
+                          ? w.dynamicOffsets[dynamic++]
+                          : mlir::arith::ConstantIndexOp::create(el.builder(), el.loc(r), o).getResult());
+  ArrayPtr c = storedValue(el, ref, compare, {}, r), v = storedValue(el, ref, value, {}, r);
+  auto op = pk::AtomicCasOp::create(el.builder(), el.loc(r), c->value.getType(), ref.value, offsets,
+                                    c->value, v->value);
+  return el.arrays().wrap(op.getResult(), {}, ref.dtype);
 }
 
 Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {

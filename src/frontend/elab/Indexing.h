@@ -10,6 +10,7 @@
 #define PK_FRONTEND_ELAB_INDEXING_H
 
 #include "frontend/elab/Object.h"
+#include "ir/PkDialect.h"
 
 namespace pk::elab {
 
@@ -29,6 +30,17 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
 /// `x_ref[index] = value`, or with `padded` `pl.store(ref, index, value, mask=)`.
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded = false);
+
+/// The value stored into a window of `shape` of `ref`: cast as Pallas
+/// casts on a Ref store, and broadcast from a scalar.
+std::shared_ptr<ArrayObj> storedValue(Elaborator &el, const RefObj &ref, const Obj &value,
+                     const std::vector<int64_t> &shape, SourceRange r);
+/// `pl.atomic_add(ref, index, value, mask=)` and its kin: the old values.
+Obj atomicRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
+              const Obj &mask, pk::AtomicKind kind, SourceRange r);
+/// `plgpu.atomic_cas(ref, cmp, val)` on a one-element Ref view.
+Obj atomicCompareSwap(Elaborator &el, const RefObj &ref, const Obj &compare, const Obj &value,
+                      SourceRange r);
 
 } // namespace pk::elab
 
