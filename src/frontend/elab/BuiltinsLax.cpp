@@ -56,10 +56,12 @@ Obj gelu(Elaborator &el, const Obj &x, bool approximate, SourceRange r) {
   auto mul = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Mul, p, q, r); };
   auto add = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Add, p, q, r); };
   if (approximate) {
-    // jax.nn.gelu: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    // jax.nn.gelu: x * cdf, cdf = 0.5 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+    // associated as JAX writes it so that float rounding matches.
     Obj cube = mul(a, mul(a, a));
     Obj inner = mul(makeFloat(std::sqrt(2.0 / M_PI)), add(a, mul(makeFloat(0.044715), cube)));
-    return mul(mul(makeFloat(0.5), a), add(makeFloat(1.0), ops.floatUnary(FloatUnary::Tanh, inner, r)));
+    Obj cdf = mul(makeFloat(0.5), add(makeFloat(1.0), ops.floatUnary(FloatUnary::Tanh, inner, r)));
+    return mul(a, cdf);
   }
   // 0.5 x (1 + erf(x / sqrt(2)))
   Obj scaled = mul(a, makeFloat(1.0 / std::sqrt(2.0)));
