@@ -1,13 +1,102 @@
-//===- TpuBackend.cpp -----------------------------------------------------===//
+//===- TpuBackend.cpp - The TPU pipeline ----------------------------------===//
+//
+// pk IR -> Mosaic TPU MLIR, as one readable list of stages:
+//
+//   1. pk-tpu-check           the TPU rules, errors at the user's lines
+//   2. plan                   one KernelPlan per pallas_call (names, windows)
+//   3. pk-tpu-lower-to-mosaic one Mosaic module per pallas_call (on a clone:
+//                             the pk module may serve other targets too)
+//   4. verify                 MLIR's verifiers, Mosaic ops included
+//   5. print                  the artifact (.mlir text) and the manifest
+//
+// --emit=mlir returns the printed module; --dump-dir gets each stage.
+//
+//===----------------------------------------------------------------------===//
 #include "backends/tpu/TpuBackend.h"
 
+#include "backends/tpu/KernelPlan.h"
+#include "backends/tpu/Passes.h"
+#include "backends/tpu/Rules.h"
+#include "backends/tpu/TpuManifest.h"
+
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace pk::backends::tpu {
 
-std::optional<BackendOutput> compile(mlir::ModuleOp module, const BackendOptions &) {
-  mlir::emitError(module.getLoc()) << "the TPU backend is not available in this build yet";
-  return std::nullopt;
+using namespace mlir;
+
+namespace {
+
+std::string print(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  os << "\n";
+  return text;
+}
+
+void dump(const BackendOptions &options, llvm::StringRef name, Operation *op) {
+  if (options.dumpDir.empty())
+    return;
+  llvm::sys::fs::create_directories(options.dumpDir);
+  llvm::SmallString<256> path(options.dumpDir);
+  llvm::sys::path::append(path, name);
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (!error)
+    os << print(op);
+}
+
+} // namespace
+
+std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &options) {
+  if (!options.emit.empty() && options.emit != "mlir") {
+    emitError(module.getLoc()) << "the TPU backend has no stage '" << options.emit
+                               << "'; --emit=mlir prints the Mosaic module";
+    return std::nullopt;
+  }
+  MLIRContext *ctx = module.getContext();
+  // Errors point at the user's line; the op's IR would only confuse.
+  bool printOp = ctx->shouldPrintOpOnDiagnostic();
+  ctx->printOpOnDiagnostic(false);
+  auto restore = llvm::make_scope_exit([&] { ctx->printOpOnDiagnostic(printOp); });
+  DialectRegistry registry;
+  registerTpuDialects(registry);
+  ctx->appendDialectRegistry(registry);
+  ctx->loadAllAvailableDialects();
+  dump(options, "0-pk.mlir", module);
+
+  // 1. The rules.
+  if (!checkModule(module))
+    return std::nullopt;
+  // 2. The plans (the manifest is written from them).
+  std::vector<KernelPlan> plans = planKernels(module);
+  // 3. Lowering, on a copy.
+  OwningOpRef<ModuleOp> mosaic = module.clone();
+  PassManager pm(ctx);
+  pm.addPass(createPkTpuLowerToMosaic());
+  if (failed(pm.run(*mosaic)))
+    return std::nullopt;
+  dump(options, "1-mosaic.mlir", *mosaic);
+  // 4. Verification (a failure here is a pkc bug, reported at the op).
+  if (failed(verify(*mosaic)))
+    return std::nullopt;
+
+  BackendOutput out;
+  out.artifact = print(*mosaic);
+  out.format = "mosaic";
+  out.extension = ".mlir";
+  if (options.emit == "mlir")
+    out.emitted = out.artifact;
+  out.otherPrograms = manifestPrograms(module, plans);
+  return out;
 }
 
 } // namespace pk::backends::tpu

@@ -1,0 +1,48 @@
+//===- LowerElementwise.cpp - arith and math on block values --------------===//
+//
+// Element-wise arith and math ops are the same ops on vectors (the generic
+// rule in BodyLowering rebuilds them). The ops here need more: a dense
+// tensor constant becomes a dense vector constant, and a bitcast of a
+// vector is tpu.bitcast (arith.bitcast stays for scalars), as Pallas
+// lowers bitcast_convert_type.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/tpu/BodyLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+namespace pk::backends::tpu {
+
+using namespace mlir;
+
+namespace {
+
+LogicalResult lowerConstant(Operation *op, BodyLowering &l) {
+  auto constant = llvm::cast<arith::ConstantOp>(op);
+  Type type = BodyLowering::convertType(constant.getType());
+  TypedAttr value = constant.getValue();
+  if (auto dense = llvm::dyn_cast<DenseElementsAttr>(value))
+    value = dense.reshape(llvm::cast<ShapedType>(type));
+  l.map(constant.getResult(), arith::ConstantOp::create(l.builder(), op->getLoc(), type, value));
+  return success();
+}
+
+LogicalResult lowerBitcast(Operation *op, BodyLowering &l) {
+  auto bitcast = llvm::cast<arith::BitcastOp>(op);
+  Type type = BodyLowering::convertType(bitcast.getType());
+  Value in = l.lookup(bitcast.getIn());
+  Value out = llvm::isa<VectorType>(type)
+                  ? mosaic::BitcastOp::create(l.builder(), op->getLoc(), type, in).getResult()
+                  : arith::BitcastOp::create(l.builder(), op->getLoc(), type, in).getResult();
+  l.map(bitcast.getResult(), out);
+  return success();
+}
+
+} // namespace
+
+void addElementwiseRules(RuleTable &rules) {
+  rules[TypeID::get<arith::ConstantOp>()] = lowerConstant;
+  rules[TypeID::get<arith::BitcastOp>()] = lowerBitcast;
+}
+
+} // namespace pk::backends::tpu
