@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Passes.h"
+#include "backends/tpu/Passes.h"
 #include "ir/PkDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,8 +19,10 @@ int main(int argc, char **argv) {
   pk::registerPkDialects(registry);
   registry.insert<mlir::func::FuncDialect>(); // for tests of ops outside exports
   pk::gpu::registerCudaDialects(registry);
+  pk::backends::tpu::registerTpuDialects(registry);
   mlir::registerTransformsPasses();
   pk::gpu::registerPkGpuPasses();
+  pk::backends::tpu::registerPkTpuPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "pk-opt: runs passes on pk IR\n", registry));
 }
