@@ -191,6 +191,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   BackendOutput output;
   if (options.emit == "gpu") {
     output.emitted = printed(*module);
+    output.cudaPrograms = programs; // the simulator runs stage 03 with them
     return output;
   }
 

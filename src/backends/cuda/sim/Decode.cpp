@@ -1,0 +1,658 @@
+//===- Decode.cpp - gpu.func -> simulator instructions --------------------===//
+//
+// Accepts exactly the ops stage 03 may contain (arith, math, vector on 1-D
+// vectors, scf, gpu thread queries / barrier / shuffle, llvm memory ops)
+// and rejects anything else by name, so that a new op in the backend's
+// output fails loudly instead of being simulated wrongly.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/sim/Kernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/OperationSupport.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace pk::sim {
+
+using namespace mlir;
+
+std::optional<ValueType> classify(Type type) {
+  ValueType v;
+  if (auto vector = llvm::dyn_cast<VectorType>(type)) {
+    if (vector.getRank() != 1 || vector.isScalable())
+      return std::nullopt;
+    std::optional<ValueType> element = classify(vector.getElementType());
+    if (!element || element->isVector || element->kind == Kind::Ptr)
+      return std::nullopt;
+    element->width = static_cast<uint32_t>(vector.getDimSize(0));
+    element->isVector = true;
+    return element;
+  }
+  if (auto integer = llvm::dyn_cast<IntegerType>(type)) {
+    switch (integer.getWidth()) {
+    case 1:
+      v.kind = Kind::I1;
+      return v;
+    case 8:
+      v.kind = Kind::I8;
+      return v;
+    case 16:
+      v.kind = Kind::I16;
+      return v;
+    case 32:
+      v.kind = Kind::I32;
+      return v;
+    case 64:
+      v.kind = Kind::I64;
+      return v;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (llvm::isa<IndexType>(type)) {
+    v.kind = Kind::I64; // the backend lowers index to 64 bits
+    return v;
+  }
+  if (type.isF16()) {
+    v.kind = Kind::F16;
+    return v;
+  }
+  if (type.isBF16()) {
+    v.kind = Kind::BF16;
+    return v;
+  }
+  if (type.isF32()) {
+    v.kind = Kind::F32;
+    return v;
+  }
+  if (type.isF64()) {
+    v.kind = Kind::F64;
+    return v;
+  }
+  if (auto pointer = llvm::dyn_cast<LLVM::LLVMPointerType>(type)) {
+    v.kind = Kind::Ptr;
+    v.addressSpace = pointer.getAddressSpace();
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::string describeOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto file = llvm::dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn() << ": ";
+  os << "`";
+  std::string text;
+  llvm::raw_string_ostream ts(text);
+  op->print(ts, OpPrintingFlags().skipRegions().useLocalScope());
+  // One line: the op without its attributes' line breaks.
+  for (char &c : text)
+    if (c == '\n')
+      c = ' ';
+  os << text << "`";
+  return s;
+}
+
+namespace {
+
+const llvm::StringMap<Op> &elementwiseOps() {
+  static const llvm::StringMap<Op> ops = {
+      {"arith.addi", Op::AddI},          {"arith.subi", Op::SubI},
+      {"arith.muli", Op::MulI},          {"arith.divsi", Op::DivSI},
+      {"arith.divui", Op::DivUI},        {"arith.remsi", Op::RemSI},
+      {"arith.remui", Op::RemUI},        {"arith.ceildivsi", Op::CeilDivSI},
+      {"arith.ceildivui", Op::CeilDivUI}, {"arith.floordivsi", Op::FloorDivSI},
+      {"arith.andi", Op::AndI},          {"arith.ori", Op::OrI},
+      {"arith.xori", Op::XOrI},          {"arith.shli", Op::ShLI},
+      {"arith.shrsi", Op::ShRSI},        {"arith.shrui", Op::ShRUI},
+      {"arith.maxsi", Op::MaxSI},        {"arith.maxui", Op::MaxUI},
+      {"arith.minsi", Op::MinSI},        {"arith.minui", Op::MinUI},
+      {"arith.mulsi_extended", Op::MulSIExtended},
+      {"arith.mului_extended", Op::MulUIExtended},
+      {"arith.addui_extended", Op::AddUIExtended},
+      {"math.absi", Op::AbsI},           {"math.ctlz", Op::CtLz},
+      {"math.cttz", Op::CtTz},           {"math.ctpop", Op::CtPop},
+      {"math.ipowi", Op::IPowI},
+      {"arith.addf", Op::AddF},          {"arith.subf", Op::SubF},
+      {"arith.mulf", Op::MulF},          {"arith.divf", Op::DivF},
+      {"arith.remf", Op::RemF},          {"arith.maximumf", Op::MaximumF},
+      {"arith.minimumf", Op::MinimumF},  {"arith.maxnumf", Op::MaxNumF},
+      {"arith.minnumf", Op::MinNumF},    {"math.powf", Op::PowF},
+      {"math.atan2", Op::Atan2},         {"math.copysign", Op::CopySign},
+      {"arith.negf", Op::NegF},          {"math.absf", Op::AbsF},
+      {"math.exp", Op::Exp},             {"math.exp2", Op::Exp2},
+      {"math.expm1", Op::ExpM1},         {"math.log", Op::Log},
+      {"math.log1p", Op::Log1p},         {"math.log2", Op::Log2},
+      {"math.log10", Op::Log10},         {"math.sqrt", Op::Sqrt},
+      {"math.rsqrt", Op::Rsqrt},         {"math.cbrt", Op::Cbrt},
+      {"math.sin", Op::Sin},             {"math.cos", Op::Cos},
+      {"math.tan", Op::Tan},             {"math.tanh", Op::Tanh},
+      {"math.sinh", Op::Sinh},           {"math.cosh", Op::Cosh},
+      {"math.asin", Op::Asin},           {"math.acos", Op::Acos},
+      {"math.atan", Op::Atan},           {"math.asinh", Op::Asinh},
+      {"math.acosh", Op::Acosh},         {"math.atanh", Op::Atanh},
+      {"math.erf", Op::Erf},             {"math.erfc", Op::Erfc},
+      {"math.floor", Op::Floor},         {"math.ceil", Op::Ceil},
+      {"math.trunc", Op::Trunc},         {"math.round", Op::Round},
+      {"math.roundeven", Op::RoundEven}, {"math.fma", Op::Fma},
+      {"math.fpowi", Op::FPowI},         {"math.isnan", Op::IsNaN},
+      {"math.isinf", Op::IsInf},         {"math.isfinite", Op::IsFinite},
+      {"arith.select", Op::Select},      {"arith.extsi", Op::ExtSI},
+      {"arith.extui", Op::ExtUI},        {"arith.trunci", Op::TruncI},
+      {"arith.extf", Op::ExtF},          {"arith.truncf", Op::TruncF},
+      {"arith.sitofp", Op::SIToFP},      {"arith.uitofp", Op::UIToFP},
+      {"arith.fptosi", Op::FPToSI},      {"arith.fptoui", Op::FPToUI},
+      {"arith.index_cast", Op::IndexCast}, {"arith.index_castui", Op::IndexCastUI},
+      {"arith.bitcast", Op::Bitcast},
+  };
+  return ops;
+}
+
+/// Flags in Instr::imm of integer ops: LLVM's poison-generating flags.
+constexpr int64_t kNsw = 1, kNuw = 2, kExact = 4;
+
+/// Bytes LLVM allocates for a value of `type` in memory (GEP strides).
+std::optional<int64_t> allocSize(Type type) {
+  if (auto array = llvm::dyn_cast<LLVM::LLVMArrayType>(type)) {
+    std::optional<int64_t> element = allocSize(array.getElementType());
+    if (!element)
+      return std::nullopt;
+    return *element * static_cast<int64_t>(array.getNumElements());
+  }
+  std::optional<ValueType> v = classify(type);
+  if (!v || (v->isVector && v->kind == Kind::I1))
+    return std::nullopt;
+  int64_t bytes = v->kind == Kind::Ptr ? 8 : storeBytesOf(v->kind);
+  if (!v->isVector)
+    return bytes;
+  // NVPTX's data layout aligns vectors to their size (a power of two).
+  int64_t size = bytes * v->width, padded = 1;
+  while (padded < size)
+    padded *= 2;
+  return padded;
+}
+
+class Decoder {
+public:
+  Decoder(Kernel &k, std::string &error) : k(k), error(error) {}
+
+  bool decodeFunc(gpu::GPUFuncOp func) {
+    k.name = func.getName().str();
+    std::optional<llvm::ArrayRef<int32_t>> known = func.getKnownBlockSize();
+    if (!known || known->size() != 3)
+      return fail(func, "the kernel has no known_block_size; the simulator needs the CTA's size");
+    for (unsigned i = 0; i < 3; ++i)
+      k.blockSize[i] = static_cast<unsigned>((*known)[i]);
+    if (func.getBody().getBlocks().size() != 1)
+      return fail(func, "the kernel body has several blocks; stage 03 is structured (scf)");
+    mlir::Block &entry = func.getBody().front();
+    k.blocks.emplace_back();
+    for (BlockArgument arg : entry.getArguments()) {
+      std::optional<ValueType> t = classify(arg.getType());
+      if (!t || t->isVector || (t->kind != Kind::Ptr && t->kind != Kind::I64 && t->kind != Kind::I32))
+        return fail(func, "kernel parameter " + std::to_string(arg.getArgNumber()) +
+                              " has a type the simulator cannot pass");
+      k.params.push_back(define(arg));
+      k.paramTypes.push_back(*t);
+    }
+    if (!decodeBlock(entry, 0))
+      return false;
+    if (!llvm::isa<gpu::ReturnOp>(entry.getTerminator()))
+      return fail(entry.getTerminator(), "the kernel does not end with gpu.return");
+    k.wordsPerThread = words;
+    return true;
+  }
+
+private:
+  bool fail(Operation *op, const std::string &message) {
+    error = "kernel '" + k.name + "': " + message + "\n  at " + describeOp(op);
+    return false;
+  }
+
+  int32_t define(Value v, std::optional<ValueType> t = std::nullopt) {
+    if (!t)
+      t = classify(v.getType());
+    Slot s;
+    s.kind = t->kind;
+    s.width = t->width;
+    s.offset = words * k.threads();
+    words += t->width;
+    k.slots.push_back(s);
+    int32_t id = static_cast<int32_t>(k.slots.size() - 1);
+    slots[v] = id;
+    return id;
+  }
+
+  std::optional<int32_t> use(Value v) {
+    auto it = slots.find(v);
+    if (it == slots.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  bool checkTypes(Operation *op) {
+    for (Type t : op->getOperandTypes())
+      if (!classify(t))
+        return fail(op, "an operand has a type the simulator does not model");
+    for (Type t : op->getResultTypes())
+      if (!classify(t))
+        return fail(op, "a result has a type the simulator does not model");
+    return true;
+  }
+
+  /// The instruction for `op` with its operands and results as slots.
+  Instr &emit(mlir::Block &from, Block &into, Operation *op, Op code) {
+    Instr instr;
+    instr.op = code;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    for (Value v : op->getOperands())
+      instr.in.push_back(*use(v));
+    if (op->getNumOperands() > 0)
+      instr.kind = classify(op->getOperand(0).getType())->kind;
+    if (op->getNumResults() > 0) {
+      std::optional<ValueType> t = classify(op->getResult(0).getType());
+      instr.resultKind = t->kind;
+      instr.width = t->width;
+    }
+    for (Value v : op->getResults())
+      instr.out.push_back(define(v));
+    into.body.push_back(std::move(instr));
+    return into.body.back();
+  }
+
+  bool decodeBlock(mlir::Block &from, uint32_t id);
+  bool decodeOp(mlir::Block &from, uint32_t blockId, Operation *op);
+  bool decodeConstant(Operation *op);
+  /// A region's single block as a new simulator block; its id.
+  std::optional<uint32_t> decodeRegion(Operation *owner, Region &region);
+
+  Kernel &k;
+  std::string &error;
+  llvm::DenseMap<Value, int32_t> slots;
+  uint64_t words = 0;
+};
+
+std::optional<uint32_t> Decoder::decodeRegion(Operation *owner, Region &region) {
+  if (region.getBlocks().size() != 1) {
+    fail(owner, "a region with " + std::to_string(region.getBlocks().size()) +
+                    " blocks; the simulator runs single-block scf regions");
+    return std::nullopt;
+  }
+  mlir::Block &block = region.front();
+  uint32_t id = static_cast<uint32_t>(k.blocks.size());
+  k.blocks.emplace_back();
+  for (BlockArgument arg : block.getArguments()) {
+    if (!classify(arg.getType())) {
+      fail(owner, "a block argument has a type the simulator does not model");
+      return std::nullopt;
+    }
+    int32_t slot = define(arg);
+    k.blocks[id].args.push_back(slot);
+  }
+  if (!decodeBlock(block, id))
+    return std::nullopt;
+  return id;
+}
+
+bool Decoder::decodeBlock(mlir::Block &from, uint32_t id) {
+  for (Operation &op : from) {
+    if (&op == from.getTerminator() && from.mightHaveTerminator()) {
+      if (auto yield = llvm::dyn_cast<scf::YieldOp>(op)) {
+        for (Value v : yield.getOperands())
+          k.blocks[id].yields.push_back(*use(v));
+        continue;
+      }
+      if (auto condition = llvm::dyn_cast<scf::ConditionOp>(op)) {
+        k.blocks[id].condition = *use(condition.getCondition());
+        for (Value v : condition.getArgs())
+          k.blocks[id].yields.push_back(*use(v));
+        continue;
+      }
+      if (llvm::isa<gpu::ReturnOp>(op)) {
+        if (id != 0)
+          return fail(&op, "gpu.return inside a region; the simulator expects it at the kernel's end");
+        continue;
+      }
+    }
+    if (!decodeOp(from, id, &op))
+      return false;
+  }
+  return true;
+}
+
+bool Decoder::decodeConstant(Operation *op) {
+  Value result = op->getResult(0);
+  std::optional<ValueType> t = classify(result.getType());
+  if (!t)
+    return fail(op, "a constant of a type the simulator does not model");
+  std::vector<uint64_t> lanes(t->width, 0);
+  auto word = [&](Attribute a) -> std::optional<uint64_t> {
+    if (auto i = llvm::dyn_cast<IntegerAttr>(a))
+      return i.getValue().getZExtValue() & widthMask(bitsOf(t->kind));
+    if (auto f = llvm::dyn_cast<FloatAttr>(a))
+      return f.getValue().bitcastToAPInt().getZExtValue();
+    if (auto b = llvm::dyn_cast<BoolAttr>(a))
+      return b.getValue() ? 1 : 0;
+    return std::nullopt;
+  };
+  if (llvm::isa<ub::PoisonOp>(op) || op->getName().getStringRef() == "llvm.mlir.poison" ||
+      op->getName().getStringRef() == "llvm.mlir.undef") {
+    // Whatever the register held: a pattern that looks like garbage.
+    for (uint64_t &w : lanes)
+      w = 0xdeadbeefcafef00dull & widthMask(bitsOf(t->kind));
+  } else {
+    Attribute value = op->getAttr("value");
+    if (auto dense = llvm::dyn_cast_or_null<DenseElementsAttr>(value)) {
+      if (dense.getNumElements() != t->width)
+        return fail(op, "a vector constant whose size does not match its type");
+      unsigned lane = 0;
+      for (Attribute a : dense.getValues<Attribute>()) {
+        std::optional<uint64_t> w = word(a);
+        if (!w)
+          return fail(op, "a constant element the simulator cannot read");
+        lanes[lane++] = *w;
+      }
+    } else if (std::optional<uint64_t> w = value ? word(value) : std::nullopt) {
+      for (uint64_t &l : lanes)
+        l = *w;
+    } else {
+      return fail(op, "a constant the simulator cannot read");
+    }
+  }
+  int32_t slot = define(result, t);
+  k.constants.push_back({slot, std::move(lanes)});
+  return true;
+}
+
+bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
+  Block &into = k.blocks[blockId];
+  llvm::StringRef name = op->getName().getStringRef();
+  if (llvm::isa<arith::ConstantOp, ub::PoisonOp>(op) || name == "llvm.mlir.constant" ||
+      name == "llvm.mlir.poison" || name == "llvm.mlir.undef")
+    return decodeConstant(op);
+  if (!checkTypes(op))
+    return false;
+
+  auto it = elementwiseOps().find(name);
+  if (it != elementwiseOps().end()) {
+    Instr &instr = emit(from, into, op, it->second);
+    if (auto flags = op->getAttrOfType<arith::IntegerOverflowFlagsAttr>("overflowFlags")) {
+      if (bitEnumContainsAny(flags.getValue(), arith::IntegerOverflowFlags::nsw))
+        instr.imm |= kNsw;
+      if (bitEnumContainsAny(flags.getValue(), arith::IntegerOverflowFlags::nuw))
+        instr.imm |= kNuw;
+    }
+    if (op->hasAttr("isExact"))
+      instr.imm |= kExact;
+    if (it->second == Op::FPowI || it->second == Op::Select)
+      instr.imm2 = classify(op->getOperand(it->second == Op::Select ? 0 : 1).getType())->width;
+    if (it->second == Op::FPowI)
+      instr.imm = static_cast<int64_t>(classify(op->getOperand(1).getType())->kind);
+    if (it->second == Op::Select)
+      instr.kind = instr.resultKind;
+    if (auto mode = op->getAttrOfType<arith::RoundingModeAttr>("roundingmode"))
+      if (mode.getValue() != arith::RoundingMode::to_nearest_even)
+        return fail(op, "a rounding mode other than to_nearest_even");
+    return true;
+  }
+  if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op)) {
+    emit(from, into, op, Op::CmpI).imm = static_cast<int64_t>(cmp.getPredicate());
+    return true;
+  }
+  if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op)) {
+    emit(from, into, op, Op::CmpF).imm = static_cast<int64_t>(cmp.getPredicate());
+    return true;
+  }
+
+  // Vectors.
+  if (auto extract = llvm::dyn_cast<vector::ExtractOp>(op)) {
+    if (extract.getStaticPosition().size() != 1)
+      return fail(op, "vector.extract with other than one position (only 1-D vectors are modelled)");
+    Instr &instr = emit(from, into, op, Op::VExtract);
+    int64_t p = extract.getStaticPosition()[0];
+    instr.imm = ShapedType::isDynamic(p) ? -1 : p;
+    instr.imm2 = classify(extract.getSource().getType())->width;
+    return true;
+  }
+  if (auto insert = llvm::dyn_cast<vector::InsertOp>(op)) {
+    if (insert.getStaticPosition().size() != 1 || llvm::isa<VectorType>(insert.getValueToStore().getType()))
+      return fail(op, "vector.insert of other than one scalar (only 1-D vectors are modelled)");
+    Instr &instr = emit(from, into, op, Op::VInsert);
+    int64_t p = insert.getStaticPosition()[0];
+    instr.imm = ShapedType::isDynamic(p) ? -1 : p;
+    return true;
+  }
+  if (llvm::isa<vector::FromElementsOp>(op)) {
+    emit(from, into, op, Op::VFromElements);
+    return true;
+  }
+  if (llvm::isa<vector::BroadcastOp>(op) || name == "vector.splat") {
+    Instr &instr = emit(from, into, op, Op::VBroadcast);
+    instr.imm = classify(op->getOperand(0).getType())->width;
+    if (instr.imm != 1 && instr.imm != instr.width)
+      return fail(op, "a broadcast between vectors of different sizes");
+    return true;
+  }
+  if (auto shuffle = llvm::dyn_cast<vector::ShuffleOp>(op)) {
+    Instr &instr = emit(from, into, op, Op::VShuffle);
+    instr.imm = classify(shuffle.getV1().getType())->width;
+    instr.imm2 = classify(shuffle.getV2().getType())->width;
+    for (int64_t m : shuffle.getMask())
+      instr.list.push_back(m);
+    return true;
+  }
+
+  // Threads.
+  if (auto tid = llvm::dyn_cast<gpu::ThreadIdOp>(op)) {
+    emit(from, into, op, Op::ThreadId).imm = static_cast<int64_t>(tid.getDimension());
+    return true;
+  }
+  if (auto bid = llvm::dyn_cast<gpu::BlockIdOp>(op)) {
+    emit(from, into, op, Op::BlockId).imm = static_cast<int64_t>(bid.getDimension());
+    return true;
+  }
+  if (auto dim = llvm::dyn_cast<gpu::BlockDimOp>(op)) {
+    emit(from, into, op, Op::BlockDim).imm = static_cast<int64_t>(dim.getDimension());
+    return true;
+  }
+  if (auto dim = llvm::dyn_cast<gpu::GridDimOp>(op)) {
+    emit(from, into, op, Op::GridDim).imm = static_cast<int64_t>(dim.getDimension());
+    return true;
+  }
+  if (llvm::isa<gpu::LaneIdOp>(op)) {
+    emit(from, into, op, Op::LaneId);
+    return true;
+  }
+  if (llvm::isa<gpu::BarrierOp>(op)) {
+    emit(from, into, op, Op::Barrier);
+    return true;
+  }
+  if (auto shuffle = llvm::dyn_cast<gpu::ShuffleOp>(op)) {
+    emit(from, into, op, Op::Shuffle).imm = static_cast<int64_t>(shuffle.getMode());
+    return true;
+  }
+
+  // Memory.
+  if (auto address = llvm::dyn_cast<LLVM::AddressOfOp>(op)) {
+    auto global = llvm::dyn_cast_or_null<LLVM::GlobalOp>(
+        SymbolTable::lookupNearestSymbolFrom(op, address.getGlobalNameAttr()));
+    auto array = global ? llvm::dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType()) : nullptr;
+    if (!global || global.getAddrSpace() != 3 || !array || array.getNumElements() != 0 ||
+        global.getLinkage() != LLVM::Linkage::External)
+      return fail(op, "the simulator models one global: dynamic shared memory (an external "
+                      "zero-sized array in address space 3)");
+    emit(from, into, op, Op::AddressOf);
+    k.usesSharedMemory = true;
+    return true;
+  }
+  if (auto gep = llvm::dyn_cast<LLVM::GEPOp>(op)) {
+    if (llvm::isa<VectorType>(gep.getType()))
+      return fail(op, "a GEP over a vector of pointers");
+    Instr &instr = emit(from, into, op, Op::GEP);
+    instr.imm2 = classify(gep.getType())->addressSpace;
+    Type current = gep.getElemType();
+    bool first = true;
+    unsigned dynamic = 0;
+    for (auto index : gep.getIndices()) {
+      Type stepped = current;
+      if (!first) {
+        if (auto array = llvm::dyn_cast<LLVM::LLVMArrayType>(current))
+          stepped = array.getElementType();
+        else if (auto vector = llvm::dyn_cast<VectorType>(current))
+          stepped = vector.getElementType();
+        else
+          return fail(op, "a GEP into a type the simulator cannot index (structs are not modelled)");
+      }
+      std::optional<int64_t> scale = allocSize(stepped);
+      if (!scale)
+        return fail(op, "a GEP over a type whose size the simulator does not know");
+      if (auto value = llvm::dyn_cast<Value>(index)) {
+        instr.list.push_back(instr.in[1 + dynamic++]);
+        instr.list.push_back(0);
+      } else {
+        instr.list.push_back(-1);
+        instr.list.push_back(llvm::cast<IntegerAttr>(index).getInt());
+      }
+      instr.list.push_back(*scale);
+      current = stepped;
+      first = false;
+    }
+    return true;
+  }
+  if (auto load = llvm::dyn_cast<LLVM::LoadOp>(op)) {
+    if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return fail(op, "an atomic load");
+    std::optional<ValueType> t = classify(load.getType());
+    if (t->kind == Kind::Ptr || (t->isVector && t->kind == Kind::I1))
+      return fail(op, "a load of pointers or of a vector of i1");
+    unsigned space = classify(load.getAddr().getType())->addressSpace;
+    if (space != 1 && space != 3)
+      return fail(op, "a load through address space " + std::to_string(space) +
+                          " (the simulator models global (1) and shared (3) memory)");
+    Instr &instr = emit(from, into, op, Op::Load);
+    instr.addressSpace = space;
+    instr.imm = static_cast<int64_t>(storeBytesOf(t->kind)) * t->width;
+    if (instr.imm > 512)
+      return fail(op, "a load of more than 512 bytes");
+    instr.imm2 = load.getAlignment() ? static_cast<int64_t>(*load.getAlignment()) : *allocSize(load.getType());
+    return true;
+  }
+  if (auto store = llvm::dyn_cast<LLVM::StoreOp>(op)) {
+    if (store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return fail(op, "an atomic store");
+    std::optional<ValueType> t = classify(store.getValue().getType());
+    if (t->kind == Kind::Ptr || (t->isVector && t->kind == Kind::I1))
+      return fail(op, "a store of pointers or of a vector of i1");
+    unsigned space = classify(store.getAddr().getType())->addressSpace;
+    if (space != 1 && space != 3)
+      return fail(op, "a store through address space " + std::to_string(space) +
+                          " (the simulator models global (1) and shared (3) memory)");
+    Instr &instr = emit(from, into, op, Op::Store);
+    instr.addressSpace = space;
+    instr.kind = t->kind;
+    instr.width = t->width;
+    instr.imm = static_cast<int64_t>(storeBytesOf(t->kind)) * t->width;
+    if (instr.imm > 512)
+      return fail(op, "a store of more than 512 bytes");
+    instr.imm2 = store.getAlignment() ? static_cast<int64_t>(*store.getAlignment())
+                                      : *allocSize(store.getValue().getType());
+    return true;
+  }
+
+  // Structured control flow.
+  if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+    // Results first: the body may not use them, but the slots must exist
+    // before the body's instructions refer to its own values.
+    Instr instr;
+    instr.op = Op::For;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    for (Value v : op->getOperands())
+      instr.in.push_back(*use(v));
+    instr.kind = classify(loop.getLowerBound().getType())->kind;
+    instr.imm = loop.getUnsignedCmp() ? 1 : 0;
+    std::optional<uint32_t> body = decodeRegion(op, loop.getRegion());
+    if (!body)
+      return false;
+    instr.regions.push_back(*body);
+    for (Value v : op->getResults())
+      instr.out.push_back(define(v));
+    k.blocks[blockId].body.push_back(std::move(instr));
+    return true;
+  }
+  if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
+    Instr instr;
+    instr.op = Op::If;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    instr.in.push_back(*use(branch.getCondition()));
+    std::optional<uint32_t> thenBlock = decodeRegion(op, branch.getThenRegion());
+    if (!thenBlock)
+      return false;
+    instr.regions.push_back(*thenBlock);
+    if (!branch.getElseRegion().empty()) {
+      std::optional<uint32_t> elseBlock = decodeRegion(op, branch.getElseRegion());
+      if (!elseBlock)
+        return false;
+      instr.regions.push_back(*elseBlock);
+    }
+    for (Value v : op->getResults())
+      instr.out.push_back(define(v));
+    k.blocks[blockId].body.push_back(std::move(instr));
+    return true;
+  }
+  if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
+    Instr instr;
+    instr.op = Op::While;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    for (Value v : op->getOperands())
+      instr.in.push_back(*use(v));
+    std::optional<uint32_t> before = decodeRegion(op, loop.getBefore());
+    if (!before)
+      return false;
+    std::optional<uint32_t> after = decodeRegion(op, loop.getAfter());
+    if (!after)
+      return false;
+    instr.regions = {*before, *after};
+    for (Value v : op->getResults())
+      instr.out.push_back(define(v));
+    k.blocks[blockId].body.push_back(std::move(instr));
+    return true;
+  }
+  if (auto region = llvm::dyn_cast<scf::ExecuteRegionOp>(op)) {
+    Instr instr;
+    instr.op = Op::ExecuteRegion;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    std::optional<uint32_t> body = decodeRegion(op, region.getRegion());
+    if (!body)
+      return false;
+    instr.regions.push_back(*body);
+    for (Value v : op->getResults())
+      instr.out.push_back(define(v));
+    k.blocks[blockId].body.push_back(std::move(instr));
+    return true;
+  }
+  return fail(op, "the simulator does not model '" + name.str() +
+                      "'; add it to src/backends/cuda/sim (Decode.cpp and the executor)");
+}
+
+} // namespace
+
+bool decodeKernel(gpu::GPUFuncOp func, Kernel &kernel, std::string &error) {
+  return Decoder(kernel, error).decodeFunc(func);
+}
+
+} // namespace pk::sim

@@ -1,0 +1,115 @@
+//===- Device.cpp - Launches: checks, CTA order, shared memory ------------===//
+#include "backends/cuda/sim/Device.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace pk::sim {
+
+Device::Device(const DeviceOptions &options) : options(options) {
+  count.maxInstructions = options.maxInstructions;
+}
+
+std::unique_ptr<Device> Device::create(mlir::ModuleOp module, const DeviceOptions &options,
+                                       std::string &error) {
+  std::unique_ptr<Device> device(new Device(options));
+  bool ok = true;
+  module.walk([&](mlir::gpu::GPUFuncOp func) {
+    if (!ok || !func.isKernel())
+      return;
+    auto kernel = std::make_unique<Kernel>();
+    if (!decodeKernel(func, *kernel, error)) {
+      ok = false;
+      return;
+    }
+    device->kernels[kernel->name] = std::move(kernel);
+  });
+  if (!ok)
+    return nullptr;
+  return device;
+}
+
+void Device::launch(const std::string &name, const uint64_t grid[3], const unsigned block[3],
+                    uint64_t dynamicSharedMemory, const std::vector<LaunchArg> &args) {
+  auto it = kernels.find(name);
+  if (it == kernels.end())
+    throw SimError("launch of kernel '" + name + "', which the module does not define");
+  const Kernel &k = *it->second;
+  auto launchError = [&](const std::string &message) {
+    throw SimError("launch of kernel '" + name + "': " + message);
+  };
+  for (unsigned i = 0; i < 3; ++i)
+    if (block[i] != k.blockSize[i])
+      launchError("block (" + std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " +
+                  std::to_string(block[2]) + ") differs from the kernel's known_block_size (" +
+                  std::to_string(k.blockSize[0]) + ", " + std::to_string(k.blockSize[1]) + ", " +
+                  std::to_string(k.blockSize[2]) + ")");
+  if (k.threads() > 1024 || k.threads() == 0)
+    launchError("a CTA of " + std::to_string(k.threads()) + " threads (CUDA allows 1 to 1024)");
+  const uint64_t maxGrid[3] = {(uint64_t(1) << 31) - 1, 65535, 65535};
+  for (unsigned i = 0; i < 3; ++i)
+    if (grid[i] > maxGrid[i])
+      launchError("grid dimension " + std::to_string(i) + " is " + std::to_string(grid[i]) +
+                  " (at most " + std::to_string(maxGrid[i]) + ")");
+  if (dynamicSharedMemory > options.sharedMemoryLimit)
+    launchError(std::to_string(dynamicSharedMemory) + " bytes of dynamic shared memory (at most " +
+                std::to_string(options.sharedMemoryLimit) + ")");
+  if (args.size() != k.params.size())
+    launchError(std::to_string(args.size()) + " arguments for " + std::to_string(k.params.size()) +
+                " parameters");
+  LaunchState state;
+  for (unsigned i = 0; i < 3; ++i) {
+    state.grid[i] = grid[i];
+    state.block[i] = block[i];
+  }
+  for (size_t p = 0; p < args.size(); ++p) {
+    const ValueType &type = k.paramTypes[p];
+    if (args[p].isPointer != (type.kind == Kind::Ptr))
+      launchError("argument " + std::to_string(p) + " is " + (args[p].isPointer ? "a pointer" : "an integer") +
+                  " but the parameter is " + (type.kind == Kind::Ptr ? "a pointer" : "an integer"));
+    if (args[p].isPointer) {
+      uint32_t id = pointerAllocation(args[p].word);
+      if (id == 0 || mem.get(id).space != Space::Global || type.addressSpace != 1)
+        launchError("argument " + std::to_string(p) + " must point to global memory (address space 1)");
+    }
+    state.params.push_back(args[p].word);
+  }
+  uint64_t total = grid[0] * grid[1] * grid[2];
+  if (total == 0)
+    return; // an empty grid: nothing to run (the runtime skips it too)
+  if (total > (uint64_t(1) << 26))
+    launchError(std::to_string(total) + " CTAs: more than the simulator runs (2^26); use smaller sizes");
+  state.launch = nextLaunch++;
+  if (dynamicSharedMemory > 0)
+    state.sharedMemory =
+        mem.allocate(Space::Shared, dynamicSharedMemory, "dynamic shared memory", kSharedFill, false);
+
+  std::vector<uint64_t> order(total);
+  std::iota(order.begin(), order.end(), 0);
+  if (options.order == CtaOrder::Reverse) {
+    std::reverse(order.begin(), order.end());
+  } else if (options.order == CtaOrder::Shuffled) {
+    std::mt19937_64 random(options.seed + state.launch);
+    std::shuffle(order.begin(), order.end(), random);
+  }
+  Executor executor(k, mem, count, nextInterval);
+  try {
+    for (uint64_t linear : order) {
+      uint64_t cta[3] = {linear % grid[0], (linear / grid[0]) % grid[1], linear / (grid[0] * grid[1])};
+      if (state.sharedMemory)
+        mem.reset(state.sharedMemory, kSharedFill);
+      executor.runCta(state, cta, static_cast<uint32_t>(linear));
+    }
+  } catch (...) {
+    if (state.sharedMemory)
+      mem.free(state.sharedMemory);
+    throw;
+  }
+  if (state.sharedMemory)
+    mem.free(state.sharedMemory);
+}
+
+} // namespace pk::sim

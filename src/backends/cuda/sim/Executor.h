@@ -1,0 +1,117 @@
+//===- Executor.h - One CTA of a kernel, in lockstep -------------*- C++ -*-===//
+//
+// Runs a decoded kernel for one CTA: every thread of the CTA executes each
+// instruction before the next one starts, and each thread has its own
+// value in every slot. Divergence is modelled with active masks, as a GPU
+// does: both sides of a divergent scf.if run, each under the threads that
+// took it; an scf.while keeps running the threads whose condition holds.
+// What a GPU leaves undefined is an error here:
+//
+//  - gpu.barrier reached by only some threads of the CTA;
+//  - scf.for whose bounds or step differ between the active threads;
+//  - gpu.shuffle with a lane of its member mask inactive;
+//  - integer division by zero or signed overflow in a division (undefined
+//    behaviour in LLVM);
+//  - memory accesses out of bounds, misaligned, or racing (Memory.h).
+//
+// Poison that LLVM would propagate (shifts by the width or more,
+// out-of-range float-to-int conversions, broken nsw/nuw/exact promises)
+// yields a defined but deliberately unhelpful value and is counted.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_SIM_EXECUTOR_H
+#define PK_BACKENDS_CUDA_SIM_EXECUTOR_H
+
+#include "backends/cuda/sim/Kernel.h"
+#include "backends/cuda/sim/Memory.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pk::sim {
+
+/// A simulation error: the kernel did something a GPU leaves undefined
+/// (or the simulator cannot model). The message names the kernel, the
+/// CTA, the thread and the op.
+class SimError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What one launch passes to each of its CTAs.
+struct LaunchState {
+  uint64_t grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  uint32_t launch = 0;
+  uint32_t sharedMemory = 0; ///< the CTA's dynamic shared memory allocation, 0 if none
+  std::vector<uint64_t> params; ///< one word per kernel parameter
+};
+
+/// Counters over a whole simulation.
+struct Counters {
+  uint64_t ctas = 0;
+  uint64_t instructions = 0;       ///< executed per CTA (once for all threads)
+  uint64_t threadInstructions = 0; ///< summed over the active threads
+  uint64_t poison = 0;             ///< poison values produced
+  std::string firstPoison;         ///< where the first one came from
+  std::string firstUninitialized;  ///< where memory was first read before written
+  uint64_t maxInstructions = 4'000'000'000ull; ///< a bound for kernels that do not end
+};
+
+class Executor {
+public:
+  Executor(const Kernel &kernel, Memory &memory, Counters &counters, uint32_t &nextInterval);
+
+  /// Runs CTA (x, y, z), whose linear index in the launch is `linear`.
+  void runCta(const LaunchState &launch, const uint64_t cta[3], uint32_t linear);
+
+  /// The active threads, in increasing order.
+  using Mask = std::vector<uint16_t>;
+
+private:
+  uint64_t *reg(int32_t slot) { return regs.data() + k.slots[slot].offset; }
+  unsigned widthOf(int32_t slot) const { return k.slots[slot].width; }
+
+  void runBlock(uint32_t block, const Mask &mask);
+  void exec(const Instr &instr, const Mask &mask);
+  /// Copies slot values `from[i]` -> `to[i]` for the masked threads, all
+  /// reads before any write (a yield may permute loop arguments).
+  void transfer(const std::vector<int32_t> &from, const std::vector<int32_t> &to, const Mask &mask);
+  void transfer(const std::vector<int32_t> &from, const llvm::SmallVectorImpl<int32_t> &to,
+                const Mask &mask);
+
+  // Families of instructions (EvalArith.cpp, EvalVector.cpp, Executor.cpp).
+  void evalInteger(const Instr &instr, const Mask &mask);
+  void evalFloat(const Instr &instr, const Mask &mask);
+  void evalCompareSelectCast(const Instr &instr, const Mask &mask);
+  void evalVector(const Instr &instr, const Mask &mask);
+  void evalThreads(const Instr &instr, const Mask &mask);
+  void evalMemory(const Instr &instr, const Mask &mask);
+  void evalFor(const Instr &instr, const Mask &mask);
+  void evalIf(const Instr &instr, const Mask &mask);
+  void evalWhile(const Instr &instr, const Mask &mask);
+
+  /// Throws a SimError about `instr` in `thread` (-1: the CTA).
+  [[noreturn]] void fail(const Instr &instr, int thread, const std::string &message) const;
+  /// Records a poison value made by `instr` in `thread`.
+  void poison(const Instr &instr, unsigned thread, const char *what);
+  std::string where(int thread) const;
+  std::string describeViolation(const Violation &v, bool isWrite, unsigned size) const;
+
+  const Kernel &k;
+  Memory &memory;
+  Counters &counters;
+  uint32_t &nextInterval;
+  std::vector<uint64_t> regs;
+  Mask all;
+  // The CTA being run.
+  const LaunchState *launch = nullptr;
+  uint64_t cta[3] = {0, 0, 0};
+  uint32_t linearCta = 0;
+  uint32_t interval = 0;
+};
+
+} // namespace pk::sim
+
+#endif // PK_BACKENDS_CUDA_SIM_EXECUTOR_H

@@ -1,0 +1,118 @@
+//===- Kernel.h - A gpu.func decoded for the SIMT simulator -----*- C++ -*-===//
+//
+// The simulator does not walk MLIR while it runs: each gpu.func of the
+// stage-03 module is decoded once into instructions over numbered value
+// slots. A slot holds one value for every thread of the CTA (a vector
+// value: `width` words per thread). Structured control flow keeps its
+// shape: scf.for / scf.if / scf.while instructions name the blocks of
+// their regions, and a block lists the slots its terminator yields.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_SIM_KERNEL_H
+#define PK_BACKENDS_CUDA_SIM_KERNEL_H
+
+#include "backends/cuda/sim/Types.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Operation;
+namespace gpu {
+class GPUFuncOp;
+}
+} // namespace mlir
+
+namespace pk::sim {
+
+enum class Op : uint16_t {
+  // Integers: element-wise on scalars or vectors.
+  AddI, SubI, MulI, DivSI, DivUI, RemSI, RemUI, CeilDivSI, CeilDivUI, FloorDivSI,
+  AndI, OrI, XOrI, ShLI, ShRSI, ShRUI, MaxSI, MaxUI, MinSI, MinUI,
+  MulSIExtended, MulUIExtended, AddUIExtended,
+  AbsI, CtLz, CtTz, CtPop, IPowI,
+  // Floats.
+  AddF, SubF, MulF, DivF, RemF, MaximumF, MinimumF, MaxNumF, MinNumF, PowF, Atan2, CopySign,
+  NegF, AbsF, Exp, Exp2, ExpM1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt, Cbrt, Sin, Cos, Tan, Tanh,
+  Sinh, Cosh, Asin, Acos, Atan, Asinh, Acosh, Atanh, Erf, Erfc, Floor, Ceil, Trunc, Round,
+  RoundEven, Fma, FPowI, IsNaN, IsInf, IsFinite,
+  // Comparisons, selection, casts.
+  CmpI, CmpF, Select,
+  ExtSI, ExtUI, TruncI, ExtF, TruncF, SIToFP, UIToFP, FPToSI, FPToUI, IndexCast, IndexCastUI,
+  Bitcast,
+  // Vectors (1-D): a thread's registers.
+  VExtract, VInsert, VFromElements, VBroadcast, VShuffle,
+  // Threads.
+  ThreadId, BlockId, BlockDim, GridDim, LaneId, Barrier, Shuffle,
+  // Memory.
+  AddressOf, GEP, Load, Store,
+  // Structured control flow.
+  For, If, While, ExecuteRegion,
+};
+
+/// A value slot: kind and lanes of the value, and where its words start in
+/// the register file (nthreads * width words).
+struct Slot {
+  Kind kind = Kind::I64;
+  uint32_t width = 1;
+  uint64_t offset = 0;
+};
+
+struct Instr {
+  Op op;
+  Kind kind = Kind::I64;       ///< the operands' element kind (a cast's source)
+  Kind resultKind = Kind::I64; ///< the result's element kind
+  uint32_t width = 1;          ///< lanes per thread of the result
+  uint32_t id = 0;             ///< index in Kernel::ops, for messages
+  /// Op-specific: a comparison predicate, a dimension, a shuffle mode, a
+  /// vector position (-1: dynamic), a load's byte count, flags.
+  int64_t imm = 0;
+  /// Op-specific: a load's or store's alignment; the address space.
+  int64_t imm2 = 0;
+  /// Loads and stores: the pointer's address space (1 global, 3 shared).
+  unsigned addressSpace = 0;
+  llvm::SmallVector<int32_t, 4> in, out;
+  /// vector.shuffle's mask; a GEP's indices as (slot or -1, constant,
+  /// scale in bytes) triples.
+  std::vector<int64_t> list;
+  llvm::SmallVector<uint32_t, 2> regions; ///< block ids
+};
+
+struct Block {
+  std::vector<int32_t> args;
+  std::vector<Instr> body; ///< without the terminator
+  /// The terminator's operands (scf.yield, scf.condition's values).
+  std::vector<int32_t> yields;
+  int32_t condition = -1; ///< scf.condition's flag
+};
+
+struct Kernel {
+  std::string name;
+  unsigned blockSize[3] = {1, 1, 1};
+  unsigned threads() const { return blockSize[0] * blockSize[1] * blockSize[2]; }
+  std::vector<Slot> slots;
+  std::vector<Block> blocks; ///< blocks[0]: the body
+  std::vector<int32_t> params;
+  std::vector<ValueType> paramTypes;
+  /// Constant slots and their values per lane (the same in every thread).
+  std::vector<std::pair<int32_t, std::vector<uint64_t>>> constants;
+  uint64_t wordsPerThread = 0;
+  /// The op each instruction came from (for messages).
+  std::vector<mlir::Operation *> ops;
+  bool usesSharedMemory = false;
+};
+
+/// Decodes a stage-03 gpu.func; on failure returns false and sets `error`
+/// (an op the simulator does not know, or a type it cannot hold).
+bool decodeKernel(mlir::gpu::GPUFuncOp func, Kernel &kernel, std::string &error);
+
+/// "03-gpu.mlir:12:5: `%3 = llvm.load %2 : !llvm.ptr<1> -> f32`": where
+/// an op is and what it says (regions elided).
+std::string describeOp(mlir::Operation *op);
+
+} // namespace pk::sim
+
+#endif // PK_BACKENDS_CUDA_SIM_KERNEL_H

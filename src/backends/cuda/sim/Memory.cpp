@@ -1,0 +1,180 @@
+//===- Memory.cpp - Bounds, alignment and race checks ---------------------===//
+#include "backends/cuda/sim/Memory.h"
+
+#include <cstring>
+
+namespace pk::sim {
+
+Memory::Memory() { allocations.push_back(nullptr); }
+
+uint32_t Memory::allocate(Space space, size_t bytes, const std::string &name, uint8_t fill,
+                          bool initialized) {
+  auto a = std::make_unique<Allocation>();
+  a->name = name;
+  a->space = space;
+  a->bytes.assign(bytes, fill);
+  a->shadow.assign(bytes, Allocation::Shadow{});
+  if (initialized)
+    for (Allocation::Shadow &s : a->shadow)
+      s.initialized = true;
+  allocations.push_back(std::move(a));
+  return static_cast<uint32_t>(allocations.size() - 1);
+}
+
+void Memory::reset(uint32_t id, uint8_t fill) {
+  Allocation &a = *allocations[id];
+  std::memset(a.bytes.data(), fill, a.bytes.size());
+  std::fill(a.shadow.begin(), a.shadow.end(), Allocation::Shadow{});
+}
+
+void Memory::free(uint32_t id) {
+  Allocation &a = *allocations[id];
+  a.freed = true;
+  a.bytes = {};
+  a.shadow = {};
+}
+
+void Memory::markInitialized(uint32_t id, size_t offset, size_t bytes) {
+  Allocation &a = *allocations[id];
+  for (size_t i = offset; i < offset + bytes && i < a.shadow.size(); ++i)
+    a.shadow[i].initialized = true;
+}
+
+Violation Memory::locate(uint64_t pointer, Space space, unsigned size, unsigned alignment,
+                         Allocation *&a, int64_t &offset) const {
+  Violation v;
+  uint32_t id = pointerAllocation(pointer);
+  offset = pointerOffset(pointer);
+  v.allocation = id;
+  v.offset = offset;
+  if (id == 0 || id >= allocations.size() || allocations[id]->freed) {
+    v.kind = Violation::Kind::BadPointer;
+    return v;
+  }
+  a = allocations[id].get();
+  if (a->space != space) {
+    v.kind = Violation::Kind::WrongSpace;
+    return v;
+  }
+  if (offset < 0 || static_cast<uint64_t>(offset) + size > a->bytes.size()) {
+    v.kind = Violation::Kind::OutOfBounds;
+    return v;
+  }
+  if (alignment > a->baseAlignment() || offset % alignment != 0) {
+    v.kind = Violation::Kind::Misaligned;
+    return v;
+  }
+  return v;
+}
+
+Violation Memory::read(uint64_t pointer, Space space, unsigned size, unsigned alignment, void *out,
+                       const Accessor &who) {
+  Allocation *a = nullptr;
+  int64_t offset = 0;
+  Violation v = locate(pointer, space, size, alignment, a, offset);
+  if (v.kind != Violation::Kind::None)
+    return v;
+  bool global = a->space == Space::Global;
+  for (unsigned i = 0; i < size; ++i) {
+    Allocation::Shadow &s = a->shadow[offset + i];
+    if (s.writeInterval == who.interval && s.writer != who.thread) {
+      v.kind = Violation::Kind::Race;
+      v.offset = offset + i;
+      v.otherWasWrite = true;
+      v.otherThread = s.writer;
+      v.otherOp = s.writeOp;
+      v.otherCta = who.cta;
+      return v;
+    }
+    if (global && s.writeLaunch == who.launch && s.writerCta != who.cta) {
+      v.kind = Violation::Kind::Race;
+      v.offset = offset + i;
+      v.otherWasWrite = true;
+      v.acrossCtas = true;
+      v.otherThread = s.writer;
+      v.otherCta = s.writerCta;
+      v.otherOp = s.writeOp;
+      return v;
+    }
+  }
+  for (unsigned i = 0; i < size; ++i) {
+    Allocation::Shadow &s = a->shadow[offset + i];
+    if (s.readInterval != who.interval) {
+      s.readInterval = who.interval;
+      s.reader = who.thread;
+      s.readOp = who.op;
+    } else if (s.reader != who.thread) {
+      s.reader = kManyThreads;
+    }
+    if (global) {
+      if (s.readLaunch != who.launch) {
+        s.readLaunch = who.launch;
+        s.readerCta = who.cta;
+      } else if (s.readerCta != who.cta) {
+        s.readerCta = kManyCtas;
+      }
+    }
+    if (!s.initialized) {
+      if (uninitialized.count++ == 0) {
+        uninitialized.firstAllocation = pointerAllocation(pointer);
+        uninitialized.firstOffset = offset + i;
+        uninitialized.firstOp = who.op;
+        uninitialized.firstThread = who.thread;
+      }
+    }
+  }
+  std::memcpy(out, a->bytes.data() + offset, size);
+  return v;
+}
+
+Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned alignment, const void *in,
+                        const Accessor &who) {
+  Allocation *a = nullptr;
+  int64_t offset = 0;
+  Violation v = locate(pointer, space, size, alignment, a, offset);
+  if (v.kind != Violation::Kind::None)
+    return v;
+  bool global = a->space == Space::Global;
+  auto race = [&](unsigned i, bool otherWrite, bool acrossCtas, uint32_t thread, uint32_t cta,
+                  uint32_t op) {
+    v.kind = Violation::Kind::Race;
+    v.offset = offset + i;
+    v.otherWasWrite = otherWrite;
+    v.acrossCtas = acrossCtas;
+    v.otherThread = thread;
+    v.otherCta = cta;
+    v.otherOp = op;
+  };
+  for (unsigned i = 0; i < size; ++i) {
+    const Allocation::Shadow &s = a->shadow[offset + i];
+    if (s.writeInterval == who.interval && s.writer != who.thread) {
+      race(i, true, false, s.writer, who.cta, s.writeOp);
+      return v;
+    }
+    if (s.readInterval == who.interval && s.reader != who.thread) {
+      race(i, false, false, s.reader, who.cta, s.readOp);
+      return v;
+    }
+    if (global && s.writeLaunch == who.launch && s.writerCta != who.cta) {
+      race(i, true, true, s.writer, s.writerCta, s.writeOp);
+      return v;
+    }
+    if (global && s.readLaunch == who.launch && s.readerCta != who.cta) {
+      race(i, false, true, kManyThreads, s.readerCta, s.readOp);
+      return v;
+    }
+  }
+  for (unsigned i = 0; i < size; ++i) {
+    Allocation::Shadow &s = a->shadow[offset + i];
+    s.writeInterval = who.interval;
+    s.writer = who.thread;
+    s.writeOp = who.op;
+    s.writeLaunch = who.launch;
+    s.writerCta = who.cta;
+    s.initialized = true;
+  }
+  std::memcpy(a->bytes.data() + offset, in, size);
+  return v;
+}
+
+} // namespace pk::sim
