@@ -11,7 +11,10 @@ class ModuleOp;
 
 namespace pk {
 class Session;
-}
+class HostArray;
+struct ExportSignature;
+struct RunResult;
+} // namespace pk
 
 namespace pk::cli {
 
@@ -35,6 +38,7 @@ struct CompileOptions {
 
 struct RunOptions {
   std::string entry;
+  std::string device = "auto"; ///< cuda, interpreter, or auto (cuda when a GPU is present)
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   std::vector<std::string> sizes;
@@ -50,6 +54,13 @@ int runRun(const CommonOptions &common, const RunOptions &options,
 /// pkc compile with --target: runs the backends and writes what they make.
 int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptions &common,
                       const CompileOptions &compile);
+
+/// pkc run --device=cuda: compiles `module` for GPU 0 and runs `entry`
+/// there through the runtime library (CudaRun.cpp).
+RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &entry,
+                    const ExportSignature &signature, const std::vector<HostArray> &inputs);
+/// Whether the runtime finds a CUDA GPU (and a driver).
+bool cudaDeviceAvailable();
 
 /// Applies the diagnostic options to a session.
 void configure(Session &session, const DiagnosticOptions &diagnostics);

@@ -1,9 +1,12 @@
-//===- RunCommand.cpp - pkc run: an export on the reference interpreter ---===//
+//===- RunCommand.cpp - pkc run: an export on the GPU or the interpreter --===//
 //
 // Inputs come from --in NAME=FILE.npy; the rest are made up with
 // pk::deterministicInput. Symbolic sizes are read from the given inputs,
 // or set with --size NAME=INT (or fixed at compile time with -D).
 // Outputs go to --out files (.npy) and, with --print, to stdout.
+// --device picks where it runs: the reference interpreter, or GPU 0
+// through the runtime library (CudaRun.cpp); by default the GPU when there
+// is one.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -124,7 +127,9 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   std::vector<HostArray> arguments;
   for (auto &input : inputs)
     arguments.push_back(std::move(*input));
-  RunResult result = runExport(*module, entry, arguments);
+  bool cuda = options.device == "cuda" || (options.device == "auto" && cudaDeviceAvailable());
+  RunResult result = cuda ? runOnCuda(session, *module, entry, *signature, arguments)
+                          : runExport(*module, entry, arguments);
   if (!result.ok()) {
     if (result.errorLocation)
       diag.report(session.diagnosticAt(*result.errorLocation, Severity::Error, result.error));

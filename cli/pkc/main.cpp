@@ -2,7 +2,7 @@
 //
 //   pkc check FILE                 parse, elaborate, verify
 //   pkc compile FILE --emit=ast|ir print a stage
-//   pkc run FILE --entry NAME ...  run an export on the reference interpreter
+//   pkc run FILE --entry NAME ...  run an export on the GPU or the reference interpreter
 //
 // Exit status: 0 on success, 1 when the program has errors, 2 for bad
 // command-line usage.
@@ -93,13 +93,18 @@ int main(int argc, char **argv) {
   compileCommand->add_flag("--debug-info", compile.debugInfo, "print source locations in the IR");
 
   pk::cli::RunOptions run;
-  CLI::App *runCommand = app.add_subcommand("run", "run an export on the reference interpreter");
+  CLI::App *runCommand = app.add_subcommand("run", "run an export on the GPU or the reference interpreter");
   addCommonOptions(runCommand, common);
   runCommand->add_option("--entry", run.entry, "the export to run (default: the only one)");
   runCommand->add_option("--in", run.inputs, "NAME=FILE.npy: an input array");
   runCommand->add_option("--out", run.outputs, "FILE.npy or INDEX=FILE.npy: where to write an output");
   runCommand->add_option("--size", run.sizes, "NAME=INT: a symbolic size, for generated inputs");
   runCommand->add_flag("--print", run.print, "print the outputs NumPy-style");
+  runCommand
+      ->add_option("--device", run.device,
+                   "where to run: cuda (GPU 0, through the runtime library), interpreter, or auto "
+                   "(the default: cuda when a GPU is present, else the interpreter)")
+      ->check(CLI::IsMember({"auto", "cuda", "interpreter"}));
 
   try {
     app.parse(argc, argv);
