@@ -48,8 +48,10 @@ struct Driver {
   CUresult (*streamSynchronize)(CUstream);
 };
 
+/// The driver the runtime uses too ($PK_CUDA_DRIVER or libcuda.so.1).
 bool openDriver(Driver &d) {
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const char *path = std::getenv("PK_CUDA_DRIVER");
+  void *h = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!h)
     return false;
   d.primaryCtxRetain =
