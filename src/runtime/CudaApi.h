@@ -51,10 +51,6 @@ constexpr int CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
 // CUlaunchAttributeID
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
 
-/// Shared memory a block may use without opting in (48 KiB on every
-/// architecture since Volta).
-constexpr unsigned kDefaultDynamicSharedMemoryLimit = 48 * 1024;
-
 struct CUlaunchAttribute {
   int id;
   char pad[8 - sizeof(int)];

@@ -29,9 +29,11 @@ struct Function {
   cu::CUfunction handle = nullptr;
   int maxThreadsPerBlock = 1024;
   int staticSharedMemory = 0;
-  /// The dynamic shared memory the function is opted in to; raised (never
-  /// lowered) under `optInMutex` when a launch needs more.
-  std::atomic<int> dynamicSharedLimit{int(cu::kDefaultDynamicSharedMemoryLimit)};
+  /// The dynamic shared memory the function may use: at first what the
+  /// driver allows without opting in (48 KiB less its static shared
+  /// memory), then raised (never lowered) under `optInMutex` when a
+  /// launch needs more.
+  std::atomic<int> dynamicSharedLimit{0};
   std::mutex optInMutex;
 };
 

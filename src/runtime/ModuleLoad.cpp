@@ -37,6 +37,10 @@ Function *resolve(pk_module &m, const Artifact &a, const std::string &name,
   d.check(d.funcGetAttribute(&f->staticSharedMemory, cu::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                              f->handle),
           "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+  int limit = 0;
+  d.check(d.funcGetAttribute(&limit, cu::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->handle),
+          "cuFuncGetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  f->dynamicSharedLimit.store(limit);
   Function *raw = f.get();
   m.functions.push_back(std::move(f));
   byName[name] = raw;

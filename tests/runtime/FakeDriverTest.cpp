@@ -460,6 +460,25 @@ TEST_F(FakeDriver, WhatTheDeviceCannotRunIsRefused) {
   EXPECT_EQ(fake().numLaunches(), 1u) << "a refused launch launched something";
 }
 
+TEST_F(FakeDriver, OptInCountsTheStaticSharedMemory) {
+  // Without opting in, a kernel may use 48 KiB less its static shared
+  // memory (1 KiB for the row sum) dynamically: 48128 bytes, not 49152.
+  // Both row-sum programs made symbolic, so nothing is opted in at load.
+  pk::Module m;
+  ASSERT_TRUE(loadChanged(
+      [](json &j) {
+        step(j, 0, 1, 1)["launch"]["shared_memory"]["dynamic"] = {"min", {"mul", "C", 4}, 98304};
+      },
+      0, m));
+  pk::Kernel wide = m.kernel("rowsum_wide");
+  Array<float> small(0, {1, 12032}, randomValue), large(0, {1, 12100}, randomValue), out(0, {1});
+  wide.launch({small.dl(), out.dl()}); // 48128 bytes: no opt-in
+  EXPECT_EQ(fake().funcAttribute(0, "pk_test_rowsum_f32", 8), -1);
+  wide.launch({large.dl(), out.dl()}); // 48400 bytes: opted in
+  EXPECT_EQ(fake().funcAttribute(0, "pk_test_rowsum_f32", 8), 48400);
+  EXPECT_EQ(fake().lastLaunch().shared_memory, 48400u);
+}
+
 TEST_F(FakeDriver, ConcurrentLaunchesOnManyStreams) {
   pk::Module module = load(0);
   pk::Kernel add = module.kernel("add"), rowsum = module.kernel("rowsum_squares");

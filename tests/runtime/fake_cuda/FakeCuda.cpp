@@ -248,6 +248,13 @@ const KernelInfo *kernelInfo(const std::string &name) {
   return nullptr;
 }
 
+/// The dynamic shared memory a function may use before opting in, as CUDA
+/// defines it: 48 KiB less the function's static shared memory.
+int defaultDynamicShared(const Function *f) {
+  const KernelInfo *k = kernelInfo(f->name);
+  return 48 * 1024 - (k ? k->staticShared : 0);
+}
+
 CUresult launch(Function *f, const Geometry &g, Stream *stream, void **params, bool ex) {
   State &s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mutex);
@@ -269,9 +276,11 @@ CUresult launch(Function *f, const Geometry &g, Stream *stream, void **params, b
       return INVALID_VALUE;
   if (g.block[0] * g.block[1] * g.block[2] > 1024)
     return INVALID_VALUE;
-  // Dynamic shared memory above 48 KiB needs the function's opt-in.
+  // Dynamic shared memory beyond what 48 KiB leaves next to the static
+  // shared memory needs the function's opt-in.
   auto limit = f->attributes.find(8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */);
-  unsigned allowed = limit == f->attributes.end() ? 48 * 1024 : unsigned(limit->second);
+  unsigned allowed =
+      limit == f->attributes.end() ? unsigned(defaultDynamicShared(f)) : unsigned(limit->second);
   if (g.shared > allowed)
     return INVALID_VALUE;
   fake_cuda_launch record = {};
@@ -563,7 +572,7 @@ __attribute__((visibility("default"))) CUresult cuFuncGetAttribute(int *value, i
     return OK;
   case 8: {
     auto it = f->attributes.find(8);
-    *value = it == f->attributes.end() ? 48 * 1024 : it->second;
+    *value = it == f->attributes.end() ? defaultDynamicShared(f) : it->second;
     return OK;
   }
   }
