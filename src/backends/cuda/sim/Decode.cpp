@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -219,6 +220,7 @@ private:
     return false;
   }
 
+  /// A new slot; for `v` (when given) its value.
   int32_t define(Value v, std::optional<ValueType> t = std::nullopt) {
     if (!t)
       t = classify(v.getType());
@@ -229,7 +231,8 @@ private:
     words += t->width;
     k.slots.push_back(s);
     int32_t id = static_cast<int32_t>(k.slots.size() - 1);
-    slots[v] = id;
+    if (v)
+      slots[v] = id;
     return id;
   }
 
@@ -274,12 +277,15 @@ private:
   bool decodeBlock(mlir::Block &from, uint32_t id);
   bool decodeOp(mlir::Block &from, uint32_t blockId, Operation *op);
   bool decodeConstant(Operation *op);
+  bool decodeMma(Block &into, mlir::NVVM::MmaOp mma);
   /// A region's single block as a new simulator block; its id.
   std::optional<uint32_t> decodeRegion(Operation *owner, Region &region);
 
   Kernel &k;
   std::string &error;
   llvm::DenseMap<Value, int32_t> slots;
+  /// The field slots of struct values (cmpxchg's and mma.sync's results).
+  llvm::DenseMap<Value, llvm::SmallVector<int32_t, 2>> fields;
   uint64_t words = 0;
 };
 
@@ -375,14 +381,93 @@ bool Decoder::decodeConstant(Operation *op) {
   return true;
 }
 
+bool Decoder::decodeMma(Block &into, NVVM::MmaOp mma) {
+  Operation *op = mma.getOperation();
+  NVVM::MMAShapeAttr shape = mma.getShapeAttr();
+  std::optional<NVVM::MMATypes> a = mma.getMultiplicandAPtxType(), b = mma.getMultiplicandBPtxType();
+  bool halves = a && b && *a == *b && (*a == NVVM::MMATypes::f16 || *a == NVVM::MMATypes::bf16);
+  auto result = llvm::dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 || !halves || !result ||
+      result.getBody().size() != 4 || !llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); }) ||
+      mma.getLayoutA() != NVVM::MMALayout::row || mma.getLayoutB() != NVVM::MMALayout::col ||
+      mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 || mma.getOperandC().size() != 4)
+    return fail(op, "an mma.sync other than m16n8k16 row.col with f16 or bf16 operands and f32 "
+                    "accumulators");
+  for (Value v : op->getOperands())
+    if (!classify(v.getType()))
+      return fail(op, "an operand has a type the simulator does not model");
+  Instr instr;
+  instr.op = Op::Mma;
+  instr.id = static_cast<uint32_t>(k.ops.size());
+  k.ops.push_back(op);
+  for (Value v : op->getOperands())
+    instr.in.push_back(*use(v));
+  instr.kind = *a == NVVM::MMATypes::bf16 ? Kind::BF16 : Kind::F16;
+  instr.resultKind = Kind::F32;
+  ValueType f32;
+  f32.kind = Kind::F32;
+  for (int i = 0; i < 4; ++i)
+    instr.out.push_back(define(Value(), f32));
+  fields[mma.getRes()] = llvm::SmallVector<int32_t, 2>(instr.out.begin(), instr.out.end());
+  into.body.push_back(std::move(instr));
+  return true;
+}
+
 bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
   Block &into = k.blocks[blockId];
   llvm::StringRef name = op->getName().getStringRef();
   if (llvm::isa<arith::ConstantOp, ub::PoisonOp>(op) || name == "llvm.mlir.constant" ||
       name == "llvm.mlir.poison" || name == "llvm.mlir.undef")
     return decodeConstant(op);
+  // cmpxchg yields a struct {value, success}; extractvalue picks a field.
+  if (auto exchange = llvm::dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
+    std::optional<ValueType> t = classify(exchange.getVal().getType());
+    std::optional<ValueType> p = classify(exchange.getPtr().getType());
+    if (!t || t->isVector || t->kind == Kind::Ptr || !isIntKind(t->kind) || t->kind == Kind::I1)
+      return fail(op, "a cmpxchg of a type other than an integer of 8 to 64 bits");
+    if (p->addressSpace != 1 && p->addressSpace != 3)
+      return fail(op, "a cmpxchg through an address space other than global (1) or shared (3)");
+    Instr instr;
+    instr.op = Op::CmpXchg;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    for (Value v : op->getOperands())
+      instr.in.push_back(*use(v));
+    instr.kind = instr.resultKind = t->kind;
+    instr.addressSpace = p->addressSpace;
+    instr.imm = storeBytesOf(t->kind);
+    instr.imm2 = exchange.getAlignment() ? static_cast<int64_t>(*exchange.getAlignment()) : instr.imm;
+    ValueType flag;
+    flag.kind = Kind::I1;
+    instr.out.push_back(define(Value(), t));
+    instr.out.push_back(define(Value(), flag));
+    fields[exchange.getResult()] = {instr.out[0], instr.out[1]};
+    into.body.push_back(std::move(instr));
+    return true;
+  }
+  if (auto extract = llvm::dyn_cast<LLVM::ExtractValueOp>(op)) {
+    auto it = fields.find(extract.getContainer());
+    if (it == fields.end() || extract.getPosition().size() != 1 || extract.getPosition()[0] < 0 ||
+        extract.getPosition()[0] >= static_cast<int64_t>(it->second.size()))
+      return fail(op, "an extractvalue the simulator cannot follow (only cmpxchg's and mma.sync's fields)");
+    slots[extract.getResult()] = it->second[extract.getPosition()[0]];
+    return true;
+  }
+  // mma.sync yields a struct of accumulators; extractvalue picks one.
+  if (auto mma = llvm::dyn_cast<NVVM::MmaOp>(op))
+    return decodeMma(into, mma);
   if (!checkTypes(op))
     return false;
+  // A bitcast that regroups bits: vector<2xbf16> <-> i32 and the like.
+  if (auto cast = llvm::dyn_cast<LLVM::BitcastOp>(op)) {
+    std::optional<ValueType> source = classify(cast.getArg().getType()), dest = classify(cast.getType());
+    if (source->kind == Kind::Ptr || dest->kind == Kind::Ptr || source->kind == Kind::I1 ||
+        dest->kind == Kind::I1 ||
+        source->width * bitsOf(source->kind) != dest->width * bitsOf(dest->kind))
+      return fail(op, "a bitcast other than between integer, float and vector types of one size");
+    emit(from, into, op, Op::Repack).imm2 = source->width;
+    return true;
+  }
 
   auto it = elementwiseOps().find(name);
   if (it != elementwiseOps().end()) {
@@ -567,6 +652,22 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
       return fail(op, "a store of more than 512 bytes");
     instr.imm2 = store.getAlignment() ? static_cast<int64_t>(*store.getAlignment())
                                       : *allocSize(store.getValue().getType());
+    return true;
+  }
+
+  if (auto rmw = llvm::dyn_cast<LLVM::AtomicRMWOp>(op)) {
+    std::optional<ValueType> t = classify(rmw.getVal().getType());
+    unsigned space = classify(rmw.getPtr().getType())->addressSpace;
+    if (t->isVector || t->kind == Kind::Ptr || t->kind == Kind::I1)
+      return fail(op, "an atomicrmw of a vector, pointer or i1");
+    if (space != 1 && space != 3)
+      return fail(op, "an atomicrmw through an address space other than global (1) or shared (3)");
+    Instr &instr = emit(from, into, op, Op::AtomicRMW);
+    instr.kind = instr.resultKind = t->kind;
+    instr.addressSpace = space;
+    instr.imm = static_cast<int64_t>(rmw.getBinOp());
+    instr.list.push_back(storeBytesOf(t->kind));
+    instr.imm2 = rmw.getAlignment() ? static_cast<int64_t>(*rmw.getAlignment()) : storeBytesOf(t->kind);
     return true;
   }
 

@@ -43,6 +43,23 @@ void Executor::evalVector(const Instr &instr, const Mask &mask) {
     }
     return;
   }
+  case Op::Repack: {
+    // A bitcast between types of one size: the source's elements laid end
+    // to end, element 0 in the low bits (little-endian, as on the GPU),
+    // cut into the result's elements.
+    const uint64_t *source = reg(instr.in[0]);
+    const unsigned sourceWidth = static_cast<unsigned>(instr.imm2);
+    const unsigned sourceBits = bitsOf(instr.kind), resultBits = bitsOf(instr.resultKind);
+    for (uint16_t t : mask) {
+      for (unsigned e = 0; e < w; ++e)
+        r[size_t(t) * w + e] = 0;
+      for (unsigned bit = 0; bit < sourceWidth * sourceBits; ++bit) {
+        uint64_t value = (source[size_t(t) * sourceWidth + bit / sourceBits] >> (bit % sourceBits)) & 1;
+        r[size_t(t) * w + bit / resultBits] |= value << (bit % resultBits);
+      }
+    }
+    return;
+  }
   case Op::VFromElements: {
     for (unsigned e = 0; e < w; ++e) {
       const uint64_t *element = reg(instr.in[e]);

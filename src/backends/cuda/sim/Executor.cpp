@@ -115,13 +115,17 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
   case Op::FPToUI: case Op::IndexCast: case Op::IndexCastUI: case Op::Bitcast:
     return evalCompareSelectCast(instr, mask);
   case Op::VExtract: case Op::VInsert: case Op::VFromElements: case Op::VBroadcast:
-  case Op::VShuffle:
+  case Op::VShuffle: case Op::Repack:
     return evalVector(instr, mask);
+  case Op::Mma:
+    return evalMma(instr, mask);
   case Op::ThreadId: case Op::BlockId: case Op::BlockDim: case Op::GridDim: case Op::LaneId:
   case Op::Barrier: case Op::Shuffle:
     return evalThreads(instr, mask);
   case Op::AddressOf: case Op::GEP: case Op::Load: case Op::Store:
     return evalMemory(instr, mask);
+  case Op::AtomicRMW: case Op::CmpXchg:
+    return evalAtomic(instr, mask);
   case Op::For:
     return evalFor(instr, mask);
   case Op::If:

@@ -9,7 +9,8 @@
 //
 //  - gpu.barrier reached by only some threads of the CTA;
 //  - scf.for whose bounds or step differ between the active threads;
-//  - gpu.shuffle with a lane of its member mask inactive;
+//  - gpu.shuffle with a lane of its member mask inactive, mma.sync with
+//    a lane of its warp inactive;
 //  - integer division by zero or signed overflow in a division (undefined
 //    behaviour in LLVM);
 //  - memory accesses out of bounds, misaligned, or racing (Memory.h).
@@ -88,6 +89,8 @@ private:
   void evalVector(const Instr &instr, const Mask &mask);
   void evalThreads(const Instr &instr, const Mask &mask);
   void evalMemory(const Instr &instr, const Mask &mask);
+  void evalAtomic(const Instr &instr, const Mask &mask);
+  void evalMma(const Instr &instr, const Mask &mask);
   void evalFor(const Instr &instr, const Mask &mask);
   void evalIf(const Instr &instr, const Mask &mask);
   void evalWhile(const Instr &instr, const Mask &mask);

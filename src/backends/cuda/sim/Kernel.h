@@ -42,13 +42,15 @@ enum class Op : uint16_t {
   // Comparisons, selection, casts.
   CmpI, CmpF, Select,
   ExtSI, ExtUI, TruncI, ExtF, TruncF, SIToFP, UIToFP, FPToSI, FPToUI, IndexCast, IndexCastUI,
-  Bitcast,
+  Bitcast, Repack,
   // Vectors (1-D): a thread's registers.
   VExtract, VInsert, VFromElements, VBroadcast, VShuffle,
   // Threads.
   ThreadId, BlockId, BlockDim, GridDim, LaneId, Barrier, Shuffle,
+  // Tensor cores: one warp's mma.sync.
+  Mma,
   // Memory.
-  AddressOf, GEP, Load, Store,
+  AddressOf, GEP, Load, Store, AtomicRMW, CmpXchg,
   // Structured control flow.
   For, If, While, ExecuteRegion,
 };

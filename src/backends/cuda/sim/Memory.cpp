@@ -96,6 +96,18 @@ Violation Memory::read(uint64_t pointer, Space space, unsigned size, unsigned al
       v.otherOp = s.writeOp;
       return v;
     }
+    if ((s.atomicInterval == who.interval && s.atomicThread != who.thread) ||
+        (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta)) {
+      v.kind = Violation::Kind::Race;
+      v.offset = offset + i;
+      v.otherWasWrite = true;
+      v.otherWasAtomic = true;
+      v.acrossCtas = s.atomicInterval != who.interval;
+      v.otherThread = s.atomicThread;
+      v.otherCta = s.atomicCta;
+      v.otherOp = s.atomicOp;
+      return v;
+    }
   }
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
@@ -163,6 +175,12 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
       race(i, false, true, kManyThreads, s.readerCta, s.readOp);
       return v;
     }
+    if ((s.atomicInterval == who.interval && s.atomicThread != who.thread) ||
+        (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta)) {
+      race(i, true, s.atomicInterval != who.interval, s.atomicThread, s.atomicCta, s.atomicOp);
+      v.otherWasAtomic = true;
+      return v;
+    }
   }
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
@@ -174,6 +192,69 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
     s.initialized = true;
   }
   std::memcpy(a->bytes.data() + offset, in, size);
+  return v;
+}
+
+} // namespace pk::sim
+
+namespace pk::sim {
+
+Violation Memory::atomic(uint64_t pointer, Space space, unsigned size, unsigned alignment, uint8_t *&bytes,
+                         const Accessor &who) {
+  Allocation *a = nullptr;
+  int64_t offset = 0;
+  Violation v = locate(pointer, space, size, alignment, a, offset);
+  if (v.kind != Violation::Kind::None)
+    return v;
+  bool global = a->space == Space::Global;
+  for (unsigned i = 0; i < size; ++i) {
+    const Allocation::Shadow &s = a->shadow[offset + i];
+    auto race = [&](bool otherWrite, bool acrossCtas, uint32_t thread, uint32_t cta, uint32_t op) {
+      v.kind = Violation::Kind::Race;
+      v.offset = offset + i;
+      v.otherWasWrite = otherWrite;
+      v.acrossCtas = acrossCtas;
+      v.otherThread = thread;
+      v.otherCta = cta;
+      v.otherOp = op;
+    };
+    if (s.writeInterval == who.interval && s.writer != who.thread)
+      race(true, false, s.writer, who.cta, s.writeOp);
+    else if (s.readInterval == who.interval && s.reader != who.thread)
+      race(false, false, s.reader, who.cta, s.readOp);
+    else if (global && s.writeLaunch == who.launch && s.writerCta != who.cta)
+      race(true, true, s.writer, s.writerCta, s.writeOp);
+    else if (global && s.readLaunch == who.launch && s.readerCta != who.cta)
+      race(false, true, kManyThreads, s.readerCta, s.readOp);
+    if (v.kind != Violation::Kind::None)
+      return v;
+  }
+  for (unsigned i = 0; i < size; ++i) {
+    Allocation::Shadow &s = a->shadow[offset + i];
+    if (s.atomicInterval != who.interval) {
+      s.atomicInterval = who.interval;
+      s.atomicThread = who.thread;
+      s.atomicOp = who.op;
+    } else if (s.atomicThread != who.thread) {
+      s.atomicThread = kManyThreads;
+    }
+    if (global) {
+      if (s.atomicLaunch != who.launch) {
+        s.atomicLaunch = who.launch;
+        s.atomicCta = who.cta;
+      } else if (s.atomicCta != who.cta) {
+        s.atomicCta = kManyCtas;
+      }
+    }
+    if (!s.initialized && uninitialized.count++ == 0) {
+      uninitialized.firstAllocation = pointerAllocation(pointer);
+      uninitialized.firstOffset = offset + i;
+      uninitialized.firstOp = who.op;
+      uninitialized.firstThread = who.thread;
+    }
+    s.initialized = true;
+  }
+  bytes = a->bytes.data() + offset;
   return v;
 }
 

@@ -11,6 +11,8 @@
 //    global memory, a CTA reading or writing a byte that another CTA of
 //    the same launch wrote (or, for a write, read), since CTAs run in
 //    parallel on a GPU;
+//  - atomics race with plain accesses (of other threads or CTAs) to the
+//    same bytes, not with each other;
 //  - reads of bytes nothing has written (uninitialized shared memory,
 //    outputs and temporaries not yet written): counted and reported as
 //    warnings, the bytes themselves hold a garbage pattern.
@@ -50,6 +52,7 @@ struct Violation {
   uint32_t allocation = 0;
   // Races: the conflicting access.
   bool otherWasWrite = false;
+  bool otherWasAtomic = false;
   bool acrossCtas = false;
   uint32_t otherThread = 0; ///< kManyThreads when several
   uint32_t otherCta = 0;
@@ -71,6 +74,10 @@ struct Allocation {
     uint16_t writer = 0, reader = 0;
     uint32_t writeLaunch = 0, writerCta = 0;
     uint32_t readLaunch = 0, readerCta = 0;
+    // Atomics race with plain accesses of other threads, not each other.
+    uint32_t atomicInterval = 0, atomicOp = 0;
+    uint16_t atomicThread = 0;
+    uint32_t atomicLaunch = 0, atomicCta = 0;
     bool initialized = false;
   };
   std::vector<Shadow> shadow;
@@ -112,6 +119,12 @@ public:
                  const Accessor &who);
   Violation write(uint64_t pointer, Space space, unsigned size, unsigned alignment, const void *in,
                   const Accessor &who);
+
+  /// An atomic read-modify-write of `size` bytes: checked as a write, but
+  /// atomics do not race with each other (only with plain accesses of
+  /// other threads or CTAs). On success `bytes` points at the memory.
+  Violation atomic(uint64_t pointer, Space space, unsigned size, unsigned alignment, uint8_t *&bytes,
+                   const Accessor &who);
 
   const UninitializedReads &uninitializedReads() const { return uninitialized; }
 
