@@ -39,6 +39,9 @@ struct CompileOptions {
 struct RunOptions {
   std::string entry;
   std::string device = "auto"; ///< cuda, interpreter, or auto (cuda when a GPU is present)
+  std::string target = "cuda:sm_90a"; ///< --device=cuda-sim: the target to compile for
+  std::string ctaOrder = "linear";     ///< --device=cuda-sim: linear, reverse, shuffled[:SEED]
+  bool simStats = false;               ///< --device=cuda-sim: print what was simulated
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   std::vector<std::string> sizes;
@@ -61,6 +64,10 @@ RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &
                     const ExportSignature &signature, const std::vector<HostArray> &inputs);
 /// Whether the runtime finds a CUDA GPU (and a driver).
 bool cudaDeviceAvailable();
+/// pkc run --device=cuda-sim: compiles `module` with the CUDA backend up
+/// to stage 03 and runs `entry` on the SIMT simulator (SimRun.cpp).
+RunResult runOnCudaSim(Session &session, mlir::ModuleOp module, const std::string &entry,
+                       const std::vector<HostArray> &inputs, const RunOptions &options);
 
 /// Applies the diagnostic options to a session.
 void configure(Session &session, const DiagnosticOptions &diagnostics);

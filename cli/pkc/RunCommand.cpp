@@ -128,8 +128,9 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   for (auto &input : inputs)
     arguments.push_back(std::move(*input));
   bool cuda = options.device == "cuda" || (options.device == "auto" && cudaDeviceAvailable());
-  RunResult result = cuda ? runOnCuda(session, *module, entry, *signature, arguments)
-                          : runExport(*module, entry, arguments);
+  RunResult result = options.device == "cuda-sim" ? runOnCudaSim(session, *module, entry, arguments, options)
+                     : cuda ? runOnCuda(session, *module, entry, *signature, arguments)
+                            : runExport(*module, entry, arguments);
   if (!result.ok()) {
     if (result.errorLocation)
       diag.report(session.diagnosticAt(*result.errorLocation, Severity::Error, result.error));

@@ -102,9 +102,14 @@ int main(int argc, char **argv) {
   runCommand->add_flag("--print", run.print, "print the outputs NumPy-style");
   runCommand
       ->add_option("--device", run.device,
-                   "where to run: cuda (GPU 0, through the runtime library), interpreter, or auto "
+                   "where to run: cuda (GPU 0, through the runtime library), cuda-sim (the CUDA "
+                   "backend's kernels on the SIMT simulator), interpreter, or auto "
                    "(the default: cuda when a GPU is present, else the interpreter)")
-      ->check(CLI::IsMember({"auto", "cuda", "interpreter"}));
+      ->check(CLI::IsMember({"auto", "cuda", "cuda-sim", "interpreter"}));
+  runCommand->add_option("--target", run.target, "--device=cuda-sim: the CUDA target (cuda:sm_90a)");
+  runCommand->add_option("--cta-order", run.ctaOrder,
+                         "--device=cuda-sim: the order CTAs run in: linear, reverse, shuffled[:SEED]");
+  runCommand->add_flag("--sim-stats", run.simStats, "--device=cuda-sim: print what was simulated");
 
   try {
     app.parse(argc, argv);
