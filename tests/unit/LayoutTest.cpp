@@ -131,3 +131,27 @@ TEST(Layout, InvalidLayoutsAreRejected) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Layout, MmaLayoutsCoverTheirOperands) {
+  for (unsigned warps : {1u, 2u, 4u, 8u})
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{16, 8, 16}, {64, 64, 32},
+                           {128, 128, 64}, {16, 256, 16}, {256, 8, 128}}) {
+      Layout::Mma mma = Layout::mma(m, n, k, warps);
+      expectCovers(mma.a);
+      expectCovers(mma.b);
+      expectCovers(mma.c);
+    }
+}
+
+TEST(Layout, MmaFragmentsFollowThePtxIsa) {
+  // mma.m16n8k16: lane 5 is group 1, thread 1 of its group.
+  Layout::Mma mma = Layout::mma(16, 8, 16, 1);
+  EXPECT_EQ(mma.c.coordinate(0, 5, 0), (std::vector<int64_t>{1, 2}));  // c0: (group, 2 t)
+  EXPECT_EQ(mma.c.coordinate(3, 5, 0), (std::vector<int64_t>{9, 3}));  // c3: (group + 8, 2 t + 1)
+  EXPECT_EQ(mma.a.coordinate(6, 5, 0), (std::vector<int64_t>{9, 10})); // a6: (group + 8, 2 t + 8)
+  EXPECT_EQ(mma.b.coordinate(3, 5, 0), (std::vector<int64_t>{11, 1})); // b3: (2 t + 9, group)
+}
+
+} // namespace

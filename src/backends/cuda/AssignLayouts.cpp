@@ -12,6 +12,7 @@
 // their operands alone.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/Distribute.h"
 #include "backends/cuda/Passes.h"
 #include "ir/PkDialect.h"
 
@@ -23,6 +24,25 @@ namespace pk::gpu {
 #include "backends/cuda/Passes.h.inc"
 
 using namespace mlir;
+
+namespace {
+
+} // namespace
+
+std::optional<Layout::Mma> mmaLayouts(pk::DotOp dot, unsigned numWarps) {
+  auto lhs = llvm::cast<RankedTensorType>(dot.getLhs().getType());
+  auto rhs = llvm::cast<RankedTensorType>(dot.getRhs().getType());
+  auto result = llvm::cast<RankedTensorType>(dot.getType());
+  Type in = lhs.getElementType();
+  if (in != rhs.getElementType() || !(in.isF16() || in.isBF16()) ||
+      !llvm::isa<FloatType>(result.getElementType()))
+    return std::nullopt;
+  int64_t m = paddedExtent(result.getShape()[0]), n = paddedExtent(result.getShape()[1]);
+  int64_t k = paddedExtent(lhs.getShape()[dot.getTransposeLhs() ? 0 : 1]);
+  if (m < 16 || n < 8 || k < 16)
+    return std::nullopt;
+  return Layout::mma(m, n, k, numWarps);
+}
 
 namespace {
 
@@ -183,7 +203,19 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     setLayout(reshape.getResult(), l ? *l : blocked(to));
     return success();
   }
-  if (llvm::isa<pk::SliceOp, pk::ConcatenateOp, pk::DotOp>(op)) {
+  if (auto dot = llvm::dyn_cast<pk::DotOp>(op)) {
+    // Tensor cores when the shapes and types allow: the operands move to
+    // the mma fragment layouts and the result stays in the accumulator's.
+    if (std::optional<Layout::Mma> mma = mmaLayouts(dot, numWarps)) {
+      convertOperand(op, 0, dot.getTransposeLhs() ? mma->a.transposed({1, 0}) : mma->a);
+      convertOperand(op, 1, dot.getTransposeRhs() ? mma->b.transposed({1, 0}) : mma->b);
+      setLayout(dot.getResult(), mma->c);
+      return success();
+    }
+    setLayout(dot.getResult(), blocked(dot.getType()));
+    return success();
+  }
+  if (llvm::isa<pk::SliceOp, pk::ConcatenateOp>(op)) {
     setLayout(op->getResult(0), blocked(op->getResult(0).getType()));
     return success();
   }

@@ -127,6 +127,9 @@ private:
   int64_t scratchBytes = 0, temporaryBytes = 0;
 };
 
+/// The mma.sync layouts of a dot that can use tensor cores, or nullopt.
+std::optional<Layout::Mma> mmaLayouts(pk::DotOp dot, unsigned numWarps);
+
 /// Bytes of one element of a storage type in memory (bool: 1).
 int64_t elementBytes(mlir::Type type);
 

@@ -232,6 +232,65 @@ std::optional<Layout> Layout::reshaped(llvm::ArrayRef<int64_t> fromLogical,
   return out;
 }
 
+Layout::Mma Layout::mma(int64_t m, int64_t n, int64_t k, unsigned numWarps) {
+  auto bits = [](int64_t v) { return static_cast<int>(log2Exact(v)); };
+  int mTiles = bits(m) - 4, nTiles = bits(n) - 3, kTiles = bits(k) - 4;
+  Mma out;
+  out.a.shape = {m, k};
+  out.b.shape = {k, n};
+  out.c.shape = {m, n};
+  // Within a warp (PTX ISA, mma.m16n8k16): lane = 4 * group + thread in
+  // group. C: row = group (+8), col = 2 * thread (+1). A: row = group (+8),
+  // col = 2 * thread (+1) (+8). B: k = 2 * thread (+1) (+8), n = group.
+  out.c.regs = {{1, 0}, {0, 3}};
+  out.c.lanes = {{1, 1}, {1, 2}, {0, 0}, {0, 1}, {0, 2}};
+  out.a.regs = {{1, 0}, {0, 3}, {1, 3}};
+  out.a.lanes = {{1, 1}, {1, 2}, {0, 0}, {0, 1}, {0, 2}};
+  out.b.regs = {{0, 0}, {0, 3}};
+  out.b.lanes = {{0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}};
+  // Warps over the tiles, alternating M and N.
+  int nextM = 0, nextN = 0;
+  for (unsigned w = 1; w < numWarps; w <<= 1) {
+    bool takeM = nextM < mTiles && (nextM <= nextN || nextN >= nTiles);
+    if (takeM) {
+      Basis row{0, 4 + nextM++};
+      out.c.warps.push_back(row);
+      out.a.warps.push_back(row);
+      out.b.warps.push_back(Basis::none());
+    } else if (nextN < nTiles) {
+      Basis column{1, 3 + nextN++};
+      out.c.warps.push_back(column);
+      out.b.warps.push_back(column);
+      out.a.warps.push_back(Basis::none());
+    } else {
+      out.c.warps.push_back(Basis::none());
+      out.a.warps.push_back(Basis::none());
+      out.b.warps.push_back(Basis::none());
+    }
+  }
+  // The warp's remaining tiles, then the K steps, in registers.
+  for (int t = nextM; t < mTiles; ++t) {
+    out.c.regs.push_back({0, 4 + t});
+    out.a.regs.push_back({0, 4 + t});
+  }
+  for (int t = nextN; t < nTiles; ++t) {
+    out.c.regs.push_back({1, 3 + t});
+    out.b.regs.push_back({1, 3 + t});
+  }
+  for (int t = 0; t < kTiles; ++t) {
+    out.a.regs.push_back({1, 4 + t});
+    out.b.regs.push_back({0, 4 + t});
+  }
+  return out;
+}
+
+int Layout::registerBit(const Basis &basis) const {
+  for (size_t r = 0; r < regs.size(); ++r)
+    if (regs[r] == basis)
+      return static_cast<int>(r);
+  return -1;
+}
+
 std::string Layout::str() const {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)

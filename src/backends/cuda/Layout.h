@@ -82,11 +82,25 @@ public:
   std::optional<Layout> reshaped(llvm::ArrayRef<int64_t> fromLogical,
                                  llvm::ArrayRef<int64_t> toLogical) const;
 
+  /// The layouts of mma.sync m16n8k16 (f16/bf16 -> f32) on `numWarps`
+  /// warps for an (m x k) @ (k x n) product of padded sizes m >= 16,
+  /// n >= 8, k >= 16: the PTX fragment layouts of A, B and the accumulator
+  /// C within a warp, warps spread over the M and N tiles (alternating),
+  /// and the remaining tiles in registers.
+  struct Mma;
+  static Mma mma(int64_t m, int64_t n, int64_t k, unsigned numWarps);
+  /// The position of `basis` among the register bits, or -1.
+  int registerBit(const Basis &basis) const;
+
   bool operator==(const Layout &o) const {
     return shape == o.shape && regs == o.regs && lanes == o.lanes && warps == o.warps;
   }
   bool operator!=(const Layout &o) const { return !(*this == o); }
   std::string str() const;
+};
+
+struct Layout::Mma {
+  Layout a, b, c;
 };
 
 } // namespace pk::gpu

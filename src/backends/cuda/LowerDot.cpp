@@ -1,14 +1,21 @@
 //===- LowerDot.cpp - Matrix products -------------------------------------===//
 //
-// x @ y: the operands go to shared memory one K-chunk at a time (small
-// enough to fit next to the kernel's scratch), and each thread accumulates
-// the elements of the result its layout gives it, in f32 (i32 for
-// integers; f64 when the operands are f64), rounding once at the end.
+// x @ y on the tensor cores (f16/bf16 operands): the operands arrive in the
+// mma.sync fragment layouts (pk-gpu-assign-layouts converted them), so
+// each warp issues mma.sync m16n8k16 over its tiles and the K steps, and
+// the result stays in the accumulator layout.
+//
+// Otherwise with FMAs: the operands go to shared memory one K-chunk at a
+// time (small enough to fit next to the kernel's scratch), and each thread
+// accumulates the elements of the result its layout gives it, in f32 (i32
+// for integers; f64 when the operands are f64), rounding once at the end.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -81,9 +88,135 @@ void writeChunk(Emitter &e, Value operand, RankedTensorType type, bool swapped, 
   }
 }
 
+/// The register index of `layout` that has `fixed` (basis -> bit value)
+/// bits set and all others clear.
+int64_t registerIndex(const Layout &layout, ArrayRef<std::pair<Basis, int64_t>> fixed) {
+  int64_t k = 0;
+  for (auto [basis, bit] : fixed)
+    if (bit)
+      k |= int64_t(1) << layout.registerBit(basis);
+  return k;
+}
+
+/// The register bits of `layout` that are not the fragment's own: tiles
+/// and K steps.
+SmallVector<Basis> outerBits(const Layout &layout, unsigned fragmentBits) {
+  return SmallVector<Basis>(layout.regs.begin() + fragmentBits, layout.regs.end());
+}
+
+/// A operand elements past K are padding: zero them so they add nothing.
+Value zeroKPadding(Emitter &e, Value vector, const Layout &layout, ArrayRef<int64_t> logical,
+                   unsigned kDim) {
+  if (logical[kDim] >= layout.shape[kDim])
+    return vector;
+  auto type = llvm::cast<VectorType>(vector.getType());
+  Value zero = e.constant(type.getElementType(), 0);
+  SmallVector<int64_t> kOnly(layout.shape.begin(), layout.shape.end());
+  kOnly[kDim] = logical[kDim];
+  SmallVector<Value> elements;
+  for (int64_t k = 0; k < layout.numRegisters(); ++k) {
+    Value v = e.extract(vector, k);
+    if (Value inside = e.inShape(layout, kOnly, k))
+      v = arith::SelectOp::create(e.b, e.loc, inside, v, zero);
+    elements.push_back(v);
+  }
+  return e.fromElements(type, elements);
+}
+
+LogicalResult lowerMma(Emitter &e, pk::DotOp op, const Layout::Mma &mma) {
+  auto lhsType = llvm::cast<RankedTensorType>(op.getLhs().getType());
+  auto result = llvm::cast<RankedTensorType>(op.getType());
+  Type in = lhsType.getElementType();
+  // The operands as (m, k) and (k, n) in their mma layouts: a transposed
+  // operand's layout is the transposed mma layout, so its registers are
+  // already in place.
+  auto lhsShape = lhsType.getShape();
+  auto rhsShape = llvm::cast<RankedTensorType>(op.getRhs().getType()).getShape();
+  SmallVector<int64_t> aLogical = op.getTransposeLhs() ? SmallVector<int64_t>{lhsShape[1], lhsShape[0]}
+                                                       : SmallVector<int64_t>(lhsShape);
+  SmallVector<int64_t> bLogical = op.getTransposeRhs() ? SmallVector<int64_t>{rhsShape[1], rhsShape[0]}
+                                                       : SmallVector<int64_t>(rhsShape);
+  Value a = zeroKPadding(e, e.values.lookup(op.getLhs()), mma.a, aLogical, 1);
+  Value b = zeroKPadding(e, e.values.lookup(op.getRhs()), mma.b, bLogical, 0);
+
+  MLIRContext *ctx = e.b.getContext();
+  Type f32 = e.b.getF32Type();
+  auto fragment = [&](Value vector, int64_t first, int64_t second) -> Value {
+    Value pair = e.fromElements(VectorType::get({2}, in), {e.extract(vector, first), e.extract(vector, second)});
+    if (in.isBF16()) // bf16 pairs travel as i32
+      return LLVM::BitcastOp::create(e.b, e.loc, e.b.getI32Type(), pair);
+    return pair;
+  };
+  Type resultStruct = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+
+  SmallVector<Basis> cTiles = outerBits(mma.c, 2);
+  SmallVector<Basis> kSteps;
+  for (const Basis &basis : outerBits(mma.a, 3))
+    if (basis.dim == 1)
+      kSteps.push_back(basis);
+  SmallVector<Value> out(mma.c.numRegisters());
+  for (int64_t tile = 0; tile < (int64_t(1) << cTiles.size()); ++tile) {
+    // This tile's bits in C, and where the same bits live in A and B.
+    SmallVector<std::pair<Basis, int64_t>> tileBits;
+    for (size_t i = 0; i < cTiles.size(); ++i)
+      tileBits.push_back({cTiles[i], (tile >> i) & 1});
+    // M tiles are rows of A (dimension 0 in both), N tiles columns of B
+    // (dimension 1 in both); A's dimension 1 and B's dimension 0 are K.
+    auto inOperand = [&](const Layout &layout, int dim) {
+      SmallVector<std::pair<Basis, int64_t>> bits;
+      for (auto [basis, bit] : tileBits)
+        if (basis.dim == dim && layout.registerBit(basis) >= 0)
+          bits.push_back({basis, bit});
+      return bits;
+    };
+    SmallVector<std::pair<Basis, int64_t>> aTile = inOperand(mma.a, 0), bTile = inOperand(mma.b, 1);
+    Value c[4] = {e.constant(f32, 0), e.constant(f32, 0), e.constant(f32, 0), e.constant(f32, 0)};
+    for (int64_t step = 0; step < (int64_t(1) << kSteps.size()); ++step) {
+      SmallVector<std::pair<Basis, int64_t>> aBits = aTile, bBits = bTile;
+      for (size_t i = 0; i < kSteps.size(); ++i) {
+        aBits.push_back({kSteps[i], (step >> i) & 1});
+        bBits.push_back({Basis{0, kSteps[i].bit}, (step >> i) & 1});
+      }
+      // a_i: i = k0 + 2 * row3 + 4 * k3; b_i: i = k0 + 2 * k3.
+      auto aReg = [&](int i) {
+        SmallVector<std::pair<Basis, int64_t>> bits = aBits;
+        bits.append({{Basis{1, 0}, i & 1}, {Basis{0, 3}, (i >> 1) & 1}, {Basis{1, 3}, (i >> 2) & 1}});
+        return registerIndex(mma.a, bits);
+      };
+      auto bReg = [&](int i) {
+        SmallVector<std::pair<Basis, int64_t>> bits = bBits;
+        bits.append({{Basis{0, 0}, i & 1}, {Basis{0, 3}, (i >> 1) & 1}});
+        return registerIndex(mma.b, bits);
+      };
+      SmallVector<Value> aOperands = {fragment(a, aReg(0), aReg(1)), fragment(a, aReg(2), aReg(3)),
+                                      fragment(a, aReg(4), aReg(5)), fragment(a, aReg(6), aReg(7))};
+      SmallVector<Value> bOperands = {fragment(b, bReg(0), bReg(1)), fragment(b, bReg(2), bReg(3))};
+      std::array<NVVM::MMATypes, 2> types = {in.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16,
+                                             in.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16};
+      Value d = NVVM::MmaOp::create(e.b, e.loc, resultStruct, aOperands, bOperands, ValueRange(c),
+                                    ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt, types,
+                                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                                   NVVM::MMALayout::col});
+      for (int i = 0; i < 4; ++i)
+        c[i] = LLVM::ExtractValueOp::create(e.b, e.loc, d, ArrayRef<int64_t>{i});
+    }
+    // c_i: i = col0 + 2 * row3.
+    for (int i = 0; i < 4; ++i) {
+      SmallVector<std::pair<Basis, int64_t>> bits = tileBits;
+      bits.append({{Basis{1, 0}, i & 1}, {Basis{0, 3}, (i >> 1) & 1}});
+      out[registerIndex(mma.c, bits)] = convertElement(e, c[i], result.getElementType());
+    }
+  }
+  e.values.map(op.getResult(), e.fromElements(e.vectorType(result), out));
+  return success();
+}
+
 } // namespace
 
 LogicalResult lowerDot(Emitter &e, pk::DotOp op) {
+  if (std::optional<Layout::Mma> mma = mmaLayouts(op, e.numWarps))
+    if (*layoutOf(op.getType()) == mma->c)
+      return lowerMma(e, op, *mma);
   auto lhs = llvm::cast<RankedTensorType>(op.getLhs().getType());
   auto rhs = llvm::cast<RankedTensorType>(op.getRhs().getType());
   auto result = llvm::cast<RankedTensorType>(op.getType());
