@@ -4,6 +4,8 @@
 //
 //   01-outlined   pk-gpu-outline          pallas_calls -> gpu.func kernels,
 //                                         blocks bound to memory
+//                 pk-gpu-define-arith     arith ops guarded where LLVM's
+//                                         results are undefined
 //   02-layouts    pk-gpu-assign-layouts   a thread layout per block value
 //   03-gpu        pk-gpu-distribute       per-thread code: arith, scf,
 //                                         vector, gpu, llvm
@@ -151,6 +153,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
         gpu::PkGpuOutlineOptions outline;
         outline.defaultNumWarps = kDefaultNumWarps;
         pm.addPass(gpu::createPkGpuOutline(outline));
+        pm.addPass(gpu::createPkGpuDefineArith());
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       })) ||

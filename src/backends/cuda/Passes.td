@@ -34,6 +34,18 @@ def PkGpuOutline : Pass<"pk-gpu-outline", "::mlir::ModuleOp"> {
   ];
 }
 
+def PkGpuDefineArith : Pass<"pk-gpu-define-arith", "::mlir::ModuleOp"> {
+  let summary = "Gives arith ops the language's results where LLVM's are undefined";
+  let description = [{
+    Integer division and remainder by zero (and MIN / -1), shifts by the
+    width or more, and float-to-int conversions of NaN or of values out of
+    range are defined in pk IR (docs/language.md) but undefined behaviour
+    or poison in LLVM. Each such op gets operands in its defined range, and
+    a select supplies the language's answer for the others.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def PkGpuAssignLayouts : Pass<"pk-gpu-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Chooses a distributed layout for every block value";
   let description = [{
