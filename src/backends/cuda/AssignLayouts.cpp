@@ -219,7 +219,8 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     setLayout(op->getResult(0), blocked(op->getResult(0).getType()));
     return success();
   }
-  if (llvm::isa<ConvertLayoutOp>(op))
+  // Terminators: the op that owns the region converts what they yield.
+  if (llvm::isa<ConvertLayoutOp, scf::YieldOp, scf::ConditionOp>(op))
     return success();
   return op->emitError() << "the CUDA backend does not support '" << op->getName()
                          << "' on block values yet";

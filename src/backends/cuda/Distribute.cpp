@@ -58,6 +58,11 @@ LogicalResult Translator::translate(Operation *op) {
     return recordGlobalRef(e, ref);
   if (auto ref = llvm::dyn_cast<SharedRefOp>(op))
     return recordSharedRef(e, ref);
+  // Region terminators pass the (already distributed) values on as they are.
+  if (llvm::isa<scf::YieldOp, scf::ConditionOp>(op)) {
+    e.b.clone(*op, e.values);
+    return success();
+  }
   if (llvm::isa<pk::LoadOp, pk::StoreOp, pk::GatherOp, pk::ScatterOp, pk::AtomicRmwOp,
                 pk::AtomicCasOp>(op) ||
       touchesTensors(op))
