@@ -2,6 +2,7 @@
 #include "backends/cuda/LaunchPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExprVisitor.h"
 
 #include <set>
@@ -125,6 +126,63 @@ std::optional<std::vector<bool>> declaredSemantics(pk::PallasCallOp call) {
   return std::nullopt;
 }
 
+/// Whether `store` writes every element of its Ref.
+bool writesWholeRef(pk::StoreOp store) {
+  if (store.getMask() || !store.getOffsets().empty())
+    return false;
+  ArrayRef<int64_t> shape = store.getRefType().getShape();
+  return llvm::all_of(store.getStaticOffsets(), [](int64_t o) { return o == 0; }) &&
+         llvm::all_of(store.getStrides(), [](int64_t s) { return s == 1; }) &&
+         store.getSizes() == shape;
+}
+
+/// The grid axis `a` when `condition` is `program_id(a) == 0`.
+std::optional<unsigned> firstProgramTest(Value condition) {
+  auto cmp = condition.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  for (auto [id, zero] : {std::pair(cmp.getLhs(), cmp.getRhs()), std::pair(cmp.getRhs(), cmp.getLhs())}) {
+    auto program = id.getDefiningOp<pk::ProgramIdOp>();
+    auto constant = zero.getDefiningOp<arith::ConstantIntOp>();
+    if (program && constant && constant.value() == 0)
+      return static_cast<unsigned>(program.getAxis());
+  }
+  return std::nullopt;
+}
+
+/// Scratch buffers persist from one program to the next (the grid runs in
+/// order, as on TPU), so a kernel may carry state in them. The first axis
+/// across which scratch `ref` may carry state: the grid rank when the
+/// kernel first overwrites all of it unconditionally, `a` when it does so
+/// under `pl.when(program_id(a) == 0)` (the state then lives while axes a
+/// and later advance, and restarts whenever an earlier one does), 0 when
+/// it reads what an earlier program left.
+unsigned firstCarryingAxis(Block &kernel, Value ref, unsigned gridRank) {
+  for (Operation &op : kernel) {
+    bool touches = false;
+    op.walk([&](Operation *inner) { touches |= llvm::is_contained(inner->getOperands(), ref); });
+    if (!touches)
+      continue;
+    if (auto store = llvm::dyn_cast<pk::StoreOp>(op))
+      return store.getRef() == ref && writesWholeRef(store) ? gridRank : 0;
+    auto branch = llvm::dyn_cast<scf::IfOp>(op);
+    std::optional<unsigned> axis = branch ? firstProgramTest(branch.getCondition()) : std::nullopt;
+    if (!axis)
+      return 0;
+    for (Operation &inner : branch.getThenRegion().front()) {
+      auto store = llvm::dyn_cast<pk::StoreOp>(inner);
+      if (store && store.getRef() == ref && writesWholeRef(store))
+        return *axis;
+      bool reads = false;
+      inner.walk([&](Operation *nested) { reads |= llvm::is_contained(nested->getOperands(), ref); });
+      if (reads)
+        return 0;
+    }
+    return 0;
+  }
+  return gridRank; // never used
+}
+
 unsigned numWarpsOf(pk::PallasCallOp call, unsigned fallback) {
   DictionaryAttr params = call.getCompilerParamsAttr();
   if (!params)
@@ -189,6 +247,17 @@ LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
           parallel[g] = false;
       }
     }
+    // Scratch that carries state between programs orders the axes it
+    // crosses. jax.vmap's batch axes stay parallel: each batch element is
+    // its own pallas_call.
+    unsigned batch = 0;
+    if (auto axes = call->getAttrOfType<IntegerAttr>("pk.vmap_axes"))
+      batch = static_cast<unsigned>(axes.getInt());
+    unsigned scratchBegin = prefetch + specs.size();
+    for (unsigned s = scratchBegin; s < kernel.getNumArguments(); ++s)
+      for (unsigned g = std::max(batch, firstCarryingAxis(kernel, kernel.getArgument(s), grid)); g < grid;
+           ++g)
+        parallel[g] = false;
   }
   // A grid axis of size 1 costs nothing either way.
   std::vector<unsigned> parallelAxes;

@@ -3,8 +3,10 @@
 // Pallas runs a grid's programs in row-major order; a GPU runs CTAs in
 // parallel. Axes on which programs are independent go to the CUDA grid;
 // axes whose programs may share an output block (an accumulation over k),
-// or that dimension_semantics marks "arbitrary", run in order in a loop
-// inside each CTA, which keeps Pallas's semantics for them. The outline
+// across which scratch buffers carry state (docs/cuda.md, "Grid
+// semantics"), or that dimension_semantics marks "arbitrary", run in order
+// in a loop inside each CTA, which keeps Pallas's semantics for them.
+// dimension_semantics, when given, is trusted as Pallas trusts it. The outline
 // stage builds kernels from this plan and the manifest launches them with
 // it.
 //

@@ -205,8 +205,10 @@ void KernelBuilder::program(ArrayRef<Value> scratch) {
       regionMapping.map(block.getArgument(g), i32Ids[g]);
     for (size_t p = 0; p < prefetch; ++p)
       regionMapping.map(block.getArgument(call.getGridRank() + p), prefetchRefs[p]);
+    SmallVector<Operation *> indexMapOps;
     for (Operation &op : block.without_terminator())
-      b.clone(op, regionMapping);
+      indexMapOps.push_back(b.clone(op, regionMapping));
+    replaceGridQueries(indexMapOps); // index maps may read sizes (nb - 1) too
     for (Value v : block.getTerminator()->getOperands())
       computed.push_back(
           arith::IndexCastOp::create(b, loc, b.getIndexType(), regionMapping.lookup(v)));
