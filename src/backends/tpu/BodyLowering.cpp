@@ -113,22 +113,41 @@ Value BodyLowering::symbolValue(unsigned symbol, Location loc) {
 
 namespace {
 
-/// Python's floor division and modulo by a constant or a value, from the
-/// truncating ops Mosaic has (arith.divsi / remsi), as jnp lowers them.
-Value floorDivOrMod(OpBuilder &b, Location loc, Value a, Value d, bool wantMod) {
+/// Python's floor division and modulo (rounding toward negative infinity)
+/// from the truncating arith.divsi / remsi, built as jnp.floor_divide and
+/// jnp.remainder build them for integers, so that an index map written
+/// `i // 2` lowers as Pallas lowers it.
+Value sign(OpBuilder &b, Location loc, Value x) {
+  Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  auto positive = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(), arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero));
+  auto negative = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(), arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero));
+  return arith::SubIOp::create(b, loc, positive, negative);
+}
+
+Value floorDiv(OpBuilder &b, Location loc, Value a, Value d) {
   Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
   Value q = arith::DivSIOp::create(b, loc, a, d);
-  Value r = arith::RemSIOp::create(b, loc, a, d);
-  // Round toward negative infinity: adjust when r != 0 and r, d differ in sign.
-  Value rNonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
-  Value rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
-  Value dNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, d, zero);
-  Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, dNeg);
-  Value adjust = arith::AndIOp::create(b, loc, rNonZero, signsDiffer);
-  if (wantMod)
-    return arith::SelectOp::create(b, loc, adjust, arith::AddIOp::create(b, loc, r, d), r);
+  Value signsDiffer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sign(b, loc, a), sign(b, loc, d));
+  Value rem = arith::RemSIOp::create(b, loc, a, d);
+  Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem, zero);
+  Value adjust = arith::AndIOp::create(b, loc, signsDiffer, inexact);
   Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   return arith::SelectOp::create(b, loc, adjust, arith::SubIOp::create(b, loc, q, one), q);
+}
+
+Value floorMod(OpBuilder &b, Location loc, Value a, Value d) {
+  Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  Value rem = arith::RemSIOp::create(b, loc, a, d);
+  Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem, zero);
+  Value remNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem, zero);
+  Value divisorNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, d, zero);
+  Value signsDiffer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, remNegative, divisorNegative);
+  Value adjust = arith::AndIOp::create(b, loc, signsDiffer, inexact);
+  return arith::SelectOp::create(b, loc, adjust, arith::AddIOp::create(b, loc, rem, d), rem);
 }
 
 } // namespace
@@ -149,14 +168,14 @@ Value BodyLowering::affineValue(AffineExpr expr, ValueRange dims, Location loc) 
   case AffineExprKind::Mul:
     return arith::MulIOp::create(b, loc, lhs, rhs);
   case AffineExprKind::FloorDiv:
-    return floorDivOrMod(b, loc, lhs, rhs, false);
+    return floorDiv(b, loc, lhs, rhs);
   case AffineExprKind::Mod:
-    return floorDivOrMod(b, loc, lhs, rhs, true);
+    return floorMod(b, loc, lhs, rhs);
   case AffineExprKind::CeilDiv: {
-    // ceil(a / d) = -floor(-a / d)
-    Value zero = i32Constant(0, loc);
-    Value negA = arith::SubIOp::create(b, loc, zero, lhs);
-    return arith::SubIOp::create(b, loc, zero, floorDivOrMod(b, loc, negA, rhs, false));
+    // pl.cdiv(a, d) = (a + d - 1) // d, as Pallas writes it.
+    Value one = i32Constant(1, loc);
+    Value top = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, lhs, rhs), one);
+    return floorDiv(b, loc, top, rhs);
   }
   default:
     return i32Constant(0, loc); // no other affine kinds exist

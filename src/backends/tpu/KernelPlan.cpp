@@ -6,6 +6,8 @@
 
 #include "llvm/ADT/SmallSet.h"
 
+#include <algorithm>
+
 #include <map>
 
 namespace pk::backends::tpu {
@@ -63,7 +65,12 @@ std::string sanitizeName(llvm::StringRef name) {
 std::optional<SmallVector<mosaic::DimensionSemantics>>
 dimensionSemantics(pk::PallasCallOp call, std::string &error) {
   unsigned rank = call.getGridRank();
-  SmallVector<mosaic::DimensionSemantics> given;
+  // jax.vmap's batch axes (pk.vmap_axes leading axes) are "parallel", as
+  // Pallas makes them; the kernel's own axes default to "arbitrary".
+  unsigned batch = 0;
+  if (auto axes = call->getAttrOfType<IntegerAttr>("pk.vmap_axes"))
+    batch = static_cast<unsigned>(std::clamp<int64_t>(axes.getInt(), 0, rank));
+  SmallVector<mosaic::DimensionSemantics> given(rank - batch, mosaic::DimensionSemantics::Arbitrary);
   if (DictionaryAttr params = call.getCompilerParamsAttr())
     if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
       if (Attribute list = tpuParams.get("dimension_semantics")) {
@@ -73,6 +80,7 @@ dimensionSemantics(pk::PallasCallOp call, std::string &error) {
                   "'core_parallel'";
           return std::nullopt;
         }
+        given.clear();
         for (Attribute item : array) {
           auto name = llvm::dyn_cast<StringAttr>(item);
           std::optional<mosaic::DimensionSemantics> s =
@@ -89,13 +97,12 @@ dimensionSemantics(pk::PallasCallOp call, std::string &error) {
                   " entries but the grid has " + std::to_string(rank) + " axes";
           return std::nullopt;
         }
-        // Leading axes the user did not describe are jax.vmap's batch axes.
-        SmallVector<mosaic::DimensionSemantics> all(rank - given.size(),
-                                                    mosaic::DimensionSemantics::Parallel);
-        all.append(given.begin(), given.end());
-        return all;
       }
-  return SmallVector<mosaic::DimensionSemantics>(rank, mosaic::DimensionSemantics::Arbitrary);
+  // Leading axes the list does not describe are batch axes: parallel.
+  SmallVector<mosaic::DimensionSemantics> all(rank - given.size(),
+                                              mosaic::DimensionSemantics::Parallel);
+  all.append(given.begin(), given.end());
+  return all;
 }
 
 FunctionType KernelPlan::kernelType(MLIRContext *ctx) const {

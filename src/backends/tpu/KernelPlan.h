@@ -87,10 +87,11 @@ mlir::AffineMap symbolicShapeOf(mlir::Value array);
 /// `name` made a valid function name the way JAX does (mlir.sanitize_name).
 std::string sanitizeName(llvm::StringRef name);
 /// The dimension semantics for a call's grid: its compiler_params' (tpu)
-/// `dimension_semantics`, with "parallel" prepended for leading axes it
-/// does not cover (jax.vmap's batch axes, as Pallas does), "arbitrary"
-/// when absent. Nullopt, with `error` set, for an unknown name or a list
-/// longer than the grid.
+/// `dimension_semantics` ("arbitrary" for each of the kernel's axes when
+/// absent), with "parallel" prepended for leading axes it does not cover
+/// (jax.vmap's batch axes, counted by `pk.vmap_axes`), as Pallas does.
+/// Nullopt, with `error` set, for an unknown name or a list longer than
+/// the grid.
 std::optional<llvm::SmallVector<mosaic::DimensionSemantics>>
 dimensionSemantics(pk::PallasCallOp call, std::string &error);
 

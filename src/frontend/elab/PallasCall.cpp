@@ -288,6 +288,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes),
       b.getDenseI64ArrayAttr({}), compilerParams(*this, callable.compilerParams, callable.range),
       nullptr, b.getI64IntegerAttr(static_cast<int64_t>(prefetch)));
+  // jax.vmap's batch axes lead the grid. Backends that schedule axes may
+  // want to know which they are (Pallas makes them "parallel" on TPU).
+  if (!levels.empty())
+    op->setAttr("pk.vmap_axes", b.getI64IntegerAttr(static_cast<int64_t>(levels.size())));
 
   std::vector<Dim> savedGrid = grid;
   size_t savedHidden = hiddenGrid;
