@@ -13,6 +13,12 @@ when every output has the same shape and dtype in both runs and the same
 values: exactly for integers and booleans, within tolerance for floats
 (NaN matching NaN).
 
+With --device=cuda-sim, pkc runs the CUDA backend's kernels (stage 03) on
+its SIMT simulator instead of the interpreter; --pkc-arg passes more
+options to `pkc run` (--cta-order=shuffled, ...). With --device=cuda it
+runs them on the GPU (through the runtime library), and skips (exit 77)
+when the machine has no CUDA GPU.
+
 Usage: differential.py --pkc PATH/TO/pkc FILE.pk [--case "..."]...
 """
 
@@ -27,7 +33,7 @@ import ml_dtypes
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import pk_prelude  # noqa: E402
+pk_prelude = None  # imported in main(): it loads JAX, which takes seconds
 
 DEFAULT_TOLERANCE = {  # (rtol, atol) by dtype
     "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12),
@@ -120,11 +126,11 @@ def compare(name, expected, actual, case):
     return None
 
 
-def run_case(pkc, path, case, workdir):
+def run_case(pkc, path, case, workdir, extra_args=()):
     module = pk_prelude.load_pk(path, case.defines)
     params = module.signature(case.export)
     rng = np.random.default_rng(case.seed)
-    inputs, args = [], [pkc, "run", path, "--entry", case.export]
+    inputs, args = [], [pkc, "run", path, "--entry", case.export, *extra_args]
     for name, value in case.defines.items():
         args += ["-D", f"{name}={value}"]
     fn_params = list(__import__("inspect").signature(module.exports[case.export]).parameters)
@@ -158,21 +164,43 @@ def run_case(pkc, path, case, workdir):
     return problems
 
 
+def cuda_gpu_present():
+    """Whether the CUDA driver loads and reports a GPU (as the runtime asks)."""
+    import ctypes
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pkc", required=True)
     parser.add_argument("--case", action="append", default=[])
+    parser.add_argument("--device", default="interpreter",
+                        choices=["interpreter", "cuda-sim", "cuda"],
+                        help="where pkc runs the kernels (pkc run --device)")
+    parser.add_argument("--pkc-arg", action="append", default=[],
+                        help="another option for pkc run (repeatable)")
     parser.add_argument("file")
     options = parser.parse_args()
     cases = options.case or cases_in(options.file)
     if not cases:
         print(f"{options.file}: no '# DIFF:' cases", file=sys.stderr)
         return 1
+    if options.device == "cuda" and not cuda_gpu_present():
+        print(f"{options.file}: skipped: no CUDA GPU (or driver) on this machine")
+        return 77
+    global pk_prelude
+    import pk_prelude
+    extra = [f"--device={options.device}", *options.pkc_arg]
     failed = 0
     for text in cases:
         case = Case(text)
         with tempfile.TemporaryDirectory() as workdir:
-            problems = run_case(options.pkc, options.file, case, workdir)
+            problems = run_case(options.pkc, options.file, case, workdir, extra)
         status = "ok" if not problems else "FAILED"
         print(f"{status}: {options.file}: {text}")
         for p in problems:
