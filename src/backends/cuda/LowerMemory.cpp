@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace pk::gpu {
 
@@ -78,7 +79,8 @@ Window windowOf(Emitter &e, OpT op, const RefInfo &ref) {
 /// Where an element of a Ref lives, and whether it may be touched.
 struct Address {
   Value pointer;
-  Value valid; ///< null: always
+  Value valid;  ///< null: always
+  Value linear; ///< the element's index from the array's (or scratch's) start
 };
 
 /// The address of the element at `refCoordinate`, with `checkRef` when the
@@ -100,6 +102,7 @@ Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate,
     linear = arith::AddIOp::create(e.b, e.loc, linear,
                                    arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], ref.strides[d]));
   }
+  a.linear = linear;
   a.pointer = ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, linear)
                          : e.globalPointer(ref.base, ref.element, linear);
   return a;
@@ -145,6 +148,38 @@ Value assembled(Emitter &e, Type type, ArrayRef<Value> elements) {
   if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
     return e.fromElements(e.vectorType(tensor), elements);
   return elements.front();
+}
+
+/// How many registers of a value in `layout` the window puts side by side
+/// in memory, up to 16 bytes: the layout's first register bits must walk
+/// the last value dimension, which must be the array's innermost one with
+/// stride 1. 1 when there is nothing to vectorize.
+int64_t vectorWidth(const Layout &layout, const RefInfo &ref, const Window &w, Type element) {
+  if (element.isInteger(1) || w.valueDims.empty())
+    return 1;
+  unsigned lastValueDim = static_cast<unsigned>(w.valueDims.size() - 1);
+  unsigned refDim = w.valueDims.back();
+  if (refDim + 1 != ref.refShape.size() || ref.refToArray[refDim] + 1 != ref.sizes.size() ||
+      w.strides[refDim] != 1)
+    return 1;
+  int64_t width = 1, limit = 16 / elementBytes(element);
+  for (size_t r = 0; r < layout.regs.size() && width < limit; ++r) {
+    if (layout.regs[r] != Basis{static_cast<int>(lastValueDim), static_cast<int>(r)})
+      break;
+    width *= 2;
+  }
+  return width;
+}
+
+/// A group of `width` registers adjacent in memory: whether the whole
+/// group may be accessed at once — every element valid (validity is a
+/// range test per dimension, so the first and last decide) and the first
+/// element aligned to the group's size (buffers are 16-byte aligned).
+Value wholeGroup(Emitter &e, ArrayRef<Value> valid, const Address &first, int64_t width) {
+  Value aligned = arith::CmpIOp::create(
+      e.b, e.loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(e.b, e.loc, first.linear, e.index(width - 1)), e.index(0));
+  return e.andOf(e.andOf(valid.front(), valid.back()), aligned);
 }
 
 } // namespace
@@ -198,6 +233,46 @@ LogicalResult lowerLoad(Emitter &e, pk::LoadOp op) {
   Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
   Value other = op.getOther() ? e.values.lookup(op.getOther()) : Value();
   Value padding = e.paddingValue(ref.element, valueType);
+  auto tensor = llvm::dyn_cast<RankedTensorType>(op.getType());
+  int64_t width = tensor && !mask && ref.element == valueType
+                      ? vectorWidth(*layoutOf(tensor), ref, w, valueType)
+                      : 1;
+  if (width > 1) {
+    // Adjacent registers as one vector load where the group is whole, one
+    // guarded load per element where it is not (at the array's edges).
+    Layout layout = *layoutOf(tensor);
+    auto groupType = VectorType::get({width}, valueType);
+    unsigned alignment = static_cast<unsigned>(width * elementBytes(valueType));
+    SmallVector<Value> elements;
+    for (int64_t k0 = 0; k0 < layout.numRegisters(); k0 += width) {
+      SmallVector<Address> addresses;
+      SmallVector<Value> valid;
+      for (int64_t k = k0; k < k0 + width; ++k) {
+        addresses.push_back(addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded));
+        valid.push_back(e.andOf(e.inShape(layout, tensor.getShape(), k), addresses.back().valid));
+      }
+      Value whole = wholeGroup(e, valid, addresses.front(), width);
+      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{groupType}, whole, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(branch.thenBlock());
+        scf::YieldOp::create(e.b, e.loc,
+                             LLVM::LoadOp::create(e.b, e.loc, groupType, addresses.front().pointer, alignment)
+                                 .getResult());
+        e.b.setInsertionPointToStart(branch.elseBlock());
+        SmallVector<Value> scalars;
+        for (int64_t t = 0; t < width; ++t)
+          scalars.push_back(e.guardedValue(
+              valid[t], valueType,
+              [&] { return e.loadValue(addresses[t].pointer, ref.element, valueType); }, padding));
+        scf::YieldOp::create(e.b, e.loc, e.fromElements(groupType, scalars));
+      }
+      for (int64_t t = 0; t < width; ++t)
+        elements.push_back(e.extract(branch.getResult(0), t));
+    }
+    e.values.map(op.getResult(), assembled(e, op.getType(), elements));
+    return success();
+  }
   SmallVector<Value> elements;
   forEachElement(e, op.getType(), [&](int64_t k, ArrayRef<Value> c, Value inside) {
     Value selected = mask ? elementOf(e, mask, k) : Value();
@@ -222,12 +297,43 @@ LogicalResult lowerStore(Emitter &e, pk::StoreOp op) {
   Value value = e.values.lookup(op.getValue());
   Value mask = op.getMask() ? e.values.lookup(op.getMask()) : Value();
   Value owner = storingThread(e, op.getValue().getType());
-  forEachElement(e, op.getValue().getType(), [&](int64_t k, ArrayRef<Value> c, Value inside) {
-    Value selected = mask ? elementOf(e, mask, k) : Value();
-    Address a = addressOf(e, ref, refCoordinate(e, w, c), w.padded);
-    Value valid = e.andOf(e.andOf(e.andOf(owner, inside), selected), a.valid);
-    e.guarded(valid, [&] { e.storeValue(elementOf(e, value, k), a.pointer, ref.element); });
-  });
+  auto tensor = llvm::dyn_cast<RankedTensorType>(op.getValue().getType());
+  int64_t width = tensor && !mask && ref.element == tensor.getElementType()
+                      ? vectorWidth(*layoutOf(tensor), ref, w, ref.element)
+                      : 1;
+  if (width > 1) {
+    // As loads: one vector store per whole group, else element by element.
+    Layout layout = *layoutOf(tensor);
+    auto groupType = VectorType::get({width}, ref.element);
+    unsigned alignment = static_cast<unsigned>(width * elementBytes(ref.element));
+    for (int64_t k0 = 0; k0 < layout.numRegisters(); k0 += width) {
+      SmallVector<Address> addresses;
+      SmallVector<Value> valid, scalars;
+      for (int64_t k = k0; k < k0 + width; ++k) {
+        addresses.push_back(addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded));
+        valid.push_back(e.andOf(e.inShape(layout, tensor.getShape(), k), addresses.back().valid));
+        scalars.push_back(e.extract(value, k));
+      }
+      e.guarded(owner, [&] {
+        auto branch = scf::IfOp::create(e.b, e.loc, wholeGroup(e, valid, addresses.front(), width),
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(e.b);
+        e.b.setInsertionPointToStart(branch.thenBlock());
+        LLVM::StoreOp::create(e.b, e.loc, e.fromElements(groupType, scalars), addresses.front().pointer,
+                              alignment);
+        e.b.setInsertionPointToStart(branch.elseBlock());
+        for (int64_t t = 0; t < width; ++t)
+          e.guarded(valid[t], [&] { e.storeValue(scalars[t], addresses[t].pointer, ref.element); });
+      });
+    }
+  } else {
+    forEachElement(e, op.getValue().getType(), [&](int64_t k, ArrayRef<Value> c, Value inside) {
+      Value selected = mask ? elementOf(e, mask, k) : Value();
+      Address a = addressOf(e, ref, refCoordinate(e, w, c), w.padded);
+      Value valid = e.andOf(e.andOf(e.andOf(owner, inside), selected), a.valid);
+      e.guarded(valid, [&] { e.storeValue(elementOf(e, value, k), a.pointer, ref.element); });
+    });
+  }
   if (fenced)
     e.barrier();
   return success();
