@@ -140,6 +140,8 @@ LogicalResult runStage(ModuleOp module, Dumper &dump, const std::string &name,
 std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &options) {
   MLIRContext *ctx = pkModule.getContext();
   registerEverything(ctx);
+  // Diagnostics are for the kernel's author: the line, not an IR dump.
+  ctx->printOpOnDiagnostic(false);
   const Target &target = options.target;
   Dumper dump(options.dumpDir);
   dump.ir("00-pk.mlir", pkModule);
@@ -235,11 +237,32 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
     return output;
   }
 
+  // Math functions are calls into libdevice; without it there is no PTX.
+  if (toolkit.libdeviceRoot.empty()) {
+    LLVM::CallOp needsLibdevice;
+    module->walk([&](LLVM::CallOp call) {
+      if (!needsLibdevice && call.getCallee() && call.getCallee()->starts_with("__nv_"))
+        needsLibdevice = call;
+    });
+    if (needsLibdevice) {
+      emitError(needsLibdevice.getLoc())
+          << "this math function comes from the CUDA toolkit's libdevice "
+             "(nvvm/libdevice/libdevice.10.bc), which was not found: install the CUDA toolkit or "
+             "point PK_CUDA_PATH at it";
+      return std::nullopt;
+    }
+  }
   {
+    // MLIR's NVVM serializer always tries to link libdevice and reports a
+    // missing one as an error, yet carries on; kernels without math calls
+    // (checked above) do not need it, so that report is not the user's.
+    ScopedDiagnosticHandler quietLibdevice(ctx, [&](Diagnostic &d) {
+      return success(toolkit.libdeviceRoot.empty() && d.str().find("LibDevice path") == 0);
+    });
     PassManager pm(ctx);
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = "isa";
-    binary.toolkitPath = toolkit.root;
+    binary.toolkitPath = toolkit.libdeviceRoot.empty() ? toolkit.root : toolkit.libdeviceRoot;
     pm.addPass(createGpuModuleToBinaryPass(binary));
     if (failed(pm.run(*module)))
       return std::nullopt;
@@ -263,7 +286,8 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   gpu::PtxasResult assembled = gpu::runPtxas(toolkit, ptx, target.arch);
   dump.text("ptxas.log", assembled.command + "\n" + assembled.log);
   if (!assembled.error.empty()) {
-    emitError(pkModule.getLoc()) << assembled.error;
+    emitError(UnknownLoc::get(ctx)) // about the toolkit, not a line
+        << assembled.error;
     return std::nullopt;
   }
   dump.text("kernels.cubin", assembled.cubin);

@@ -24,16 +24,28 @@ Toolkit findToolkit() {
       t.ptxas = ptxas.str().str();
     }
   };
-  tryRoot(std::getenv("PK_CUDA_PATH"));
-  tryRoot(std::getenv("CUDA_PATH"));
-  tryRoot(std::getenv("CUDA_HOME"));
-  tryRoot("/usr/local/cuda");
+  const char *roots[] = {std::getenv("PK_CUDA_PATH"), std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"),
+                         "/usr/local/cuda"};
+  for (const char *root : roots)
+    tryRoot(root);
   if (t.root.empty())
     if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
       t.ptxas = *ptxas;
       // <root>/bin/ptxas
       t.root = llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
     }
+  auto tryLibdevice = [&](llvm::StringRef root) {
+    if (root.empty() || !t.libdeviceRoot.empty())
+      return;
+    llvm::SmallString<256> path(root);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::is_regular_file(path))
+      t.libdeviceRoot = root.str();
+  };
+  tryLibdevice(t.root);
+  for (const char *root : roots)
+    tryLibdevice(root ? root : "");
+  tryLibdevice("/usr/lib/nvidia-cuda-toolkit");
   return t;
 }
 

@@ -3,7 +3,8 @@
 // pkc needs two things from the CUDA toolkit: libdevice (the math
 // functions, linked into the LLVM module before PTX is made) and ptxas
 // (PTX to cubin). It finds the toolkit at $PK_CUDA_PATH, $CUDA_PATH,
-// $CUDA_HOME, /usr/local/cuda, or from ptxas on $PATH.
+// $CUDA_HOME, /usr/local/cuda, or from ptxas on $PATH (and libdevice also
+// where Debian's nvidia-cuda-toolkit puts it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_BACKENDS_CUDA_TOOLKIT_H
@@ -17,6 +18,8 @@ namespace pk::gpu {
 struct Toolkit {
   std::string root;  ///< the toolkit directory, or empty
   std::string ptxas; ///< path to ptxas, or empty
+  /// The directory holding nvvm/libdevice/libdevice.10.bc, or empty.
+  std::string libdeviceRoot;
 };
 
 Toolkit findToolkit();
