@@ -213,6 +213,9 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
         ConvertGpuOpsToNVVMOpsOptions nvvm;
         nvvm.indexBitwidth = 64;
         kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+        // Math ops libdevice does not cover (math.trunc) become LLVM
+        // intrinsics.
+        kernels.addPass(createConvertMathToLLVMPass());
         kernels.addPass(createCanonicalizerPass());
         kernels.addPass(createCSEPass());
         kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -8,10 +8,13 @@
 // such op gets operands it is defined for, and a select puts the
 // language's answer where the operands were out of range. Canonicalization
 // folds the guards away wherever an operand is a constant in range.
+// Integer powers (math.ipowi), which have no LLVM lowering, become
+// multiplications here too.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -143,13 +146,46 @@ void defineFloatToInt(Operation *op, bool isSigned) {
   });
 }
 
+/// x ** n for integers by squaring, over the exponent's bits; negative
+/// exponents give 1 / x ** -n truncated: 1 for x = 1, +-1 for x = -1, else 0.
+void expandIntegerPower(math::IPowIOp op) {
+  Guard g(op);
+  Value x = op.getLhs(), n = op.getRhs();
+  Type type = x.getType();
+  unsigned width = Guard::bitWidth(type);
+  Value zero = g.integer(type, 0), one = g.integer(type, 1);
+  Value lower = arith::ConstantIndexOp::create(g.b, g.loc, 0);
+  Value upper = arith::ConstantIndexOp::create(g.b, g.loc, width);
+  Value step = arith::ConstantIndexOp::create(g.b, g.loc, 1);
+  auto loop = scf::ForOp::create(
+      g.b, g.loc, lower, upper, step, ValueRange{one, x, n},
+      [&](OpBuilder &b, Location loc, Value, ValueRange carried) {
+        Value result = carried[0], base = carried[1], exponent = carried[2];
+        Value bit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          arith::AndIOp::create(b, loc, exponent, one), zero);
+        Value product = arith::MulIOp::create(b, loc, result, base);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{arith::SelectOp::create(b, loc, bit, product, result),
+                                        arith::MulIOp::create(b, loc, base, base),
+                                        arith::ShRUIOp::create(b, loc, exponent, one)});
+      });
+  Value minusOne = g.integer(type, -1);
+  Value odd = g.cmp(arith::CmpIPredicate::ne, arith::AndIOp::create(g.b, g.loc, n, one), zero);
+  Value reciprocal = g.select(g.cmp(arith::CmpIPredicate::eq, x, one), one,
+                              g.select(g.cmp(arith::CmpIPredicate::eq, x, minusOne),
+                                       g.select(odd, minusOne, one), zero));
+  Value negative = g.cmp(arith::CmpIPredicate::slt, n, zero);
+  op.getResult().replaceAllUsesWith(g.select(negative, reciprocal, loop.getResult(0)));
+  op.erase();
+}
+
 struct DefineArithPass : impl::PkGpuDefineArithBase<DefineArithPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (llvm::isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::FloorDivSIOp,
                     arith::CeilDivSIOp, arith::CeilDivUIOp, arith::ShLIOp, arith::ShRSIOp,
-                    arith::ShRUIOp, arith::FPToSIOp, arith::FPToUIOp>(op))
+                    arith::ShRUIOp, arith::FPToSIOp, arith::FPToUIOp, math::IPowIOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops)
@@ -162,7 +198,8 @@ struct DefineArithPass : impl::PkGpuDefineArithBase<DefineArithPass> {
           .Case<arith::ShLIOp, arith::ShRUIOp>([](Operation *op) { defineShift(op, false); })
           .Case<arith::ShRSIOp>([](Operation *op) { defineShift(op, true); })
           .Case<arith::FPToSIOp>([](Operation *op) { defineFloatToInt(op, true); })
-          .Case<arith::FPToUIOp>([](Operation *op) { defineFloatToInt(op, false); });
+          .Case<arith::FPToUIOp>([](Operation *op) { defineFloatToInt(op, false); })
+          .Case<math::IPowIOp>([](math::IPowIOp op) { expandIntegerPower(op); });
   }
 };
 

@@ -41,9 +41,11 @@ def PkGpuDefineArith : Pass<"pk-gpu-define-arith", "::mlir::ModuleOp"> {
     width or more, and float-to-int conversions of NaN or of values out of
     range are defined in pk IR (docs/language.md) but undefined behaviour
     or poison in LLVM. Each such op gets operands in its defined range, and
-    a select supplies the language's answer for the others.
+    a select supplies the language's answer for the others. Integer powers
+    (`math.ipowi`), which LLVM has no lowering for, become a loop of
+    multiplications.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
 def PkGpuAssignLayouts : Pass<"pk-gpu-assign-layouts", "::mlir::ModuleOp"> {
