@@ -86,6 +86,14 @@ bool is64Bit(Type type) {
   return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 64;
 }
 
+/// A 64-bit value that is not a constant: a block argument (a kernel Ref,
+/// reported at the pallas_call, or a loop-carried value, reported where it
+/// was made) or an op's result.
+bool isNonConstant64Bit(Value v) {
+  Operation *def = v.getDefiningOp();
+  return is64Bit(v.getType()) && !(def && def->hasTrait<OpTrait::ConstantLike>());
+}
+
 InFlightDiagnostic no64Bit(Operation *op, Type type) {
   return op->emitError() << "64-bit types are not supported on TPU (found " << type
                          << "); use a 32-bit type";
@@ -284,9 +292,19 @@ const char *reductionName(pk::ReductionKind kind) {
 } // namespace
 
 LogicalResult checkOp(Operation *op) {
-  for (Type t : op->getResultTypes())
-    if (is64Bit(t))
-      return no64Bit(op, t);
+  // A 64-bit type is reported once, where it first appears: at the op that
+  // makes it (or the pallas_call, for its operands), not at every op it
+  // reaches. Constants are reported at their users: `x * 2` on an f64 `x`
+  // makes an f64 constant too.
+  if (!op->hasTrait<OpTrait::ConstantLike>() &&
+      llvm::none_of(op->getOperands(), isNonConstant64Bit)) {
+    for (Type t : op->getResultTypes())
+      if (is64Bit(t))
+        return no64Bit(op, t);
+    for (Type t : op->getOperandTypes())
+      if (is64Bit(t))
+        return no64Bit(op, t);
+  }
   llvm::StringRef name = op->getName().getStringRef();
   if (name == "pk.atomic_rmw" || name == "pk.atomic_cas")
     return op->emitError() << "atomics are a GPU feature: TPU programs of a grid do not run "
