@@ -66,7 +66,7 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
   // Errors point at the user's line; the op's IR would only confuse.
   bool printOp = ctx->shouldPrintOpOnDiagnostic();
   ctx->printOpOnDiagnostic(false);
-  auto restore = llvm::make_scope_exit([&] { ctx->printOpOnDiagnostic(printOp); });
+  llvm::scope_exit restore([&] { ctx->printOpOnDiagnostic(printOp); });
   DialectRegistry registry;
   registerTpuDialects(registry);
   ctx->appendDialectRegistry(registry);
