@@ -202,7 +202,10 @@ def jax_custom_calls(case):
     hlo = exported.mlir_module()
     calls = []
     for m in re.finditer(r'backend_config = "(.*?)", kernel_name = "(.*?)"', hlo):
-        config = json.loads(m.group(1).replace('\\22', '"'))
+        # MLIR escapes the string's bytes as \XX (quotes, and the newlines
+        # of a cost estimate's JSON).
+        text = re.sub(r"\\([0-9A-Fa-f]{2})", lambda e: chr(int(e.group(1), 16)), m.group(1))
+        config = json.loads(text)
         body = base64.b64decode(config["custom_call_config"]["body"])
         ctx = new_context()
         with ctx, ir.Location.unknown():

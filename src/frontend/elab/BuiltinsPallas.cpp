@@ -133,6 +133,9 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   call->scratchShapes = a[6];
   call->aliases = a[7];
   call->compilerParams = a[11];
+  if (!isNone(a[12]) && !llvm::isa<DictObj>(a[12].get()))
+    el.fail(a.range(12), "cost_estimate must be a pl.CostEstimate(...), got " + typeName(*a[12]));
+  call->costEstimate = a[12];
   if (!isNone(a[2])) {
     auto *gridSpec = llvm::dyn_cast<GridSpecObj>(a[2].get());
     if (!gridSpec)
@@ -372,6 +375,17 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   define(n, "dot", pallasDot);
   define(n, "when", when);
   define(n, "loop", loop);
+  // Recorded for the TPU backend, which passes it on to tpu_custom_call as
+  // Pallas does; the fields are ints, as Pallas requires.
+  define(n, "CostEstimate", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"flops"}, {"transcendentals"}, {"bytes_accessed"},
+                                 {"remote_bytes_transferred", makeInt(0)}});
+    auto fields = std::make_shared<DictObj>();
+    const char *names[] = {"flops", "transcendentals", "bytes_accessed", "remote_bytes_transferred"};
+    for (int i = 0; i < 4; ++i)
+      fields->entries.emplace_back(makeStr(names[i]), makeInt(el.toInt(a[i], a.range(i), names[i])));
+    return fields;
+  });
   define(n, "multiple_of", [](Elaborator &el, CallArgs &args) -> Obj {
     return el.bind(args, {{"x"}, {"values"}})[0];
   });

@@ -391,6 +391,7 @@ struct PallasCallableObj : Object {
   PallasCallableObj() : Object(Kind::PallasCallable) {}
   PK_OBJECT_CLASSOF(PallasCallable)
   Obj kernel, outShape, grid, inSpecs, outSpecs, scratchShapes, aliases, compilerParams;
+  Obj costEstimate; ///< pl.CostEstimate's fields as a dict, or None
   int64_t numScalarPrefetch = 0; ///< leading inputs that index maps can read
   std::string name;
   SourceRange range;

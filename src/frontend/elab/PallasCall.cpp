@@ -121,12 +121,16 @@ mlir::Attribute paramAttr(Elaborator &el, const Obj &o, SourceRange r) {
   }
 }
 
-/// compiler_params as {tpu = {...}, gpu = {...}}.
-mlir::DictionaryAttr compilerParams(Elaborator &el, const Obj &params, SourceRange r) {
-  if (!params || isNone(params))
-    return {};
+/// compiler_params as {tpu = {...}, gpu = {...}}, plus the cost estimate
+/// (`cost_estimate = {flops = ..., ...}`) when one is given.
+mlir::DictionaryAttr compilerParams(Elaborator &el, const Obj &params, const Obj &costEstimate,
+                                    SourceRange r) {
   mlir::OpBuilder &b = el.builder();
   std::vector<mlir::NamedAttribute> backends;
+  if (costEstimate && !isNone(costEstimate))
+    backends.push_back(b.getNamedAttr("cost_estimate", paramAttr(el, costEstimate, r)));
+  if (!params || isNone(params))
+    return backends.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(backends);
   auto addBackend = [&](const std::string &backend,
                         const std::vector<std::pair<std::string, Obj>> &options) {
     std::vector<mlir::NamedAttribute> entries;
@@ -286,7 +290,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
       mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
       b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes),
-      b.getDenseI64ArrayAttr({}), compilerParams(*this, callable.compilerParams, callable.range),
+      b.getDenseI64ArrayAttr({}),
+      compilerParams(*this, callable.compilerParams, callable.costEstimate, callable.range),
       nullptr, b.getI64IntegerAttr(static_cast<int64_t>(prefetch)));
   // jax.vmap's batch axes lead the grid. Backends that schedule axes may
   // want to know which they are (Pallas makes them "parallel" on TPU).
