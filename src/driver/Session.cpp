@@ -1,6 +1,7 @@
 //===- Session.cpp --------------------------------------------------------===//
 #include "driver/Session.h"
 
+#include "driver/ImportPath.h"
 #include "frontend/parse/Parser.h"
 #include "ir/PkDialect.h"
 
@@ -10,6 +11,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace pk {
@@ -31,6 +33,8 @@ uint32_t Session::load(const std::string &path) {
   uint32_t file = sourceManager.addFile(path, error);
   if (!file)
     engine.error(SourceRange(), error);
+  else
+    readPaths.push_back(path);
   return file;
 }
 
@@ -129,12 +133,20 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
     return mlir::parseSourceString<mlir::ModuleOp>(sourceManager.contents(file), mlirContext.get(),
                                                    path);
   }
-  std::unique_ptr<ast::Module> module = parse(path);
-  if (!module)
+  // Imports are looked up next to the file first, then on -I.
+  std::vector<std::string> directories;
+  std::string own = llvm::sys::path::parent_path(path).str();
+  directories.push_back(own.empty() ? "." : own);
+  directories.insert(directories.end(), importDirectories.begin(), importDirectories.end());
+  importPaths.push_back(std::make_unique<ImportPath>(
+      std::move(directories), [this](const std::string &file) { return load(file); }, engine));
+  ImportPath &importPath = *importPaths.back();
+  ImportLoader::Result main = importPath.parseFile(path);
+  if (!main.module)
     return nullptr;
-  mlir::OwningOpRef<mlir::ModuleOp> ir = elaborate(*module, options, engine, *mlirContext);
-  modules.push_back(std::move(module));
-  return ir;
+  ElaborationOptions withImports = options;
+  withImports.imports = &importPath;
+  return elaborate(*main.module, withImports, engine, *mlirContext);
 }
 
 } // namespace pk

@@ -27,6 +27,8 @@ class raw_ostream;
 
 namespace pk {
 
+class ImportPath;
+
 class Session {
 public:
   explicit Session(llvm::raw_ostream &diagnosticStream);
@@ -40,6 +42,14 @@ public:
   uint32_t load(const std::string &path);
   /// Parses a .pk file.
   std::unique_ptr<ast::Module> parse(const std::string &path);
+  /// The -I directories searched for imported .pk files, after the
+  /// directory of the file being compiled.
+  void setImportDirectories(std::vector<std::string> directories) {
+    importDirectories = std::move(directories);
+  }
+  /// Every file read from disk so far, in the order first read: the
+  /// inputs of a dependency file.
+  const std::vector<std::string> &filesRead() const { return readPaths; }
   /// Turns `NAME=VALUE` strings into elaboration defines.
   bool addDefines(const std::vector<std::string> &defines, ElaborationOptions &options);
   /// A .pk file (parsed and elaborated) or a .mlir file (parsed and
@@ -61,6 +71,9 @@ private:
   DiagnosticEngine engine;
   std::unique_ptr<mlir::MLIRContext> mlirContext;
   std::vector<std::unique_ptr<ast::Module>> modules; ///< kept alive for the IR's lifetime
+  std::vector<std::string> importDirectories;
+  std::vector<std::unique_ptr<ImportPath>> importPaths; ///< own the modules' ASTs
+  std::vector<std::string> readPaths;
 };
 
 } // namespace pk

@@ -202,7 +202,9 @@ Obj Elaborator::lookup(const std::string &name, SourceRange range) {
 
 void Elaborator::setVariable(const std::string &name, Obj value) {
   if (frame->nonlocals.count(name)) {
-    for (Frame *f = frame->parent.get(); f && f != globals.get(); f = f->parent.get()) {
+    // Module frames (the only ones without a parent) hold globals, never
+    // nonlocals; imported modules have their own.
+    for (Frame *f = frame->parent.get(); f && f->parent; f = f->parent.get()) {
       auto it = f->vars.find(name);
       if (it != f->vars.end()) {
         it->second = std::move(value);

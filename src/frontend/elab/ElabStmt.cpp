@@ -20,7 +20,7 @@ Flow Elaborator::exec(const StmtList &body) {
 bool Elaborator::skipsDefinedAssignment(const Expr &target) {
   // `-D NAME=VALUE` replaces the module's own `NAME = ...`.
   auto *name = llvm::dyn_cast<NameExpr>(&target);
-  if (!name || frame != globals || !definedNames.count(name->name))
+  if (!name || frame != globals || importing() || !definedNames.count(name->name))
     return false;
   usedDefines.insert(name->name);
   if (auto it = deferredDefines.find(name->name); it != deferredDefines.end()) {
@@ -116,7 +116,7 @@ Flow Elaborator::exec(const Stmt &s) {
     for (const std::string &name : llvm::cast<NonlocalStmt>(s).names) {
       // As in Python: the name must belong to an enclosing function.
       bool bound = false;
-      for (Frame *f = frame->parent.get(); f && f != globals.get() && !bound; f = f->parent.get())
+      for (Frame *f = frame->parent.get(); f && f->parent && !bound; f = f->parent.get())
         bound = (f->locals && f->locals->count(name)) || f->vars.count(name);
       if (!bound)
         fail(s.range(), "no binding for nonlocal '" + name + "' found");
@@ -201,41 +201,6 @@ void Elaborator::execFunctionDef(const FunctionDefStmt &s) {
     result = call(decorator, args);
   }
   setVariable(s.name, result);
-}
-
-void Elaborator::execImport(const ImportStmt &s) {
-  for (const ImportedName &m : s.modules) {
-    Obj module = importModule(m.name, m.range);
-    if (!m.alias.empty()) {
-      setVariable(m.alias, module);
-      continue;
-    }
-    // `import a.b` binds `a`, as in Python.
-    std::string top = m.name.substr(0, m.name.find('.'));
-    setVariable(top, importModule(top, m.range));
-  }
-}
-
-void Elaborator::execImportFrom(const ImportFromStmt &s) {
-  if (s.level > 0)
-    fail(s.moduleRange, "relative imports are not supported");
-  if (s.module == "__future__")
-    return; // `from __future__ import annotations` and friends change nothing here
-  Obj module = importModule(s.module, s.moduleRange);
-  if (s.importsAll) {
-    for (const auto &[name, member] : llvm::cast<NamespaceObj>(*module).members)
-      setVariable(name, member);
-    return;
-  }
-  for (const ImportedName &n : s.names) {
-    Obj member;
-    std::string dotted = s.module + "." + n.name;
-    if (modules.count(dotted))
-      member = importModule(dotted, n.range);
-    else
-      member = getAttribute(*this, module, n.name, n.range);
-    setVariable(n.alias.empty() ? n.name : n.alias, member);
-  }
 }
 
 void Elaborator::execAssert(const AssertStmt &s) {

@@ -19,6 +19,27 @@
 
 namespace pk {
 
+/// Finds and parses the .pk files a module imports (`from kernels.common
+/// import gelu` reads kernels/common.pk from the import path). The driver
+/// implements it, since it owns the search path and the files; the
+/// elaborator runs what it returns, once per elaboration.
+class ImportLoader {
+public:
+  virtual ~ImportLoader() = default;
+
+  struct Result {
+    /// The parsed module; null when there is no such file or it failed
+    /// to parse.
+    const ast::Module *module = nullptr;
+    /// The file exists but does not parse; the parser has reported why.
+    bool failed = false;
+  };
+  /// Looks `dottedName` up as a .pk file.
+  virtual Result load(const std::string &dottedName) = 0;
+  /// The directories searched, for "cannot import" messages.
+  virtual std::string describePath() const = 0;
+};
+
 struct ElaborationOptions {
   /// `-D NAME=VALUE`: VALUE is a .pk expression, registered as a source
   /// buffer so that errors in it can be reported.
@@ -27,6 +48,10 @@ struct ElaborationOptions {
     uint32_t valueFile = 0;
   };
   std::vector<Define> defines;
+  /// Resolves imports of other .pk files; null: only the built-in
+  /// modules (jax, numpy, ...) can be imported. -D applies to the
+  /// elaborated module only, never to the modules it imports.
+  ImportLoader *imports = nullptr;
 };
 
 /// Elaborates `module`. Reports errors through `diagnostics` and returns

@@ -91,18 +91,6 @@ void Elaborator::defineBuiltins() {
   modules = makeModules(*this);
 }
 
-Obj Elaborator::importModule(const std::string &dottedName, SourceRange range) {
-  auto it = modules.find(dottedName);
-  if (it != modules.end())
-    return it->second;
-  std::string known;
-  for (const auto &[name, module] : modules)
-    if (name.find("pallas.") == std::string::npos && name != "jax.scipy.special")
-      known += (known.empty() ? "" : ", ") + name;
-  fail(range, "cannot import '" + dottedName + "': .pk files can import " + known +
-                  " and jax.experimental.pallas.{tpu, triton, gpu, mosaic_gpu}");
-}
-
 void Elaborator::spendFuel(SourceRange range) {
   if (++fuel > kFuelLimit)
     fail(range, "elaboration did not finish within " + std::to_string(kFuelLimit) +
@@ -257,6 +245,7 @@ mlir::OwningOpRef<ModuleOp> Elaborator::run() {
   b.setInsertionPointToEnd(irModule->getBody());
   try {
     applyDefines();
+    importStack.push_back(&module);
     exec(module.body);
     for (const auto &[function, range] : pendingExports)
       elaborateExport(*function, range);

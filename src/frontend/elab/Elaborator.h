@@ -264,8 +264,11 @@ public:
   /// "N, 128" with symbols by name.
   std::string describeDims(const std::vector<Dim> &dims);
 
-  /// The namespaces `import` can bind (jax, jax.numpy, functools, ...).
+  /// What `import dottedName` binds: a built-in namespace (jax,
+  /// jax.numpy, functools, ...) or another .pk file's module (Imports.cpp).
   Obj importModule(const std::string &dottedName, SourceRange range);
+  /// Whether the top level of an imported module is running.
+  bool importing() const { return importStack.size() > 1; }
 
   /// Static evaluation budget: each statement and call spends one unit, so
   /// that `while True: pass` ends in a diagnostic instead of a hang.
@@ -298,6 +301,14 @@ private:
   void execFunctionDef(const ast::FunctionDefStmt &s);
   void execImport(const ast::ImportStmt &s);
   void execImportFrom(const ast::ImportFromStmt &s);
+
+  // Imports of .pk files (Imports.cpp).
+  /// Runs the .pk module `dottedName` (once) and returns its namespace;
+  /// null when the import path has no such file.
+  Obj importPkModule(const std::string &dottedName, SourceRange range);
+  /// `import a.b.c` without `as`: binds `a` to a package namespace
+  /// holding `b`, which holds the module `c`.
+  void bindPackagePath(const std::string &dottedName, const Obj &module);
   void execAssert(const ast::AssertStmt &s);
   void execRaise(const ast::RaiseStmt &s);
   void execAugAssign(const ast::AugAssignStmt &s);
@@ -368,6 +379,10 @@ private:
   std::shared_ptr<Frame> frame;
   std::unordered_map<std::string, Obj> builtins;
   std::map<std::string, Obj> modules; ///< importable namespaces by dotted name
+  /// Imported .pk modules' namespaces, each run once.
+  std::map<const ast::Module *, Obj> pkModules;
+  /// The module being elaborated, then the imports now running (cycles).
+  std::vector<const ast::Module *> importStack;
 
   EmitMode emitMode = EmitMode::Module;
   std::vector<std::string> symbolNames;

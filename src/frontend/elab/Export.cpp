@@ -65,6 +65,10 @@ mlir::ArrayAttr Elaborator::symbolsAttr() {
 std::string Elaborator::describeDims(const std::vector<Dim> &dims) { return dimsText(*this, dims); }
 
 void Elaborator::registerExport(std::shared_ptr<FunctionObj> function, SourceRange range) {
+  // Only the file being compiled has exports; a function marked @export
+  // in a module it imports is an ordinary function there.
+  if (importing())
+    return;
   if (frame != globals)
     fail(range, "@export must decorate a function at module level");
   for (const auto &[existing, where] : pendingExports)

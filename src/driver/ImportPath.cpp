@@ -1,0 +1,69 @@
+//===- ImportPath.cpp -----------------------------------------------------===//
+#include "driver/ImportPath.h"
+
+#include "frontend/parse/Parser.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+namespace pk {
+
+ImportPath::ImportPath(std::vector<std::string> directories,
+                       std::function<uint32_t(const std::string &)> read,
+                       DiagnosticEngine &diagnostics)
+    : read(std::move(read)), diagnostics(diagnostics) {
+  // -I of the file's own directory (as build systems add) searches it once.
+  for (std::string &directory : directories)
+    if (std::find(this->directories.begin(), this->directories.end(), directory) ==
+        this->directories.end())
+      this->directories.push_back(std::move(directory));
+}
+
+ImportLoader::Result ImportPath::parseFile(const std::string &path) {
+  llvm::sys::fs::UniqueID id;
+  if (llvm::sys::fs::getUniqueID(path, id)) {
+    read(path); // reports why it cannot be read
+    return Result{nullptr, true};
+  }
+  auto it = parsed.find(id);
+  if (it == parsed.end()) {
+    Parsed entry;
+    if (uint32_t file = read(path))
+      entry.module = parseModule(file, diagnostics);
+    it = parsed.emplace(id, std::move(entry)).first;
+  }
+  Result result;
+  result.module = it->second.module.get();
+  result.failed = !result.module;
+  return result;
+}
+
+ImportLoader::Result ImportPath::load(const std::string &dottedName) {
+  llvm::SmallString<128> relative;
+  for (llvm::StringRef rest = dottedName; !rest.empty();) {
+    auto [part, tail] = rest.split('.');
+    llvm::sys::path::append(relative, part);
+    rest = tail;
+  }
+  relative += ".pk";
+  for (const std::string &directory : directories) {
+    llvm::SmallString<256> candidate(directory);
+    llvm::sys::path::append(candidate, relative);
+    llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/false);
+    if (llvm::sys::fs::is_regular_file(candidate))
+      return parseFile(candidate.str().str());
+  }
+  return Result{};
+}
+
+std::string ImportPath::describePath() const {
+  std::string text;
+  for (const std::string &directory : directories)
+    text += (text.empty() ? "" : ", ") + directory;
+  return text;
+}
+
+} // namespace pk

@@ -1,0 +1,197 @@
+//===- Imports.cpp - import and from-import -------------------------------===//
+//
+// `import` binds either a built-in namespace (jax, jax.numpy, functools, ...)
+// or another .pk file: `from kernels.common import gelu` runs
+// kernels/common.pk, found on the import path by the driver's
+// ImportLoader, and takes `gelu` from its globals.
+//
+// An imported module runs once per elaboration, in a module frame of its
+// own, with Python's semantics: its top level executes at the first
+// import, later imports share the result, and its functions keep seeing
+// its globals wherever they are called from. Two things differ on
+// purpose: `-D` applies only to the file being compiled (its imports are
+// libraries, compiled the same way for every user), and `@export` in an
+// imported file exports nothing (the importer chooses its exports).
+// Diagnostics inside an imported file point at that file's lines, with a
+// note at each import that led there.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Elaborator.h"
+
+#include "frontend/elab/Builtins.h"
+
+#include "llvm/Support/Casting.h"
+
+using namespace pk::ast;
+
+namespace pk::elab {
+
+Obj Elaborator::importModule(const std::string &dottedName, SourceRange range) {
+  auto it = modules.find(dottedName);
+  if (it != modules.end())
+    return it->second;
+  if (Obj module = importPkModule(dottedName, range))
+    return module;
+  std::string known;
+  for (const auto &[name, module] : modules)
+    if (name.find("pallas.") == std::string::npos && name != "jax.scipy.special")
+      known += (known.empty() ? "" : ", ") + name;
+  known += " and jax.experimental.pallas.{tpu, triton, gpu, mosaic_gpu}";
+  if (!options.imports)
+    fail(range, "cannot import '" + dottedName + "': .pk files can import " + known);
+  std::string file;
+  for (char c : dottedName)
+    file += c == '.' ? '/' : c;
+  fail(range, "cannot import '" + dottedName + "': it is not one of pkc's modules (" + known +
+                  ") and there is no " + file + ".pk on the import path (" +
+                  options.imports->describePath() + "; add directories with -I)");
+}
+
+Obj Elaborator::importPkModule(const std::string &dottedName, SourceRange range) {
+  if (!options.imports)
+    return nullptr;
+  ImportLoader::Result found = options.imports->load(dottedName);
+  if (found.failed) {
+    // The parser reported the syntax error in the imported file; say
+    // which import read it, and stop.
+    diagnostics.report(
+        Diagnostic(Severity::Note, range, "in module '" + dottedName + "' imported here"));
+    throw ElabError{Diagnostic(Severity::Note, SourceRange(), "")};
+  }
+  const ast::Module *module = found.module;
+  if (!module)
+    return nullptr;
+  if (auto done = pkModules.find(module); done != pkModules.end())
+    return done->second;
+
+  for (size_t i = 0; i < importStack.size(); ++i) {
+    if (importStack[i] != module)
+      continue;
+    std::string cycle;
+    for (size_t j = i; j < importStack.size(); ++j)
+      cycle += sources().name(importStack[j]->file) + " imports ";
+    fail(range, "import cycle: " + cycle + sources().name(module->file));
+  }
+
+  // Run the module's top level in a frame of its own, as the module level
+  // (so `return` there is an error and `def`s close over these globals).
+  auto moduleFrame = std::make_shared<Frame>();
+  {
+    std::shared_ptr<Frame> savedGlobals = globals;
+    globals = moduleFrame;
+    FrameSwitch enter(*this, moduleFrame);
+    ModeGuard mode(*this, EmitMode::Module);
+    std::vector<CallSite> savedCalls;
+    savedCalls.swap(callStack); // the import's caller is not the module's
+    importStack.push_back(module);
+    try {
+      exec(module->body);
+    } catch (ElabError &e) {
+      importStack.pop_back();
+      callStack.swap(savedCalls);
+      globals = savedGlobals;
+      e.diagnostic.addNote(range, "in module '" + dottedName + "' imported here");
+      throw;
+    }
+    importStack.pop_back();
+    callStack.swap(savedCalls);
+    globals = savedGlobals;
+  }
+  auto ns = std::make_shared<NamespaceObj>(dottedName);
+  ns->members.insert(moduleFrame->vars.begin(), moduleFrame->vars.end());
+  pkModules[module] = ns;
+  return ns;
+}
+
+void Elaborator::bindPackagePath(const std::string &dottedName, const Obj &module) {
+  // `import a.b.c` binds `a`; `a.b.c` then reaches the module. Packages are
+  // directories, not modules: their namespaces only hold what was imported.
+  size_t dot = dottedName.find('.');
+  std::string top = dottedName.substr(0, dot);
+  auto bound = frame->vars.find(top);
+  Obj existing = bound == frame->vars.end() ? nullptr : bound->second;
+  auto *package = llvm::dyn_cast_or_null<NamespaceObj>(existing.get());
+  std::shared_ptr<NamespaceObj> root;
+  if (package && package->name == top)
+    root = std::static_pointer_cast<NamespaceObj>(existing);
+  else
+    root = std::make_shared<NamespaceObj>(top);
+  setVariable(top, root);
+  NamespaceObj *at = root.get();
+  while (dot != std::string::npos) {
+    size_t next = dottedName.find('.', dot + 1);
+    std::string part = dottedName.substr(dot + 1, next == std::string::npos ? next : next - dot - 1);
+    if (next == std::string::npos) {
+      at->members[part] = module;
+      break;
+    }
+    Obj &child = at->members[part];
+    if (!llvm::isa_and_nonnull<NamespaceObj>(child.get()))
+      child = std::make_shared<NamespaceObj>(dottedName.substr(0, next));
+    at = llvm::cast<NamespaceObj>(child.get());
+    dot = next;
+  }
+}
+
+void Elaborator::execImport(const ImportStmt &s) {
+  for (const ImportedName &m : s.modules) {
+    Obj module = importModule(m.name, m.range);
+    if (!m.alias.empty()) {
+      setVariable(m.alias, module);
+      continue;
+    }
+    std::string top = m.name.substr(0, m.name.find('.'));
+    if (modules.count(top)) {
+      // `import a.b` binds `a`, as in Python.
+      setVariable(top, importModule(top, m.range));
+      continue;
+    }
+    if (top == m.name)
+      setVariable(top, module);
+    else
+      bindPackagePath(m.name, module);
+  }
+}
+
+void Elaborator::execImportFrom(const ImportFromStmt &s) {
+  if (s.level > 0)
+    fail(s.moduleRange, "relative imports are not supported; import by the path from an -I "
+                        "directory (from kernels.common import gelu)");
+  if (s.module == "__future__")
+    return; // `from __future__ import annotations` and friends change nothing here
+  // `from kernels import common`: `kernels` may be a directory of .pk
+  // files rather than a module; then each name is a module in it.
+  Obj module;
+  if (modules.count(s.module) || s.importsAll)
+    module = importModule(s.module, s.moduleRange);
+  else
+    module = importPkModule(s.module, s.moduleRange);
+  if (!module) {
+    for (const ImportedName &n : s.names) {
+      Obj submodule = importPkModule(s.module + "." + n.name, n.range);
+      if (!submodule) // neither a module nor a directory of them: say so
+        importModule(s.module, s.moduleRange);
+      setVariable(n.alias.empty() ? n.name : n.alias, submodule);
+    }
+    return;
+  }
+  if (s.importsAll) {
+    for (const auto &[name, member] : llvm::cast<NamespaceObj>(*module).members)
+      if (!modules.count(s.module) && name.rfind('_', 0) == 0)
+        continue; // as in Python, `import *` skips a module's private names
+      else
+        setVariable(name, member);
+    return;
+  }
+  for (const ImportedName &n : s.names) {
+    Obj member;
+    std::string dotted = s.module + "." + n.name;
+    if (modules.count(dotted))
+      member = importModule(dotted, n.range);
+    else
+      member = getAttribute(*this, module, n.name, n.range);
+    setVariable(n.alias.empty() ? n.name : n.alias, member);
+  }
+}
+
+} // namespace pk::elab
