@@ -36,6 +36,8 @@ Each case compiles only its export (pk-opt drops the file's others), as
 JAX lowers only the export it calls.
 
 Usage: compare_jax.py --pkc PATH --pk-opt PATH FILE.pk|FILE.cases [--case "..."] [-v]
+
+Diffs are cut at 60 lines; PK_DIFF_LINES=N shows more.
 """
 
 import argparse
@@ -296,7 +298,7 @@ def func_text(module_text, name):
 
 def diff(a, b, label_a="pkc", label_b="JAX"):
     lines = difflib.unified_diff(a.splitlines(), b.splitlines(), label_a, label_b, lineterm="", n=1)
-    return "\n".join(list(lines)[:60])
+    return "\n".join(list(lines)[:int(os.environ.get("PK_DIFF_LINES", "60"))])
 
 
 def compare_kernel(pkc_text, jax_text):
