@@ -21,6 +21,7 @@ namespace pk::cli {
 struct CommonOptions {
   std::string input;
   std::vector<std::string> defines;
+  std::vector<std::string> includeDirs; ///< -I: the import path after the file's directory
 };
 
 struct DiagnosticOptions {
@@ -34,6 +35,11 @@ struct CompileOptions {
   std::vector<std::string> targets;
   std::string dumpDir;
   bool debugInfo = false;
+  std::string header; ///< --header: with --target, also write the launch header here
+  bool embed = false; ///< --embed: with --target, also write STEM.embed.cpp
+  bool writeDeps = false;              ///< -MD
+  std::string depFile;                 ///< -MF
+  std::vector<std::string> depTargets; ///< -MT
 };
 
 struct RunOptions {
@@ -55,8 +61,9 @@ int runRun(const CommonOptions &common, const RunOptions &options,
            const DiagnosticOptions &diagnostics);
 
 /// pkc compile with --target: runs the backends and writes what they make.
+/// Sets `primaryOutput` to the manifest (or the stage's file) written.
 int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptions &common,
-                      const CompileOptions &compile);
+                      const CompileOptions &compile, std::string &primaryOutput);
 
 /// pkc run --device=cuda: compiles `module` for GPU 0 and runs `entry`
 /// there through the runtime library (CudaRun.cpp).
@@ -69,8 +76,8 @@ bool cudaDeviceAvailable();
 RunResult runOnCudaSim(Session &session, mlir::ModuleOp module, const std::string &entry,
                        const std::vector<HostArray> &inputs, const RunOptions &options);
 
-/// Applies the diagnostic options to a session.
-void configure(Session &session, const DiagnosticOptions &diagnostics);
+/// Applies the diagnostic options and the import path to a session.
+void configure(Session &session, const CommonOptions &common, const DiagnosticOptions &diagnostics);
 
 } // namespace pk::cli
 

@@ -39,7 +39,7 @@ bool splitAssignment(const std::string &text, std::string &name, std::string &va
 int runRun(const CommonOptions &common, const RunOptions &options,
            const DiagnosticOptions &diagnostics) {
   Session session(llvm::errs());
-  configure(session, diagnostics);
+  configure(session, common, diagnostics);
   DiagnosticEngine &diag = session.diagnostics();
   auto error = [&](const std::string &message) {
     diag.error(SourceRange(), message);

@@ -2,10 +2,15 @@
 //
 // Runs a backend per --target and writes what was asked for: by default
 // each artifact and one manifest describing them all into the -o
-// directory; with --emit=STAGE, that stage's text to -o (a file or '-').
+// directory (with --header, the typed launch header; with --embed, a C++
+// source holding them all); with --emit=STAGE, that stage's text to -o (a
+// file or '-').
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+
+#include "Embed.h"
+#include "LaunchHeader.h"
 
 #include "backends/Compile.h"
 #include "driver/Session.h"
@@ -49,10 +54,21 @@ std::string artifactName(const std::string &input, const backends::Target &targe
   return stem + extension;
 }
 
+/// Writes a generated C++ file unless it already holds `text`: build
+/// systems that check timestamps after a command (Ninja's restat, which
+/// CMake uses) then leave the code that includes it alone when a .pk edit
+/// does not change it.
+bool writeSourceIfChanged(DiagnosticEngine &diag, const std::string &path, const std::string &text) {
+  if (auto existing = llvm::MemoryBuffer::getFile(path, /*IsText=*/false))
+    if ((*existing)->getBuffer() == text)
+      return true;
+  return writeFile(diag, path, text, /*binary=*/true);
+}
+
 } // namespace
 
 int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptions &common,
-                      const CompileOptions &compile) {
+                      const CompileOptions &compile, std::string &primaryOutput) {
   DiagnosticEngine &diag = session.diagnostics();
   std::vector<backends::Target> targets;
   for (const std::string &text : compile.targets) {
@@ -104,6 +120,7 @@ int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptio
       return 1;
     }
   }
+  std::vector<EmbeddedFile> embedded;
   for (const backends::Target &target : targets) {
     backends::BackendOptions options;
     options.target = target;
@@ -114,6 +131,7 @@ int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptio
       return 1;
     if (!artifacts) {
       bool binary = compile.emit == "cubin";
+      primaryOutput = compile.output;
       if (compile.output.empty() || compile.output == "-") {
         llvm::outs() << (binary ? output->artifact : output->emitted);
         return 0;
@@ -132,11 +150,38 @@ int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptio
     llvm::sys::path::append(path, artifact.file);
     if (!writeFile(diag, path.str().str(), output->artifact, /*binary=*/true))
       return 1;
+    if (compile.embed)
+      embedded.push_back({artifact.file, std::move(output->artifact)});
     manifest.artifacts.push_back(std::move(artifact));
   }
+  std::string stem = llvm::sys::path::stem(common.input).str();
   llvm::SmallString<256> manifestPath(outputDir);
-  llvm::sys::path::append(manifestPath, llvm::sys::path::stem(common.input) + ".json");
-  return writeFile(diag, manifestPath.str().str(), backends::writeManifest(manifest), false) ? 0 : 1;
+  llvm::sys::path::append(manifestPath, stem + ".json");
+  primaryOutput = manifestPath.str().str();
+  std::string manifestText = backends::writeManifest(manifest);
+  if (!writeFile(diag, primaryOutput, manifestText, false))
+    return 1;
+  if (compile.embed) {
+    llvm::SmallString<256> embedPath(outputDir);
+    llvm::sys::path::append(embedPath, stem + ".embed.cpp");
+    if (!writeSourceIfChanged(diag, embedPath.str().str(),
+                              embeddedSource(common.input, manifestText, embedded)))
+      return 1;
+  }
+  if (!compile.header.empty()) {
+    // A header that loads from a file names the manifest by its absolute
+    // path: the program may run from any directory.
+    HeaderOptions header;
+    header.sourcePath = common.input;
+    header.embedded = compile.embed;
+    llvm::SmallString<256> absolute(manifestPath);
+    llvm::sys::fs::make_absolute(absolute);
+    llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+    header.manifestPath = absolute.str().str();
+    if (!writeSourceIfChanged(diag, compile.header, launchHeader(manifest.exports, header)))
+      return 1;
+  }
+  return 0;
 }
 
 } // namespace pk::cli

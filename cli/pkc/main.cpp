@@ -2,13 +2,21 @@
 //
 //   pkc check FILE                 parse, elaborate, verify
 //   pkc compile FILE --emit=ast|ir print a stage
+//   pkc compile FILE --target=T... artifacts and their manifest (--header, --embed, -MD)
 //   pkc run FILE --entry NAME ...  run an export on the GPU or the reference interpreter
+//   pkc --print-targets            the --target values this pkc accepts
+//
+// Arguments may come from response files (@FILE); Arguments.cpp turns the
+// GCC-style -MD/-MF/-MT into the long options declared here.
 //
 // Exit status: 0 on success, 1 when the program has errors, 2 for bad
 // command-line usage.
 //
 //===----------------------------------------------------------------------===//
+#include "Arguments.h"
 #include "Commands.h"
+
+#include "backends/Target.h"
 
 #include "CLI/CLI.hpp"
 
@@ -55,13 +63,27 @@ void addCommonOptions(CLI::App *command, pk::cli::CommonOptions &options) {
   command->add_option("file", options.input, ".pk source file (or .mlir pk IR)")->required();
   command->add_option("-D,--define", options.defines,
                       "NAME=VALUE: set (or override) a module constant; fixes a symbolic size");
+  command->add_option("-I,--include-dir", options.includeDirs,
+                      "DIR: where imported .pk files are searched (after the file's own directory)");
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  std::vector<std::string> arguments;
+  std::string argumentError;
+  if (!pk::cli::normalizeArguments(argc, argv, arguments, argumentError)) {
+    llvm::errs() << "pkc: error: " << argumentError << "\n";
+    return 2;
+  }
+
   CLI::App app{"pkc: an ahead-of-time compiler for Pallas-style kernels"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  // --color and --diagnostics-format also after the command, where build
+  // systems append their flags.
+  app.fallthrough();
+  bool printTargets = false;
+  app.add_flag("--print-targets", printTargets, "list the --target values this pkc accepts");
   app.set_version_flag("--version", std::string("pkc ") + PKC_VERSION + " (LLVM " +
                                         LLVM_VERSION_STRING + ")");
   std::string color = "auto", format = "text";
@@ -79,10 +101,11 @@ int main(int argc, char **argv) {
   addCommonOptions(compileCommand, common);
   compileCommand
       ->add_option("--emit", compile.emit,
-                   "what to produce: ast or ir (the default) without --target; with --target, "
+                   "what to produce: ast, ir (the default) or header (typed C++ launchers) without "
+                   "--target; with --target, "
                    "artifact (the default: artifact + manifest), ptx, llvm, gpu, cubin (CUDA) or "
                    "mlir (TPU)")
-      ->check(CLI::IsMember({"ast", "ir", "artifact", "ptx", "llvm", "gpu", "cubin", "mlir"}));
+      ->check(CLI::IsMember({"ast", "ir", "header", "artifact", "ptx", "llvm", "gpu", "cubin", "mlir"}));
   compileCommand->add_option("--target", compile.targets,
                              "cuda:sm_90a, cuda:sm_80, ... or tpu; repeat for several artifacts");
   compileCommand->add_option("-o,--output", compile.output,
@@ -91,6 +114,18 @@ int main(int argc, char **argv) {
   compileCommand->add_option("--dump-dir", compile.dumpDir,
                              "write the IR after every backend stage (and tool logs) here");
   compileCommand->add_flag("--debug-info", compile.debugInfo, "print source locations in the IR");
+  compileCommand->add_option("--header", compile.header,
+                             "with --target: also write the typed C++ launch header here");
+  compileCommand->add_flag("--embed", compile.embed,
+                           "with --target: also write STEM.embed.cpp, the artifacts as a C++ "
+                           "source (the header then loads them from memory)");
+  compileCommand->add_flag("--MD", compile.writeDeps,
+                           "(-MD) write a Makefile-style dependency file: every file read");
+  compileCommand->add_option("--MF", compile.depFile,
+                             "(-MF FILE) the dependency file (default: the output's, .d for its "
+                             "extension)");
+  compileCommand->add_option("--MT", compile.depTargets,
+                             "(-MT TARGET) the rule's target (default: the output); repeatable");
 
   pk::cli::RunOptions run;
   CLI::App *runCommand = app.add_subcommand("run", "run an export on the GPU or the reference interpreter");
@@ -112,10 +147,21 @@ int main(int argc, char **argv) {
   runCommand->add_flag("--sim-stats", run.simStats, "--device=cuda-sim: print what was simulated");
 
   try {
-    app.parse(argc, argv);
+    // CLI11 wants the arguments without the program name, last first.
+    std::vector<std::string> reversed(arguments.rbegin(), arguments.rend() - 1);
+    app.parse(reversed);
   } catch (const CLI::ParseError &e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
+  }
+  if (printTargets) {
+    for (const std::string &target : pk::backends::supportedTargets())
+      llvm::outs() << target << "\n";
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {
+    llvm::errs() << "pkc: error: a command is required (check, compile or run); see pkc --help\n";
+    return 2;
   }
 
   bool useColor = color == "always" || (color == "auto" && isatty(STDERR_FILENO));
