@@ -92,6 +92,9 @@ private:
   LogicalResult assignIf(scf::IfOp op);
 
   unsigned numWarps;
+  /// Values whose layout is only a default: loop-carried values that
+  /// start as constants, and what is computed from them and constants.
+  llvm::DenseSet<Value> provisional;
 };
 
 LogicalResult LayoutAssigner::assign(Operation *op) {
@@ -227,11 +230,17 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
 }
 
 LogicalResult LayoutAssigner::assignElementwise(Operation *op) {
+  // Follow the first operand whose layout was chosen for a reason; values
+  // that only come from constants (including loop-carried ones, which may
+  // change layout yet) follow the others.
   std::optional<Layout> layout;
   for (Value v : op->getOperands())
-    if (isTensor(v) && !v.getDefiningOp<arith::ConstantOp>())
+    if (isTensor(v) && !v.getDefiningOp<arith::ConstantOp>() && !provisional.count(v))
       if ((layout = layoutOf(v.getType())))
         break;
+  if (!layout)
+    for (Value v : op->getResults())
+      provisional.insert(v);
   if (!layout)
     for (Value v : op->getOperands())
       if (isTensor(v) && (layout = layoutOf(v.getType())))
@@ -247,19 +256,49 @@ LogicalResult LayoutAssigner::assignElementwise(Operation *op) {
   return success();
 }
 
+/// Undoes the conversions assignment put in `block`, so that it can run
+/// again with other layouts for the block's arguments.
+static void stripConversions(Block &block) {
+  SmallVector<ConvertLayoutOp> conversions;
+  block.walk([&](ConvertLayoutOp c) { conversions.push_back(c); });
+  for (ConvertLayoutOp c : conversions) {
+    c.getResult().replaceAllUsesWith(c.getOperand());
+    c.erase();
+  }
+}
+
 LogicalResult LayoutAssigner::assignFor(scf::ForOp op) {
-  for (auto [init, arg, result] :
-       llvm::zip(op.getInitArgs(), op.getRegionIterArgs(), op.getResults()))
+  for (auto [init, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs()))
     if (isTensor(init)) {
       arg.setType(init.getType());
-      result.setType(init.getType());
+      if (init.getDefiningOp<arith::ConstantOp>())
+        provisional.insert(arg);
     }
   if (failed(assign(*op.getBody())))
     return failure();
+  // A carried value that starts as a constant (an accumulator's zeros)
+  // takes the layout the body yields it in, so that it does not go through
+  // shared memory every iteration: the constant is made in that layout.
   Operation *yield = op.getBody()->getTerminator();
-  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
-    if (isTensor(arg))
+  bool changed = false;
+  for (auto [i, init, arg] : llvm::enumerate(op.getInitArgs(), op.getRegionIterArgs())) {
+    Value yielded = yield->getOperand(i);
+    if (isTensor(arg) && init.getDefiningOp<arith::ConstantOp>() && yielded.getType() != arg.getType()) {
+      arg.setType(yielded.getType());
+      changed = true;
+    }
+  }
+  if (changed) {
+    stripConversions(*op.getBody());
+    if (failed(assign(*op.getBody())))
+      return failure();
+  }
+  for (auto [i, arg, result] : llvm::enumerate(op.getRegionIterArgs(), op.getResults()))
+    if (isTensor(arg)) {
+      result.setType(arg.getType());
+      convertOperand(op, op.getTiedLoopInit(arg)->getOperandNumber(), *layoutOf(arg.getType()));
       convertOperand(yield, i, *layoutOf(arg.getType()));
+    }
   return success();
 }
 
