@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""pkc's kernels against the same kernels in PyTorch, Triton and JAX Pallas.
+
+Runs on a GPU machine, in one process, so every number in a row is measured
+under the same conditions, and prints each implementation's time and its
+ratio to the row's reference:
+
+  add        f32, N = 2^26       GB/s; reference: a device-to-device copy
+  softmax    f32 rows x 256      GB/s; reference: torch.softmax
+  layernorm  f32 rows x 256      GB/s; reference: torch.layer_norm
+  matmul     bf16 4096^3         TFLOP/s; reference: torch.matmul (cuBLAS)
+
+pkc's artifacts are compiled beforehand (bench/kernels/build_artifacts.sh,
+on any machine with pkc) and launched here through the runtime library
+(libpk_runtime.so, C API via ctypes) on PyTorch's stream. The Triton
+kernels are written here; the JAX Pallas rows run the very same .pk
+sources as Python (tests/pallas/pk_prelude.py), compiled by Pallas for the
+GPU (the matmul is bench/kernels/matmul_bf16.pk: the sample unrolls K).
+GPU times come from CUDA events around `--repeat` launches (after
+warm-up), JAX's from the wall clock around as many dispatches (it has no
+access to PyTorch's stream). Every implementation's output is checked
+against PyTorch's first.
+
+Usage: bench.py --artifacts DIR --runtime PATH/libpk_runtime.so [--only add,matmul]
+"""
+
+import argparse
+import ctypes
+import os
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPOSITORY = os.path.dirname(os.path.dirname(HERE))
+
+
+# ---- pkc through the runtime's C API ------------------------------------
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+DL_CUDA = 2
+DL_CODES = {torch.float32: (2, 32), torch.float16: (2, 16), torch.bfloat16: (4, 16),
+            torch.int32: (0, 32), torch.int64: (0, 64)}
+
+
+class PkRuntime:
+    def __init__(self, library):
+        self.lib = ctypes.CDLL(library)
+        self.lib.pk_last_error.restype = ctypes.c_char_p
+        self.lib.pk_module_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.pk_module_get.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                           ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.pk_launch.argtypes = [ctypes.c_void_p, ctypes.POINTER(DLTensor), ctypes.c_size_t,
+                                       ctypes.c_void_p]
+
+    def check(self, status, what):
+        if status != 0:
+            raise RuntimeError(f"{what}: {self.lib.pk_last_error().decode()}")
+
+    def kernel(self, manifest, export):
+        module, kernel = ctypes.c_void_p(), ctypes.c_void_p()
+        self.check(self.lib.pk_module_load(manifest.encode(), ctypes.byref(module)), manifest)
+        self.check(self.lib.pk_module_get(module, export.encode(), ctypes.byref(kernel)), export)
+        return PkKernel(self, kernel)
+
+
+class PkKernel:
+    def __init__(self, runtime, handle):
+        self.runtime, self.handle = runtime, handle
+
+    def bind(self, *tensors):
+        """A launcher for these arguments (inputs, then outputs)."""
+        keep = []
+        args = (DLTensor * len(tensors))()
+        for arg, t in zip(args, tensors):
+            assert t.is_cuda and t.is_contiguous()
+            shape = (ctypes.c_int64 * t.dim())(*t.shape)
+            keep.append(shape)
+            code, bits = DL_CODES[t.dtype]
+            arg.data = t.data_ptr()
+            arg.device = DLDevice(DL_CUDA, t.device.index or 0)
+            arg.ndim = t.dim()
+            arg.dtype = DLDataType(code, bits, 1)
+            arg.shape = shape
+            arg.strides = None
+            arg.byte_offset = 0
+
+        def launch():
+            stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+            self.runtime.check(self.runtime.lib.pk_launch(self.handle, args, len(tensors), stream),
+                               "pk_launch")
+        launch.keep = (keep, args, tensors)
+        return launch
+
+
+# ---- Triton versions, written for this comparison ------------------------
+
+def triton_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x, y, o, n, BLOCK: tl.constexpr):
+        i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = i < n
+        tl.store(o + i, tl.load(x + i, mask=m) + tl.load(y + i, mask=m), mask=m)
+
+    @triton.jit
+    def softmax_kernel(x, o, cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        c = tl.arange(0, BLOCK)
+        v = tl.load(x + row * cols + c, mask=c < cols, other=-float("inf"))
+        e = tl.exp(v - tl.max(v, 0))
+        tl.store(o + row * cols + c, e / tl.sum(e, 0), mask=c < cols)
+
+    @triton.jit
+    def layernorm_kernel(x, w, b, o, cols, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        c = tl.arange(0, BLOCK)
+        m = c < cols
+        v = tl.load(x + row * cols + c, mask=m, other=0.0)
+        mean = tl.sum(v, 0) / cols
+        d = tl.where(m, v - mean, 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(d * d, 0) / cols + eps)
+        out = d * rstd * tl.load(w + c, mask=m) + tl.load(b + c, mask=m)
+        tl.store(o + row * cols + c, out, mask=m)
+
+    @triton.jit
+    def matmul_kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), tl.float32)
+        for k in range(0, K, BK):
+            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+            y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
+
+    def add(x, y, o):
+        n = x.numel()
+        return lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024)
+
+    def softmax(x, o):
+        rows, cols = x.shape
+        return lambda: softmax_kernel[(rows,)](x, o, cols, BLOCK=triton.next_power_of_2(cols))
+
+    def layernorm(x, w, b, o):
+        rows, cols = x.shape
+        return lambda: layernorm_kernel[(rows,)](x, w, b, o, cols, 1e-5,
+                                                 BLOCK=triton.next_power_of_2(cols))
+
+    def matmul(x, y, o):
+        (m, k), n = x.shape, y.shape[1]
+        grid = (m // 128, n // 128)
+        return lambda: matmul_kernel[grid](x, y, o, m, n, k, BM=128, BN=128, BK=64,
+                                           num_warps=8, num_stages=3)
+
+    return {"add": add, "softmax": softmax, "layernorm": layernorm, "matmul": matmul}
+
+
+# ---- JAX Pallas, from the .pk sources themselves --------------------------
+
+def jax_pallas(source, export, defines):
+    os.environ["PK_PALLAS_INTERPRET"] = "0"
+    sys.path.insert(0, os.path.join(REPOSITORY, "tests", "pallas"))
+    import jax
+    import pk_prelude
+    fn = jax.jit(pk_prelude.load_pk(os.path.join(REPOSITORY, source), defines).exports[export])
+
+    def bind(*inputs):
+        arrays = [jax.dlpack.from_dlpack(t) for t in inputs]
+        result = {}
+
+        def run():
+            result["out"] = fn(*arrays)
+            return result["out"]
+        run.result = lambda: torch.from_dlpack(jax.block_until_ready(result["out"]))
+        run.block = lambda: jax.block_until_ready(result["out"])
+        return run
+    return bind
+
+
+# ---- Timing ---------------------------------------------------------------
+
+def time_gpu(launch, repeat):
+    for _ in range(3):
+        launch()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeat):
+        launch()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / repeat * 1e-3
+
+
+def time_wall(run, repeat):
+    for _ in range(3):
+        run()
+    run.block()
+    begin = time.perf_counter()
+    for _ in range(repeat):
+        run()
+    run.block()
+    return (time.perf_counter() - begin) / repeat
+
+
+def report(name, unit, work, rows, reference):
+    base = dict(rows)[reference]
+    print(f"\n{name}")
+    for impl, seconds in rows:
+        if seconds is None:
+            print(f"  {impl:<14} {'n/a':>10}")
+            continue
+        rate = work / seconds / (1e12 if unit == "TFLOP/s" else 1e9)
+        print(f"  {impl:<14} {seconds * 1e6:10.1f} us {rate:9.1f} {unit}   x{base / seconds:5.2f} vs {reference}")
+
+
+def attempt(rows, impl, measure, check):
+    try:
+        check()
+        rows.append((impl, measure()))
+    except Exception as e:  # a missing or failing implementation is reported, not fatal
+        print(f"  ({impl}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+        rows.append((impl, None))
+
+
+def close(a, b, tol):
+    torch.testing.assert_close(a.float(), b.float(), rtol=tol, atol=tol)
+
+
+# ---- The benchmarks -------------------------------------------------------
+
+def bench_add(pk, triton, repeat):
+    n = 1 << 26
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out, ref = torch.empty_like(x), x + y
+    rows = [("device copy", time_gpu(lambda: out.copy_(x), repeat))]
+    attempt(rows, "torch", lambda: time_gpu(lambda: torch.add(x, y, out=out), repeat), lambda: None)
+    launch = pk.kernel(f"{pk.dir}/add.json", "add").bind(x, y, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 0)))
+    t = triton["add"](x, y, out) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, ref, 0)))
+    j = jax_pallas("samples/add.pk", "add", {})(x, y)
+    attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 0)))
+    # add reads two arrays and writes one; the copy reads one and writes one.
+    report("add f32 N=2^26 (GB/s: bytes moved)", "GB/s", 3 * n * 4,
+           [(i, s if s is None or i != "device copy" else s * 3 / 2) for i, s in rows], "device copy")
+
+
+def bench_rows(pk, triton, repeat, name):
+    rows_n, cols = 1 << 16, 256
+    x = torch.randn(rows_n, cols, device="cuda")
+    out = torch.empty_like(x)
+    if name == "softmax":
+        ref_fn, inputs = (lambda: torch.softmax(x, dim=1)), (x,)
+    else:
+        w, b = torch.randn(cols, device="cuda"), torch.randn(cols, device="cuda")
+        ref_fn, inputs = (lambda: torch.layer_norm(x, (cols,), w, b, 1e-5)), (x, w, b)
+    ref = ref_fn()
+    rows = [("torch", time_gpu(ref_fn, repeat))]
+    launch = pk.kernel(f"{pk.dir}/{name}.json", name).bind(*inputs, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 1e-4)))
+    t = triton[name](*inputs, out) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, ref, 1e-4)))
+    j = jax_pallas(f"samples/{name}.pk", name, {})(*inputs)
+    attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 1e-4)))
+    report(f"{name} f32 {rows_n}x{cols} (GB/s: read + write)", "GB/s", 2 * x.numel() * 4, rows, "torch")
+
+
+def bench_matmul(pk, triton, repeat):
+    n = 4096
+    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    ref = torch.relu(x @ y)
+    rows = [("torch", time_gpu(lambda: torch.relu(torch.matmul(x, y, out=out)), repeat))]
+    launch = pk.kernel(f"{pk.dir}/matmul_bf16.json", "matmul_relu_bf16").bind(x, y, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    t = triton["matmul"](x, y, out) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, torch.matmul(x, y), 5e-2)))
+    j = jax_pallas("bench/kernels/matmul_bf16.pk", "matmul_relu_bf16", {})(x, y)
+    attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 5e-2)))
+    report("matmul bf16 4096^3 (+relu)", "TFLOP/s", 2 * n ** 3, rows, "torch")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
+    parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
+    parser.add_argument("--only", default="add,softmax,layernorm,matmul")
+    parser.add_argument("--repeat", type=int, default=50)
+    options = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("bench.py: no CUDA GPU; nothing measured")
+        return 77
+    pk = PkRuntime(options.runtime)
+    pk.dir = options.artifacts
+    try:
+        triton = triton_kernels()
+    except ImportError:
+        triton = None
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    only = options.only.split(",")
+    if "add" in only:
+        bench_add(pk, triton, options.repeat)
+    for name in ("softmax", "layernorm"):
+        if name in only:
+            bench_rows(pk, triton, options.repeat, name)
+    if "matmul" in only:
+        bench_matmul(pk, triton, max(5, options.repeat // 5))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
