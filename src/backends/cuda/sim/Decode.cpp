@@ -274,6 +274,18 @@ private:
     return into.body.back();
   }
 
+  /// The instruction for an op whose result is a struct: operands as
+  /// slots; the caller defines a slot per field (in `fields`).
+  Instr structInstr(Operation *op, Op code) {
+    Instr instr;
+    instr.op = code;
+    instr.id = static_cast<uint32_t>(k.ops.size());
+    k.ops.push_back(op);
+    for (Value v : op->getOperands())
+      instr.in.push_back(*use(v));
+    return instr;
+  }
+
   bool decodeBlock(mlir::Block &from, uint32_t id);
   bool decodeOp(mlir::Block &from, uint32_t blockId, Operation *op);
   bool decodeConstant(Operation *op);
@@ -396,12 +408,7 @@ bool Decoder::decodeMma(Block &into, NVVM::MmaOp mma) {
   for (Value v : op->getOperands())
     if (!classify(v.getType()))
       return fail(op, "an operand has a type the simulator does not model");
-  Instr instr;
-  instr.op = Op::Mma;
-  instr.id = static_cast<uint32_t>(k.ops.size());
-  k.ops.push_back(op);
-  for (Value v : op->getOperands())
-    instr.in.push_back(*use(v));
+  Instr instr = structInstr(op, Op::Mma);
   instr.kind = *a == NVVM::MMATypes::bf16 ? Kind::BF16 : Kind::F16;
   instr.resultKind = Kind::F32;
   ValueType f32;
@@ -427,12 +434,7 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
       return fail(op, "a cmpxchg of a type other than an integer of 8 to 64 bits");
     if (p->addressSpace != 1 && p->addressSpace != 3)
       return fail(op, "a cmpxchg through an address space other than global (1) or shared (3)");
-    Instr instr;
-    instr.op = Op::CmpXchg;
-    instr.id = static_cast<uint32_t>(k.ops.size());
-    k.ops.push_back(op);
-    for (Value v : op->getOperands())
-      instr.in.push_back(*use(v));
+    Instr instr = structInstr(op, Op::CmpXchg);
     instr.kind = instr.resultKind = t->kind;
     instr.addressSpace = p->addressSpace;
     instr.imm = storeBytesOf(t->kind);
