@@ -7,7 +7,8 @@
 #   4. touch kernels/common.pk, which only affine.pk imports, and build:
 #      exactly affine.pk's module rebuilds (its header, unchanged, is not
 #      rewritten, so main.cpp is not recompiled);
-#   5. an unknown pk_add_kernels argument is warned about.
+#   5. configure tests/cmake/configure: an unknown pk_add_kernels argument
+#      is warned about, and ARCH defaults in CUDA_ARCHITECTURES' order.
 # Leaves the built app in WORK/build/app for the GPU test that runs it.
 #
 # usage: package_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
@@ -55,10 +56,18 @@ if grep -q "Building CXX object.*main.cpp" "$work/touched.log"; then
 fi
 echo "after touching kernels/common.pk: $ran module rebuilt (affine.pk), add.pk untouched"
 
-mkdir -p "$work/warn"
-cmake -S "$source/tests/cmake/warn" -B "$work/warn" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
-      > "$work/warn.log" 2>&1 || { cat "$work/warn.log"; fail "configuring tests/cmake/warn"; }
-grep -q "unknown arguments ignored: FIRST;BOGUS;1" "$work/warn.log" \
-  || { cat "$work/warn.log"; fail "no warning for an unknown pk_add_kernels argument"; }
+cmake -S "$source/tests/cmake/configure" -B "$work/configure" -G Ninja \
+      -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure-checks.log" 2>&1 \
+  || { cat "$work/configure-checks.log"; fail "configuring tests/cmake/configure"; }
+grep -q "unknown arguments ignored: FIRST;BOGUS;1" "$work/configure-checks.log" \
+  || { cat "$work/configure-checks.log"; fail "no warning for an unknown pk_add_kernels argument"; }
+check_arch() { # TARGET FLAGS: the architectures pk_add_kernels chose
+  grep -q "Compiling add.pk ($2) -> pk_kernels/$1/add.json" "$work/configure/build.ninja" \
+    || fail "$1: expected $2 in: $(grep -o "Compiling add.pk ([^)]*) -> pk_kernels/$1/" "$work/configure/build.ninja")"
+}
+check_arch from_env "--target=cuda:sm_80 --target=cuda:sm_87"
+check_arch from_variable "--target=cuda:sm_89"
+check_arch from_property "--target=cuda:sm_86"
+check_arch from_argument "--target=cuda:sm_90"
 
 echo "ok (${SECONDS} s)"
