@@ -41,22 +41,38 @@ ImportLoader::Result ImportPath::parseFile(const std::string &path) {
   return result;
 }
 
-ImportLoader::Result ImportPath::load(const std::string &dottedName) {
-  llvm::SmallString<128> relative;
+ImportLoader::Result ImportPath::loadFrom(const std::string &directory,
+                                          const std::string &dottedName) {
+  llvm::SmallString<256> candidate(directory);
   for (llvm::StringRef rest = dottedName; !rest.empty();) {
     auto [part, tail] = rest.split('.');
-    llvm::sys::path::append(relative, part);
+    llvm::sys::path::append(candidate, part);
     rest = tail;
   }
-  relative += ".pk";
-  for (const std::string &directory : directories) {
-    llvm::SmallString<256> candidate(directory);
-    llvm::sys::path::append(candidate, relative);
-    llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/false);
-    if (llvm::sys::fs::is_regular_file(candidate))
-      return parseFile(candidate.str().str());
-  }
+  candidate += ".pk";
+  llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/false);
+  if (!llvm::sys::fs::is_regular_file(candidate))
+    return Result{};
+  return parseFile(candidate.str().str());
+}
+
+ImportLoader::Result ImportPath::load(const std::string &dottedName) {
+  for (const std::string &directory : directories)
+    if (Result found = loadFrom(directory, dottedName); found.module || found.failed)
+      return found;
   return Result{};
+}
+
+ImportLoader::Result ImportPath::loadRelative(const std::string &importer, unsigned level,
+                                              const std::string &dottedName, std::string &where) {
+  // One dot is the importer's own directory; each further dot its parent.
+  llvm::SmallString<256> directory(llvm::sys::path::parent_path(importer));
+  if (directory.empty())
+    directory = ".";
+  for (unsigned i = 1; i < level; ++i)
+    llvm::sys::path::append(directory, "..");
+  where = directory.str().str();
+  return loadFrom(where, dottedName);
 }
 
 std::string ImportPath::describePath() const {

@@ -3,7 +3,8 @@
 // `from kernels.common import gelu` names kernels/common.pk in one of the
 // import path's directories: the directory of the file being compiled
 // (as Python puts the script's directory first on sys.path), then each -I
-// directory in order. The first that has the file wins.
+// directory in order. The first that has the file wins. A relative import
+// (`from .common import gelu`) looks next to the importing file instead.
 //
 // Every file is read and parsed once per session, however it is spelled:
 // files are identified by device and inode, so `a/../k.pk` and `k.pk` are
@@ -37,9 +38,14 @@ public:
   Result parseFile(const std::string &path);
 
   Result load(const std::string &dottedName) override;
+  Result loadRelative(const std::string &importer, unsigned level, const std::string &dottedName,
+                      std::string &where) override;
   std::string describePath() const override;
 
 private:
+  /// `directory`/a/b.pk for a.b, parsed, if that file exists.
+  Result loadFrom(const std::string &directory, const std::string &dottedName);
+
   std::vector<std::string> directories;
   std::function<uint32_t(const std::string &)> read;
   DiagnosticEngine &diagnostics;

@@ -34,8 +34,13 @@ public:
     /// The file exists but does not parse; the parser has reported why.
     bool failed = false;
   };
-  /// Looks `dottedName` up as a .pk file.
+  /// Looks `dottedName` up as a .pk file on the import path.
   virtual Result load(const std::string &dottedName) = 0;
+  /// A relative import in file `importer`: `level` dots, then
+  /// `dottedName`, from the importer's directory (1) or its parents.
+  /// `where` is set to the directory searched.
+  virtual Result loadRelative(const std::string &importer, unsigned level,
+                              const std::string &dottedName, std::string &where) = 0;
   /// The directories searched, for "cannot import" messages.
   virtual std::string describePath() const = 0;
 };

@@ -306,6 +306,12 @@ private:
   /// Runs the .pk module `dottedName` (once) and returns its namespace;
   /// null when the import path has no such file.
   Obj importPkModule(const std::string &dottedName, SourceRange range);
+  /// `from .common import x`: the module `level` dots up from the file
+  /// holding `range`; fails when there is none.
+  Obj importRelative(unsigned level, const std::string &dottedName, SourceRange range);
+  /// Runs what the loader found (once) and returns its namespace.
+  Obj runPkModule(const ImportLoader::Result &found, const std::string &shownName,
+                  SourceRange range);
   /// `import a.b.c` without `as`: binds `a` to a package namespace
   /// holding `b`, which holds the module `c`.
   void bindPackagePath(const std::string &dottedName, const Obj &module);

@@ -5,6 +5,9 @@
 // kernels/common.pk, found on the import path by the driver's
 // ImportLoader, and takes `gelu` from its globals.
 //
+// `from .common import gelu` looks next to the importing file instead (two
+// dots: its parent directory), as Python's relative imports do in a package.
+//
 // An imported module runs once per elaboration, in a module frame of its
 // own, with Python's semantics: its top level executes at the first
 // import, later imports share the result, and its functions keep seeing
@@ -50,7 +53,26 @@ Obj Elaborator::importModule(const std::string &dottedName, SourceRange range) {
 Obj Elaborator::importPkModule(const std::string &dottedName, SourceRange range) {
   if (!options.imports)
     return nullptr;
-  ImportLoader::Result found = options.imports->load(dottedName);
+  return runPkModule(options.imports->load(dottedName), dottedName, range);
+}
+
+Obj Elaborator::importRelative(unsigned level, const std::string &dottedName, SourceRange range) {
+  std::string shown = std::string(level, '.') + dottedName;
+  if (!options.imports)
+    fail(range, "cannot import '" + shown + "': this compilation reads no other .pk files");
+  std::string where;
+  ImportLoader::Result found =
+      options.imports->loadRelative(sources().name(range.begin.file), level, dottedName, where);
+  if (Obj module = runPkModule(found, shown, range))
+    return module;
+  std::string file;
+  for (char c : dottedName)
+    file += c == '.' ? '/' : c;
+  fail(range, "cannot import '" + shown + "': there is no " + file + ".pk in " + where);
+}
+
+Obj Elaborator::runPkModule(const ImportLoader::Result &found, const std::string &dottedName,
+                            SourceRange range) {
   if (found.failed) {
     // The parser reported the syntax error in the imported file; say
     // which import read it, and stop.
@@ -154,9 +176,25 @@ void Elaborator::execImport(const ImportStmt &s) {
 }
 
 void Elaborator::execImportFrom(const ImportFromStmt &s) {
-  if (s.level > 0)
-    fail(s.moduleRange, "relative imports are not supported; import by the path from an -I "
-                        "directory (from kernels.common import gelu)");
+  if (s.level > 0) {
+    // `from . import common` imports modules; `from .common import gelu`
+    // takes names from one.
+    if (s.module.empty()) {
+      for (const ImportedName &n : s.names)
+        setVariable(n.alias.empty() ? n.name : n.alias, importRelative(s.level, n.name, n.range));
+      return;
+    }
+    Obj module = importRelative(s.level, s.module, s.moduleRange);
+    if (s.importsAll) {
+      for (const auto &[name, member] : llvm::cast<NamespaceObj>(*module).members)
+        if (name.rfind('_', 0) != 0)
+          setVariable(name, member);
+      return;
+    }
+    for (const ImportedName &n : s.names)
+      setVariable(n.alias.empty() ? n.name : n.alias, getAttribute(*this, module, n.name, n.range));
+    return;
+  }
   if (s.module == "__future__")
     return; // `from __future__ import annotations` and friends change nothing here
   // `from kernels import common`: `kernels` may be a directory of .pk
