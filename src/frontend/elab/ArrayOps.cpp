@@ -1004,6 +1004,25 @@ Obj ArrayOps::reduce(Reduction kind, const Obj &x, std::vector<int64_t> axes, bo
   return result;
 }
 
+Obj ArrayOps::reduceBitwise(pk::ReductionKind kind, const Obj &x, std::vector<int64_t> axes,
+                            SourceRange r) {
+  el.requireKernel(r, "reductions");
+  ArrayPtr a = toArray(x, r);
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  if (axes.empty())
+    return a;
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < a->rank(); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), i))
+      shape.push_back(a->shape[i]);
+  mlir::Value v = pk::ReduceOp::create(el.builder(), el.loc(r), valueType(shape, a->dtype), a->value,
+                                       kind, axes);
+  ArrayPtr result = wrap(v, shape, a->dtype);
+  result->weak = a->weak;
+  return result;
+}
+
 Obj ArrayOps::mean(const Obj &x, std::vector<int64_t> axes, bool keepDims, SourceRange r) {
   ArrayPtr a = toArray(x, r);
   if (axes.empty())

@@ -108,6 +108,9 @@ public:
   /// `axes` already normalized; empty means all axes.
   Obj reduce(Reduction kind, const Obj &x, std::vector<int64_t> axes, bool keepDims,
              SourceRange r);
+  /// lax.reduce_and / reduce_or / reduce_xor: bitwise, in x's dtype;
+  /// `axes` normalized, empty meaning none (as lax has it).
+  Obj reduceBitwise(pk::ReductionKind kind, const Obj &x, std::vector<int64_t> axes, SourceRange r);
   Obj mean(const Obj &x, std::vector<int64_t> axes, bool keepDims, SourceRange r);
   Obj argReduce(bool isMax, const Obj &x, std::optional<int64_t> axis, bool keepDims,
                 SourceRange r);

@@ -306,8 +306,24 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   define(n, "reduce_prod", reduceFn(Reduction::Prod));
   define(n, "reduce_max", reduceFn(Reduction::Max));
   define(n, "reduce_min", reduceFn(Reduction::Min));
-  define(n, "reduce_and", reduceFn(Reduction::All));
-  define(n, "reduce_or", reduceFn(Reduction::Any));
+  // lax.reduce_and / reduce_or / reduce_xor are bitwise on integers (and
+  // logical on booleans), unlike jnp.all / jnp.any, which test for nonzero.
+  auto bitwiseReduceFn = [](pk::ReductionKind kind, Reduction onBool) {
+    return [kind, onBool](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"operand"}, {"axes"}});
+      ArrayPtr x = asArray(el, a[0], a.range(0));
+      std::vector<int64_t> axes = el.normalizeAxes(a[1], x->rank(), a.range(1));
+      if (isFloat(x->dtype))
+        el.fail(a.range(0), "lax bitwise reductions take integers or booleans, not " +
+                                std::string(numpyName(x->dtype)));
+      if (x->dtype == DType::Bool && kind != pk::ReductionKind::Xor)
+        return el.arrays().reduce(onBool, x, axes, false, args.range);
+      return el.arrays().reduceBitwise(kind, x, std::move(axes), args.range);
+    };
+  };
+  define(n, "reduce_and", bitwiseReduceFn(pk::ReductionKind::And, Reduction::All));
+  define(n, "reduce_or", bitwiseReduceFn(pk::ReductionKind::Or, Reduction::Any));
+  define(n, "reduce_xor", bitwiseReduceFn(pk::ReductionKind::Xor, Reduction::Any));
   auto argFn = [](bool isMax) {
     return [isMax](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"operand"}, {"axis"}, {"index_dtype"}});
