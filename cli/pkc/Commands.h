@@ -35,10 +35,10 @@ struct CompileOptions {
   std::vector<std::string> targets;
   std::string dumpDir;
   bool debugInfo = false;
-  std::string header; ///< --header: with --target, also write the launch header here
-  bool embed = false; ///< --embed: with --target, also write STEM.embed.cpp
-  bool writeDeps = false;              ///< -MD
-  std::string depFile;                 ///< -MF
+  std::string header;     ///< --header: with --target, also write the launch header here
+  bool embed = false;     ///< --embed: with --target, also write STEM.embed.cpp
+  bool writeDeps = false; ///< -MD
+  std::string depFile;    ///< -MF
   std::vector<std::string> depTargets; ///< -MT
 };
 

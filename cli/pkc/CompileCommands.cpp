@@ -17,7 +17,8 @@
 
 namespace pk::cli {
 
-void configure(Session &session, const CommonOptions &common, const DiagnosticOptions &diagnostics) {
+void configure(Session &session, const CommonOptions &common,
+               const DiagnosticOptions &diagnostics) {
   session.diagnostics().setColor(diagnostics.color);
   session.diagnostics().setFormat(diagnostics.json ? DiagnosticEngine::Format::Json
                                                    : DiagnosticEngine::Format::Text);
@@ -100,11 +101,9 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
   }
   if (!compile.targets.empty()) {
     if (compile.emit == "ast" || compile.emit == "ir" || compile.emit == "header") {
-      session.diagnostics().error(SourceRange(), "--emit=" + compile.emit +
-                                                     " prints a front-end stage; drop --target" +
-                                                     (compile.emit == "header"
-                                                          ? " (or write it with --header FILE)"
-                                                          : ""));
+      session.diagnostics().error(
+          SourceRange(), "--emit=" + compile.emit + " prints a front-end stage; drop --target" +
+                             (compile.emit == "header" ? " (or write it with --header FILE)" : ""));
       return 2;
     }
     ElaborationOptions options;

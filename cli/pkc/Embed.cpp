@@ -39,8 +39,8 @@ std::string embeddedSource(const std::string &sourcePath, const std::string &man
     writeBytes(os, "artifact" + std::to_string(i), artifacts[i].bytes);
   os << "\nconst pk_artifact_data artifacts[] = {\n";
   for (size_t i = 0; i < artifacts.size(); ++i)
-    os << "    {\"" << artifacts[i].name << "\", artifact" << i << ", "
-       << artifacts[i].bytes.size() << "},\n";
+    os << "    {\"" << artifacts[i].name << "\", artifact" << i << ", " << artifacts[i].bytes.size()
+       << "},\n";
   if (artifacts.empty())
     os << "    {nullptr, nullptr, 0},\n";
   os << "};\n\n} // namespace\n\n";

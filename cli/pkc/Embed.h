@@ -22,7 +22,7 @@
 namespace pk::cli {
 
 struct EmbeddedFile {
-  std::string name;  ///< the manifest's `file`
+  std::string name; ///< the manifest's `file`
   std::string bytes;
 };
 

@@ -223,18 +223,37 @@ void writeClass(std::ostream &os, const ExportSignature &s, const std::string &l
 } // namespace
 
 std::string cxxIdentifier(const std::string &name) {
-  static const std::set<std::string> keywords = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
-      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
-      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
-      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
-      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
-      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  static const std::set<std::string> keywords = {"alignas",       "alignof",     "and",
+                                                 "and_eq",        "asm",         "auto",
+                                                 "bitand",        "bitor",       "bool",
+                                                 "break",         "case",        "catch",
+                                                 "char",          "char8_t",     "char16_t",
+                                                 "char32_t",      "class",       "compl",
+                                                 "concept",       "const",       "consteval",
+                                                 "constexpr",     "constinit",   "const_cast",
+                                                 "continue",      "co_await",    "co_return",
+                                                 "co_yield",      "decltype",    "default",
+                                                 "delete",        "do",          "double",
+                                                 "dynamic_cast",  "else",        "enum",
+                                                 "explicit",      "export",      "extern",
+                                                 "false",         "float",       "for",
+                                                 "friend",        "goto",        "if",
+                                                 "inline",        "int",         "long",
+                                                 "mutable",       "namespace",   "new",
+                                                 "noexcept",      "not",         "not_eq",
+                                                 "nullptr",       "operator",    "or",
+                                                 "or_eq",         "private",     "protected",
+                                                 "public",        "register",    "reinterpret_cast",
+                                                 "requires",      "return",      "short",
+                                                 "signed",        "sizeof",      "static",
+                                                 "static_assert", "static_cast", "struct",
+                                                 "switch",        "template",    "this",
+                                                 "thread_local",  "throw",       "true",
+                                                 "try",           "typedef",     "typeid",
+                                                 "typename",      "union",       "unsigned",
+                                                 "using",         "virtual",     "void",
+                                                 "volatile",      "wchar_t",     "while",
+                                                 "xor",           "xor_eq"};
   std::string out;
   for (char c : name)
     out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -249,7 +268,8 @@ std::string embeddedLoaderName(const std::string &sourcePath) {
   return "pk_embedded_" + cxxIdentifier(llvm::sys::path::stem(sourcePath).str()) + "_load";
 }
 
-std::string launchHeader(const std::vector<ExportSignature> &exports, const HeaderOptions &options) {
+std::string launchHeader(const std::vector<ExportSignature> &exports,
+                         const HeaderOptions &options) {
   std::string stem = cxxIdentifier(llvm::sys::path::stem(options.sourcePath).str());
   std::string guard = "PK_KERNELS_";
   for (char c : stem)
@@ -288,7 +308,8 @@ std::string launchHeader(const std::vector<ExportSignature> &exports, const Head
        << "(nullptr, &m));\n"
        << "    l.module.reset(m);\n";
   else
-    os << "    l.status = ::pk::Module::tryLoad(" << quoted(options.manifestPath) << ", l.module);\n";
+    os << "    l.status = ::pk::Module::tryLoad(" << quoted(options.manifestPath)
+       << ", l.module);\n";
   os << "    return l;\n"
      << "  }();\n"
      << "  module = &loaded.module;\n"

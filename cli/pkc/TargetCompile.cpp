@@ -58,7 +58,8 @@ std::string artifactName(const std::string &input, const backends::Target &targe
 /// systems that check timestamps after a command (Ninja's restat, which
 /// CMake uses) then leave the code that includes it alone when a .pk edit
 /// does not change it.
-bool writeSourceIfChanged(DiagnosticEngine &diag, const std::string &path, const std::string &text) {
+bool writeSourceIfChanged(DiagnosticEngine &diag, const std::string &path,
+                          const std::string &text) {
   if (auto existing = llvm::MemoryBuffer::getFile(path, /*IsText=*/false))
     if ((*existing)->getBuffer() == text)
       return true;

@@ -63,8 +63,9 @@ void addCommonOptions(CLI::App *command, pk::cli::CommonOptions &options) {
   command->add_option("file", options.input, ".pk source file (or .mlir pk IR)")->required();
   command->add_option("-D,--define", options.defines,
                       "NAME=VALUE: set (or override) a module constant; fixes a symbolic size");
-  command->add_option("-I,--include-dir", options.includeDirs,
-                      "DIR: where imported .pk files are searched (after the file's own directory)");
+  command->add_option(
+      "-I,--include-dir", options.includeDirs,
+      "DIR: where imported .pk files are searched (after the file's own directory)");
 }
 
 } // namespace
@@ -105,7 +106,8 @@ int main(int argc, char **argv) {
                    "--target; with --target, "
                    "artifact (the default: artifact + manifest), ptx, llvm, gpu, cubin (CUDA) or "
                    "mlir (TPU)")
-      ->check(CLI::IsMember({"ast", "ir", "header", "artifact", "ptx", "llvm", "gpu", "cubin", "mlir"}));
+      ->check(CLI::IsMember(
+          {"ast", "ir", "header", "artifact", "ptx", "llvm", "gpu", "cubin", "mlir"}));
   compileCommand->add_option("--target", compile.targets,
                              "cuda:sm_90a, cuda:sm_80, ... or tpu; repeat for several artifacts");
   compileCommand->add_option("-o,--output", compile.output,

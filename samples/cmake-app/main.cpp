@@ -75,11 +75,12 @@ int main(int argc, char **argv) {
   pk::Stream stream;
   pk::DeviceBuffer dx, dy, sum, line;
   pk::Status s;
-  if (!(s = pk::Stream::tryCreate(0, stream)) || !(s = pk::DeviceBuffer::tryAllocate(0, n * 4, dx)) ||
+  if (!(s = pk::Stream::tryCreate(0, stream)) ||
+      !(s = pk::DeviceBuffer::tryAllocate(0, n * 4, dx)) ||
       !(s = pk::DeviceBuffer::tryAllocate(0, n * 4, dy)) ||
       !(s = pk::DeviceBuffer::tryAllocate(0, n * 4, sum)) ||
-      !(s = pk::DeviceBuffer::tryAllocate(0, n * 4, line)) || !(s = dx.tryUpload(x.data(), n * 4)) ||
-      !(s = dy.tryUpload(y.data(), n * 4)))
+      !(s = pk::DeviceBuffer::tryAllocate(0, n * 4, line)) ||
+      !(s = dx.tryUpload(x.data(), n * 4)) || !(s = dy.tryUpload(y.data(), n * 4)))
     return report(s, "setting up device memory");
 
   // Typed launches: float pointers and rank-1 shapes, checked by the C++

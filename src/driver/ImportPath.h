@@ -31,8 +31,8 @@ class ImportPath : public ImportLoader {
 public:
   /// `read` registers a file with the session's SourceManager (0 with an
   /// error reported when it cannot).
-  ImportPath(std::vector<std::string> directories, std::function<uint32_t(const std::string &)> read,
-             DiagnosticEngine &diagnostics);
+  ImportPath(std::vector<std::string> directories,
+             std::function<uint32_t(const std::string &)> read, DiagnosticEngine &diagnostics);
 
   /// Parses `path`, or returns the module parsed from the same file before.
   Result parseFile(const std::string &path);

@@ -142,7 +142,8 @@ void Elaborator::bindPackagePath(const std::string &dottedName, const Obj &modul
   NamespaceObj *at = root.get();
   while (dot != std::string::npos) {
     size_t next = dottedName.find('.', dot + 1);
-    std::string part = dottedName.substr(dot + 1, next == std::string::npos ? next : next - dot - 1);
+    std::string part =
+        dottedName.substr(dot + 1, next == std::string::npos ? next : next - dot - 1);
     if (next == std::string::npos) {
       at->members[part] = module;
       break;
