@@ -286,10 +286,19 @@ std::string launchHeader(const std::vector<ExportSignature> &exports,
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <pk/runtime.hpp>\n\n"
      << "#include <array>\n#include <cstddef>\n#include <cstdint>\n\n";
-  if (options.embedded)
+  std::string macro = "PK_MANIFEST_";
+  for (char c : stem)
+    macro += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (options.embedded) {
     os << "// Defined in the source `pkc compile --embed` wrote with the artifacts.\n"
        << "extern \"C\" pk_status " << embeddedLoaderName(options.sourcePath)
        << "(const pk_load_options *options, pk_module **module);\n\n";
+  } else {
+    // Where the artifacts were written; a program installed elsewhere
+    // defines the macro to where they are installed.
+    os << "#ifndef " << macro << "\n#define " << macro << " " << quoted(options.manifestPath)
+       << "\n#endif\n\n";
+  }
   os << "namespace pk::kernels {\n\n"
      << "namespace detail {\n"
      << "/// The module of " << options.sourcePath
@@ -308,8 +317,7 @@ std::string launchHeader(const std::vector<ExportSignature> &exports,
        << "(nullptr, &m));\n"
        << "    l.module.reset(m);\n";
   else
-    os << "    l.status = ::pk::Module::tryLoad(" << quoted(options.manifestPath)
-       << ", l.module);\n";
+    os << "    l.status = ::pk::Module::tryLoad(" << macro << ", l.module);\n";
   os << "    return l;\n"
      << "  }();\n"
      << "  module = &loaded.module;\n"

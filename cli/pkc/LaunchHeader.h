@@ -29,7 +29,8 @@ namespace pk::cli {
 struct HeaderOptions {
   std::string sourcePath; ///< the .pk file, for comments
   /// Where the launchers load the module from at run time when it is not
-  /// embedded: the manifest's path.
+  /// embedded: the manifest's path, the default of the header's
+  /// PK_MANIFEST_<STEM> macro.
   std::string manifestPath;
   /// The module is embedded (`--embed`): load it through the function the
   /// embedded source defines (embeddedLoaderName) instead of from a file.
