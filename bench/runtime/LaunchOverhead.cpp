@@ -115,10 +115,23 @@ int main(int argc, char **argv) {
     std::ifstream in(argv[1]);
     nlohmann::json manifest = nlohmann::json::parse(in);
     std::string dir = std::string(argv[1]).substr(0, std::string(argv[1]).rfind('/') + 1);
+    // The raw launch copies the manifest's: kernel, CTA size, and the grid
+    // ["ceildiv", "N", elements per CTA].
     std::string kernelName;
+    unsigned threads = 0;
+    int64_t perCta = 0;
     for (const auto &a : manifest["artifacts"])
-      if (a["file"] == module.artifact())
-        kernelName = a["programs"][0]["steps"][0]["launch"]["kernel"];
+      if (a["file"] == module.artifact()) {
+        const auto &launch = a["programs"][0]["steps"][0]["launch"];
+        kernelName = launch["kernel"];
+        threads = launch["block"][0];
+        if (launch["grid"][0].is_array() && launch["grid"][0][0] == "ceildiv")
+          perCta = launch["grid"][0][2];
+      }
+    if (kernelName.empty() || threads == 0 || perCta <= 0) {
+      std::fprintf(stderr, "%s: expected add's launch as samples/add.pk compiles it\n", argv[1]);
+      return 1;
+    }
     std::ifstream file(dir + module.artifact(), std::ios::binary);
     std::stringstream bytes;
     bytes << file.rdbuf();
@@ -147,10 +160,10 @@ int main(int argc, char **argv) {
                        pout = uintptr_t(out.data());
     long long nn = n;
     void *params[] = {&px, &py, &pout, &nn};
-    unsigned grid = unsigned((n + 1023) / 1024);
+    unsigned grid = unsigned((n + perCta - 1) / perCta);
     auto rawLaunch = [&] {
       DRIVER_CHECK(
-          d.launchKernel(function, grid, 1, 1, 1024, 1, 1, 0, stream.get(), params, nullptr));
+          d.launchKernel(function, grid, 1, 1, threads, 1, 1, 0, stream.get(), params, nullptr));
     };
     auto pkLaunch = [&] {
       if (pk_launch(add.get(), args, 3, stream.get()) != PK_OK) {

@@ -203,9 +203,22 @@ CUresult clusterRank(const Geometry &g, const uint64_t *p) {
   return OK;
 }
 
-// The samples' stand-in kernels (samples/runtime/standin), so that the
-// sample programs run in CI too.
-CUresult sampleMatmul(const Geometry &g, const uint64_t *p) {
+// pkc's own kernels for the samples (samples/add.pk's add and
+// samples/matmul.pk's matmul_scaled), with the grids pkc's CUDA backend
+// gives them: add's CTA i covers elements [1024 i, 1024 i + 1024);
+// matmul's CTA (x, y) the 64 x 64 tile at rows 64 y, columns 64 x.
+CUresult pkcAdd(const Geometry &g, const uint64_t *p) {
+  int64_t n = int64_t(p[3]);
+  if (n > 0 && (!inside(p[0], n * 4) || !inside(p[1], n * 4) || !inside(p[2], n * 4)))
+    return ILLEGAL_ADDRESS;
+  auto *x = reinterpret_cast<const float *>(p[0]), *y = reinterpret_cast<const float *>(p[1]);
+  auto *out = reinterpret_cast<float *>(p[2]);
+  for (int64_t i = 0; i < std::min<int64_t>(n, int64_t(g.grid[0]) * 1024); ++i)
+    out[i] = x[i] + y[i];
+  return OK;
+}
+
+CUresult pkcMatmulScaled(const Geometry &g, const uint64_t *p) {
   const int64_t k = 256, tile = 64;
   int64_t m = int64_t(p[3]), n = int64_t(p[4]);
   if (m * n > 0 &&
@@ -213,15 +226,13 @@ CUresult sampleMatmul(const Geometry &g, const uint64_t *p) {
     return ILLEGAL_ADDRESS;
   auto *x = reinterpret_cast<const float *>(p[0]), *y = reinterpret_cast<const float *>(p[1]);
   auto *out = reinterpret_cast<float *>(p[2]);
-  for (int64_t bx = 0; bx < g.grid[0]; ++bx)
-    for (int64_t by = 0; by < g.grid[1]; ++by)
-      for (int64_t r = bx * tile; r < std::min(m, (bx + 1) * tile); ++r)
-        for (int64_t c = by * tile; c < std::min(n, (by + 1) * tile); ++c) {
-          float acc = 0;
-          for (int64_t q = 0; q < k; ++q)
-            acc += x[r * k + q] * y[q * n + c];
-          out[r * n + c] = acc * 0.5f;
-        }
+  for (int64_t r = 0; r < std::min(m, int64_t(g.grid[1]) * tile); ++r)
+    for (int64_t c = 0; c < std::min(n, int64_t(g.grid[0]) * tile); ++c) {
+      float acc = 0;
+      for (int64_t q = 0; q < k; ++q)
+        acc += x[r * k + q] * y[q * n + c];
+      out[r * n + c] = acc * 0.5f;
+    }
   return OK;
 }
 
@@ -237,8 +248,8 @@ const KernelInfo kKernels[] = {
     {"pk_test_rowsum_f32", 4, 1024, rowsum},
     {"pk_test_accumulate_f32", 3, 0, accumulate},
     {"pk_test_cluster_rank_i32", 3, 0, clusterRank},
-    {"add_kernel", 4, 0, add},
-    {"matmul_kernel", 5, 0, sampleMatmul},
+    {"add_add_kernel", 4, 0, pkcAdd},
+    {"matmul_scaled_matmul_kernel", 5, 0, pkcMatmulScaled},
 };
 
 const KernelInfo *kernelInfo(const std::string &name) {
