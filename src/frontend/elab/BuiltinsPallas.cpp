@@ -12,12 +12,6 @@ namespace {
 
 ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays().toArray(o, r); }
 
-Obj unsupported(const std::string &what, const std::string &why) {
-  return std::make_shared<BuiltinObj>(what, [what, why](Elaborator &el, CallArgs &args) -> Obj {
-    el.fail(args.range, what + " is not supported yet: " + why);
-  });
-}
-
 /// `pl.cdiv(a, b)`: ceiling division of ints, symbolic sizes or values.
 Obj cdiv(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"b"}});
