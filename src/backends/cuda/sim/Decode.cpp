@@ -255,12 +255,7 @@ private:
 
   /// The instruction for `op` with its operands and results as slots.
   Instr &emit(mlir::Block &from, Block &into, Operation *op, Op code) {
-    Instr instr;
-    instr.op = code;
-    instr.id = static_cast<uint32_t>(k.ops.size());
-    k.ops.push_back(op);
-    for (Value v : op->getOperands())
-      instr.in.push_back(*use(v));
+    Instr instr = operandsOnly(op, code);
     if (op->getNumOperands() > 0)
       instr.kind = classify(op->getOperand(0).getType())->kind;
     if (op->getNumResults() > 0) {
@@ -274,9 +269,10 @@ private:
     return into.body.back();
   }
 
-  /// The instruction for an op whose result is a struct: operands as
-  /// slots; the caller defines a slot per field (in `fields`).
-  Instr structInstr(Operation *op, Op code) {
+  /// The instruction for `op` with its operands as slots and no results
+  /// yet (an op whose result is a struct defines a slot per field, in
+  /// `fields`).
+  Instr operandsOnly(Operation *op, Op code) {
     Instr instr;
     instr.op = code;
     instr.id = static_cast<uint32_t>(k.ops.size());
@@ -408,7 +404,7 @@ bool Decoder::decodeMma(Block &into, NVVM::MmaOp mma) {
   for (Value v : op->getOperands())
     if (!classify(v.getType()))
       return fail(op, "an operand has a type the simulator does not model");
-  Instr instr = structInstr(op, Op::Mma);
+  Instr instr = operandsOnly(op, Op::Mma);
   instr.kind = *a == NVVM::MMATypes::bf16 ? Kind::BF16 : Kind::F16;
   instr.resultKind = Kind::F32;
   ValueType f32;
@@ -434,7 +430,7 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
       return fail(op, "a cmpxchg of a type other than an integer of 8 to 64 bits");
     if (p->addressSpace != 1 && p->addressSpace != 3)
       return fail(op, "a cmpxchg through an address space other than global (1) or shared (3)");
-    Instr instr = structInstr(op, Op::CmpXchg);
+    Instr instr = operandsOnly(op, Op::CmpXchg);
     instr.kind = instr.resultKind = t->kind;
     instr.addressSpace = p->addressSpace;
     instr.imm = storeBytesOf(t->kind);
