@@ -171,6 +171,23 @@ int64_t vectorWidth(const Layout &layout, const RefInfo &ref, const Window &w, T
   return width;
 }
 
+/// Registers k0 .. k0 + width - 1 of a value in `layout`: where each
+/// element lives and whether it may be touched.
+struct Group {
+  SmallVector<Address> addresses;
+  SmallVector<Value> valid;
+};
+
+Group groupAt(Emitter &e, const RefInfo &ref, const Window &w, const Layout &layout,
+              RankedTensorType tensor, int64_t k0, int64_t width) {
+  Group g;
+  for (int64_t k = k0; k < k0 + width; ++k) {
+    g.addresses.push_back(addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded));
+    g.valid.push_back(e.andOf(e.inShape(layout, tensor.getShape(), k), g.addresses.back().valid));
+  }
+  return g;
+}
+
 /// A group of `width` registers adjacent in memory: whether the whole
 /// group may be accessed at once — every element valid (validity is a
 /// range test per dimension, so the first and last decide) and the first
@@ -245,12 +262,9 @@ LogicalResult lowerLoad(Emitter &e, pk::LoadOp op) {
     unsigned alignment = static_cast<unsigned>(width * elementBytes(valueType));
     SmallVector<Value> elements;
     for (int64_t k0 = 0; k0 < layout.numRegisters(); k0 += width) {
-      SmallVector<Address> addresses;
-      SmallVector<Value> valid;
-      for (int64_t k = k0; k < k0 + width; ++k) {
-        addresses.push_back(addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded));
-        valid.push_back(e.andOf(e.inShape(layout, tensor.getShape(), k), addresses.back().valid));
-      }
+      Group group = groupAt(e, ref, w, layout, tensor, k0, width);
+      const SmallVector<Address> &addresses = group.addresses;
+      const SmallVector<Value> &valid = group.valid;
       Value whole = wholeGroup(e, valid, addresses.front(), width);
       auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{groupType}, whole, /*withElseRegion=*/true);
       {
@@ -307,13 +321,12 @@ LogicalResult lowerStore(Emitter &e, pk::StoreOp op) {
     auto groupType = VectorType::get({width}, ref.element);
     unsigned alignment = static_cast<unsigned>(width * elementBytes(ref.element));
     for (int64_t k0 = 0; k0 < layout.numRegisters(); k0 += width) {
-      SmallVector<Address> addresses;
-      SmallVector<Value> valid, scalars;
-      for (int64_t k = k0; k < k0 + width; ++k) {
-        addresses.push_back(addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded));
-        valid.push_back(e.andOf(e.inShape(layout, tensor.getShape(), k), addresses.back().valid));
+      Group group = groupAt(e, ref, w, layout, tensor, k0, width);
+      const SmallVector<Address> &addresses = group.addresses;
+      const SmallVector<Value> &valid = group.valid;
+      SmallVector<Value> scalars;
+      for (int64_t k = k0; k < k0 + width; ++k)
         scalars.push_back(e.extract(value, k));
-      }
       e.guarded(owner, [&] {
         auto branch = scf::IfOp::create(e.b, e.loc, wholeGroup(e, valid, addresses.front(), width),
                                         /*withElseRegion=*/true);
