@@ -67,6 +67,44 @@ Violation Memory::locate(uint64_t pointer, Space space, unsigned size, unsigned 
   return v;
 }
 
+namespace {
+
+/// Whether an access by `who` to byte `offset`, whose shadow is `s`,
+/// races with an earlier one: a plain write by another thread of the same
+/// interval or another CTA of the same launch (global memory only); with
+/// `againstReads`, a read likewise; with `againstAtomics`, an atomic.
+/// Fills `v` with the first such conflict.
+bool findRace(const Allocation::Shadow &s, const Accessor &who, bool global, bool againstReads,
+              bool againstAtomics, int64_t offset, Violation &v) {
+  auto race = [&](bool otherWrite, bool acrossCtas, uint32_t thread, uint32_t cta, uint32_t op) {
+    v.kind = Violation::Kind::Race;
+    v.offset = offset;
+    v.otherWasWrite = otherWrite;
+    v.acrossCtas = acrossCtas;
+    v.otherThread = thread;
+    v.otherCta = cta;
+    v.otherOp = op;
+    return true;
+  };
+  if (s.writeInterval == who.interval && s.writer != who.thread)
+    return race(true, false, s.writer, who.cta, s.writeOp);
+  if (againstReads && s.readInterval == who.interval && s.reader != who.thread)
+    return race(false, false, s.reader, who.cta, s.readOp);
+  if (global && s.writeLaunch == who.launch && s.writerCta != who.cta)
+    return race(true, true, s.writer, s.writerCta, s.writeOp);
+  if (againstReads && global && s.readLaunch == who.launch && s.readerCta != who.cta)
+    return race(false, true, kManyThreads, s.readerCta, s.readOp);
+  if (againstAtomics && ((s.atomicInterval == who.interval && s.atomicThread != who.thread) ||
+                         (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta))) {
+    race(true, s.atomicInterval != who.interval, s.atomicThread, s.atomicCta, s.atomicOp);
+    v.otherWasAtomic = true;
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
 Violation Memory::read(uint64_t pointer, Space space, unsigned size, unsigned alignment, void *out,
                        const Accessor &who) {
   Allocation *a = nullptr;
@@ -75,40 +113,10 @@ Violation Memory::read(uint64_t pointer, Space space, unsigned size, unsigned al
   if (v.kind != Violation::Kind::None)
     return v;
   bool global = a->space == Space::Global;
-  for (unsigned i = 0; i < size; ++i) {
-    Allocation::Shadow &s = a->shadow[offset + i];
-    if (s.writeInterval == who.interval && s.writer != who.thread) {
-      v.kind = Violation::Kind::Race;
-      v.offset = offset + i;
-      v.otherWasWrite = true;
-      v.otherThread = s.writer;
-      v.otherOp = s.writeOp;
-      v.otherCta = who.cta;
+  for (unsigned i = 0; i < size; ++i)
+    if (findRace(a->shadow[offset + i], who, global, /*againstReads=*/false, /*againstAtomics=*/true,
+                 offset + i, v))
       return v;
-    }
-    if (global && s.writeLaunch == who.launch && s.writerCta != who.cta) {
-      v.kind = Violation::Kind::Race;
-      v.offset = offset + i;
-      v.otherWasWrite = true;
-      v.acrossCtas = true;
-      v.otherThread = s.writer;
-      v.otherCta = s.writerCta;
-      v.otherOp = s.writeOp;
-      return v;
-    }
-    if ((s.atomicInterval == who.interval && s.atomicThread != who.thread) ||
-        (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta)) {
-      v.kind = Violation::Kind::Race;
-      v.offset = offset + i;
-      v.otherWasWrite = true;
-      v.otherWasAtomic = true;
-      v.acrossCtas = s.atomicInterval != who.interval;
-      v.otherThread = s.atomicThread;
-      v.otherCta = s.atomicCta;
-      v.otherOp = s.atomicOp;
-      return v;
-    }
-  }
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
     if (s.readInterval != who.interval) {
@@ -147,41 +155,10 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
   if (v.kind != Violation::Kind::None)
     return v;
   bool global = a->space == Space::Global;
-  auto race = [&](unsigned i, bool otherWrite, bool acrossCtas, uint32_t thread, uint32_t cta,
-                  uint32_t op) {
-    v.kind = Violation::Kind::Race;
-    v.offset = offset + i;
-    v.otherWasWrite = otherWrite;
-    v.acrossCtas = acrossCtas;
-    v.otherThread = thread;
-    v.otherCta = cta;
-    v.otherOp = op;
-  };
-  for (unsigned i = 0; i < size; ++i) {
-    const Allocation::Shadow &s = a->shadow[offset + i];
-    if (s.writeInterval == who.interval && s.writer != who.thread) {
-      race(i, true, false, s.writer, who.cta, s.writeOp);
+  for (unsigned i = 0; i < size; ++i)
+    if (findRace(a->shadow[offset + i], who, global, /*againstReads=*/true, /*againstAtomics=*/true,
+                 offset + i, v))
       return v;
-    }
-    if (s.readInterval == who.interval && s.reader != who.thread) {
-      race(i, false, false, s.reader, who.cta, s.readOp);
-      return v;
-    }
-    if (global && s.writeLaunch == who.launch && s.writerCta != who.cta) {
-      race(i, true, true, s.writer, s.writerCta, s.writeOp);
-      return v;
-    }
-    if (global && s.readLaunch == who.launch && s.readerCta != who.cta) {
-      race(i, false, true, kManyThreads, s.readerCta, s.readOp);
-      return v;
-    }
-    if ((s.atomicInterval == who.interval && s.atomicThread != who.thread) ||
-        (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta)) {
-      race(i, true, s.atomicInterval != who.interval, s.atomicThread, s.atomicCta, s.atomicOp);
-      v.otherWasAtomic = true;
-      return v;
-    }
-  }
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
     s.writeInterval = who.interval;
@@ -195,9 +172,6 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
   return v;
 }
 
-} // namespace pk::sim
-
-namespace pk::sim {
 
 Violation Memory::atomic(uint64_t pointer, Space space, unsigned size, unsigned alignment, uint8_t *&bytes,
                          const Accessor &who) {
@@ -207,28 +181,11 @@ Violation Memory::atomic(uint64_t pointer, Space space, unsigned size, unsigned 
   if (v.kind != Violation::Kind::None)
     return v;
   bool global = a->space == Space::Global;
-  for (unsigned i = 0; i < size; ++i) {
-    const Allocation::Shadow &s = a->shadow[offset + i];
-    auto race = [&](bool otherWrite, bool acrossCtas, uint32_t thread, uint32_t cta, uint32_t op) {
-      v.kind = Violation::Kind::Race;
-      v.offset = offset + i;
-      v.otherWasWrite = otherWrite;
-      v.acrossCtas = acrossCtas;
-      v.otherThread = thread;
-      v.otherCta = cta;
-      v.otherOp = op;
-    };
-    if (s.writeInterval == who.interval && s.writer != who.thread)
-      race(true, false, s.writer, who.cta, s.writeOp);
-    else if (s.readInterval == who.interval && s.reader != who.thread)
-      race(false, false, s.reader, who.cta, s.readOp);
-    else if (global && s.writeLaunch == who.launch && s.writerCta != who.cta)
-      race(true, true, s.writer, s.writerCta, s.writeOp);
-    else if (global && s.readLaunch == who.launch && s.readerCta != who.cta)
-      race(false, true, kManyThreads, s.readerCta, s.readOp);
-    if (v.kind != Violation::Kind::None)
+  // Atomics race with plain accesses, not with each other.
+  for (unsigned i = 0; i < size; ++i)
+    if (findRace(a->shadow[offset + i], who, global, /*againstReads=*/true, /*againstAtomics=*/false,
+                 offset + i, v))
       return v;
-  }
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
     if (s.atomicInterval != who.interval) {
