@@ -29,12 +29,13 @@ fi
 # The Python side of the differential tests. The versions are pinned: the
 # tests compare against this JAX's Pallas interpret mode.
 python=${PYTHON:-python3}
-if ! "$python" -c "import jax, numpy, ml_dtypes; assert jax.__version__ == '0.10.2'" 2>/dev/null; then
+# absl-py: JAX's Mosaic GPU module (the reference for plgpu kernels) needs it.
+if ! "$python" -c "import jax, numpy, ml_dtypes, absl; assert jax.__version__ == '0.10.2'" 2>/dev/null; then
   if ! "$python" -m pip --version >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip
   fi
   echo "setup: installing jax==0.10.2 (CPU) and numpy from PyPI"
-  requirements=(jax==0.10.2 jaxlib==0.10.2 numpy ml_dtypes)
+  requirements=(jax==0.10.2 jaxlib==0.10.2 numpy ml_dtypes absl-py)
   if ! "$python" -m pip install --quiet "${requirements[@]}" 2>/tmp/pkc-pip.log; then
     # Debian's own Python refuses pip installs into the system (PEP 668).
     if grep -q externally-managed /tmp/pkc-pip.log; then
