@@ -5,10 +5,16 @@
 # and the precompiled header must match every target that reuses it.
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 
-find_program(PK_CCACHE ccache)
+# ccache (found in the top-level CMakeLists.txt). Paths under the source tree
+# are hashed relative to it, so clones and worktrees of pkc share one cache;
+# the sloppiness lets it cache files compiled with the precompiled header.
 if(PK_CCACHE)
-  set(CMAKE_C_COMPILER_LAUNCHER ${PK_CCACHE})
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${PK_CCACHE})
+  set(pk_ccache_launcher ${CMAKE_COMMAND} -E env
+      CCACHE_BASEDIR=${CMAKE_SOURCE_DIR}
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+      ${PK_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${pk_ccache_launcher})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${pk_ccache_launcher})
 endif()
 
 add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
