@@ -67,7 +67,8 @@ def kernel(k) -> Callable[..., Any]:
     _register()
     from ._runtime import Kernel
     if not isinstance(k, Kernel):
-        raise TypeError(f"pkc.jax.kernel takes a pkc.Kernel (module.export), not {type(k).__name__}")
+        raise TypeError(f"pkc.jax.kernel takes a pkc.Kernel (module.export), not "
+                        f"{type(k).__name__}")
     outputs = [p for p in k.params if p.role == "output"]
     key = k.module.key
     _pkc.xla_register(key, k._kernel.module_source)
@@ -103,9 +104,10 @@ class JaxFramework:
         for p, a in zip(k.params, inputs):
             platforms = {d.platform for d in a.devices()} if hasattr(a, "devices") else set()
             if platforms and not platforms & {"gpu", "cuda"} and "cpu" not in _registered_platforms:
-                raise _error(
-                    "PK_ERROR_DEVICE_MISMATCH", f"{k.name}: argument {p.name!r} is a JAX array on {', '.join(sorted(platforms))}; "
-                    "pkc kernels run on CUDA GPUs (jax.device_put it on a GPU first)")
+                where = ", ".join(sorted(platforms))
+                raise _error("PK_ERROR_DEVICE_MISMATCH",
+                             f"{k.name}: argument {p.name!r} is a JAX array on {where}; pkc "
+                             "kernels run on CUDA GPUs (jax.device_put it on a GPU first)")
         key = (k.module.key, k.name)
         f = self._jitted.get(key)
         if f is None:
