@@ -171,6 +171,12 @@ PK_API pk_status pk_kernel_param(const pk_kernel *kernel, size_t index, pk_param
 /* The symbolic sizes ("N"), in manifest order; NULL past the end. */
 PK_API size_t pk_kernel_num_symbols(const pk_kernel *kernel);
 PK_API const char *pk_kernel_symbol_name(const pk_kernel *kernel, size_t index);
+/* Where symbol `index` takes its value: dimension `*dim` of param `*param`,
+ * whose size there is exactly the symbol. When every symbol comes from an
+ * input, this and pk_kernel_param_shape give the outputs' shapes from the
+ * inputs'. */
+PK_API pk_status pk_kernel_symbol_source(const pk_kernel *kernel, size_t index, size_t *param,
+                                         int32_t *dim);
 /* The shape of param `index` (ndim values into `shape`) for the given
  * values of the symbols, in order: how big to make an output. */
 PK_API pk_status pk_kernel_param_shape(const pk_kernel *kernel, size_t index,

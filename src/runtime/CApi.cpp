@@ -241,6 +241,22 @@ PK_API const char *pk_kernel_symbol_name(const pk_kernel *kernel, size_t index) 
   return kernel->exp->symbols[index].name.c_str();
 }
 
+PK_API pk_status pk_kernel_symbol_source(const pk_kernel *kernel, size_t index, size_t *param,
+                                         int32_t *dim) {
+  return guard([&] {
+    require(kernel, "the kernel");
+    require(param, "the param pointer");
+    require(dim, "the dim pointer");
+    const Export &e = *kernel->exp;
+    if (index >= e.symbols.size())
+      fail(PK_ERROR_INVALID_ARGUMENT, e.name + " has " + std::to_string(e.symbols.size()) +
+                                          " symbolic sizes; there is no symbol " +
+                                          std::to_string(index));
+    *param = e.symbols[index].param;
+    *dim = int32_t(e.symbols[index].dim);
+  });
+}
+
 PK_API pk_status pk_kernel_param_shape(const pk_kernel *kernel, size_t index,
                                        const int64_t *symbol_values, size_t num_symbols,
                                        int64_t *shape) {

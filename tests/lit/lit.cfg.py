@@ -21,14 +21,21 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%samples", os.path.join(config.pk_source_root, "samples")))
 
 # Tests that assemble PTX need ptxas from the CUDA toolkit, found as pkc
-# finds it.
+# finds it (last in PyPI's nvidia-cuda-nvcc).
 def find_ptxas():
     import shutil
     for root in (os.environ.get("PK_CUDA_PATH"), os.environ.get("CUDA_PATH"),
                  os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
         if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
             return True
-    return shutil.which("ptxas") is not None
+    if shutil.which("ptxas") is not None:
+        return True
+    try:
+        import nvidia
+    except ImportError:
+        return False
+    return any(os.access(os.path.join(base, d, "bin", "ptxas"), os.X_OK)
+               for base in nvidia.__path__ for d in os.listdir(base))
 
 
 if find_ptxas():

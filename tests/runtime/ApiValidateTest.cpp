@@ -274,6 +274,18 @@ TEST_F(ApiValidate, Introspection) {
   ASSERT_EQ(pk_kernel_num_symbols(matmul), 2u);
   EXPECT_STREQ(pk_kernel_symbol_name(matmul, 1), "N");
   EXPECT_EQ(pk_kernel_symbol_name(matmul, 2), nullptr);
+  // matmul binds M from dimension 0 of x and N from dimension 1 of y.
+  size_t param = 99;
+  int32_t dim = 99;
+  ASSERT_EQ(pk_kernel_symbol_source(matmul, 1, &param, &dim), PK_OK);
+  EXPECT_EQ(param, 1u);
+  EXPECT_EQ(dim, 1);
+  ASSERT_EQ(pk_kernel_symbol_source(matmul, 0, &param, &dim), PK_OK);
+  EXPECT_EQ(param, 0u);
+  EXPECT_EQ(dim, 0);
+  EXPECT_EQ(pk_kernel_symbol_source(matmul, 2, &param, &dim), PK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(pk_last_error(), "matmul has 2 symbolic sizes; there is no symbol 2");
+  EXPECT_EQ(pk_kernel_symbol_source(matmul, 0, nullptr, &dim), PK_ERROR_INVALID_ARGUMENT);
   int64_t values[] = {3, 5}, shape[2] = {};
   ASSERT_EQ(pk_kernel_param_shape(matmul, 2, values, 2, shape), PK_OK);
   EXPECT_EQ(shape[0], 3);

@@ -7,28 +7,76 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
 namespace pk::gpu {
 
-Toolkit findToolkit() {
+ToolkitSearch ToolkitSearch::fromEnvironment() {
+  ToolkitSearch search;
+  for (const char *variable : {"PK_CUDA_PATH", "CUDA_PATH", "CUDA_HOME"})
+    if (const char *root = std::getenv(variable); root && *root)
+      search.roots.push_back(root);
+  search.roots.push_back("/usr/local/cuda");
+  search.libdeviceRoots.push_back("/usr/lib/nvidia-cuda-toolkit");
+  if (const char *python = std::getenv("PK_PYTHON"); python && *python)
+    search.python = python;
+  else if (auto python = llvm::sys::findProgramByName("python3"))
+    search.python = *python;
+  return search;
+}
+
+std::vector<std::string> pipToolkitRoots(const std::string &python) {
+  std::vector<std::string> roots;
+  if (python.empty())
+    return roots;
+  llvm::SmallString<128> output;
+  if (llvm::sys::fs::createTemporaryFile("pkc-nvidia", "txt", output))
+    return roots;
+  // The `nvidia` namespace package's directories, one per line.
+  std::vector<llvm::StringRef> args = {python, "-c",
+                                       "import nvidia; print(\"\\n\".join(nvidia.__path__))"};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(output),
+                                                llvm::StringRef("")};
+  int exitCode = llvm::sys::ExecuteAndWait(python, args, std::nullopt, redirects,
+                                           /*secondsToWait=*/60);
+  auto buffer = llvm::MemoryBuffer::getFile(output);
+  llvm::sys::fs::remove(output);
+  if (exitCode != 0 || !buffer)
+    return roots;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(line.trim(), ec), end; it != end && !ec;
+         it.increment(ec)) {
+      llvm::SmallString<256> ptxas(it->path()), libdevice(it->path());
+      llvm::sys::path::append(ptxas, "bin", "ptxas");
+      llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+      if (llvm::sys::fs::can_execute(ptxas) || llvm::sys::fs::is_regular_file(libdevice))
+        roots.push_back(it->path());
+    }
+  }
+  std::sort(roots.begin(), roots.end());
+  return roots;
+}
+
+Toolkit findToolkit(const ToolkitSearch &search) {
   Toolkit t;
-  auto tryRoot = [&](const char *root) {
-    if (!root || !*root || !t.root.empty())
+  auto tryRoot = [&](llvm::StringRef root) {
+    if (root.empty() || !t.root.empty())
       return;
     llvm::SmallString<256> ptxas(root);
     llvm::sys::path::append(ptxas, "bin", "ptxas");
     if (llvm::sys::fs::can_execute(ptxas)) {
-      t.root = root;
+      t.root = root.str();
       t.ptxas = ptxas.str().str();
     }
   };
-  const char *roots[] = {std::getenv("PK_CUDA_PATH"), std::getenv("CUDA_PATH"), std::getenv("CUDA_HOME"),
-                         "/usr/local/cuda"};
-  for (const char *root : roots)
+  for (const std::string &root : search.roots)
     tryRoot(root);
-  if (t.root.empty())
+  if (t.root.empty() && search.searchPath)
     if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
       t.ptxas = *ptxas;
       // <root>/bin/ptxas
@@ -43,17 +91,26 @@ Toolkit findToolkit() {
       t.libdeviceRoot = root.str();
   };
   tryLibdevice(t.root);
-  for (const char *root : roots)
-    tryLibdevice(root ? root : "");
-  tryLibdevice("/usr/lib/nvidia-cuda-toolkit");
+  for (const std::string &root : search.roots)
+    tryLibdevice(root);
+  for (const std::string &root : search.libdeviceRoots)
+    tryLibdevice(root);
+  // Last, PyPI's packages: only asked for when something is missing, as it
+  // runs Python.
+  if (t.root.empty() || t.libdeviceRoot.empty())
+    for (const std::string &root : pipToolkitRoots(search.python)) {
+      tryRoot(root);
+      tryLibdevice(root);
+    }
   return t;
 }
 
 PtxasResult runPtxas(const Toolkit &toolkit, const std::string &ptx, const std::string &arch) {
   PtxasResult r;
   if (toolkit.ptxas.empty()) {
-    r.error = "ptxas was not found: install the CUDA toolkit, or point PK_CUDA_PATH (or CUDA_PATH) "
-              "at it; --emit=ptx works without it";
+    r.error = "ptxas was not found: install the CUDA toolkit (or PyPI's nvidia-cuda-nvcc, which "
+              "scripts/setup.sh installs), or point PK_CUDA_PATH (or CUDA_PATH) at it; "
+              "--emit=ptx works without it";
     return r;
   }
   llvm::SmallString<128> input, output, log;

@@ -4,7 +4,9 @@
 // functions, linked into the LLVM module before PTX is made) and ptxas
 // (PTX to cubin). It finds the toolkit at $PK_CUDA_PATH, $CUDA_PATH,
 // $CUDA_HOME, /usr/local/cuda, or from ptxas on $PATH (and libdevice also
-// where Debian's nvidia-cuda-toolkit puts it).
+// where Debian's nvidia-cuda-toolkit puts it); failing those, in the
+// packages PyPI's nvidia-cuda-nvcc and nvidia-nvvm install for Python
+// (scripts/setup.sh installs them on machines without a toolkit).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_BACKENDS_CUDA_TOOLKIT_H
@@ -12,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace pk::gpu {
 
@@ -22,7 +25,30 @@ struct Toolkit {
   std::string libdeviceRoot;
 };
 
-Toolkit findToolkit();
+/// Where findToolkit looks, in order.
+struct ToolkitSearch {
+  /// Toolkit directories: <root>/bin/ptxas, <root>/nvvm/libdevice.
+  std::vector<std::string> roots;
+  /// Then ptxas on $PATH (its toolkit is the directory above bin/).
+  bool searchPath = true;
+  /// More places libdevice may be (Debian's).
+  std::vector<std::string> libdeviceRoots;
+  /// Then the PyPI packages this Python sees; empty: none.
+  std::string python;
+
+  /// $PK_CUDA_PATH, $CUDA_PATH, $CUDA_HOME, /usr/local/cuda; $PATH;
+  /// /usr/lib/nvidia-cuda-toolkit; $PK_PYTHON, else python3 on $PATH.
+  static ToolkitSearch fromEnvironment();
+};
+
+Toolkit findToolkit(const ToolkitSearch &search = ToolkitSearch::fromEnvironment());
+
+/// The toolkit directories PyPI's CUDA packages installed for `python`:
+/// each directory under the `nvidia` namespace package (nvidia/cu13 from
+/// nvidia-cuda-nvcc 13, nvidia/cuda_nvcc from nvidia-cuda-nvcc-cu12) that
+/// holds bin/ptxas or nvvm/libdevice. Empty when Python or the packages
+/// are missing.
+std::vector<std::string> pipToolkitRoots(const std::string &python);
 
 /// What ptxas made of a PTX module.
 struct PtxasResult {

@@ -7,7 +7,8 @@
 // no pools, no clusters, 99 KiB). It "runs" the kernels of
 // tests/runtime/kernels/test_kernels.cu and samples/runtime/standin by
 // host re-implementations that honor the launch's grid and block, and it
-// logs what it was asked to do.
+// logs what it was asked to do. With FAKE_CUDA_HOST_MEMORY set, copies
+// and kernels accept any host pointer, not only the fake's allocations.
 //
 // Tests reach these functions with dlopen(RTLD_NOLOAD) + dlsym on the
 // library the runtime opened ($PK_CUDA_DRIVER).

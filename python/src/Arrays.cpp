@@ -1,0 +1,152 @@
+//===- Arrays.cpp - Python arrays as DLTensors for one launch -------------===//
+#include "Arrays.h"
+
+#include "Errors.h"
+
+#include <nanobind/stl/string.h>
+
+#include "runtime/DType.h"
+
+#include <utility>
+
+namespace nb = nanobind;
+
+namespace pkc {
+namespace {
+
+/// torch.dtype objects and their DLPack types (set by enableTorch). Never
+/// freed: the objects must outlive every launch, up to interpreter exit.
+std::vector<std::pair<nb::object, DLDataType>> &torchDTypes() {
+  static auto *table = new std::vector<std::pair<nb::object, DLDataType>>;
+  return *table;
+}
+PyTypeObject *torchTensorType = nullptr;
+
+std::string typeName(nb::handle o) { return nb::cast<std::string>(nb::type_name(o.type())); }
+
+[[noreturn]] void invalid(const std::string &what, const std::string &problem) {
+  raise(PK_ERROR_INVALID_ARGUMENT, what + " " + problem);
+}
+
+/// Reads a tuple-like of ints (torch.Size, a tuple) into `out`.
+void readInts(nb::handle sequence, std::vector<int64_t> &out) {
+  PyObject *seq = sequence.ptr();
+  if (!PyTuple_Check(seq))
+    throw nb::type_error("expected a tuple");
+  Py_ssize_t n = PyTuple_GET_SIZE(seq);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
+    if (v == -1 && PyErr_Occurred())
+      throw nb::python_error();
+    out.push_back(int64_t(v));
+  }
+}
+
+} // namespace
+
+ImportedArray::ImportedArray(ImportedArray &&other) noexcept
+    : tensor_(other.tensor_), managed_(std::exchange(other.managed_, nullptr)),
+      dims_(std::move(other.dims_)) {
+  if (!dims_.empty()) {
+    tensor_.shape = dims_.data();
+    tensor_.strides = dims_.data() + tensor_.ndim;
+  }
+}
+
+ImportedArray::~ImportedArray() {
+  if (managed_ && managed_->deleter)
+    managed_->deleter(managed_);
+}
+
+void ImportedArray::import(nb::handle array, ImportKind kind, uintptr_t stream,
+                           const std::string &what) {
+  if (kind == ImportKind::Torch)
+    importTorch(array, what);
+  else
+    importDLPack(array, stream, what);
+}
+
+void ImportedArray::importDLPack(nb::handle array, uintptr_t stream, const std::string &what) {
+  if (!nb::hasattr(array, "__dlpack__") || !nb::hasattr(array, "__dlpack_device__"))
+    invalid(what, "is a " + typeName(array) +
+                      ", which does not speak DLPack (__dlpack__, __dlpack_device__); pass a "
+                      "CUDA array (PyTorch, CuPy, JAX, ...)");
+  nb::tuple device = nb::cast<nb::tuple>(array.attr("__dlpack_device__")());
+  int deviceType = nb::cast<int>(device[0]);
+  nb::object capsule;
+  if (deviceType == kDLCUDA || deviceType == kDLCUDAManaged) {
+    // DLPack's stream numbering: 1 is the legacy default stream (0 is
+    // ambiguous and not allowed), any other value a CUstream.
+    capsule = array.attr("__dlpack__")(nb::arg("stream") = stream ? stream : uintptr_t(1));
+  } else {
+    capsule = array.attr("__dlpack__")();
+  }
+  auto *managed = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (!managed) {
+    PyErr_Clear();
+    invalid(what, "gave a DLPack capsule that is not an unused \"dltensor\" (a " + typeName(array) +
+                      " whose __dlpack__ does not follow the protocol)");
+  }
+  // The capsule is ours now: renaming it tells its destructor not to
+  // release the tensor, which we do after the launch.
+  if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0)
+    throw nb::python_error();
+  managed_ = managed;
+  tensor_ = managed->dl_tensor;
+}
+
+void ImportedArray::importTorch(nb::handle t, const std::string &what) {
+  nb::object dtype = t.attr("dtype");
+  bool known = false;
+  for (const auto &[object, dl] : torchDTypes())
+    if (object.is(dtype)) {
+      tensor_.dtype = dl;
+      known = true;
+      break;
+    }
+  if (!known)
+    invalid(what, "is a torch tensor of dtype " + nb::cast<std::string>(nb::str(dtype)) +
+                      ", which pkc kernels do not take");
+  dims_.clear();
+  readInts(t.attr("shape"), dims_);
+  size_t rank = dims_.size();
+  readInts(t.attr("stride")(), dims_);
+  tensor_.ndim = int32_t(rank);
+  tensor_.shape = dims_.data();
+  tensor_.strides = dims_.data() + rank;
+  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t.attr("data_ptr")()));
+  tensor_.byte_offset = 0; // data_ptr() includes the storage offset
+  int index = nb::cast<int>(t.attr("get_device")());
+  if (index < 0)
+    tensor_.device = {kDLCPU, 0};
+  else
+    tensor_.device = {kDLCUDA, index};
+}
+
+void enableTorch(nb::handle tensorType, nb::dict table) {
+  if (!PyType_Check(tensorType.ptr()))
+    throw nb::type_error("enable_torch: expected the torch.Tensor type");
+  auto &dtypes = torchDTypes();
+  dtypes.clear();
+  for (auto [object, name] : table)
+    dtypes.emplace_back(nb::borrow(object), dtypeFromName(nb::cast<std::string>(name)));
+  Py_INCREF(tensorType.ptr());
+  torchTensorType = reinterpret_cast<PyTypeObject *>(tensorType.ptr());
+}
+
+ImportKind importKindOf(nb::handle array) {
+  return torchTensorType && PyObject_TypeCheck(array.ptr(), torchTensorType) ? ImportKind::Torch
+                                                                             : ImportKind::DLPack;
+}
+
+DLDataType dtypeFromName(const std::string &name) {
+  const pk::rt::DTypeDesc *d = pk::rt::dtypeByName(name);
+  if (!d)
+    raise(PK_ERROR_INVALID_ARGUMENT,
+          "unknown dtype \"" + name + "\"; expected one of " + pk::rt::dtypeNames());
+  return d->dl;
+}
+
+std::string dtypeName(DLDataType dtype) { return pk::rt::describe(dtype); }
+
+} // namespace pkc
