@@ -16,6 +16,7 @@
 #include "backends/cuda/ir/PkGpuDialect.h"
 #include "ir/PkDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
