@@ -4,6 +4,13 @@
 // unchanged. The parse tree never leaves src/frontend/parse: ASTBuilder turns
 // it into pk::ast nodes with source ranges, and everything later works on
 // those.
+//
+// Every decision is made within two tokens of lookahead: alternatives that
+// share a long prefix (an expression) are left-factored, and ASTBuilder
+// checks what the factored rule lets through (`(a, b for x in y)`, `a, b:
+// int`). Alternatives that differ only after an arbitrarily long
+// expression would make ANTLR scan to its end at every nesting level, which
+// is quadratic in the input (tests/unit/ParserTest.cpp checks the bound).
 parser grammar PkParser;
 
 options { tokenVocab = PkLexer; }
@@ -15,11 +22,7 @@ statement: simpleStatements | compoundStatement;
 simpleStatements: simpleStatement (SEMI simpleStatement)* SEMI? NEWLINE;
 
 simpleStatement
-  : expressionList (ASSIGN expressionList)+                   # assignStatement
-  | target=expression COLON annotation=expression
-      (ASSIGN value=expressionList)?                          # annotatedAssignStatement
-  | expressionList augmentedOperator expressionList           # augmentedAssignStatement
-  | expressionList                                            # expressionStatement
+  : expressionList assignmentTail?                            # expressionStatement
   | RETURN expressionList?                                    # returnStatement
   | PASS                                                      # passStatement
   | DEL expressionList                                        # delStatement
@@ -31,6 +34,13 @@ simpleStatement
   | ASSERT expression (COMMA expression)?                     # assertStatement
   | RAISE expression?                                         # raiseStatement
   | NONLOCAL NAME (COMMA NAME)*                               # nonlocalStatement
+  ;
+
+// What follows the first expression list of an assignment.
+assignmentTail
+  : (ASSIGN expressionList)+                                  # assignTail
+  | augmentedOperator expressionList                          # augmentedAssignTail
+  | COLON annotation=expression (ASSIGN value=expressionList)? # annotatedAssignTail
   ;
 
 augmentedOperator
@@ -139,8 +149,8 @@ trailer
   ;
 
 atom
-  : LPAREN (expression comprehensionFor | expressionList)? RPAREN  # parenAtom
-  | LBRACK (expression comprehensionFor | expressionList)? RBRACK  # listAtom
+  : LPAREN (expressionList comprehensionFor?)? RPAREN            # parenAtom
+  | LBRACK (expressionList comprehensionFor?)? RBRACK            # listAtom
   | LBRACE (dictItem (COMMA dictItem)* COMMA?)? RBRACE            # dictAtom
   | NAME                                                          # nameAtom
   | NUMBER                                                        # numberAtom
@@ -156,16 +166,17 @@ dictItem: key=expression COLON value=expression | POWER bitOrExpression;
 
 subscripts: subscript (COMMA subscript)* trailingComma=COMMA?;
 subscript
-  : lower=expression? COLON upper=expression? (COLON step=expression?)? # sliceSubscript
-  | expression                                                           # indexSubscript
-  | STAR bitOrExpression                                                 # starSubscript
+  : expression sliceTail?       # indexSubscript
+  | sliceTail                   # sliceSubscript
+  | STAR bitOrExpression        # starSubscript
   ;
+// `:upper` or `:upper:step`, after an optional lower bound.
+sliceTail: COLON upper=expression? (COLON step=expression?)?;
 
 arguments: argument (COMMA argument)* COMMA?;
 argument
-  : expression comprehensionFor    # generatorArgument
-  | NAME ASSIGN expression         # keywordArgument
-  | expression                     # positionalArgument
+  : NAME ASSIGN expression         # keywordArgument
+  | expression comprehensionFor?   # positionalArgument
   | STAR expression                # starArgument
   | POWER expression               # doubleStarArgument
   ;

@@ -56,6 +56,9 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   std::vector<std::string> names = exportNames(*module);
   std::string entry = options.entry;
   if (entry.empty()) {
+    if (names.empty())
+      return error(common.input + " has no exports, so there is nothing to run; mark the "
+                                  "function to run with @export");
     if (names.size() != 1)
       return error(common.input + " has " + std::to_string(names.size()) +
                    " exports; choose one with --entry (" + llvm::join(names, ", ") + ")");

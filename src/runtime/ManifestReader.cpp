@@ -384,10 +384,26 @@ Artifact Reader::readArtifact(const json &value, const Manifest &m, const std::s
   return a;
 }
 
+/// How deeply a manifest's JSON may nest. pkc writes at most 6 levels;
+/// without a limit a value nested 100,000 deep parses (the parser keeps
+/// its own stack) but then overflows the C stack in anything recursive
+/// over it, such as dump() for an error message.
+constexpr int kMaxJsonDepth = 64;
+
+struct TooDeep {};
+
 Manifest Reader::read(std::string_view text) {
   json root;
   try {
-    root = json::parse(text.begin(), text.end());
+    root = json::parse(text.begin(), text.end(),
+                       [](int depth, json::parse_event_t, json &) {
+                         if (depth > kMaxJsonDepth)
+                           throw TooDeep{};
+                         return true;
+                       });
+  } catch (const TooDeep &) {
+    error("", "malformed JSON: nested more than " + std::to_string(kMaxJsonDepth) +
+                  " levels deep");
   } catch (const json::exception &e) {
     // "[json.exception.parse_error.101] parse error at line 1, ..." reads
     // better without its bracketed prefix.

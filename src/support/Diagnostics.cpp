@@ -1,5 +1,6 @@
 //===- Diagnostics.cpp ----------------------------------------------------===//
 #include "support/Diagnostics.h"
+#include "support/Utf8.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,7 +79,10 @@ void DiagnosticEngine::renderOne(llvm::raw_ostream &out, const Diagnostic &d) co
   if (!d.range.isValid())
     return;
 
-  std::string_view line = sources.lineText(d.range.begin.file, d.range.begin.line);
+  // Bytes that are not UTF-8 print as '?', one for one, so that the caret
+  // still lines up and the output stays text.
+  std::string line =
+      replaceInvalidUtf8(sources.lineText(d.range.begin.file, d.range.begin.line));
   if (line.empty() && d.range.begin.column <= 1)
     return;
   out << line << '\n';

@@ -1,9 +1,9 @@
 //===- SourceManager.cpp --------------------------------------------------===//
 #include "support/SourceManager.h"
 
+#include <algorithm>
 #include <cassert>
 #include <fstream>
-#include <sstream>
 
 namespace pk {
 
@@ -46,13 +46,21 @@ uint32_t SourceManager::addFile(const std::string &path, std::string &error) {
     error = "cannot open '" + path + "'";
     return 0;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  std::string contents;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    contents.append(chunk, static_cast<size_t>(in.gcount()));
+    if (contents.size() > kMaxFileBytes) {
+      error = "'" + path + "' is larger than " + std::to_string(kMaxFileBytes >> 20) +
+              " MiB; pkc reads source files up to that size";
+      return 0;
+    }
+  }
   if (in.bad()) {
     error = "cannot read '" + path + "'";
     return 0;
   }
-  return addBuffer(path, buffer.str());
+  return addBuffer(path, std::move(contents));
 }
 
 const SourceManager::File &SourceManager::get(uint32_t file) const {
@@ -79,6 +87,13 @@ std::string_view SourceManager::lineText(uint32_t file, uint32_t line) const {
   while (end > begin && (f.contents[end - 1] == '\n' || f.contents[end - 1] == '\r'))
     --end;
   return std::string_view(f.contents).substr(begin, end - begin);
+}
+
+SourceLocation SourceManager::locationOf(uint32_t file, size_t offset) const {
+  const File &f = get(file);
+  auto next = std::upper_bound(f.lineStarts.begin(), f.lineStarts.end(), offset);
+  size_t line = static_cast<size_t>(next - f.lineStarts.begin());
+  return {file, static_cast<uint32_t>(line), static_cast<uint32_t>(offset - *(next - 1) + 1)};
 }
 
 uint32_t SourceManager::findFile(std::string_view name) const {

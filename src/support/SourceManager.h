@@ -39,10 +39,15 @@ struct SourceRange {
 
 class SourceManager {
 public:
+  /// The largest source file pkc reads. Positions are 32-bit, and a .pk
+  /// file this size is surely not a program.
+  static constexpr size_t kMaxFileBytes = size_t(64) << 20;
+
   /// Registers a buffer and returns its file id (never 0).
   uint32_t addBuffer(std::string name, std::string contents);
 
-  /// Reads a file from disk. Returns 0 and sets `error` when it cannot.
+  /// Reads a file from disk. Returns 0 and sets `error` when it cannot, or
+  /// when it is larger than kMaxFileBytes.
   uint32_t addFile(const std::string &path, std::string &error);
 
   const std::string &name(uint32_t file) const;
@@ -50,6 +55,8 @@ public:
   /// The text of a 1-based line, without its line terminator.
   std::string_view lineText(uint32_t file, uint32_t line) const;
   uint32_t lineCount(uint32_t file) const;
+  /// The line and (byte) column of a byte offset into the file's contents.
+  SourceLocation locationOf(uint32_t file, size_t offset) const;
   /// Looks a file up by the name it was added under; 0 if unknown.
   uint32_t findFile(std::string_view name) const;
 

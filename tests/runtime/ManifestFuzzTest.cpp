@@ -282,6 +282,9 @@ TEST(ManifestFuzz, PathologicalInputs) {
       std::string(100000, '{'),
       "{\"format\": \"pkc-manifest\", \"version\": 1, \"exports\": " + std::string(50000, '[') +
           std::string(50000, ']') + "}",
+      "{\"format\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
+      "{\"format\": \"pkc-manifest\", \"version\": 1, \"exports\": [{\"name\": " +
+          std::string(100000, '[') + std::string(100000, ']') + "}]}",
       std::string("{\"format\": \"pkc-manifest\"\0, \"version\": 1}", 40),
       "{\"format\": \"pkc-manifest\", \"version\": 1e400}",
       "{\"format\": \"pkc-manifest\", \"version\": 99999999999999999999999}",

@@ -306,6 +306,17 @@ TEST(ManifestReader, RefusesMalformedJson) {
   EXPECT_EQ(status, PK_ERROR_MANIFEST);
   message = failure(std::string(200000, '['), status);
   EXPECT_EQ(status, PK_ERROR_MANIFEST);
+  // A deep value where a message quotes it (this overflowed the stack
+  // while printing the value for the message).
+  message = failure("{\"format\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
+                    status);
+  EXPECT_EQ(status, PK_ERROR_MANIFEST);
+  EXPECT_EQ(message, "test.json: malformed JSON: nested more than 64 levels deep");
+  // 64 levels are fine as JSON (and then wrong as a format).
+  message = failure("{\"format\": " + std::string(63, '[') + std::string(63, ']') + "}", status);
+  EXPECT_EQ(status, PK_ERROR_MANIFEST_VERSION);
+  EXPECT_NE(message.find("format"), std::string::npos) << message;
+  EXPECT_EQ(message.find("nested more than"), std::string::npos) << message;
 }
 
 TEST(ManifestReader, KeepsFormatsItDoesNotLoadOutOfSelection) {

@@ -5,6 +5,10 @@
 
 #include "gtest/gtest.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 namespace {
 
 struct Parsed {
@@ -100,6 +104,128 @@ TEST(Parser, OnlyOneErrorIsReported) {
   size_t first = p.errors.find("error:");
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(p.errors.find("error:", first + 1), std::string::npos) << p.errors;
+}
+
+TEST(Parser, BytesThatAreNotUtf8AreALocatedError) {
+  struct Case {
+    std::string source, where;
+  };
+  for (const Case &c : std::vector<Case>{
+           {"x = 1\n\xff\xfe\n", "t.pk:2:1: error: invalid UTF-8: byte 0xff"},
+           {"s = 'a\xc0\x80'\n", "t.pk:1:7: error: invalid UTF-8: byte 0xc0"},     // overlong
+           {"s = '\xed\xa0\x80'\n", "t.pk:1:6: error: invalid UTF-8: byte 0xed"},  // surrogate
+           {"s = '\xf4\x90\x80\x80'\n", "t.pk:1:6: error: invalid UTF-8: byte 0xf4"}, // > U+10FFFF
+           {"x = 1 # \xe2\x82", "t.pk:1:9: error: invalid UTF-8: byte 0xe2"},        // cut short
+       }) {
+    Parsed p = parse(c.source);
+    EXPECT_FALSE(p.ok);
+    EXPECT_EQ(p.errors.rfind(c.where, 0), 0u) << p.errors;
+    // The quoted line shows the bad bytes as '?', so the output stays text.
+    EXPECT_EQ(p.errors.find_first_of("\x80\xc0\xed\xf4\xff\xe2"), std::string::npos) << p.errors;
+  }
+  Parsed p = parse("s = 'h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80'\n"); // é, €, an emoji
+  EXPECT_TRUE(p.ok) << p.errors;
+}
+
+TEST(Parser, DeepNestingIsADiagnosticNotAStackOverflow) {
+  for (const std::string &op : {"-", "not ", "2**", "lambda: ", "1 if 1 else "}) {
+    std::string chain;
+    for (int i = 0; i < 100000; ++i)
+      chain += op;
+    Parsed p = parse("x = " + chain + "1\n");
+    EXPECT_FALSE(p.ok) << op;
+    EXPECT_NE(p.errors.find("error: this expression nests too deeply"), std::string::npos)
+        << op << ": " << p.errors.substr(0, 200);
+  }
+}
+
+TEST(Parser, FactoredRulesStillRejectWhatPythonRejects) {
+  struct Case {
+    const char *source, *error;
+  };
+  for (const Case &c : std::vector<Case>{
+           {"x = [a, b for a in c]\n",
+            "t.pk:1:6: error: did you forget parentheses around the comprehension target?"},
+           {"x = (a, for a in c)\n",
+            "t.pk:1:6: error: did you forget parentheses around the comprehension target?"},
+           {"x = [*a for a in c]\n",
+            "t.pk:1:6: error: iterable unpacking cannot be used in comprehension"},
+           {"a, b: int = 1\n", "t.pk:1:1: error: only single target (not tuple) can be annotated"},
+           {"f(a, b for b in c)\n", "error: generator expression must be parenthesized"},
+       }) {
+    Parsed p = parse(c.source);
+    EXPECT_FALSE(p.ok) << c.source;
+    EXPECT_NE(p.errors.find(c.error), std::string::npos) << c.source << p.errors;
+  }
+  Parsed p = parse("x = [a for a in c]\ny = (a for a in c)\nf(a for a in c)\nz = x[1:2, :, ::2, 3:]\n"
+                   "a: int = 1\nb += 2\nc = d = (1,)\n");
+  EXPECT_TRUE(p.ok) << p.errors;
+}
+
+/// What profileParse says about one source text.
+pk::ParsePredictionStats predictionStats(const std::string &source, std::string *errors = nullptr) {
+  pk::SourceManager sources;
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  pk::DiagnosticEngine diagnostics(sources, out);
+  pk::ParsePredictionStats stats =
+      pk::profileParse(sources.addBuffer("t.pk", source), diagnostics);
+  if (errors)
+    *errors = text;
+  return stats;
+}
+
+// Parsing is linear in the input when no decision looks far ahead: each
+// token is then examined a bounded number of times. ANTLR counts the
+// tokens each decision looked at, so this checks the bound itself rather
+// than a time. A rule whose alternatives share an expression as a prefix
+// would look through the whole expression at every nesting level.
+constexpr size_t kMaxLookahead = 2;
+
+TEST(Parser, NoDecisionLooksFarAheadOnLongChains) {
+  std::string chains[] = {"2**", "1 if True else ", "not ", "-", "lambda: ", "a + ", "f(a)(", "x["};
+  const char *contexts[][2] = {
+      {"X = ", ""},        {"X = (", ")"},         {"X = [", "]"},      {"X = f(", ")"},
+      {"X = f(k=", ")"},   {"X = y[", "]"},        {"X = y[1:", "]"},   {"X = {1: ", "}"},
+      {"X = [(", ") for i in y]"}, {"def f():\n    X = ", ""}, {"", " = 1"}, {"", ": int = 1"},
+      {"X += (", ")"},     {"assert (", ")"},      {"for i in (", "):\n    pass"},
+  };
+  for (const std::string &chain : chains) {
+    for (const auto &context : contexts) {
+      std::string repeated;
+      for (int i = 0; i < 150; ++i)
+        repeated += chain;
+      std::string closers;
+      if (chain == "f(a)(")
+        closers = std::string(150, ')');
+      else if (chain == "x[")
+        closers = std::string(150, ']');
+      std::string source = std::string(context[0]) + repeated + "1" + closers + context[1] + "\n";
+      std::string errors;
+      pk::ParsePredictionStats stats = predictionStats(source, &errors);
+      EXPECT_LE(stats.maxLookahead, kMaxLookahead) << source.substr(0, 80);
+      EXPECT_EQ(stats.fullContextFallbacks, 0u) << source.substr(0, 80);
+    }
+  }
+}
+
+TEST(Parser, NoDecisionLooksFarAheadOnTheSamplesAndTests) {
+  namespace fs = std::filesystem;
+  size_t files = 0;
+  for (const char *dir : {"samples", "tests/pallas/corpus", "tests/tpu/kernels", "tests/lit/diagnostics"}) {
+    for (const fs::directory_entry &entry : fs::directory_iterator(fs::path(PK_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".pk")
+        continue;
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      pk::ParsePredictionStats stats = predictionStats(text.str());
+      EXPECT_LE(stats.maxLookahead, kMaxLookahead) << entry.path();
+      EXPECT_EQ(stats.fullContextFallbacks, 0u) << entry.path();
+      ++files;
+    }
+  }
+  EXPECT_GT(files, 100u);
 }
 
 } // namespace

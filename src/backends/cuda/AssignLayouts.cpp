@@ -341,6 +341,49 @@ LogicalResult LayoutAssigner::assignIf(scf::IfOp op) {
   return success();
 }
 
+/// A thread has at most 255 32-bit registers (sm_50 onwards).
+constexpr int64_t kMaxRegistersPerThread = 255;
+
+/// The 32-bit registers each thread needs for its part of `type`.
+int64_t registersPerThread(RankedTensorType type, const Layout &layout) {
+  int64_t bits = std::max<int64_t>(8, type.getElementType().getIntOrFloatBitWidth());
+  return (layout.numRegisters() * bits + 31) / 32;
+}
+
+/// Refuses a block value whose share of one thread is larger than a
+/// thread's whole register file. Such a value can only live in local
+/// memory, element by element, and the distributed code grows with it:
+/// a 2^20-element block took minutes and gigabytes in the NVPTX back end
+/// before failing or spilling everything. The samples and tests need at
+/// most 128 registers per value.
+LogicalResult checkRegisterDemand(::mlir::gpu::GPUFuncOp func, unsigned numWarps) {
+  WalkResult result = func.walk([&](Operation *op) {
+    for (Value v : op->getResults()) {
+      std::optional<Layout> layout = layoutOf(v.getType());
+      if (!layout)
+        continue;
+      auto type = llvm::cast<RankedTensorType>(v.getType());
+      int64_t registers = registersPerThread(type, *layout);
+      if (registers <= kMaxRegistersPerThread)
+        continue;
+      std::string shape;
+      for (int64_t d : type.getShape())
+        shape += std::to_string(d) + "x";
+      std::string element;
+      llvm::raw_string_ostream(element) << type.getElementType();
+      op->emitError() << "this block value (" << shape << element << ") needs " << registers
+                      << " registers in each of the " << numWarps * kWarpSize
+                      << " threads that hold it (" << numWarps
+                      << " warps), more than the " << kMaxRegistersPerThread
+                      << " a thread has; use smaller blocks (more grid steps), or more warps "
+                         "(compiler_params=plgpu.CompilerParams(num_warps=...))";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct AssignLayoutsPass : impl::PkGpuAssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
     getOperation().walk([&](::mlir::gpu::GPUFuncOp func) {
@@ -348,7 +391,8 @@ struct AssignLayoutsPass : impl::PkGpuAssignLayoutsBase<AssignLayoutsPass> {
       if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.num_warps"))
         numWarps = static_cast<unsigned>(n.getInt());
       LayoutAssigner assigner(numWarps);
-      if (failed(assigner.assign(func.getBody().front())))
+      if (failed(assigner.assign(func.getBody().front())) ||
+          failed(checkRegisterDemand(func, numWarps)))
         signalPassFailure();
     });
   }

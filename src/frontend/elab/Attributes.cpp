@@ -130,13 +130,16 @@ Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, So
       return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"self"}, {"object"}});
         llvm::cast<SequenceObj>(*a[0]).items.push_back(a[1]);
+        countStaticItems(1);
         return none();
       });
     if (name == "extend")
       return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"self"}, {"iterable"}});
-        for (const Obj &item : el.iterate(a[1], a.range(1)))
-          llvm::cast<SequenceObj>(*a[0]).items.push_back(item);
+        std::vector<Obj> items = el.iterate(a[1], a.range(1));
+        countStaticItems(items.size());
+        auto &list = llvm::cast<SequenceObj>(*a[0]).items;
+        list.insert(list.end(), items.begin(), items.end());
         return none();
       });
     if (name == "insert")
@@ -147,6 +150,7 @@ Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, So
         int64_t n = static_cast<int64_t>(items.size());
         i = i < 0 ? std::max<int64_t>(0, i + n) : std::min(i, n);
         items.insert(items.begin() + i, a[2]);
+        countStaticItems(1);
         return none();
       });
     if (name == "pop")

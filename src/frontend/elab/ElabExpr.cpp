@@ -9,6 +9,15 @@ namespace pk::elab {
 using namespace ast;
 
 Obj Elaborator::eval(const Expr &expr) {
+  try {
+    return evalExpression(expr);
+  } catch (const StaticBudgetExceeded &) {
+    // The innermost expression that was building too much.
+    failStaticBudget(expr.range());
+  }
+}
+
+Obj Elaborator::evalExpression(const Expr &expr) {
   switch (expr.kind()) {
   case Expr::Kind::Name:
     return evalName(llvm::cast<NameExpr>(expr));

@@ -243,8 +243,13 @@ void Elaborator::execAugAssign(const AugAssignStmt &s) {
   // `lst += [...]` extends the list in place, as in Python.
   if (auto *list = llvm::dyn_cast<SequenceObj>(current.get());
       list && list->isList() && s.op == BinaryOp::Add) {
-    for (Obj &item : iterate(value, s.value->range()))
-      list->items.push_back(item);
+    std::vector<Obj> items = iterate(value, s.value->range());
+    try {
+      countStaticItems(items.size());
+    } catch (const StaticBudgetExceeded &) {
+      failStaticBudget(s.range());
+    }
+    list->items.insert(list->items.end(), items.begin(), items.end());
     return;
   }
   setVariable(name.name, binaryOperator(*this, s.op, current, value, s.range()));

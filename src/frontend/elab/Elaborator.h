@@ -132,6 +132,8 @@ public:
   //===--------------------------------------------------------------------===//
 
   Obj eval(const ast::Expr &expr);
+  /// Reports that static values outgrew their budget (countStaticItems).
+  [[noreturn]] void failStaticBudget(SourceRange range);
   Flow exec(const ast::StmtList &body);
   Flow exec(const ast::Stmt &stmt);
   Obj call(const Obj &callee, CallArgs &args);
@@ -281,6 +283,7 @@ private:
   friend class CallScope;
 
   // Expressions (ElabExpr.cpp).
+  Obj evalExpression(const ast::Expr &expr); ///< eval without the budget's catch
   Obj evalName(const ast::NameExpr &e);
   Obj evalAttribute(const ast::AttributeExpr &e);
   Obj evalSubscript(const ast::SubscriptExpr &e);

@@ -16,11 +16,31 @@ Obj none() {
 Obj makeBool(bool v) { return std::make_shared<BoolObj>(v); }
 Obj makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
 Obj makeFloat(double v) { return std::make_shared<FloatObj>(v); }
-Obj makeStr(std::string v) { return std::make_shared<StrObj>(std::move(v)); }
+namespace {
+thread_local uint64_t itemsLeft = UINT64_MAX;
+} // namespace
+
+void checkStaticItems(size_t items) {
+  if (items > itemsLeft)
+    throw StaticBudgetExceeded{};
+}
+void countStaticItems(size_t items) {
+  checkStaticItems(items);
+  itemsLeft -= items;
+}
+void setStaticItemBudget(uint64_t items) { itemsLeft = items; }
+uint64_t staticItemBudget() { return itemsLeft; }
+
+Obj makeStr(std::string v) {
+  countStaticItems(1 + v.size() / 16);
+  return std::make_shared<StrObj>(std::move(v));
+}
 Obj makeTuple(std::vector<Obj> items) {
+  countStaticItems(items.size());
   return std::make_shared<SequenceObj>(Object::Kind::Tuple, std::move(items));
 }
 Obj makeList(std::vector<Obj> items) {
+  countStaticItems(items.size());
   return std::make_shared<SequenceObj>(Object::Kind::List, std::move(items));
 }
 

@@ -436,6 +436,18 @@ Obj makeBool(bool v);
 Obj makeInt(int64_t v);
 Obj makeFloat(double v);
 Obj makeStr(std::string v);
+/// Static evaluation's memory budget counts what it builds: every item of
+/// every list and tuple created or grown, and strings in 16-byte units (an
+/// item's size). The constructors below count; code that grows a list in
+/// place calls countStaticItems, and code about to build a large value
+/// calls checkStaticItems first. Past the budget both throw
+/// StaticBudgetExceeded, which Elaborator::eval reports at the expression.
+/// The budget is per thread; an Elaborator sets it when it starts.
+struct StaticBudgetExceeded {};
+void countStaticItems(size_t items);
+void checkStaticItems(size_t items);
+void setStaticItemBudget(uint64_t items);
+uint64_t staticItemBudget();
 Obj makeTuple(std::vector<Obj> items);
 Obj makeList(std::vector<Obj> items);
 /// An IntObj when `e` is constant, a SymIntObj otherwise.

@@ -169,33 +169,49 @@ Obj sequenceOp(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, Sour
     if (ls->isList() != rs->isList())
       el.fail(r, "can only concatenate " + typeName(*lhs) + " (not \"" + typeName(*rhs) +
                      "\") to " + typeName(*lhs));
-    std::vector<Obj> items = ls->items;
+    checkStaticItems(ls->items.size() + rs->items.size());
+    std::vector<Obj> items;
+    items.reserve(ls->items.size() + rs->items.size());
+    items.insert(items.end(), ls->items.begin(), ls->items.end());
     items.insert(items.end(), rs->items.begin(), rs->items.end());
-    return ls->isList() ? makeList(items) : makeTuple(items);
+    return ls->isList() ? makeList(std::move(items)) : makeTuple(std::move(items));
   }
   if (op == BinaryOp::Mul && (ls || rs)) {
     const SequenceObj *seq = ls ? ls : rs;
     const Obj &count = ls ? rhs : lhs;
     if (!llvm::isa<IntObj>(count.get()))
       el.fail(r, "can't multiply a sequence by non-int of type '" + typeName(*count) + "'");
-    checkRepetitionSize(el, seq->items.size(), llvm::cast<IntObj>(*count).value, "items", r);
+    int64_t times = llvm::cast<IntObj>(*count).value;
+    checkRepetitionSize(el, seq->items.size(), times, "items", r);
+    // An empty sequence repeats to itself however large the count.
+    if (seq->items.empty() || times < 0)
+      times = 0;
+    size_t total = seq->items.size() * static_cast<size_t>(times); // checked above
+    checkStaticItems(total);
     std::vector<Obj> items;
-    for (int64_t i = 0; i < llvm::cast<IntObj>(*count).value; ++i)
+    items.reserve(total);
+    for (int64_t i = 0; i < times; ++i)
       items.insert(items.end(), seq->items.begin(), seq->items.end());
-    return seq->isList() ? makeList(items) : makeTuple(items);
+    return seq->isList() ? makeList(std::move(items)) : makeTuple(std::move(items));
   }
   auto *lstr = llvm::dyn_cast<StrObj>(lhs.get());
   auto *rstr = llvm::dyn_cast<StrObj>(rhs.get());
-  if (op == BinaryOp::Add && lstr && rstr)
+  if (op == BinaryOp::Add && lstr && rstr) {
+    checkStaticItems((lstr->value.size() + rstr->value.size()) / 16);
     return makeStr(lstr->value + rstr->value);
+  }
   if (op == BinaryOp::Mul && (lstr || rstr)) {
     const StrObj *s = lstr ? lstr : rstr;
     const Obj &count = lstr ? rhs : lhs;
     if (!llvm::isa<IntObj>(count.get()))
       el.fail(r, "can't multiply a string by non-int");
-    checkRepetitionSize(el, s->value.size(), llvm::cast<IntObj>(*count).value, "characters", r);
+    int64_t times = llvm::cast<IntObj>(*count).value;
+    checkRepetitionSize(el, s->value.size(), times, "characters", r);
+    if (s->value.empty() || times < 0)
+      times = 0;
+    checkStaticItems(s->value.size() * static_cast<size_t>(times) / 16);
     std::string out;
-    for (int64_t i = 0; i < llvm::cast<IntObj>(*count).value; ++i)
+    for (int64_t i = 0; i < times; ++i)
       out += s->value;
     return makeStr(out);
   }

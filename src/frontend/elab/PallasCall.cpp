@@ -489,6 +489,11 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
                     std::to_string(d) + " (" + describeDims({dims[d]}) +
                     ") is symbolic; give a BlockSpec with a static block_shape, or fix the size "
                     "with -D");
+      if (dims[d].value <= 0)
+        fail(r, what + " has " + why + ", so its block is the whole array, but dimension " +
+                    std::to_string(d) + " has size " + std::to_string(dims[d].value) +
+                    "; zero-size blocks are not supported (give a BlockSpec and a grid, or a "
+                    "non-empty array)");
       blockShape[d] = dims[d].value;
     }
   };

@@ -123,34 +123,42 @@ std::string dottedText(P::DottedNameContext *ctx) {
 
 StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
   SourceRange range = rangeOf(ctx);
-  if (auto *s = dynamic_cast<P::ExpressionStatementContext *>(ctx))
-    return std::make_unique<ExprStmt>(range, buildExpressionList(s->expressionList()));
+  if (auto *s = dynamic_cast<P::ExpressionStatementContext *>(ctx)) {
+    P::AssignmentTailContext *tail = s->assignmentTail();
+    if (!tail)
+      return std::make_unique<ExprStmt>(range, buildExpressionList(s->expressionList()));
 
-  if (auto *s = dynamic_cast<P::AssignStatementContext *>(ctx)) {
-    std::vector<P::ExpressionListContext *> lists = s->expressionList();
-    std::vector<ExprPtr> targets;
-    for (size_t i = 0; i + 1 < lists.size(); ++i) {
-      targets.push_back(buildExpressionList(lists[i]));
-      checkTarget(*targets.back(), /*augmented=*/false);
+    if (auto *t = dynamic_cast<P::AssignTailContext *>(tail)) {
+      std::vector<P::ExpressionListContext *> lists = t->expressionList();
+      lists.insert(lists.begin(), s->expressionList());
+      std::vector<ExprPtr> targets;
+      for (size_t i = 0; i + 1 < lists.size(); ++i) {
+        targets.push_back(buildExpressionList(lists[i]));
+        checkTarget(*targets.back(), /*augmented=*/false);
+      }
+      return std::make_unique<AssignStmt>(range, std::move(targets),
+                                          buildExpressionList(lists.back()));
     }
-    return std::make_unique<AssignStmt>(range, std::move(targets),
-                                        buildExpressionList(lists.back()));
-  }
 
-  if (auto *s = dynamic_cast<P::AugmentedAssignStatementContext *>(ctx)) {
-    ExprPtr target = buildExpressionList(s->expressionList(0));
-    checkTarget(*target, /*augmented=*/true);
-    auto *opToken = dynamic_cast<TerminalNode *>(s->augmentedOperator()->children[0]);
-    return std::make_unique<AugAssignStmt>(range, std::move(target),
-                                           augmentedOperator(opToken->getSymbol()->getType()),
-                                           buildExpressionList(s->expressionList(1)));
-  }
+    if (auto *t = dynamic_cast<P::AugmentedAssignTailContext *>(tail)) {
+      ExprPtr target = buildExpressionList(s->expressionList());
+      checkTarget(*target, /*augmented=*/true);
+      auto *opToken = dynamic_cast<TerminalNode *>(t->augmentedOperator()->children[0]);
+      return std::make_unique<AugAssignStmt>(range, std::move(target),
+                                             augmentedOperator(opToken->getSymbol()->getType()),
+                                             buildExpressionList(t->expressionList()));
+    }
 
-  if (auto *s = dynamic_cast<P::AnnotatedAssignStatementContext *>(ctx)) {
-    ExprPtr target = buildExpression(s->target);
+    auto *t = dynamic_cast<P::AnnotatedAssignTailContext *>(tail);
+    P::ExpressionListContext *targets = s->expressionList();
+    if (targets->listItem().size() != 1 || targets->trailingComma)
+      fail(rangeOf(targets), "only single target (not tuple) can be annotated");
+    if (!targets->listItem(0)->expression())
+      fail(rangeOf(targets), "a starred target cannot be annotated");
+    ExprPtr target = buildExpression(targets->listItem(0)->expression());
     checkTarget(*target, /*augmented=*/true);
-    return std::make_unique<AnnAssignStmt>(range, std::move(target), buildExpression(s->annotation),
-                                           s->value ? buildExpressionList(s->value) : nullptr);
+    return std::make_unique<AnnAssignStmt>(range, std::move(target), buildExpression(t->annotation),
+                                           t->value ? buildExpressionList(t->value) : nullptr);
   }
 
   if (auto *s = dynamic_cast<P::ReturnStatementContext *>(ctx))
@@ -729,15 +737,30 @@ ExprPtr ASTBuilder::buildPrimary(P::PrimaryContext *ctx) {
 }
 
 ExprPtr ASTBuilder::buildSubscript(P::SubscriptContext *ctx) {
-  if (auto *index = dynamic_cast<P::IndexSubscriptContext *>(ctx))
-    return buildExpression(index->expression());
   if (auto *star = dynamic_cast<P::StarSubscriptContext *>(ctx))
     return std::make_unique<StarredExpr>(rangeOf(ctx), buildBitOr(star->bitOrExpression()));
-  auto *slice = dynamic_cast<P::SliceSubscriptContext *>(ctx);
-  return std::make_unique<SliceExpr>(rangeOf(ctx),
-                                     slice->lower ? buildExpression(slice->lower) : nullptr,
-                                     slice->upper ? buildExpression(slice->upper) : nullptr,
-                                     slice->step ? buildExpression(slice->step) : nullptr);
+  P::ExpressionContext *lower = nullptr;
+  P::SliceTailContext *tail = nullptr;
+  if (auto *index = dynamic_cast<P::IndexSubscriptContext *>(ctx)) {
+    if (!index->sliceTail())
+      return buildExpression(index->expression());
+    lower = index->expression();
+    tail = index->sliceTail();
+  } else {
+    tail = dynamic_cast<P::SliceSubscriptContext *>(ctx)->sliceTail();
+  }
+  return std::make_unique<SliceExpr>(rangeOf(ctx), lower ? buildExpression(lower) : nullptr,
+                                     tail->upper ? buildExpression(tail->upper) : nullptr,
+                                     tail->step ? buildExpression(tail->step) : nullptr);
+}
+
+ExprPtr ASTBuilder::comprehensionElement(P::ExpressionListContext *ctx) {
+  std::vector<P::ListItemContext *> items = ctx->listItem();
+  if (!items[0]->expression())
+    fail(rangeOf(items[0]), "iterable unpacking cannot be used in comprehension");
+  if (items.size() != 1 || ctx->trailingComma)
+    fail(rangeOf(ctx), "did you forget parentheses around the comprehension target?");
+  return buildExpression(items[0]->expression());
 }
 
 std::vector<Argument> ASTBuilder::buildArguments(P::ArgumentsContext *ctx) {
@@ -747,12 +770,13 @@ std::vector<Argument> ASTBuilder::buildArguments(P::ArgumentsContext *ctx) {
   for (P::ArgumentContext *a : parts) {
     Argument arg;
     arg.range = rangeOf(a);
-    if (auto *gen = dynamic_cast<P::GeneratorArgumentContext *>(a)) {
+    auto *positional = dynamic_cast<P::PositionalArgumentContext *>(a);
+    if (positional && positional->comprehensionFor()) {
       if (parts.size() != 1)
         fail(arg.range, "generator expression must be parenthesized");
-      arg.value = std::make_unique<ComprehensionExpr>(arg.range, /*isList=*/false,
-                                                      buildExpression(gen->expression()),
-                                                      buildComprehension(gen->comprehensionFor()));
+      arg.value = std::make_unique<ComprehensionExpr>(
+          arg.range, /*isList=*/false, buildExpression(positional->expression()),
+          buildComprehension(positional->comprehensionFor()));
     } else if (auto *kw = dynamic_cast<P::KeywordArgumentContext *>(a)) {
       arg.kind = Argument::Kind::Keyword;
       arg.name = kw->NAME()->getText();
@@ -799,7 +823,7 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
   if (auto *paren = dynamic_cast<P::ParenAtomContext *>(ctx)) {
     if (paren->comprehensionFor())
       return std::make_unique<ComprehensionExpr>(range, /*isList=*/false,
-                                                 buildExpression(paren->expression()),
+                                                 comprehensionElement(paren->expressionList()),
                                                  buildComprehension(paren->comprehensionFor()));
     if (!paren->expressionList())
       return std::make_unique<SequenceExpr>(Expr::Kind::Tuple, range, std::vector<ExprPtr>());
@@ -816,7 +840,7 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
   if (auto *list = dynamic_cast<P::ListAtomContext *>(ctx)) {
     if (list->comprehensionFor())
       return std::make_unique<ComprehensionExpr>(range, /*isList=*/true,
-                                                 buildExpression(list->expression()),
+                                                 comprehensionElement(list->expressionList()),
                                                  buildComprehension(list->comprehensionFor()));
     std::vector<ExprPtr> elements;
     if (list->expressionList())

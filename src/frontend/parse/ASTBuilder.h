@@ -54,6 +54,10 @@ private:
   // Expressions.
   ast::ExprPtr buildExpressionList(P::ExpressionListContext *ctx);
   ast::ExprPtr buildListItem(P::ListItemContext *ctx);
+  /// The element of `[e for ...]` / `(e for ...)`: the grammar allows an
+  /// expression list there (to decide with one token of lookahead), Python
+  /// a single expression.
+  ast::ExprPtr comprehensionElement(P::ExpressionListContext *ctx);
   ast::ExprPtr buildTargets(P::TargetsContext *ctx);
   ast::ExprPtr buildNoConditional(P::ExpressionNoConditionalContext *ctx);
   ast::ExprPtr buildOrTest(P::OrTestContext *ctx);

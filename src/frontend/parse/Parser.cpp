@@ -5,7 +5,10 @@
 #include "IndentingTokenSource.h"
 #include "PkLexer.h"
 #include "PkParser.h"
+#include "support/Utf8.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <optional>
 
 namespace pk {
@@ -139,15 +142,70 @@ public:
   void sync(antlr4::Parser *) override {}
 };
 
+/// Reports the first byte that is not UTF-8 at its line; true if the text
+/// is UTF-8. ANTLR's input stream would throw on it.
+bool checkUtf8(uint32_t file, DiagnosticEngine &diagnostics) {
+  const std::string &text = diagnostics.sourceManager().contents(file);
+  std::optional<size_t> bad = firstInvalidUtf8(text);
+  if (!bad)
+    return true;
+  SourceLocation begin = diagnostics.sourceManager().locationOf(file, *bad);
+  SourceLocation end = begin;
+  ++end.column;
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(text[*bad]));
+  diagnostics.error({begin, end}, std::string("invalid UTF-8: byte ") + hex +
+                                      " does not start or continue a character; .pk files "
+                                      "are UTF-8 text");
+  return false;
+}
+
+/// Refuses nesting deeper than the parser's recursion can safely take: each
+/// rule the parser enters is a C++ call, and a long enough `not not ...`
+/// or `2**2**...` chain would otherwise end the process with a stack
+/// overflow instead of a diagnostic. 200 nested brackets (the token
+/// source's limit) take about 3,000 rules, so the limit sits above that.
+class NestingLimit : public antlr4::tree::ParseTreeListener {
+public:
+  static constexpr size_t kMaxRuleDepth = 4000;
+
+  NestingLimit(antlr4::Parser &parser, uint32_t file) : parser(parser), file(file) {}
+
+  void enterEveryRule(antlr4::ParserRuleContext *) override {
+    if (++depth <= kMaxRuleDepth)
+      return;
+    antlr4::Token *at = parser.getCurrentToken();
+    SourceLocation begin{file, static_cast<uint32_t>(at->getLine()),
+                         static_cast<uint32_t>(at->getCharPositionInLine() + 1)};
+    SourceLocation end = begin;
+    ++end.column;
+    error = SyntaxError{{begin, end},
+                        "this expression nests too deeply for pkc's parser; split it into "
+                        "several statements"};
+    throw antlr4::ParseCancellationException();
+  }
+  void exitEveryRule(antlr4::ParserRuleContext *) override { --depth; }
+  void visitTerminal(antlr4::tree::TerminalNode *) override {}
+  void visitErrorNode(antlr4::tree::ErrorNode *) override {}
+
+  std::optional<SyntaxError> error;
+
+private:
+  antlr4::Parser &parser;
+  uint32_t file;
+  size_t depth = 0;
+};
+
 /// Everything one parse needs, wired together.
 struct ParseSession {
   ParseSession(uint32_t file, DiagnosticEngine &diagnostics)
       : input(diagnostics.sourceManager().contents(file)), lexer(&input), source(lexer),
-        tokens(&source), parser(&tokens), listener(file) {
+        tokens(&source), parser(&tokens), listener(file), nesting(parser, file) {
     input.name = diagnostics.sourceManager().name(file);
     lexer.removeErrorListeners();
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
+    parser.addParseListener(&nesting);
     parser.setErrorHandler(std::make_shared<FirstErrorStrategy>());
   }
 
@@ -173,6 +231,10 @@ struct ParseSession {
       reportLexical(*lexical);
       return true;
     }
+    if (nesting.error) {
+      diagnostics.error(nesting.error->range, nesting.error->message);
+      return true;
+    }
     if (listener.error) {
       // As in CPython: when the parser stumbles inside a bracket that the
       // rest of the file never closes, the bracket is the mistake.
@@ -195,11 +257,14 @@ struct ParseSession {
   antlr4::CommonTokenStream tokens;
   PkParser parser;
   FirstErrorListener listener;
+  NestingLimit nesting;
 };
 
 } // namespace
 
 std::unique_ptr<ast::Module> parseModule(uint32_t file, DiagnosticEngine &diagnostics) {
+  if (!checkUtf8(file, diagnostics))
+    return nullptr;
   ParseSession session(file, diagnostics);
   PkParser::FileContext *tree = session.parseFile();
   if (session.reportErrors(file, diagnostics) || !tree)
@@ -212,7 +277,26 @@ std::unique_ptr<ast::Module> parseModule(uint32_t file, DiagnosticEngine &diagno
   }
 }
 
+ParsePredictionStats profileParse(uint32_t file, DiagnosticEngine &diagnostics) {
+  ParsePredictionStats stats;
+  if (!checkUtf8(file, diagnostics))
+    return stats;
+  ParseSession session(file, diagnostics);
+  session.parser.setProfile(true);
+  PkParser::FileContext *tree = session.parseFile();
+  stats.parsed = !session.reportErrors(file, diagnostics) && tree;
+  for (const antlr4::atn::DecisionInfo &decision :
+       session.parser.getParseInfo().getDecisionInfo()) {
+    stats.maxLookahead = std::max<size_t>(
+        stats.maxLookahead, std::max<size_t>(decision.SLL_MaxLook, decision.LL_MaxLook));
+    stats.fullContextFallbacks += decision.LL_Fallback;
+  }
+  return stats;
+}
+
 std::unique_ptr<ast::Expr> parseExpression(uint32_t file, DiagnosticEngine &diagnostics) {
+  if (!checkUtf8(file, diagnostics))
+    return nullptr;
   ParseSession session(file, diagnostics);
   // An expression is parsed as a one-line file holding one expression
   // statement, which keeps the indentation machinery out of the way.

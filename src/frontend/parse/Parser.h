@@ -18,6 +18,16 @@ namespace pk {
 /// Reports the first syntax error and returns null on failure.
 std::unique_ptr<ast::Module> parseModule(uint32_t file, DiagnosticEngine &diagnostics);
 
+/// How much prediction work ANTLR did on a file: the most tokens any
+/// decision looked ahead, and how often SLL prediction fell back to full
+/// context. Parsing is linear when both stay small on any input.
+struct ParsePredictionStats {
+  size_t maxLookahead = 0;
+  size_t fullContextFallbacks = 0;
+  bool parsed = false; ///< no syntax error
+};
+ParsePredictionStats profileParse(uint32_t file, DiagnosticEngine &diagnostics);
+
 /// Parses one expression (the VALUE of `-D NAME=VALUE`). The returned
 /// expression's ranges point into `file`.
 std::unique_ptr<ast::Expr> parseExpression(uint32_t file, DiagnosticEngine &diagnostics);
