@@ -2,10 +2,13 @@
 //
 // mlir-opt with the pk dialects and pkc's passes registered: every pass is
 // testable alone (`pk-opt --canonicalize file.mlir | FileCheck file.mlir`),
-// and `--verify-diagnostics` checks the verifiers' messages.
+// `--verify-diagnostics` checks the verifiers' messages, and the CUDA
+// backend's stages replay as pipelines (`--pk-cuda-distribute-stage`,
+// backends/cuda/Pipeline.h).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Passes.h"
+#include "backends/cuda/Pipeline.h"
 #include "backends/tpu/Passes.h"
 #include "ir/PkDialect.h"
 
@@ -22,6 +25,7 @@ int main(int argc, char **argv) {
   pk::backends::tpu::registerTpuDialects(registry);
   mlir::registerTransformsPasses();
   pk::gpu::registerPkGpuPasses();
+  pk::gpu::registerCudaPipelines();
   pk::backends::tpu::registerPkTpuPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "pk-opt: runs passes on pk IR\n", registry));

@@ -107,11 +107,45 @@ json exportJson(const ExportSignature &s) {
   return {{"name", s.name}, {"symbols", symbols}, {"params", params}};
 }
 
+json tensorMapJson(const TensorMapArg &t, const std::vector<std::string> &symbols) {
+  json shape = json::array(), strides = json::array();
+  for (const SizeExpr &d : t.shape)
+    shape.push_back(expressionJson(d.expr, symbols));
+  for (const SizeExpr &d : t.strides)
+    strides.push_back(expressionJson(d.expr, symbols));
+  std::vector<int64_t> elementStrides = t.elementStrides;
+  if (elementStrides.empty())
+    elementStrides.assign(t.box.size(), 1);
+  return {{"buffer", bufferJson(t.buffer)},
+          {"dtype", numpyName(t.dtype)},
+          {"shape", shape},
+          {"strides", strides},
+          {"box", t.box},
+          {"element_strides", elementStrides},
+          {"swizzle", rt::tmaName(t.swizzle)},
+          {"interleave", rt::tmaName(t.interleave)},
+          {"l2_promotion", rt::tmaName(t.l2Promotion)},
+          {"oob_fill", rt::tmaName(t.oobFill)}};
+}
+
+bool usesTensorMaps(const Manifest &m) {
+  for (const Artifact &a : m.artifacts)
+    for (const CudaProgram &p : a.cudaPrograms)
+      for (const auto &step : p.steps)
+        if (const auto *l = std::get_if<CudaLaunch>(&step))
+          for (const KernelArg &arg : l->args)
+            if (std::holds_alternative<TensorMapArg>(arg.value))
+              return true;
+  return false;
+}
+
 json launchJson(const CudaLaunch &l, const std::vector<std::string> &symbols) {
   json args = json::array();
   for (const KernelArg &a : l.args) {
     if (auto *b = std::get_if<BufferRef>(&a.value))
       args.push_back(bufferJson(*b));
+    else if (auto *t = std::get_if<TensorMapArg>(&a.value))
+      args.push_back({{"tensor_map", tensorMapJson(*t, symbols)}});
     else
       args.push_back({{"symbol", symbols.at(std::get<unsigned>(a.value))}});
   }
@@ -181,7 +215,7 @@ std::string writeManifest(const Manifest &m) {
                          {"programs", programs}});
   }
   json root = {{"format", "pkc-manifest"},
-               {"version", kManifestVersion},
+               {"version", usesTensorMaps(m) ? kManifestVersionTensorMaps : kManifestVersion},
                {"compiler", {{"name", "pkc"}, {"version", PKC_VERSION}}},
                {"source", {{"path", m.sourcePath}, {"sha256", m.sourceSha256}}},
                {"exports", exports},

@@ -10,6 +10,7 @@
 #define PK_BACKENDS_MANIFEST_H
 
 #include "ir/ExportSignature.h"
+#include "runtime/TensorMap.h"
 
 #include "mlir/IR/AffineExpr.h"
 
@@ -23,7 +24,10 @@
 
 namespace pk::backends {
 
+/// The manifest version a manifest gets: 1, or 2 when a launch passes a
+/// tensor map (which a version-1 reader would not know).
 constexpr int kManifestVersion = 1;
+constexpr int kManifestVersionTensorMaps = 2;
 
 /// A size expression over an export's symbols.
 struct SizeExpr {
@@ -37,9 +41,27 @@ struct BufferRef {
   unsigned index = 0;
 };
 
-/// A kernel parameter: a buffer's address or a symbol's value.
+/// A TMA tensor map over a buffer, which the runtime encodes at launch
+/// with cuTensorMapEncodeTiled and passes by value (docs/manifest.md,
+/// "tensor_map"). Dimensions are listed outermost first.
+struct TensorMapArg {
+  BufferRef buffer;
+  DType dtype = DType::F32;
+  std::vector<SizeExpr> shape;
+  /// Byte strides of every dimension but the innermost.
+  std::vector<SizeExpr> strides;
+  std::vector<int64_t> box;
+  std::vector<int64_t> elementStrides; ///< empty: all 1
+  rt::TmaSwizzle swizzle = rt::TmaSwizzle::None;
+  rt::TmaInterleave interleave = rt::TmaInterleave::None;
+  rt::TmaL2Promotion l2Promotion = rt::TmaL2Promotion::None;
+  rt::TmaOobFill oobFill = rt::TmaOobFill::Zero;
+};
+
+/// A kernel parameter: a buffer's address, a symbol's value, or a tensor
+/// map.
 struct KernelArg {
-  std::variant<BufferRef, unsigned /*symbol index*/> value;
+  std::variant<BufferRef, unsigned /*symbol index*/, TensorMapArg> value;
 };
 
 struct CudaLaunch {

@@ -62,6 +62,15 @@ struct CUlaunchAttribute {
   } value;
 };
 
+// cuTensorMapEncodeTiled (CUDA 12.0): the opaque 128-byte tensor map a
+// kernel takes by value, and its index types. The driver needs 64-byte
+// alignment; cuda.h of CUDA 13 declares 128, which this follows.
+using cuuint32_t = unsigned;
+using cuuint64_t = unsigned long long;
+struct alignas(128) CUtensorMap {
+  unsigned long long opaque[16];
+};
+
 struct CUlaunchConfig {
   unsigned gridDimX, gridDimY, gridDimZ;
   unsigned blockDimX, blockDimY, blockDimZ;

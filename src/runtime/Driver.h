@@ -27,6 +27,9 @@ struct Driver {
   using CUfunction = cu::CUfunction;
   using CUstream = cu::CUstream;
   using CUlaunchConfig = cu::CUlaunchConfig;
+  using CUtensorMap = cu::CUtensorMap;
+  using cuuint32_t = cu::cuuint32_t;
+  using cuuint64_t = cu::cuuint64_t;
 
 #define PK_CUDA_ENTRY(member, symbol, required, parameters) CUresult(*member) parameters = nullptr;
 #include "runtime/CudaEntryPoints.def"

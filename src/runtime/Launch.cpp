@@ -26,7 +26,9 @@ constexpr uint64_t kTemporaryAlignment = 256;
 struct Scratch {
   BoundArgs bound;
   std::vector<uint64_t> tempOffset, tempBytes;
-  std::vector<uint64_t> argValues; ///< kernel parameters, all 8 bytes
+  std::vector<uint64_t> argValues; ///< pointers and symbols: 8 bytes each
+  /// Tensor maps, passed by value: 128 bytes, 64-byte aligned each.
+  std::vector<cu::CUtensorMap> tensorMaps;
   std::vector<void *> argPointers;
 };
 
@@ -116,6 +118,57 @@ void copy(const pk_kernel &k, const CopyStep &c, size_t step, Scratch &s, uint64
   d.check(d.memcpyDtoDAsync(to, from, size_t(bytes), stream), "cuMemcpyDtoDAsync (" + where + ")");
 }
 
+/// Encodes a tensor_map argument for this launch's sizes and buffers:
+/// the manifest fixed the box and modes, the symbols give the shape and
+/// strides, the buffer its address. Checked against
+/// cuTensorMapEncodeTiled's rules first, so that a bad one is a message.
+void encodeTensorMap(const pk_kernel &k, const TensorMapArg &t, const Scratch &s, uint64_t tempBase,
+                     const std::string &where, cu::CUtensorMap &out) {
+  const Export &e = *k.exp;
+  TensorMapDesc d = t.fixed;
+  d.address = bufferAddress(t.buffer, s, tempBase);
+  const int64_t *symbols = s.bound.symbols.data();
+  // The manifest lists dimensions outermost first; CUDA innermost first.
+  for (unsigned i = 0; i < d.rank; ++i) {
+    int64_t n =
+        evaluate(t.shape[i], e, symbols, where + " tensor map dimension " + std::to_string(i));
+    d.dims[d.rank - 1 - i] = n < 0 ? 0 : uint64_t(n);
+  }
+  d.strides[0] = d.elementBytes;
+  for (unsigned i = 0; i + 1 < d.rank; ++i) {
+    int64_t bytes =
+        evaluate(t.strides[i], e, symbols, where + " tensor map stride " + std::to_string(i));
+    d.strides[d.rank - 1 - i] = bytes < 0 ? 0 : uint64_t(bytes);
+  }
+  // The box must lie within the buffer it names: the last element's byte
+  // must be inside it.
+  uint64_t last = d.elementBytes;
+  for (unsigned i = 0; i < d.rank; ++i)
+    last += (d.dims[i] ? d.dims[i] - 1 : 0) * d.strides[i];
+  std::string why = checkTensorMap(d);
+  if (why.empty() && last > bufferBytes(t.buffer, s))
+    why = "it spans " + std::to_string(last) + " bytes of " + bufferName(t.buffer, e) +
+          ", which has " + std::to_string(bufferBytes(t.buffer, s));
+  if (!why.empty())
+    fail(PK_ERROR_SHAPE, e.name + ": " + where + ": the tensor map over " +
+                             bufferName(t.buffer, e) +
+                             " cannot be encoded for these sizes: " + why);
+  const Driver &drv = *k.module->driver;
+  cu::cuuint64_t dims[kMaxTensorMapRank], strides[kMaxTensorMapRank];
+  cu::cuuint32_t box[kMaxTensorMapRank], elementStrides[kMaxTensorMapRank];
+  for (unsigned i = 0; i < d.rank; ++i) {
+    dims[i] = d.dims[i];
+    box[i] = d.box[i];
+    elementStrides[i] = d.elementStrides[i];
+    if (i > 0)
+      strides[i - 1] = d.strides[i];
+  }
+  drv.check(drv.tensorMapEncodeTiled(&out, d.dataType, d.rank, reinterpret_cast<void *>(d.address),
+                                     dims, strides, box, elementStrides, int(d.interleave),
+                                     int(d.swizzle), int(d.l2Promotion), int(d.oobFill)),
+            "cuTensorMapEncodeTiled for " + where);
+}
+
 /// Raises `f`'s dynamic shared memory opt-in to `bytes` if it is below.
 void optIn(const pk_kernel &k, Function &f, int64_t bytes, const std::string &where) {
   if (bytes <= f.dynamicSharedLimit.load(std::memory_order_acquire))
@@ -182,9 +235,15 @@ void launchStep(const pk_kernel &k, const LaunchStep &l, Function &f, size_t ste
 
   s.argValues.resize(l.args.size());
   s.argPointers.resize(l.args.size());
+  s.tensorMaps.resize(l.tensorMaps.size());
   for (size_t i = 0; i < l.args.size(); ++i) {
     const KernelArg &a = l.args[i];
     switch (a.kind) {
+    case KernelArg::Kind::TensorMap:
+      encodeTensorMap(k, l.tensorMaps[a.index], s, tempBase,
+                      where + " argument " + std::to_string(i), s.tensorMaps[a.index]);
+      s.argPointers[i] = &s.tensorMaps[a.index];
+      continue;
     case KernelArg::Kind::Param:
       s.argValues[i] = s.bound.address[a.index];
       break;

@@ -12,6 +12,7 @@
 #include "runtime/DType.h"
 #include "runtime/SizeExpr.h"
 #include "runtime/Target.h"
+#include "runtime/TensorMap.h"
 
 #include <cstdint>
 #include <optional>
@@ -22,7 +23,10 @@
 
 namespace pk::rt {
 
-constexpr int kManifestVersion = 1;
+/// The newest manifest version this runtime reads (it reads 1 too).
+/// Version 2 added `tensor_map` kernel arguments; a writer says 2 only
+/// when it uses them.
+constexpr int kManifestVersion = 2;
 
 struct Param {
   std::string name;
@@ -54,8 +58,22 @@ struct BufferRef {
 };
 
 struct KernelArg {
-  enum class Kind : uint8_t { Param, Temp, Symbol } kind = Kind::Param;
+  /// TensorMap: `index` is into LaunchStep::tensorMaps.
+  enum class Kind : uint8_t { Param, Temp, Symbol, TensorMap } kind = Kind::Param;
   unsigned index = 0;
+};
+
+/// A `tensor_map` argument: a CUtensorMap over `buffer`, encoded at launch
+/// (the shape and strides may depend on the symbols) and passed by value.
+struct TensorMapArg {
+  BufferRef buffer;
+  const DTypeDesc *dtype = nullptr;
+  std::vector<SizeExpr> shape;   ///< outermost first, as in the manifest
+  std::vector<SizeExpr> strides; ///< bytes, every dimension but the innermost
+  /// What the manifest fixes: rank, data type, box, element strides and
+  /// the modes, innermost first (dims, strides and address are set at
+  /// launch).
+  TensorMapDesc fixed;
 };
 
 struct LaunchStep {
@@ -65,6 +83,7 @@ struct LaunchStep {
   SizeExpr dynamicSharedMemory;
   uint64_t staticSharedMemory = 0;
   std::vector<KernelArg> args;
+  std::vector<TensorMapArg> tensorMaps;
 };
 
 struct CopyStep {

@@ -135,8 +135,11 @@ private:
                         const std::string &at) const;
   CopyStep readCopy(const json &value, const Export &e, const Program &p,
                     const std::string &at) const;
+  TensorMapArg readTensorMap(const json &value, const Export &e, const Program &p,
+                             const std::string &at) const;
 
   const std::string &origin_;
+  int version_ = 1;
 };
 
 void Reader::readFormat(const json &root) {
@@ -152,16 +155,20 @@ void Reader::readFormat(const json &root) {
   const json &version = member(root, "version", "");
   if (!version.is_number_integer())
     error("version", std::string("expected an integer, got ") + version.type_name());
-  if (version != kManifestVersion) {
+  // Every version up to kManifestVersion reads; later ones may mean
+  // something this reader would get wrong.
+  if (!version.is_number_unsigned() || version.get<uint64_t>() < 1 ||
+      version.get<uint64_t>() > uint64_t(kManifestVersion)) {
     bool newer =
         version.is_number_unsigned() && version.get<uint64_t>() > uint64_t(kManifestVersion);
     error("",
-          "manifest version " + version.dump() + " is not one this runtime reads (version " +
+          "manifest version " + version.dump() + " is not one this runtime reads (versions 1 to " +
               std::to_string(kManifestVersion) + "); " +
               (newer ? "update the pkc runtime, or compile the kernels with a matching pkc"
                      : "recompile the kernels with a current pkc"),
           PK_ERROR_MANIFEST_VERSION);
   }
+  version_ = int(version.get<uint64_t>());
 }
 
 Export Reader::readExport(const json &value, const std::string &at) const {
@@ -281,11 +288,21 @@ LaunchStep Reader::readLaunch(const json &value, const Export &e, const Program 
     std::string where = path(path(at, "args"), i);
     const json &a = args[i];
     if (!a.is_object() || a.size() != 1 ||
-        !(a.contains("param") || a.contains("temp") || a.contains("symbol")))
-      error(where,
-            "expected {\"param\": i}, {\"temp\": j} or {\"symbol\": \"N\"}, got " + brief(a));
+        !(a.contains("param") || a.contains("temp") || a.contains("symbol") ||
+          a.contains("tensor_map")))
+      error(where, "expected {\"param\": i}, {\"temp\": j}, {\"symbol\": \"N\"} or "
+                   "{\"tensor_map\": {...}}, got " +
+                       brief(a));
     KernelArg arg;
-    if (a.contains("symbol")) {
+    if (a.contains("tensor_map")) {
+      if (version_ < 2)
+        error(path(where, "tensor_map"), "tensor_map arguments need manifest version 2, and this "
+                                         "manifest says version " +
+                                             std::to_string(version_));
+      arg.kind = KernelArg::Kind::TensorMap;
+      arg.index = unsigned(l.tensorMaps.size());
+      l.tensorMaps.push_back(readTensorMap(a.at("tensor_map"), e, p, path(where, "tensor_map")));
+    } else if (a.contains("symbol")) {
       arg.kind = KernelArg::Kind::Symbol;
       std::string name = string(a, "symbol", where);
       auto it = std::find(e.symbolNames.begin(), e.symbolNames.end(), name);
@@ -300,6 +317,67 @@ LaunchStep Reader::readLaunch(const json &value, const Export &e, const Program 
     l.args.push_back(arg);
   }
   return l;
+}
+
+TensorMapArg Reader::readTensorMap(const json &value, const Export &e, const Program &p,
+                                   const std::string &at) const {
+  TensorMapArg t;
+  t.buffer = buffer(member(value, "buffer", at), e, p, path(at, "buffer"));
+  t.dtype = dtype(value, at);
+  const DTypeDesc *bufferType = t.buffer.kind == BufferRef::Kind::Param
+                                    ? e.params[t.buffer.index].dtype
+                                    : p.temporaries[t.buffer.index].dtype;
+  if (bufferType != t.dtype)
+    error(path(at, "dtype"),
+          quote(t.dtype->name) + " differs from the buffer's dtype " + quote(bufferType->name));
+  t.shape = shape(value, e, at);
+  TensorMapDesc &d = t.fixed;
+  d.rank = unsigned(t.shape.size());
+  if (d.rank < 1 || d.rank > kMaxTensorMapRank)
+    error(path(at, "shape"), "a tensor map has 1 to 5 dimensions, got " + std::to_string(d.rank));
+  const json &strides = array(value, "strides", at);
+  if (strides.size() + 1 != d.rank)
+    error(path(at, "strides"), "expected " + std::to_string(d.rank - 1) +
+                                   " byte strides (every dimension but the innermost), got " +
+                                   std::to_string(strides.size()));
+  for (size_t i = 0; i < strides.size(); ++i)
+    t.strides.push_back(sizeExpr(strides[i], e, path(path(at, "strides"), i)));
+  // The manifest lists dimensions outermost first; CUDA innermost first.
+  const json &box = array(value, "box", at);
+  if (box.size() != d.rank)
+    error(path(at, "box"), "expected " + std::to_string(d.rank) + " box dimensions, got " +
+                               std::to_string(box.size()));
+  for (unsigned i = 0; i < d.rank; ++i)
+    d.box[d.rank - 1 - i] = uint32_t(count(box[i], path(path(at, "box"), i), 1u << 16));
+  for (unsigned i = 0; i < d.rank; ++i)
+    d.elementStrides[i] = 1;
+  if (value.contains("element_strides")) {
+    const json &es = array(value, "element_strides", at);
+    if (es.size() != d.rank)
+      error(path(at, "element_strides"), "expected " + std::to_string(d.rank) +
+                                             " element strides, got " + std::to_string(es.size()));
+    for (unsigned i = 0; i < d.rank; ++i)
+      d.elementStrides[d.rank - 1 - i] =
+          uint32_t(count(es[i], path(path(at, "element_strides"), i), 1u << 16));
+  }
+  auto mode = [&](const char *key, auto parse, auto &out, const char *choices) {
+    if (!value.contains(key))
+      return;
+    std::string text = string(value, key, at);
+    if (!parse(text, out))
+      error(path(at, key), "unknown value " + quote(text) + "; expected one of " + choices);
+  };
+  mode("swizzle", parseTmaSwizzle, d.swizzle, "\"none\", \"32B\", \"64B\", \"128B\"");
+  mode("interleave", parseTmaInterleave, d.interleave, "\"none\", \"16B\", \"32B\"");
+  mode("l2_promotion", parseTmaL2Promotion, d.l2Promotion, "\"none\", \"64B\", \"128B\", \"256B\"");
+  mode("oob_fill", parseTmaOobFill, d.oobFill, "\"zero\", \"nan\"");
+  d.dataType = tensorMapDataType(t.dtype->dl.code, t.dtype->dl.bits);
+  d.elementBytes = t.dtype->bytes;
+  d.isFloat = t.dtype->dl.code == kDLFloat || t.dtype->dl.code == kDLBfloat;
+  std::string why = checkTensorMapStatic(d);
+  if (!why.empty())
+    error(at, why);
+  return t;
 }
 
 CopyStep Reader::readCopy(const json &value, const Export &e, const Program &p,

@@ -71,6 +71,17 @@ void prepare(pk_module &m, const LaunchStep &l, Function &f, const std::string &
           d.funcSetAttribute(f.handle, cu::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
           "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) for " + where);
   }
+  if (!l.tensorMaps.empty()) {
+    if (dev.major < 9)
+      fail(PK_ERROR_UNSUPPORTED, m.origin + ": " + where + " takes TMA tensor maps, which " +
+                                     dev.describe() +
+                                     " does not support (compute capability 9.0 or newer)");
+    if (!d.tensorMapEncodeTiled)
+      fail(PK_ERROR_UNSUPPORTED, m.origin + ": " + where +
+                                     " takes TMA tensor maps, which need cuTensorMapEncodeTiled (a "
+                                     "CUDA 12.0 driver or newer); this driver is " +
+                                     std::to_string(d.version));
+  }
   // A constant amount of dynamic shared memory above the default limit is
   // opted in now; one that depends on the sizes is opted in by the launch
   // that needs it.

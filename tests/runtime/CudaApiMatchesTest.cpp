@@ -3,6 +3,7 @@
 // toolkit is installed, this file checks them against cuda.h: it is a test
 // that passes by compiling.
 #include "runtime/CudaApi.h"
+#include "runtime/TensorMap.h"
 
 #include <cuda.h>
 
@@ -58,3 +59,25 @@ static_assert(offsetof(cu::CUlaunchConfig, sharedMemBytes) ==
 static_assert(offsetof(cu::CUlaunchConfig, hStream) == offsetof(CUlaunchConfig, hStream));
 static_assert(offsetof(cu::CUlaunchConfig, attrs) == offsetof(CUlaunchConfig, attrs));
 static_assert(offsetof(cu::CUlaunchConfig, numAttrs) == offsetof(CUlaunchConfig, numAttrs));
+
+// Tensor maps are passed to cuTensorMapEncodeTiled by pointer and to
+// kernels by value.
+static_assert(sizeof(cu::CUtensorMap) == sizeof(CUtensorMap));
+static_assert(alignof(cu::CUtensorMap) == alignof(CUtensorMap));
+static_assert(sizeof(cu::cuuint64_t) == sizeof(cuuint64_t));
+static_assert(sizeof(cu::cuuint32_t) == sizeof(cuuint32_t));
+static_assert(CU_TENSOR_MAP_DATA_TYPE_UINT8 == 0 && CU_TENSOR_MAP_DATA_TYPE_UINT16 == 1 &&
+              CU_TENSOR_MAP_DATA_TYPE_UINT32 == 2 && CU_TENSOR_MAP_DATA_TYPE_INT32 == 3 &&
+              CU_TENSOR_MAP_DATA_TYPE_UINT64 == 4 && CU_TENSOR_MAP_DATA_TYPE_INT64 == 5 &&
+              CU_TENSOR_MAP_DATA_TYPE_FLOAT16 == 6 && CU_TENSOR_MAP_DATA_TYPE_FLOAT32 == 7 &&
+              CU_TENSOR_MAP_DATA_TYPE_FLOAT64 == 8 && CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 == 9);
+static_assert(int(pk::rt::TmaSwizzle::B128) == CU_TENSOR_MAP_SWIZZLE_128B &&
+              int(pk::rt::TmaSwizzle::B64) == CU_TENSOR_MAP_SWIZZLE_64B &&
+              int(pk::rt::TmaSwizzle::B32) == CU_TENSOR_MAP_SWIZZLE_32B &&
+              int(pk::rt::TmaSwizzle::None) == CU_TENSOR_MAP_SWIZZLE_NONE);
+static_assert(int(pk::rt::TmaInterleave::B32) == CU_TENSOR_MAP_INTERLEAVE_32B &&
+              int(pk::rt::TmaInterleave::B16) == CU_TENSOR_MAP_INTERLEAVE_16B);
+static_assert(int(pk::rt::TmaL2Promotion::B256) == CU_TENSOR_MAP_L2_PROMOTION_L2_256B &&
+              int(pk::rt::TmaL2Promotion::B64) == CU_TENSOR_MAP_L2_PROMOTION_L2_64B);
+static_assert(int(pk::rt::TmaOobFill::Nan) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA &&
+              int(pk::rt::TmaOobFill::Zero) == CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

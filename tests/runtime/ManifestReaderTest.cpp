@@ -104,12 +104,12 @@ TEST(ManifestReader, RefusesWhatBreaksTheSchema) {
        "test.json: not a pkc launch manifest: \"format\" is missing, expected \"pkc-manifest\""},
       {"other format", [](json &j) { j["format"] = "onnx"; }, PK_ERROR_MANIFEST_VERSION,
        "test.json: not a pkc launch manifest: \"format\" is \"onnx\", expected \"pkc-manifest\""},
-      {"newer version", [](json &j) { j["version"] = 2; }, PK_ERROR_MANIFEST_VERSION,
-       "test.json: manifest version 2 is not one this runtime reads (version 1); update the pkc "
-       "runtime, or compile the kernels with a matching pkc"},
+      {"newer version", [](json &j) { j["version"] = 3; }, PK_ERROR_MANIFEST_VERSION,
+       "test.json: manifest version 3 is not one this runtime reads (versions 1 to 2); update the "
+       "pkc runtime, or compile the kernels with a matching pkc"},
       {"older version", [](json &j) { j["version"] = 0; }, PK_ERROR_MANIFEST_VERSION,
-       "test.json: manifest version 0 is not one this runtime reads (version 1); recompile the "
-       "kernels with a current pkc"},
+       "test.json: manifest version 0 is not one this runtime reads (versions 1 to 2); recompile "
+       "the kernels with a current pkc"},
       {"version as text", [](json &j) { j["version"] = "1"; }, PK_ERROR_MANIFEST,
        "test.json: version: expected an integer, got string"},
       {"no exports", [](json &j) { j.erase("exports"); }, PK_ERROR_MANIFEST,
@@ -248,8 +248,8 @@ TEST(ManifestReader, RefusesWhatBreaksTheSchema) {
        },
        PK_ERROR_MANIFEST,
        "test.json: artifacts[0].programs[0].steps[0].launch.args[0]: expected {\"param\": i}, "
-       "{\"temp\": j} "
-       "or {\"symbol\": \"N\"}, got {\"param\":0,\"temp\":0}"},
+       "{\"temp\": j}, {\"symbol\": \"N\"} or {\"tensor_map\": {...}}, got "
+       "{\"param\":0,\"temp\":0}"},
       {"copy into an input",
        [](json &j) {
          j["artifacts"][0]["programs"][2]["steps"][0]["copy"]["to"] = {{"param", 1}};
@@ -289,6 +289,116 @@ TEST(ManifestReader, RefusesWhatBreaksTheSchema) {
     std::string message = failure(j.dump(), status);
     EXPECT_EQ(status, c.status) << c.name << ": " << message;
     EXPECT_EQ(message.substr(0, std::string(c.message).size()), c.message) << c.name;
+  }
+}
+
+/// The test manifest at version 2, with matmul's first argument a tensor
+/// map over x (M x 256 float32): 64 x 32 boxes under the 128B swizzle.
+json tensorMapManifest() {
+  json j = pk::test::testManifest();
+  j["version"] = 2;
+  j["artifacts"][0]["programs"][1]["steps"][0]["launch"]["args"][0] = {
+      {"tensor_map",
+       {{"buffer", {{"param", 0}}},
+        {"dtype", "float32"},
+        {"shape", {"M", 256}},
+        {"strides", {1024}},
+        {"box", {64, 32}},
+        {"element_strides", {1, 1}},
+        {"swizzle", "128B"},
+        {"interleave", "none"},
+        {"l2_promotion", "128B"},
+        {"oob_fill", "nan"}}}};
+  return j;
+}
+
+json &tensorMapArg(json &j) {
+  return j["artifacts"][0]["programs"][1]["steps"][0]["launch"]["args"][0]["tensor_map"];
+}
+
+TEST(ManifestReader, ReadsTensorMaps) {
+  pk::rt::Manifest m = pk::rt::readManifest(tensorMapManifest().dump(), "test.json");
+  const auto &launch = std::get<pk::rt::LaunchStep>(m.artifacts[0].programs[1].steps[0]);
+  ASSERT_EQ(launch.args[0].kind, pk::rt::KernelArg::Kind::TensorMap);
+  ASSERT_EQ(launch.tensorMaps.size(), 1u);
+  const pk::rt::TensorMapArg &t = launch.tensorMaps[launch.args[0].index];
+  EXPECT_EQ(t.buffer.kind, pk::rt::BufferRef::Kind::Param);
+  EXPECT_EQ(t.buffer.index, 0u);
+  EXPECT_STREQ(t.dtype->name, "float32");
+  ASSERT_EQ(t.shape.size(), 2u);
+  ASSERT_EQ(t.strides.size(), 1u);
+  // CUDA's order: innermost first.
+  EXPECT_EQ(t.fixed.rank, 2u);
+  EXPECT_EQ(t.fixed.box[0], 32u);
+  EXPECT_EQ(t.fixed.box[1], 64u);
+  EXPECT_EQ(t.fixed.dataType, 7); // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  EXPECT_EQ(t.fixed.elementBytes, 4u);
+  EXPECT_EQ(t.fixed.swizzle, pk::rt::TmaSwizzle::B128);
+  EXPECT_EQ(t.fixed.l2Promotion, pk::rt::TmaL2Promotion::B128);
+  EXPECT_EQ(t.fixed.oobFill, pk::rt::TmaOobFill::Nan);
+  EXPECT_EQ(t.fixed.boxBytes(), 64u * 32 * 4);
+  // The modes are optional: none, no promotion, zero fill, unit strides.
+  json j = tensorMapManifest();
+  for (const char *key : {"element_strides", "swizzle", "interleave", "l2_promotion", "oob_fill"})
+    tensorMapArg(j).erase(key);
+  m = pk::rt::readManifest(j.dump(), "test.json");
+  const auto &plain =
+      std::get<pk::rt::LaunchStep>(m.artifacts[0].programs[1].steps[0]).tensorMaps[0];
+  EXPECT_EQ(plain.fixed.swizzle, pk::rt::TmaSwizzle::None);
+  EXPECT_EQ(plain.fixed.oobFill, pk::rt::TmaOobFill::Zero);
+  EXPECT_EQ(plain.fixed.elementStrides[1], 1u);
+}
+
+TEST(ManifestReader, RefusesBadTensorMaps) {
+  const std::string at = "test.json: artifacts[0].programs[1].steps[0].launch.args[0].tensor_map";
+  const BadCase cases[] = {
+      {"in a version-1 manifest", [](json &j) { j["version"] = 1; }, PK_ERROR_MANIFEST,
+       "test.json: artifacts[0].programs[1].steps[0].launch.args[0].tensor_map: tensor_map "
+       "arguments need manifest version 2, and this manifest says version 1"},
+      {"box too large", [](json &j) { tensorMapArg(j)["box"][0] = 300; }, PK_ERROR_MANIFEST,
+       "box dimension 0 is 300; a TMA box has 1 to 256 elements per dimension"},
+      {"box rank", [](json &j) { tensorMapArg(j)["box"] = {64}; }, PK_ERROR_MANIFEST,
+       "expected 2 box dimensions, got 1"},
+      {"inner box not 16 bytes",
+       [](json &j) {
+         tensorMapArg(j)["box"][1] = 6;
+         tensorMapArg(j)["swizzle"] = "none";
+       },
+       PK_ERROR_MANIFEST,
+       "the box's innermost dimension is 24 bytes; TMA needs a multiple of 16 (the last box "
+       "dimension times the element size)"},
+      {"inner box wider than the swizzle", [](json &j) { tensorMapArg(j)["swizzle"] = "64B"; },
+       PK_ERROR_MANIFEST,
+       "the box's innermost dimension is 128 bytes, more than the 64B swizzle's span; use a "
+       "narrower "
+       "box or a wider swizzle"},
+      {"element stride", [](json &j) { tensorMapArg(j)["element_strides"][0] = 9; },
+       PK_ERROR_MANIFEST, "element stride 0 is 9; element strides are 1 to 8"},
+      {"strides count", [](json &j) { tensorMapArg(j)["strides"] = json::array(); },
+       PK_ERROR_MANIFEST, "expected 1 byte strides (every dimension but the innermost), got 0"},
+      {"dtype of another buffer", [](json &j) { tensorMapArg(j)["dtype"] = "int32"; },
+       PK_ERROR_MANIFEST, "\"int32\" differs from the buffer's dtype \"float32\""},
+      {"unknown swizzle", [](json &j) { tensorMapArg(j)["swizzle"] = "256B"; }, PK_ERROR_MANIFEST,
+       "unknown value \"256B\"; expected one of \"none\", \"32B\", \"64B\", \"128B\""},
+      {"NaN fill of integers",
+       [](json &j) {
+         j["exports"][1]["params"][0]["dtype"] = "int32";
+         tensorMapArg(j)["dtype"] = "int32";
+       },
+       PK_ERROR_MANIFEST, "out-of-bounds NaN fill needs a floating-point dtype"},
+      {"six dimensions", [](json &j) { tensorMapArg(j)["shape"] = {1, 1, 1, 1, 1, 1}; },
+       PK_ERROR_MANIFEST, "a tensor map has 1 to 5 dimensions, got 6"},
+  };
+  for (const BadCase &c : cases) {
+    json j = tensorMapManifest();
+    c.mutate(j);
+    pk_status status;
+    std::string message = failure(j.dump(), status);
+    EXPECT_EQ(status, c.status) << c.name << ": " << message;
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.name << ": " << message;
+    EXPECT_EQ(message.rfind(c.name == std::string("in a version-1 manifest") ? "test.json" : at, 0),
+              0u)
+        << c.name << ": " << message;
   }
 }
 

@@ -155,3 +155,127 @@ TEST(Layout, MmaFragmentsFollowThePtxIsa) {
 }
 
 } // namespace
+
+namespace {
+
+using pk::gpu::SharedLayout;
+using pk::gpu::Swizzle;
+
+// Hand-computed from the PTX ISA's swizzle modes: 16-byte chunk c of a
+// 128-byte row r lands at chunk c ^ (r % 8) (128B); with 64-byte rows the
+// chunk index XORs (r / 2) % 4 (64B); with 32-byte rows, (r / 4) % 2 (32B).
+TEST(SharedLayout, SwizzledAddressesFollowThePtxIsa) {
+  // 128B: bf16 rows of 64 elements.
+  SharedLayout l128 = SharedLayout::tma({64, 64}, 2, Swizzle::B128);
+  EXPECT_EQ(l128.offset({0, 0}), 0u);
+  EXPECT_EQ(l128.offset({1, 0}), 144u);   // row 1: chunk 0 -> 1
+  EXPECT_EQ(l128.offset({5, 19}), 758u);  // chunk 2 ^ 5 = 7: 640 + 112 + 6
+  EXPECT_EQ(l128.offset({9, 63}), 1262u); // chunk 7 ^ 1 = 6: 1152 + 96 + 14
+  EXPECT_EQ(l128.offset({8, 8}), 1040u);  // the pattern restarts every 8 rows
+  // 64B: f32 rows of 16 elements.
+  SharedLayout l64 = SharedLayout::tma({16, 16}, 4, Swizzle::B64);
+  EXPECT_EQ(l64.offset({1, 0}), 64u);   // rows 0 and 1 keep their chunks
+  EXPECT_EQ(l64.offset({2, 0}), 144u);  // row 2: chunk 0 -> 1
+  EXPECT_EQ(l64.offset({3, 5}), 196u);  // chunk 1 ^ 1 = 0: 192 + 4
+  EXPECT_EQ(l64.offset({6, 15}), 396u); // chunk 3 ^ 3 = 0: 384 + 12
+  // 32B: 8-bit rows of 32 elements.
+  SharedLayout l32 = SharedLayout::tma({16, 32}, 1, Swizzle::B32);
+  EXPECT_EQ(l32.offset({3, 17}), 113u); // rows 0..3 keep their chunks
+  EXPECT_EQ(l32.offset({4, 1}), 145u);  // row 4: chunk 0 -> 1
+  EXPECT_EQ(l32.offset({5, 20}), 164u); // chunk 1 ^ 1 = 0: 160 + 4
+  // No swizzle: row-major.
+  EXPECT_EQ(SharedLayout::tma({4, 8}, 4, Swizzle::None).offset({3, 5}), 116u);
+}
+
+TEST(SharedLayout, SwizzleAddressIsAnXorOfChunkAndLineBits) {
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x80, Swizzle::B128), 0x90u);
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x3f0, Swizzle::B128), 0x380u); // chunk 7 ^ 7
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x400 + 0x80, Swizzle::B128), 0x490u);
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x080, Swizzle::B64), 0x090u); // bit 7 -> bit 4
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x100, Swizzle::B64), 0x120u); // bit 8 -> bit 5
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x200, Swizzle::B64), 0x200u); // bit 9 is past 64B's lines
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x280, Swizzle::B32), 0x290u); // bit 7 -> bit 4 only
+  EXPECT_EQ(pk::gpu::swizzleAddress(0x280, Swizzle::None), 0x280u);
+  EXPECT_EQ(pk::gpu::swizzlePeriod(Swizzle::B128), 1024u);
+  EXPECT_EQ(pk::gpu::swizzlePeriod(Swizzle::B32), 256u);
+}
+
+TEST(SharedLayout, TilesAreOneToOne) {
+  for (Swizzle s : {Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128})
+    for (unsigned bytes : {1u, 2u, 4u})
+      for (auto [rows, columns] :
+           {std::pair<int64_t, int64_t>{8, 128}, {64, 64}, {128, 32}, {16, 256}}) {
+        SharedLayout l = SharedLayout::strips(rows, columns, bytes, s);
+        std::string why;
+        ASSERT_TRUE(l.isValid(&why)) << l.str() << ": " << why;
+        std::vector<int> seen(static_cast<size_t>(l.bytes()), 0);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < columns; ++c) {
+            uint64_t o = l.offset({r, c});
+            ASSERT_LT(o, seen.size());
+            ASSERT_EQ(o % bytes, 0u);
+            ++seen[o];
+          }
+        for (size_t o = 0; o < seen.size(); o += bytes)
+          ASSERT_EQ(seen[o], 1) << l.str() << " at byte " << o;
+      }
+}
+
+TEST(SharedLayout, StripsStackSpanWideTiles) {
+  // bf16 64 x 128 under 128B: two 64 x 64 strips of 8 KiB; element (r, c)
+  // of the second strip sits where (r, c - 64) of the first does, 8192
+  // bytes on.
+  SharedLayout l = SharedLayout::strips(64, 128, 2, Swizzle::B128);
+  SharedLayout strip = SharedLayout::tma({64, 64}, 2, Swizzle::B128);
+  EXPECT_EQ(l.offset({3, 70}), 8192 + strip.offset({3, 6}));
+  EXPECT_EQ(l.offset({63, 127}), 8192 + strip.offset({63, 63}));
+  EXPECT_EQ(l.offset({10, 20}), strip.offset({10, 20}));
+  // Without a swizzle the strips are 16 bytes: 8 x 16-byte core matrices.
+  SharedLayout plain = SharedLayout::strips(16, 32, 2, Swizzle::None);
+  EXPECT_EQ(plain.offset({0, 8}), 16u * 16);    // the second strip
+  EXPECT_EQ(plain.offset({9, 3}), 9u * 16 + 6); // rows 16 bytes apart
+  EXPECT_EQ(plain.offset({15, 31}), 3u * 256 + 15 * 16 + 14);
+}
+
+TEST(SharedLayout, InvalidLayoutsAreRejected) {
+  SharedLayout l = SharedLayout::tma({8, 64}, 2, Swizzle::B128);
+  l.bases[0][1] = l.bases[0][0]; // two rows on one offset
+  EXPECT_FALSE(l.isValid());
+  SharedLayout misaligned = SharedLayout::rowMajor({8, 8}, 4);
+  misaligned.bases[1][0] = 2; // half an element
+  EXPECT_FALSE(misaligned.isValid());
+}
+
+// The wgmma fragments, from the PTX ISA's figures for .m64nNk16: lane
+// 4 g + q of warp w holds D rows 16 w + g (+ 8), columns 8 j + 2 q (+ 1),
+// register 4 j + 2 h + e being (row + 8 h, column + e).
+TEST(Layout, WgmmaAccumulatorFollowsThePtxIsa) {
+  Layout d = Layout::wgmmaAccumulator(64, 64, 4);
+  expectCovers(d);
+  EXPECT_EQ(d.numRegisters(), 32); // n / 2 f32 registers per thread
+  // Lane 13 = 4 * 3 + 1 of warp 2, register 4 * 5 + 2 + 1 = 23.
+  EXPECT_EQ(d.coordinate(23, 13, 2), (std::vector<int64_t>{32 + 3 + 8, 40 + 2 + 1}));
+  EXPECT_EQ(d.coordinate(0, 0, 0), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(d.coordinate(1, 1, 3), (std::vector<int64_t>{48, 3}));
+  // Two warpgroups: the second holds rows 64..127.
+  Layout two = Layout::wgmmaAccumulator(128, 128, 8);
+  expectCovers(two);
+  EXPECT_EQ(two.coordinate(0, 0, 5), (std::vector<int64_t>{80, 0}));
+  // One warpgroup, 128 rows: the second row tile follows the first's
+  // n / 2 registers.
+  Layout tall = Layout::wgmmaAccumulator(128, 32, 4);
+  expectCovers(tall);
+  EXPECT_EQ(tall.coordinate(16, 0, 0), (std::vector<int64_t>{64, 0}));
+  EXPECT_EQ(tall.coordinate(16 + 7, 5, 1), (std::vector<int64_t>{64 + 16 + 1 + 8, 8 + 2 + 1}));
+}
+
+TEST(Layout, WgmmaRegisterOperandAFollowsThePtxIsa) {
+  // A of .m64nNk16 in registers: a_i of lane 4 g + q in warp w is row
+  // 16 w + g + 8 ((i >> 1) & 1), column 2 q + (i & 1) + 8 (i >> 2).
+  Layout a = Layout::wgmmaOperandA(64, 32, 4);
+  expectCovers(a);
+  EXPECT_EQ(a.coordinate(6, 5, 1), (std::vector<int64_t>{16 + 1 + 8, 2 + 8}));
+  EXPECT_EQ(a.coordinate(8, 0, 0), (std::vector<int64_t>{0, 16})); // the second K step
+}
+
+} // namespace

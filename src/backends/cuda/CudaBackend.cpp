@@ -1,17 +1,10 @@
 //===- CudaBackend.cpp - The stages from pk IR to a cubin -----------------===//
 //
-// The pipeline, in order (each stage's IR goes to --dump-dir):
-//
-//   01-outlined   pk-gpu-outline          pallas_calls -> gpu.func kernels,
-//                                         blocks bound to memory
-//                 pk-gpu-define-arith     arith ops guarded where LLVM's
-//                                         results are undefined
-//   02-layouts    pk-gpu-assign-layouts   a thread layout per block value
-//   03-gpu        pk-gpu-distribute       per-thread code: arith, scf,
-//                                         vector, gpu, llvm
-//   04-nvvm       scf-to-cf, gpu-to-nvvm  the LLVM and NVVM dialects
-//   kernels.ptx   LLVM NVPTX back end     (libdevice linked for math)
-//   kernels.cubin ptxas -v                (ptxas.log: registers, spills)
+// Runs the stages of Pipeline.h one after another, writing each stage's IR
+// to --dump-dir, then LLVM's NVPTX back end (libdevice linked for math)
+// and ptxas (ptxas.log: registers, spills), and fills in the launch
+// manifest's figures: shared memory per kernel after stage 03, registers
+// and spills from ptxas.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/CudaBackend.h"
@@ -19,18 +12,9 @@
 #include "backends/cuda/HostProgram.h"
 #include "backends/cuda/LaunchPlan.h"
 #include "backends/cuda/Passes.h"
+#include "backends/cuda/Pipeline.h"
 #include "backends/cuda/Toolkit.h"
 
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -40,7 +24,6 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "mlir/Transforms/Passes.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -62,13 +45,6 @@ void registerEverything(MLIRContext *ctx) {
   registerNVVMDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  arith::registerConvertArithToLLVMInterface(registry);
-  cf::registerConvertControlFlowToLLVMInterface(registry);
-  registerConvertMathToLLVMInterface(registry);
-  vector::registerConvertVectorToLLVMInterface(registry);
-  index::registerConvertIndexToLLVMInterface(registry);
-  registerConvertNVVMToLLVMInterface(registry);
-  ub::registerConvertUBToLLVMInterface(registry);
   ctx->appendDialectRegistry(registry);
   for (StringRef name : {"pkgpu", "gpu", "llvm", "nvvm", "vector", "cf", "affine"})
     ctx->getOrLoadDialect(name);
@@ -146,26 +122,17 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   Dumper dump(options.dumpDir);
   dump.ir("00-pk.mlir", pkModule);
 
-  constexpr unsigned kDefaultNumWarps = 4;
-  std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(pkModule, kDefaultNumWarps);
+  std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(pkModule, gpu::kDefaultNumWarps);
   std::vector<CudaProgram> programs = gpu::buildHostPrograms(pkModule, plans);
 
   OwningOpRef<ModuleOp> module = pkModule.clone();
-  if (failed(runStage(*module, dump, "01-outlined", [&](PassManager &pm) {
-        gpu::PkGpuOutlineOptions outline;
-        outline.defaultNumWarps = kDefaultNumWarps;
-        pm.addPass(gpu::createPkGpuOutline(outline));
-        pm.addPass(gpu::createPkGpuDefineArith());
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-      })) ||
+  if (failed(
+          runStage(*module, dump, "01-outlined",
+                   [&](PassManager &pm) { gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps); })) ||
       failed(runStage(*module, dump, "02-layouts",
-                      [&](PassManager &pm) { pm.addPass(gpu::createPkGpuAssignLayouts()); })) ||
-      failed(runStage(*module, dump, "03-gpu", [&](PassManager &pm) {
-        pm.addPass(gpu::createPkGpuDistribute());
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-      })))
+                      [&](PassManager &pm) { gpu::buildLayoutStage(pm); })) ||
+      failed(runStage(*module, dump, "03-gpu",
+                      [&](PassManager &pm) { gpu::buildDistributeStage(pm); })))
     return std::nullopt;
 
   // Shared memory per kernel, for the manifest and against the target's
@@ -207,19 +174,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
         ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", target.arch,
                                         "+ptx80")}));
   });
-  if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) {
-        OpPassManager &kernels = pm.nest<::mlir::gpu::GPUModuleOp>();
-        kernels.addPass(createSCFToControlFlowPass());
-        ConvertGpuOpsToNVVMOpsOptions nvvm;
-        nvvm.indexBitwidth = 64;
-        kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-        // Math ops libdevice does not cover (math.trunc) become LLVM
-        // intrinsics.
-        kernels.addPass(createConvertMathToLLVMPass());
-        kernels.addPass(createCanonicalizerPass());
-        kernels.addPass(createCSEPass());
-        kernels.addPass(createReconcileUnrealizedCastsPass());
-      })))
+  if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) { gpu::buildNvvmStage(pm); })))
     return std::nullopt;
 
   if (options.emit == "llvm") {

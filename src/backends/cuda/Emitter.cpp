@@ -18,7 +18,9 @@ namespace {
 constexpr const char *kSharedMemorySymbol = "pk_shared_memory";
 
 /// The dynamic shared memory the kernel addresses: one external array per
-/// gpu.module, sized at launch.
+/// gpu.module, sized at launch. 1024-byte aligned: the period of the
+/// 128-byte swizzle, so that swizzled buffers at multiples of 1024 see the
+/// pattern TMA and wgmma assume (the dynamic window starts that aligned).
 LLVM::GlobalOp sharedMemoryGlobal(::mlir::gpu::GPUFuncOp func) {
   auto module = func->getParentOfType<::mlir::gpu::GPUModuleOp>();
   if (auto existing = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemorySymbol))
@@ -28,7 +30,7 @@ LLVM::GlobalOp sharedMemoryGlobal(::mlir::gpu::GPUFuncOp func) {
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
   auto global = LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
                                        LLVM::Linkage::External, kSharedMemorySymbol, Attribute(),
-                                       /*alignment=*/16, /*addrSpace=*/3);
+                                       /*alignment=*/1024, /*addrSpace=*/3);
   return global;
 }
 

@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cassert>
 #include <set>
 
@@ -284,6 +285,48 @@ Layout::Mma Layout::mma(int64_t m, int64_t n, int64_t k, unsigned numWarps) {
   return out;
 }
 
+namespace {
+
+/// The register, lane and warp bits shared by the wgmma fragments of A
+/// and D: lane 4 g + q, warp w % 4 of a warpgroup owns rows 16 (w % 4) +
+/// [0, 16), and warpgroups take the next 64-row tiles.
+Layout wgmmaFragment(int64_t m, int64_t columns, unsigned numWarps) {
+  assert(numWarps % 4 == 0 && m % 64 == 0 && "wgmma needs whole warpgroups and 64-row tiles");
+  Layout l;
+  l.shape = {m, columns};
+  l.lanes = {{1, 1}, {1, 2}, {0, 0}, {0, 1}, {0, 2}};
+  l.warps = {{0, 4}, {0, 5}};
+  int rowBits = static_cast<int>(log2Exact(m));
+  int nextRow = 6;
+  for (unsigned w = 4; w < numWarps; w <<= 1)
+    l.warps.push_back(nextRow < rowBits ? Basis{0, nextRow++} : Basis::none());
+  l.regs = {{1, 0}, {0, 3}};
+  return l;
+}
+
+void appendRowTiles(Layout &l, int64_t m, int firstRowBit) {
+  for (int b = firstRowBit; b < static_cast<int>(log2Exact(m)); ++b)
+    l.regs.push_back({0, b});
+}
+
+} // namespace
+
+Layout Layout::wgmmaAccumulator(int64_t m, int64_t n, unsigned numWarps) {
+  Layout l = wgmmaFragment(m, n, numWarps);
+  for (int b = 3; b < static_cast<int>(log2Exact(n)); ++b)
+    l.regs.push_back({1, b});
+  appendRowTiles(l, m, 6 + static_cast<int>(log2Exact(numWarps / 4)));
+  return l;
+}
+
+Layout Layout::wgmmaOperandA(int64_t m, int64_t k, unsigned numWarps) {
+  Layout l = wgmmaFragment(m, k, numWarps);
+  for (int b = 3; b < static_cast<int>(log2Exact(k)); ++b)
+    l.regs.push_back({1, b});
+  appendRowTiles(l, m, 6 + static_cast<int>(log2Exact(numWarps / 4)));
+  return l;
+}
+
 int Layout::registerBit(const Basis &basis) const {
   for (size_t r = 0; r < regs.size(); ++r)
     if (regs[r] == basis)
@@ -297,6 +340,133 @@ std::string Layout::str() const {
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "], regs = " + listText(regs) + ", lanes = " + listText(lanes) +
          ", warps = " + listText(warps);
+}
+
+unsigned swizzleSpan(Swizzle s) { return s == Swizzle::None ? 16 : static_cast<unsigned>(s); }
+
+uint64_t swizzleAddress(uint64_t address, Swizzle s) {
+  unsigned b = log2Exact(swizzleSpan(s) / 16);
+  uint64_t mask = (uint64_t(1) << b) - 1;
+  return address ^ (((address >> 7) & mask) << 4);
+}
+
+uint64_t swizzlePeriod(Swizzle s) { return s == Swizzle::None ? 16 : 8 * swizzleSpan(s); }
+
+const char *swizzleName(Swizzle s) {
+  switch (s) {
+  case Swizzle::None:
+    return "none";
+  case Swizzle::B32:
+    return "32B";
+  case Swizzle::B64:
+    return "64B";
+  case Swizzle::B128:
+    return "128B";
+  }
+  return "?";
+}
+
+int64_t SharedLayout::bytes() const {
+  int64_t n = elementBytes;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+uint64_t SharedLayout::offset(llvm::ArrayRef<int64_t> coordinate) const {
+  uint64_t out = 0;
+  for (unsigned d = 0; d < rank(); ++d)
+    for (size_t b = 0; b < bases[d].size(); ++b)
+      if ((coordinate[d] >> b) & 1)
+        out ^= bases[d][b];
+  return out;
+}
+
+bool SharedLayout::isValid(std::string *why) const {
+  auto fail = [&](const std::string &message) {
+    if (why)
+      *why = message;
+    return false;
+  };
+  if (elementBytes == 0 || paddedExtent(elementBytes) != elementBytes)
+    return fail("element size " + std::to_string(elementBytes) + " is not a power of two");
+  if (bases.size() != shape.size())
+    return fail("one list of bases per dimension");
+  unsigned low = log2Exact(elementBytes), high = log2Exact(bytes());
+  // The bases must be independent and span exactly the offset bits
+  // [low, high): then the map is one-to-one onto the element slots.
+  std::vector<uint64_t> reduced;
+  for (unsigned d = 0; d < rank(); ++d) {
+    if (shape[d] < 1 || paddedExtent(shape[d]) != shape[d])
+      return fail("dimension " + std::to_string(d) + " is not a power of two");
+    if (bases[d].size() != log2Exact(shape[d]))
+      return fail("dimension " + std::to_string(d) + " needs one basis per bit");
+    for (uint64_t basis : bases[d]) {
+      if (basis & ((uint64_t(1) << low) - 1))
+        return fail("a basis moves an element by less than its size");
+      if (basis >> high)
+        return fail("a basis reaches past the tile's bytes");
+      uint64_t v = basis;
+      for (uint64_t r : reduced)
+        v = std::min(v, v ^ r);
+      if (!v)
+        return fail("the bases are not independent: two elements share an offset");
+      reduced.push_back(v);
+      std::sort(reduced.rbegin(), reduced.rend());
+    }
+  }
+  return true;
+}
+
+SharedLayout SharedLayout::rowMajor(llvm::ArrayRef<int64_t> shape, unsigned elementBytes) {
+  return tma(shape, elementBytes, Swizzle::None);
+}
+
+SharedLayout SharedLayout::tma(llvm::ArrayRef<int64_t> shape, unsigned elementBytes,
+                               Swizzle swizzle) {
+  SharedLayout l;
+  l.shape.assign(shape.begin(), shape.end());
+  l.elementBytes = elementBytes;
+  l.swizzle = swizzle;
+  l.bases.resize(shape.size());
+  // Dense row-major: bit b of dimension d is bit b of its stride. The
+  // swizzle is linear over GF(2), so it maps each basis on its own.
+  uint64_t stride = elementBytes;
+  for (unsigned d = static_cast<unsigned>(shape.size()); d-- > 0;) {
+    for (unsigned b = 0; b < log2Exact(shape[d]); ++b)
+      l.bases[d].push_back(swizzleAddress(stride << b, swizzle));
+    stride *= static_cast<uint64_t>(shape[d]);
+  }
+  return l;
+}
+
+SharedLayout SharedLayout::strips(int64_t rows, int64_t columns, unsigned elementBytes,
+                                  Swizzle swizzle) {
+  // Without a swizzle the strips are 16 bytes wide: wgmma's unswizzled
+  // canonical layouts are made of 8 x 16-byte core matrices.
+  int64_t stripColumns = std::min<int64_t>(columns, swizzleSpan(swizzle) / elementBytes);
+  SharedLayout l = tma({rows, stripColumns}, elementBytes, swizzle);
+  l.shape[1] = columns;
+  // Column bits beyond a strip select the strip: whole strips, in order.
+  uint64_t stripBytes = static_cast<uint64_t>(rows * stripColumns) * elementBytes;
+  for (int64_t s = 1; s < columns / stripColumns; s <<= 1)
+    l.bases[1].push_back(stripBytes * static_cast<uint64_t>(s));
+  return l;
+}
+
+std::string SharedLayout::str() const {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  s +=
+      "] x " + std::to_string(elementBytes) + " B, swizzle " + swizzleName(swizzle) + ", bases = [";
+  for (size_t d = 0; d < bases.size(); ++d) {
+    s += d ? ", [" : "[";
+    for (size_t b = 0; b < bases[d].size(); ++b)
+      s += (b ? ", " : "") + std::to_string(bases[d][b]);
+    s += "]";
+  }
+  return s + "]";
 }
 
 } // namespace pk::gpu

@@ -1,8 +1,7 @@
 //===- Passes.td - The CUDA backend's stages ---------------*- tablegen -*-===//
 //
-// The stages from pk IR to distributed GPU IR. The pipeline that runs them,
-// then MLIR's GPU-to-NVVM lowering, LLVM's NVPTX back end and ptxas, is
-// listed in Pipeline.cpp.
+// The CUDA backend's passes. Pipeline.cpp lists the stages that run them
+// (with MLIR's own passes), in order; pk-opt runs each alone.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_CUDA_PASSES_TD
@@ -75,6 +74,36 @@ def PkGpuDistribute : Pass<"pk-gpu-distribute", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::vector::VectorDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"
   ];
+}
+
+def PkGpuLowerAsync : Pass<"pk-gpu-lower-async", "::mlir::ModuleOp"> {
+  let summary = "Lowers TMA copies and warpgroup matrix multiplies to NVVM";
+  let description = [{
+    Rewrites the pkgpu ops for Hopper's asynchronous units with MLIR's
+    conversion framework, one family of patterns each (Async.h):
+    `pkgpu.tma_load` / `pkgpu.tma_store` become
+    `nvvm.cp.async.bulk.tensor` copies (coordinates innermost first, the
+    destination in the cluster's shared window, multicast masks), and
+    `pkgpu.wgmma` / `pkgpu.wgmma_wait` become `nvvm.wgmma.*` instructions
+    over matrix descriptors, one per 64-row slice and K step, with the
+    accumulator's registers regrouped for each. What remains is stage 03:
+    what the simulator runs and convert-gpu-to-nvvm takes.
+  }];
+  let dependentDialects = [
+    "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect", "::mlir::gpu::GPUDialect"
+  ];
+}
+
+def PkGpuKernelAbi : Pass<"pk-gpu-kernel-abi", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters";
+  let description = [{
+    After convert-gpu-to-nvvm: the parameters an llvm.func kernel lists in
+    its `pkgpu.tensor_map_params` attribute become `ptr byval([128 x i8])
+    align 64` with `nvvm.grid_constant`: the 128-byte CUtensorMap the
+    runtime encodes at launch, read in place in the parameter space.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // PK_CUDA_PASSES_TD

@@ -52,4 +52,6 @@ def PkGpu_ConvertLayoutOp : PkGpu_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
+include "backends/cuda/ir/PkGpuAsyncOps.td"
+
 #endif // PKGPU_OPS_TD

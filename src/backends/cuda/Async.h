@@ -1,0 +1,106 @@
+//===- Async.h - Builders for Hopper's asynchronous machinery ---*- C++ -*-===//
+//
+// What a lowering emits to use Hopper's asynchronous units from per-thread
+// (stage 03) code, as NVVM ops: mbarriers, TMA copies and their bulk
+// groups, proxy fences, warpgroup matrix multiplies, warpgroup ids and
+// register reallocation. Each function emits at the builder's insertion
+// point and documents which threads must execute it; the PTX ISA section
+// it follows is named. TMA and wgmma go through the pkgpu ops of
+// PkGpuAsyncOps.td (lowered by pk-gpu-lower-async with the patterns
+// below); the rest are single NVVM ops.
+//
+// Shared memory operands are `!llvm.ptr<3>` values (Emitter::sharedPointer
+// gives them); tensor maps are the kernel parameters a kernel lists in its
+// `pkgpu.tensor_map_params` attribute (`!llvm.ptr`, generic: the address
+// of the by-value CUtensorMap in the parameter space).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_ASYNC_H
+#define PK_BACKENDS_CUDA_ASYNC_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace pk::gpu {
+
+/// The kernel attribute listing the parameters that are tensor maps
+/// (array<i64>): pk-gpu-kernel-abi passes them by value, the simulator
+/// binds them to the launch's tensor-map arguments.
+constexpr const char *kTensorMapParamsAttr = "pkgpu.tensor_map_params";
+
+namespace async {
+
+// ---- mbarriers (PTX ISA, "Parallel Synchronization and Communication
+// Instructions: mbarrier"). An mbarrier is 8 bytes of shared memory,
+// 8-byte aligned.
+
+/// Initializes the mbarrier at `barrier` for `count` (i32) arrivals per
+/// phase, phase 0. One thread, before any other use; then
+/// fenceMbarrierInit and a CTA barrier (or cluster barrier) publish it.
+void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier, mlir::Value count);
+/// Makes mbarrier initializations visible to the async proxy and the
+/// cluster (fence.mbarrier_init.release.cluster).
+void fenceMbarrierInit(mlir::OpBuilder &b, mlir::Location loc);
+/// One arrival of the executing thread on the current phase.
+void mbarrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);
+/// Adds `bytes` (i32) to the current phase's expected transactions, then
+/// arrives: how the thread that issues TMA loads announces their bytes.
+void mbarrierArriveExpectTx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                            mlir::Value bytes);
+/// Blocks until the phase of parity `parity` (i32, 0 or 1) has completed:
+/// phases alternate parity, so a loop over stages waits with parity
+/// (iteration / stages) % 2. Every thread that reads what the phase
+/// guards waits itself.
+void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier, mlir::Value parity);
+
+// ---- Bulk async groups (PTX ISA, "cp.async.bulk.commit_group",
+// "cp.async.bulk.wait_group"): TMA stores of the issuing thread.
+
+/// Closes the thread's open bulk group (its TMA stores since the last
+/// commit).
+void bulkCommitGroup(mlir::OpBuilder &b, mlir::Location loc);
+/// Waits until at most `pending` of the thread's committed bulk groups are
+/// unfinished; with `readOnly`, only until they have read their sources
+/// (the shared memory may be reused; the global writes may still be in
+/// flight). A kernel waits for all (pending 0, not read-only) before its
+/// results are needed by the host.
+void bulkWaitGroup(mlir::OpBuilder &b, mlir::Location loc, unsigned pending, bool readOnly);
+
+// ---- Proxies (PTX ISA, "Memory Consistency Model: Proxies").
+
+/// fence.proxy.async.shared::cta: orders the thread's earlier ordinary
+/// (generic proxy) shared memory writes before later async proxy reads of
+/// them (TMA stores, wgmma operands). Every writing thread fences, then
+/// the CTA synchronizes before the async operation is issued.
+void fenceAsyncShared(mlir::OpBuilder &b, mlir::Location loc);
+
+// ---- Warpgroups and registers.
+
+/// The index of the executing thread's warpgroup (4 consecutive warps) in
+/// the CTA, as an i32 the compiler knows is uniform across the warp
+/// (shfl.sync of lane 0's value, as CUTLASS and Mosaic GPU do).
+mlir::Value warpgroupId(mlir::OpBuilder &b, mlir::Location loc);
+/// True in one lane of the executing warp (elect.sync over the full warp).
+mlir::Value electOne(mlir::OpBuilder &b, mlir::Location loc);
+/// setmaxnreg.{inc,dec}.sync.aligned.u32 `count`: the warpgroup's threads
+/// give up or claim registers (24 to 256, a multiple of 8). Every thread
+/// of the warpgroup executes it; ptxas honors it only in kernels with a
+/// register cap at entry (setmaxnreg's documentation).
+void setMaxRegisters(mlir::OpBuilder &b, mlir::Location loc, unsigned count, bool increase);
+/// The executing CTA's rank in its cluster (i32).
+mlir::Value clusterCtaRank(mlir::OpBuilder &b, mlir::Location loc);
+
+// ---- Lowerings of the pkgpu async ops (pk-gpu-lower-async).
+
+/// pkgpu.tma_load / pkgpu.tma_store -> nvvm.cp.async.bulk.tensor.*.
+void populateTmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
+/// pkgpu.wgmma / pkgpu.wgmma_wait -> nvvm.wgmma.* (Wgmma.cpp).
+void populateWgmmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
+/// The ops the patterns above produce, and that the pkgpu async ops are not.
+void configureAsyncLoweringTarget(mlir::ConversionTarget &target);
+
+} // namespace async
+} // namespace pk::gpu
+
+#endif // PK_BACKENDS_CUDA_ASYNC_H

@@ -1,0 +1,96 @@
+//===- Pipeline.cpp - The CUDA backend's stages, in order ------------------===//
+//
+// Each stage is a list of named passes; docs/cuda.md's table follows this
+// file. The stages are registered for pk-opt (registerCudaPipelines) so
+// that every one replays from the IR of the stage before.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/Pipeline.h"
+
+#include "backends/cuda/Passes.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps) {
+  PkGpuOutlineOptions outline;
+  outline.defaultNumWarps = defaultNumWarps;
+  pm.addPass(createPkGpuOutline(outline));
+  pm.addPass(createPkGpuDefineArith());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLayoutStage(OpPassManager &pm) { pm.addPass(createPkGpuAssignLayouts()); }
+
+void buildDistributeStage(OpPassManager &pm) {
+  pm.addPass(createPkGpuDistribute());
+  pm.addPass(createPkGpuLowerAsync());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildNvvmStage(OpPassManager &pm) {
+  OpPassManager &kernels = pm.nest<::mlir::gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops that have no intrinsic (wgmma.mma_async, the try_wait loop,
+  // predicated forms) become inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  // Math ops libdevice does not cover (math.trunc) become LLVM
+  // intrinsics.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createPkGpuKernelAbi());
+}
+
+void buildCudaPipeline(OpPassManager &pm, unsigned defaultNumWarps) {
+  buildOutlineStage(pm, defaultNumWarps);
+  buildLayoutStage(pm);
+  buildDistributeStage(pm);
+  buildNvvmStage(pm);
+}
+
+namespace {
+
+struct OutlineOptions : PassPipelineOptions<OutlineOptions> {
+  Option<unsigned> defaultNumWarps{*this, "default-num-warps",
+                                   llvm::cl::desc("warps per CTA when compiler_params do not say"),
+                                   llvm::cl::init(kDefaultNumWarps)};
+};
+
+} // namespace
+
+void registerCudaPipelines() {
+  PassPipelineRegistration<OutlineOptions>(
+      "pk-cuda-outline-stage", "CUDA stage 01: outline pallas_calls into kernels",
+      [](OpPassManager &pm, const OutlineOptions &o) { buildOutlineStage(pm, o.defaultNumWarps); });
+  PassPipelineRegistration<>("pk-cuda-layout-stage",
+                             "CUDA stage 02: a distributed layout for every block value",
+                             [](OpPassManager &pm) { buildLayoutStage(pm); });
+  PassPipelineRegistration<>("pk-cuda-distribute-stage",
+                             "CUDA stage 03: per-thread code, Hopper ops lowered to NVVM",
+                             [](OpPassManager &pm) { buildDistributeStage(pm); });
+  PassPipelineRegistration<>("pk-cuda-nvvm-stage",
+                             "CUDA stage 04: the LLVM and NVVM dialects, kernel ABI",
+                             [](OpPassManager &pm) { buildNvvmStage(pm); });
+  PassPipelineRegistration<OutlineOptions>(
+      "pk-cuda-pipeline", "CUDA stages 01 to 04, from pk IR to the LLVM and NVVM dialects",
+      [](OpPassManager &pm, const OutlineOptions &o) { buildCudaPipeline(pm, o.defaultNumWarps); });
+}
+
+} // namespace pk::gpu

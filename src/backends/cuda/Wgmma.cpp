@@ -1,0 +1,293 @@
+//===- Wgmma.cpp - pkgpu.wgmma as wgmma.mma_async instructions ------------===//
+//
+// A pkgpu.wgmma over an m x n x k tile becomes, in every warpgroup, one
+// wgmma.mma_async.m64nNkK per 64-row slice the warpgroup owns and per K
+// step, between a wgmma.fence and a commit_group. The operands' matrix
+// descriptors are computed once from the tiles' shared memory addresses
+// and advanced by constants (and by the warpgroup's row offset for A).
+// The accumulator's registers are the op's vector in the wgmma layout
+// (Layout::wgmmaAccumulator), regrouped into the struct of one row
+// slice's registers that the NVVM op takes.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/Wgmma.h"
+
+#include "backends/cuda/Async.h"
+#include "backends/cuda/ir/PkGpuDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+uint64_t encodeDescriptorField(uint64_t bytes) { return (bytes & 0x3FFFF) >> 4; }
+
+uint64_t descriptorSwizzleMode(Swizzle s) {
+  switch (s) {
+  case Swizzle::None:
+    return 0;
+  case Swizzle::B128:
+    return 1;
+  case Swizzle::B64:
+    return 2;
+  case Swizzle::B32:
+    return 3;
+  }
+  return 0;
+}
+
+uint64_t WgmmaOperandTile::leadingByteOffset() const {
+  if (!mnMajor)
+    return swizzle == Swizzle::None ? stripBytes() : 16; // encodes as 1
+  return swizzle == Swizzle::None ? 8 * 16 : stripBytes();
+}
+
+uint64_t WgmmaOperandTile::strideByteOffset() const {
+  if (!mnMajor)
+    return 8 * span();
+  return swizzle == Swizzle::None ? stripBytes() : 8 * span();
+}
+
+uint64_t WgmmaOperandTile::descriptorBits() const {
+  return (encodeDescriptorField(leadingByteOffset()) << 16) |
+         (encodeDescriptorField(strideByteOffset()) << 32) | (descriptorSwizzleMode(swizzle) << 62);
+}
+
+uint64_t WgmmaOperandTile::instructionOffset(int64_t mnStart, int64_t kStart) const {
+  // Along a strip's width: the element's byte column; strips follow one
+  // another.
+  auto alongWidth = [&](int64_t element) {
+    uint64_t byte = static_cast<uint64_t>(element) * elementBytes;
+    return byte / span() * stripBytes() + byte % span();
+  };
+  if (!mnMajor)
+    return static_cast<uint64_t>(mnStart) * span() + alongWidth(kStart);
+  return static_cast<uint64_t>(kStart) * span() + alongWidth(mnStart);
+}
+
+//===----------------------------------------------------------------------===//
+// The op's verifier
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Bytes of a wgmma operand element type, or 0 if wgmma has none.
+unsigned operandBytes(Type t) {
+  if (t.isF16() || t.isBF16())
+    return 2;
+  if (t.isF32() || llvm::isa<FloatTF32Type>(t))
+    return 4;
+  if (llvm::isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return 1;
+  if (auto i = llvm::dyn_cast<IntegerType>(t))
+    if (i.getWidth() == 8 && !i.isSignless())
+      return 1;
+  return 0;
+}
+
+bool isFp8(Type t) { return llvm::isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+NVVM::WGMMATypes wgmmaType(Type t) {
+  if (t.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (t.isF32() || llvm::isa<FloatTF32Type>(t))
+    return NVVM::WGMMATypes::tf32;
+  if (llvm::isa<Float8E4M3FNType>(t))
+    return NVVM::WGMMATypes::e4m3;
+  if (llvm::isa<Float8E5M2Type>(t))
+    return NVVM::WGMMATypes::e5m2;
+  return llvm::cast<IntegerType>(t).isSigned() ? NVVM::WGMMATypes::s8 : NVVM::WGMMATypes::u8;
+}
+
+} // namespace
+
+unsigned WgmmaOp::numWarps() {
+  int64_t registers = getAccumulator().getType().getNumElements();
+  return registers ? static_cast<unsigned>(getM() * getN() / (32 * registers)) : 0;
+}
+
+LogicalResult WgmmaOp::verify() {
+  Type a = getAType(), b = getBType();
+  unsigned bytes = operandBytes(a);
+  if (!bytes || operandBytes(b) != bytes || (a != b && !(isFp8(a) && isFp8(b))))
+    return emitOpError(
+               "takes f16, bf16, tf32, f8E4M3FN/f8E5M2 or si8/ui8 operands of one kind, got ")
+           << a << " and " << b;
+  Type acc = getAccumulator().getType().getElementType();
+  bool integer = llvm::isa<IntegerType>(a);
+  if (integer != acc.isInteger(32) || (!integer && !acc.isF32()))
+    return emitOpError("accumulates ")
+           << (integer ? "8-bit integers in i32" : "floats in f32") << ", not in " << acc;
+  if (bytes != 2 && (getATransposed() || getBTransposed()))
+    return emitOpError("transposes (MN-major) only 16-bit operands; ")
+           << a << " operands must be K-major";
+  for (int64_t swizzle : {getASwizzle(), getBSwizzle()})
+    if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+      return emitOpError("swizzle must be 0, 32, 64 or 128 bytes, got ") << swizzle;
+  if (!llvm::isa<LLVM::LLVMPointerType>(getA().getType()) ||
+      llvm::cast<LLVM::LLVMPointerType>(getA().getType()).getAddressSpace() != 3)
+    return emitOpError(
+        "reads A from shared memory (!llvm.ptr<3>); A in registers is not supported yet");
+  if (!llvm::isa<LLVM::LLVMPointerType>(getB().getType()) ||
+      llvm::cast<LLVM::LLVMPointerType>(getB().getType()).getAddressSpace() != 3)
+    return emitOpError("reads B from shared memory (!llvm.ptr<3>)");
+  int64_t m = getM(), n = getN(), k = getK();
+  if (n < 8 || n > 256 || (n & (n - 1)))
+    return emitOpError("n must be a power of two from 8 to 256, got ") << n;
+  int64_t instructionK = wgmmaInstructionK(bytes);
+  if (k <= 0 || k % instructionK)
+    return emitOpError("k must be a positive multiple of ")
+           << instructionK << " for " << a << ", got " << k;
+  int64_t registers = getAccumulator().getType().getNumElements();
+  if (registers <= 0 || (m * n) % (32 * registers))
+    return emitOpError("an ") << m << " x " << n << " accumulator does not spread evenly as "
+                              << registers << " registers per thread";
+  unsigned warps = numWarps();
+  if (warps % 4 || m % (64 * (warps / 4)))
+    return emitOpError("an ") << m << " x " << n << " accumulator of " << registers
+                              << " registers per thread means " << warps
+                              << " warps, which must be whole warpgroups each owning 64-row slices";
+  if (getResult().getType() != getAccumulator().getType())
+    return emitOpError("result type must be the accumulator's");
+  return success();
+}
+
+namespace async {
+
+namespace {
+
+Value i64Constant(OpBuilder &b, Location loc, uint64_t v) {
+  return arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(v), 64);
+}
+
+/// The encoded start address of a shared memory tile, with `bits` or'ed in.
+Value descriptorBase(OpBuilder &b, Location loc, Value pointer, uint64_t bits) {
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), pointer);
+  Value masked = arith::AndIOp::create(b, loc, address, i64Constant(b, loc, 0x3FFFF));
+  Value encoded = arith::ShRUIOp::create(b, loc, masked, i64Constant(b, loc, 4));
+  return arith::OrIOp::create(b, loc, encoded, i64Constant(b, loc, bits));
+}
+
+Value addOffset(OpBuilder &b, Location loc, Value descriptor, uint64_t bytes) {
+  if (!bytes)
+    return descriptor;
+  return arith::AddIOp::create(b, loc, descriptor, i64Constant(b, loc, bytes >> 4));
+}
+
+struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WgmmaOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    unsigned bytes = operandBytes(op.getAType());
+    int64_t m = op.getM(), n = op.getN(), k = op.getK();
+    unsigned warpgroups = op.numWarps() / 4;
+    int64_t rowTiles = m / (64 * warpgroups), kStep = wgmmaInstructionK(bytes);
+    WgmmaOperandTile a{m, k, bytes, static_cast<Swizzle>(op.getASwizzle()), op.getATransposed()};
+    WgmmaOperandTile b{n, k, bytes, static_cast<Swizzle>(op.getBSwizzle()), op.getBTransposed()};
+
+    // A warpgroup's rows: slice t of warpgroup g starts at row
+    // 64 (warpgroups t + g) (Layout::wgmmaAccumulator).
+    Value g =
+        arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), warpgroupId(rewriter, loc));
+    Value rowStep = i64Constant(rewriter, loc, a.instructionOffset(64, 0) >> 4);
+    Value descA = arith::AddIOp::create(
+        rewriter, loc, descriptorBase(rewriter, loc, op.getA(), a.descriptorBits()),
+        arith::MulIOp::create(rewriter, loc, g, rowStep));
+    Value descB = descriptorBase(rewriter, loc, op.getB(), b.descriptorBits());
+
+    Type element = op.getAccumulator().getType().getElementType();
+    int64_t perSlice = n / 2;
+    auto sliceType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perSlice, element));
+    NVVM::WGMMATypesAttr typeA = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(op.getAType()));
+    NVVM::WGMMATypesAttr typeB = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(op.getBType()));
+    NVVM::WGMMATypesAttr typeD = NVVM::WGMMATypesAttr::get(
+        ctx, element.isF32() ? NVVM::WGMMATypes::f32 : NVVM::WGMMATypes::s32);
+    auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+    auto layoutA =
+        NVVM::MMALayoutAttr::get(ctx, a.mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row);
+    auto layoutB =
+        NVVM::MMALayoutAttr::get(ctx, b.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, static_cast<int>(n), static_cast<int>(kStep));
+
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    Value accumulator = op.getAccumulator();
+    SmallVector<Value> results;
+    for (int64_t t = 0; t < rowTiles; ++t) {
+      Value slice = LLVM::UndefOp::create(rewriter, loc, sliceType);
+      for (int64_t r = 0; r < perSlice; ++r) {
+        Value v = vector::ExtractOp::create(rewriter, loc, accumulator, t * perSlice + r);
+        slice = LLVM::InsertValueOp::create(rewriter, loc, slice, v, r);
+      }
+      uint64_t rowOffset = a.instructionOffset(64 * warpgroups * t, 0);
+      for (int64_t s = 0; s < k / kStep; ++s) {
+        Value da = addOffset(rewriter, loc, descA, rowOffset + a.instructionOffset(0, s * kStep));
+        Value db = addOffset(rewriter, loc, descB, b.instructionOffset(0, s * kStep));
+        auto scaleD = NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 && !op.getAccumulate()
+                                                            ? NVVM::WGMMAScaleOut::zero
+                                                            : NVVM::WGMMAScaleOut::one);
+        slice = NVVM::WgmmaMmaAsyncOp::create(rewriter, loc, sliceType, slice, da, db, shape, typeA,
+                                              typeB, typeD, scaleD, one, one, layoutA, layoutB,
+                                              /*satfinite=*/nullptr);
+      }
+      for (int64_t r = 0; r < perSlice; ++r)
+        results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, slice, r));
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getAccumulator().getType(), results);
+    return success();
+  }
+};
+
+struct WgmmaWaitLowering : OpRewritePattern<WgmmaWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WgmmaWaitOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, rewriter.getI64IntegerAttr(op.getPending()));
+    // The registers pass through an empty asm tied to them, so that LLVM
+    // reads them only after the wait (what CUTLASS's
+    // warpgroup_fence_operand does).
+    SmallVector<Value> results;
+    for (Value v : op.getAccumulators()) {
+      auto type = llvm::cast<VectorType>(v.getType());
+      int64_t count = type.getNumElements();
+      SmallVector<Value> registers;
+      for (int64_t i = 0; i < count; ++i)
+        registers.push_back(vector::ExtractOp::create(rewriter, loc, v, i));
+      std::string constraints;
+      const char *kind = type.getElementType().isF32() ? "=f" : "=r";
+      for (int64_t i = 0; i < count; ++i)
+        constraints += std::string(i ? "," : "") + kind;
+      for (int64_t i = 0; i < count; ++i)
+        constraints += "," + std::to_string(i);
+      auto structType = LLVM::LLVMStructType::getLiteral(
+          rewriter.getContext(), SmallVector<Type>(count, type.getElementType()));
+      Value tied = LLVM::InlineAsmOp::create(rewriter, loc, structType, registers, "", constraints,
+                                             /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                             LLVM::tailcallkind::TailCallKind::None,
+                                             /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+                       .getRes();
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < count; ++i)
+        elements.push_back(LLVM::ExtractValueOp::create(rewriter, loc, tied, i));
+      results.push_back(vector::FromElementsOp::create(rewriter, loc, type, elements));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateWgmmaToNVVMPatterns(RewritePatternSet &patterns) {
+  patterns.add<WgmmaLowering, WgmmaWaitLowering>(patterns.getContext());
+}
+
+} // namespace async
+} // namespace pk::gpu

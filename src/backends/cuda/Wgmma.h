@@ -1,0 +1,70 @@
+//===- Wgmma.h - Where wgmma reads its shared memory operands ---*- C++ -*-===//
+//
+// A wgmma operand in shared memory is described to the tensor cores by a
+// 64-bit matrix descriptor (PTX ISA, "Matrix Descriptor Format"): a start
+// address, a leading and a stride byte offset, and a swizzle mode, read
+// against the canonical layouts of the PTX ISA ("Canonical Layouts",
+// table of CuTe layouts per major-ness and swizzle). pkc keeps operand
+// tiles as SharedLayout::strips of their stored shape; this says which
+// descriptor fields that layout has and where each instruction's sub-tile
+// starts. Pure arithmetic: the lowering (Wgmma.cpp) and the tests use it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_WGMMA_H
+#define PK_BACKENDS_CUDA_WGMMA_H
+
+#include "backends/cuda/Layout.h"
+
+#include <cstdint>
+
+namespace pk::gpu {
+
+/// One operand tile of a wgmma in shared memory, stored as
+/// SharedLayout::strips(rows, columns): K-major, (mn, k) with K innermost;
+/// MN-major, (k, mn) with M or N innermost.
+struct WgmmaOperandTile {
+  int64_t mn = 0, k = 0;
+  unsigned elementBytes = 2;
+  Swizzle swizzle = Swizzle::B128;
+  bool mnMajor = false;
+
+  int64_t rows() const { return mnMajor ? k : mn; }
+  int64_t columns() const { return mnMajor ? mn : k; }
+  /// The strips' width in bytes (16 without a swizzle) and size.
+  uint64_t span() const { return swizzleSpan(swizzle); }
+  uint64_t stripBytes() const { return static_cast<uint64_t>(rows()) * span(); }
+  SharedLayout layout() const {
+    return SharedLayout::strips(rows(), columns(), elementBytes, swizzle);
+  }
+
+  /// The descriptor's leading dimension byte offset: K-major, the next
+  /// 16-byte column of core matrices (unswizzled; swizzled layouts do not
+  /// use it and the PTX ISA says to encode 1); MN-major, the next strip
+  /// (swizzled) or the next 8 rows of K (unswizzled).
+  uint64_t leadingByteOffset() const;
+  /// The stride dimension byte offset: K-major, the next 8 rows of M or N;
+  /// MN-major, the next 8 rows of K (swizzled) or the next 16-byte strip
+  /// (unswizzled).
+  uint64_t strideByteOffset() const;
+  /// The descriptor bits other than the start address: the encoded
+  /// offsets and the swizzle mode (base offset 0: tiles start at a
+  /// multiple of the swizzle period).
+  uint64_t descriptorBits() const;
+  /// The byte offset, from the tile's start, of the instruction operand
+  /// whose first element is (mn, k): mn a multiple of 64 (or 0), k of the
+  /// instruction's K.
+  uint64_t instructionOffset(int64_t mn, int64_t k) const;
+};
+
+/// matrix-descriptor-encode (PTX ISA): (x & 0x3FFFF) >> 4.
+uint64_t encodeDescriptorField(uint64_t bytes);
+/// The descriptor's swizzle mode field (bits 62-63): 0 none, 1 128B, 2 64B,
+/// 3 32B.
+uint64_t descriptorSwizzleMode(Swizzle s);
+
+/// The K of one wgmma instruction: 32 bytes of elements.
+inline int64_t wgmmaInstructionK(unsigned elementBytes) { return 32 / elementBytes; }
+
+} // namespace pk::gpu
+
+#endif // PK_BACKENDS_CUDA_WGMMA_H
