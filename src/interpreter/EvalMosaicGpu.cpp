@@ -401,6 +401,9 @@ void Evaluator::evalRunScoped(Operation *operation) {
     std::optional<StringRef> threadName = mesh.getThreadName();
     for (Attribute a : op.getCollectiveAxes())
       collective |= threadName && llvm::cast<StringAttr>(a).getValue() == *threadName;
+    // With one thread per CTA, its scopes are the CTA's (other CTAs of the
+    // cluster find its cluster barriers there).
+    collective |= mesh.getNumThreads() == 1;
   }
   std::shared_ptr<Allocation> alloc;
   std::pair<Operation *, int64_t> key{operation, 0};

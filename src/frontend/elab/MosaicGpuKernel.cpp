@@ -481,7 +481,6 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
   std::vector<std::string> collective;
   if (!k.mesh->threadName.empty())
     collective.push_back(k.mesh->threadName);
-  CallScope inKernel(el, r, k.name);
   pk::MeshKernelOp op = meshKernel(
       el, k.mesh, k.name, inputs, outputs, {}, kernelParams(el, k.compilerParams, k.range), k.range,
       [&](const std::vector<std::shared_ptr<RefObj>> &refs) {
@@ -621,7 +620,6 @@ Obj coreMap(Elaborator &el, const std::shared_ptr<MeshObj> &mesh, const Obj &bod
       name = f->name;
   if (name.empty())
     name = "core_map";
-  CallScope inKernel(el, r, name);
   pk::MeshKernelOp op = meshKernel(
       el, mesh, name, operands, operands, aliases, nullptr, r,
       [&](const std::vector<std::shared_ptr<RefObj>> &refs) {
