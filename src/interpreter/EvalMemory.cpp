@@ -56,14 +56,15 @@ Window window(OpT op, const std::vector<int64_t> &refShape,
 
 /// Calls f(valueIndex, refIndex or -1 when out of bounds) for each element.
 template <typename F>
-void forEachWindowElement(const Window &w, const std::vector<int64_t> &refShape, F f) {
-  std::vector<int64_t> refStrides = stridesOf(refShape);
+void forEachWindowElement(const Window &w, const RefBuffer &ref, F f) {
+  const std::vector<int64_t> &refShape = ref.viewShape();
+  std::vector<int64_t> refStrides = ref.elementStrides();
   int64_t count = 1;
   for (int64_t s : w.sizes)
     count *= s;
   std::vector<int64_t> index(w.sizes.size(), 0);
   for (int64_t flat = 0; flat < count; ++flat) {
-    int64_t at = 0;
+    int64_t at = ref.base();
     bool inBounds = true;
     for (size_t d = 0; d < index.size(); ++d) {
       int64_t coordinate = w.start[d] + index[d] * w.strides[d];
@@ -86,13 +87,13 @@ void Evaluator::evalLoad(Operation *operation) {
   RefBuffer &ref = getRef(op.getRef());
   const Tensor &data = *ref.data;
   bool masked = static_cast<bool>(op.getMask());
-  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; });
+  Window w = window(op, ref.viewShape(), [&](Value v) { return get(v)->i[0]; });
   TensorPtr result = makeTensor(data.element, w.valueShape);
   TensorPtr mask = masked ? get(op.getMask()) : nullptr;
   TensorPtr other = op.getOther() ? get(op.getOther()) : nullptr;
   Tensor uninitialized(data.element, {1});
   fillUninitialized(uninitialized, ref.dtype);
-  forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {
+  forEachWindowElement(w, ref, [&](int64_t k, int64_t at) {
     bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
     if (selected && at >= 0) {
       if (data.element.isFloat)
@@ -122,10 +123,10 @@ void Evaluator::evalStore(Operation *operation) {
   RefBuffer &ref = getRef(op.getRef());
   Tensor &data = *ref.data;
   bool masked = static_cast<bool>(op.getMask());
-  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; });
+  Window w = window(op, ref.viewShape(), [&](Value v) { return get(v)->i[0]; });
   const Tensor &value = *get(op.getValue());
   TensorPtr mask = masked ? get(op.getMask()) : nullptr;
-  forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {
+  forEachWindowElement(w, ref, [&](int64_t k, int64_t at) {
     bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
     if (!selected || at < 0)
       return;
@@ -141,9 +142,11 @@ namespace {
 
 /// The flat Ref offset of element k of a gather / scatter, or -1 when a
 /// coordinate is outside the Ref and `clamp` is off.
-int64_t coordinateOffset(const std::vector<TensorPtr> &indices, const std::vector<int64_t> &refShape,
-                         const std::vector<int64_t> &refStrides, int64_t k, bool clamp) {
-  int64_t at = 0;
+int64_t coordinateOffset(const std::vector<TensorPtr> &indices, const RefBuffer &ref, int64_t k,
+                         bool clamp) {
+  const std::vector<int64_t> &refShape = ref.viewShape();
+  std::vector<int64_t> refStrides = ref.elementStrides();
+  int64_t at = ref.base();
   for (size_t d = 0; d < indices.size(); ++d) {
     int64_t c = indices[d]->i[k];
     if (c < 0 || c >= refShape[d]) {
@@ -171,13 +174,12 @@ void Evaluator::evalGather(Operation *operation) {
   TensorPtr other = op.getOther() ? get(op.getOther()) : nullptr;
   Tensor uninitialized(data.element, {1});
   fillUninitialized(uninitialized, ref.dtype);
-  std::vector<int64_t> strides = stridesOf(data.shape);
   for (int64_t k = 0; k < result->size(); ++k) {
     bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
     const Tensor *source = &data;
     int64_t at = 0;
     if (selected) {
-      at = coordinateOffset(indices, data.shape, strides, k, /*clamp=*/true); // jnp gathers clamp
+      at = coordinateOffset(indices, ref, k, /*clamp=*/true); // jnp gathers clamp
     } else if (other) {
       source = other.get();
       at = other->rank() == 0 ? 0 : k;
@@ -201,11 +203,10 @@ void Evaluator::evalScatter(Operation *operation) {
   for (Value v : op.getIndices())
     indices.push_back(get(v));
   TensorPtr mask = op.getMask() ? get(op.getMask()) : nullptr;
-  std::vector<int64_t> strides = stridesOf(data.shape);
   for (int64_t k = 0; k < value.size(); ++k) {
     if (mask && mask->i[mask->rank() == 0 ? 0 : k] == 0)
       continue;
-    int64_t at = coordinateOffset(indices, data.shape, strides, k, /*clamp=*/false); // dropped
+    int64_t at = coordinateOffset(indices, ref, k, /*clamp=*/false); // dropped
     if (at < 0)
       continue;
     if (data.element.isFloat)
@@ -264,12 +265,12 @@ void Evaluator::evalAtomicRmw(Operation *operation) {
   auto op = llvm::cast<pk::AtomicRmwOp>(operation);
   RefBuffer &ref = getRef(op.getRef());
   Tensor &data = *ref.data;
-  Window w = window(op, data.shape, [&](Value v) { return get(v)->i[0]; });
+  Window w = window(op, ref.viewShape(), [&](Value v) { return get(v)->i[0]; });
   const Tensor &value = *get(op.getValue());
   TensorPtr mask = op.getMask() ? get(op.getMask()) : nullptr;
   TensorPtr result = makeTensor(data.element, w.valueShape);
   fillUninitialized(*result, ref.dtype);
-  forEachWindowElement(w, data.shape, [&](int64_t k, int64_t at) {
+  forEachWindowElement(w, ref, [&](int64_t k, int64_t at) {
     bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
     if (!selected || at < 0)
       return;
@@ -290,8 +291,8 @@ void Evaluator::evalAtomicCas(Operation *operation) {
   auto op = llvm::cast<pk::AtomicCasOp>(operation);
   RefBuffer &ref = getRef(op.getRef());
   Tensor &data = *ref.data;
-  std::vector<int64_t> strides = stridesOf(data.shape);
-  int64_t at = 0;
+  std::vector<int64_t> strides = ref.elementStrides();
+  int64_t at = ref.base();
   for (size_t d = 0; d < op.getOffsets().size(); ++d)
     at += get(op.getOffsets()[d])->i[0] * strides[d];
   TensorPtr result = makeTensor(data.element, {});

@@ -50,7 +50,8 @@ void Evaluator::eval(mlir::Operation *op) {
   if (stepsLeft-- == 0)
     fail(op, "the kernel did not finish within the interpreter's step budget; is there an "
              "endless loop? (raise the budget with --max-steps)");
-  if (evalArith(op) || evalMath(op) || evalStructure(op) || evalControlFlow(op))
+  if (evalArith(op) || evalMath(op) || evalStructure(op) || evalControlFlow(op) ||
+      evalMosaicGpu(op))
     return;
   if (llvm::isa<pk::LoadOp>(op))
     return evalLoad(op);

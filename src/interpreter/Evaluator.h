@@ -26,12 +26,23 @@ struct RunError {
   mlir::Location location;
 };
 
-/// A block buffer a Ref points to.
+/// A block buffer a Ref points to: all of `data`, or - for a view
+/// (pk.ref_view, pk.ref_transpose) - the elements at
+/// `offset + sum(index[d] * strides[d])` of it.
 struct RefBuffer {
   TensorPtr data;
   DType dtype; ///< with signedness, for uninitialized values
   bool written = false;
+  bool isView = false;
+  int64_t offset = 0;
+  std::vector<int64_t> shape, strides; ///< when isView
+
+  const std::vector<int64_t> &viewShape() const { return isView ? shape : data->shape; }
+  std::vector<int64_t> elementStrides() const { return isView ? strides : stridesOf(data->shape); }
+  int64_t base() const { return isView ? offset : 0; }
 };
+
+struct ThreadContext;
 
 /// What is fixed for one program of a pallas_call.
 struct ProgramContext {
@@ -50,8 +61,16 @@ public:
   /// Binds a Ref block argument.
   void bindRef(mlir::Value arg, RefBuffer *buffer) { refs[arg] = buffer; }
   void setContext(const ProgramContext &c) { context = c; }
+  /// The Pallas thread of a pk.mesh_kernel this evaluator runs (MeshKernel.cpp).
+  void setThread(ThreadContext *t) { thread = t; }
+  ThreadContext *getThread() const { return thread; }
   /// Forgets the values of the previous program (not constants).
-  void clearValues() { values.clear(); refs.clear(); }
+  void clearValues() {
+    values.clear();
+    refs.clear();
+    views.clear();
+    syncObjects.clear();
+  }
 
   [[noreturn]] void fail(mlir::Operation *op, const std::string &message);
 
@@ -77,11 +96,25 @@ private:
   void evalAtomicCas(mlir::Operation *op);
   // Evaluator.cpp
   bool evalControlFlow(mlir::Operation *op);
+  // EvalMosaicGpu.cpp
+  bool evalMosaicGpu(mlir::Operation *op);
+  void evalRunScoped(mlir::Operation *op);
+  void evalPipeline(mlir::Operation *op);
+  /// Binds a view buffer owned by this evaluator to `v`.
+  RefBuffer &bindView(mlir::Value v, RefBuffer view);
+
+public:
+  /// Sync objects (barriers, semaphores) bound to values (EvalMosaicGpu.cpp).
+  llvm::DenseMap<mlir::Value, void *> syncObjects;
+
+private:
 
   llvm::DenseMap<mlir::Value, TensorPtr> values;
   llvm::DenseMap<mlir::Value, RefBuffer *> refs;
   llvm::DenseMap<mlir::Operation *, TensorPtr> constants;
   ProgramContext context;
+  ThreadContext *thread = nullptr;
+  llvm::DenseMap<mlir::Value, std::unique_ptr<RefBuffer>> views;
   uint64_t stepsLeft;
 };
 

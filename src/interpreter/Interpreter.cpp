@@ -3,6 +3,7 @@
 
 #include "interpreter/AffineEval.h"
 #include "interpreter/Evaluator.h"
+#include "interpreter/MeshRuntime.h"
 #include "ir/DTypeMapping.h"
 #include "ir/PkDialect.h"
 
@@ -342,6 +343,13 @@ RunResult runExport(mlir::ModuleOp module, llvm::StringRef name,
         std::vector<TensorPtr> outputs = runner.runPallasCall(call, operands, symbols);
         for (size_t k = 0; k < outputs.size(); ++k)
           values[call.getResult(k)] = outputs[k];
+      } else if (auto kernel = llvm::dyn_cast<pk::MeshKernelOp>(op)) {
+        std::vector<TensorPtr> operands;
+        for (mlir::Value v : kernel.getInputs())
+          operands.push_back(values.lookup(v));
+        std::vector<TensorPtr> outputs = runMeshKernel(kernel, operands, symbols, options.maxSteps);
+        for (size_t k = 0; k < outputs.size(); ++k)
+          values[kernel.getResult(k)] = outputs[k];
       } else if (auto ret = llvm::dyn_cast<pk::ReturnOp>(op)) {
         for (unsigned k = 0; k < ret.getResults().size(); ++k) {
           mlir::Value v = ret.getResults()[k];

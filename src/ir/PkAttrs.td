@@ -54,4 +54,6 @@ def Pk_BlockSpecAttr : Pk_Attr<"BlockSpec", "block_spec"> {
   }];
 }
 
+include "PkMosaicGpuAttrs.td"
+
 #endif // PK_ATTRS_TD

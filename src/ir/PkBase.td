@@ -52,7 +52,8 @@ def Pk_MemorySpace : I32EnumAttr<"MemorySpace", "where a Ref's buffer lives", [
     I32EnumAttrCase<"SMEM", 2, "smem">,
     I32EnumAttrCase<"HBM", 3, "hbm">,
     I32EnumAttrCase<"GPUGlobal", 4, "gmem">,
-    I32EnumAttrCase<"GPUShared", 5, "shared">
+    I32EnumAttrCase<"GPUShared", 5, "shared">,
+    I32EnumAttrCase<"GPUAccumulator", 6, "wgmma_acc">
   ]> {
   let cppNamespace = "::pk";
   let genSpecializedAttr = 0;

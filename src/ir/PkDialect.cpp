@@ -16,6 +16,9 @@ void PkDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "ir/PkOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "ir/PkMosaicGpuOps.cpp.inc"
       >();
 }
 

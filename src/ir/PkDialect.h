@@ -31,6 +31,9 @@
 #define GET_OP_CLASSES
 #include "ir/PkOps.h.inc"
 
+#define GET_OP_CLASSES
+#include "ir/PkMosaicGpuOps.h.inc"
+
 namespace pk {
 
 /// Registers pk and the upstream dialects pk IR uses (arith, math, scf).

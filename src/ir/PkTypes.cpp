@@ -1,6 +1,8 @@
 //===- PkTypes.cpp - !pk.ref ----------------------------------------------===//
 #include "ir/PkDialect.h"
 
+#include "ir/SmemTransforms.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
@@ -37,9 +39,15 @@ Type RefType::getValueType() const {
   return RankedTensorType::get(getShape(), element);
 }
 
+std::optional<MemorySpace> RefType::getSpace() const {
+  if (auto space = llvm::dyn_cast_or_null<MemorySpaceAttr>(getMemorySpace()))
+    return space.getValue();
+  return std::nullopt;
+}
+
 LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
                               ArrayRef<int64_t> shape, Type elementType,
-                              Attribute memorySpace) {
+                              Attribute memorySpace, ArrayAttr transforms) {
   for (int64_t d : shape)
     if (d <= 0)
       return emitError() << "Ref dimensions must be positive, got " << d;
@@ -47,6 +55,14 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "Ref element type must be an integer or float, got " << elementType;
   if (memorySpace && !llvm::isa<MemorySpaceAttr>(memorySpace))
     return emitError() << "Ref memory space must be a #pk.memory_space, got " << memorySpace;
+  if (transforms && !transforms.empty()) {
+    auto space = llvm::dyn_cast_or_null<MemorySpaceAttr>(memorySpace);
+    if (!space || space.getValue() != MemorySpace::GPUShared)
+      return emitError() << "only shared-memory Refs (#pk.memory_space<shared>) have transforms";
+    std::string why = checkSmemTransforms(shape, elementType, transforms);
+    if (!why.empty())
+      return emitError() << "invalid transforms " << transforms << ": " << why;
+  }
   return success();
 }
 
@@ -54,15 +70,19 @@ Type RefType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
   Attribute memorySpace;
+  ArrayAttr transforms;
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
       parser.parseType(elementType))
     return {};
   if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(memorySpace))
     return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(transforms))
+    return {};
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<RefType>(parser.getContext(), shape, elementType, memorySpace);
+  return parser.getChecked<RefType>(parser.getContext(), shape, elementType, memorySpace,
+                                    transforms);
 }
 
 void RefType::print(AsmPrinter &printer) const {
@@ -72,6 +92,130 @@ void RefType::print(AsmPrinter &printer) const {
   printer << getElementType();
   if (getMemorySpace())
     printer << ", " << getMemorySpace();
+  if (hasTransforms())
+    printer << ", " << getTransforms();
+  printer << '>';
+}
+
+//===----------------------------------------------------------------------===//
+// !pk.barrier and !pk.semaphore
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+ParseResult parseShapeList(AsmParser &parser, SmallVectorImpl<int64_t> &shape) {
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+    int64_t d;
+    if (parser.parseInteger(d))
+      return failure();
+    shape.push_back(d);
+    return success();
+  });
+}
+
+void printShapeList(AsmPrinter &printer, ArrayRef<int64_t> shape) {
+  printer << '[';
+  llvm::interleaveComma(shape, printer);
+  printer << ']';
+}
+
+LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+                          StringRef what) {
+  for (int64_t d : shape)
+    if (d <= 0)
+      return emitError() << what << " dimensions must be positive, got " << d;
+  return success();
+}
+
+} // namespace
+
+int64_t BarrierType::getNumBarriers() const {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+LogicalResult BarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, int64_t numArrivals,
+                                  ArrayAttr clusterAxes, bool ordersTensorCore) {
+  if (failed(verifyShape(emitError, shape, "barrier array")))
+    return failure();
+  if (numArrivals < 1)
+    return emitError() << "a barrier needs at least one arrival, got " << numArrivals;
+  if (clusterAxes)
+    for (Attribute a : clusterAxes)
+      if (!llvm::isa<StringAttr>(a))
+        return emitError() << "cluster axes must be axis names (strings)";
+  return success();
+}
+
+Type BarrierType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  int64_t arrivals = 1;
+  ArrayAttr cluster;
+  bool ordersTensorCore = false;
+  if (parser.parseLess() || parseShapeList(parser, shape) || parser.parseComma() ||
+      parser.parseKeyword("arrivals") || parser.parseInteger(arrivals))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("orders_tensor_core"))) {
+      ordersTensorCore = true;
+      continue;
+    }
+    if (parser.parseKeyword("cluster") || parser.parseAttribute(cluster))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<BarrierType>(parser.getContext(), shape, arrivals,
+                                        cluster ? cluster : ArrayAttr::get(parser.getContext(), {}),
+                                        ordersTensorCore);
+}
+
+void BarrierType::print(AsmPrinter &printer) const {
+  printer << '<';
+  printShapeList(printer, getShape());
+  printer << ", arrivals " << getNumArrivals();
+  if (isClusterBarrier())
+    printer << ", cluster " << getClusterAxes();
+  if (getOrdersTensorCore())
+    printer << ", orders_tensor_core";
+  printer << '>';
+}
+
+int64_t SemaphoreType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+LogicalResult SemaphoreType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    ArrayRef<int64_t> shape, bool isBarrier) {
+  return verifyShape(emitError, shape, "semaphore array");
+}
+
+Type SemaphoreType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  bool isBarrier = false;
+  if (parser.parseLess() || parseShapeList(parser, shape))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("barrier"))
+      return {};
+    isBarrier = true;
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<SemaphoreType>(parser.getContext(), shape, isBarrier);
+}
+
+void SemaphoreType::print(AsmPrinter &printer) const {
+  printer << '<';
+  printShapeList(printer, getShape());
+  if (getIsBarrier())
+    printer << ", barrier";
   printer << '>';
 }
 

@@ -22,18 +22,24 @@ def Pk_RefType : Pk_Type<"Ref", "ref"> {
     !pk.ref<128x64xf32>
     !pk.ref<8x128xbf16, #pk.memory_space<vmem>>
     !pk.ref<f32>   // a rank-0 Ref
+    !pk.ref<64x64xf16, #pk.memory_space<shared>, [#pk.tile<8, 64>, #pk.swizzle<128>]>
     ```
+
+    `transforms` (Mosaic GPU shared memory only) say how the elements are
+    laid out (PkMosaicGpuAttrs.td); they do not change the values.
   }];
   let parameters = (ins
     ArrayRefParameter<"int64_t">:$shape,
     "::mlir::Type":$elementType,
-    DefaultValuedParameter<"::mlir::Attribute", "::mlir::Attribute()">:$memorySpace
+    DefaultValuedParameter<"::mlir::Attribute", "::mlir::Attribute()">:$memorySpace,
+    DefaultValuedParameter<"::mlir::ArrayAttr", "::mlir::ArrayAttr()">:$transforms
   );
   let builders = [
     TypeBuilderWithInferredContext<(ins
         "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType,
-        CArg<"::mlir::Attribute", "{}">:$memorySpace), [{
-      return $_get(elementType.getContext(), shape, elementType, memorySpace);
+        CArg<"::mlir::Attribute", "{}">:$memorySpace,
+        CArg<"::mlir::ArrayAttr", "{}">:$transforms), [{
+      return $_get(elementType.getContext(), shape, elementType, memorySpace, transforms);
     }]>
   ];
   let hasCustomAssemblyFormat = 1;
@@ -43,7 +49,12 @@ def Pk_RefType : Pk_Type<"Ref", "ref"> {
     int64_t getNumElements() const;
     /// The ranked tensor (or scalar, for rank 0) a full read produces.
     ::mlir::Type getValueType() const;
+    /// The memory space, or null when none is given.
+    ::std::optional<::pk::MemorySpace> getSpace() const;
+    bool hasTransforms() const { return getTransforms() && !getTransforms().empty(); }
   }];
 }
+
+include "PkMosaicGpuTypes.td"
 
 #endif // PK_TYPES_TD

@@ -4,7 +4,7 @@
 Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
-    #       [seed=S] [range=LO:HI] [irange=LO:HI]
+    #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
@@ -12,6 +12,11 @@ irange's [LO, HI) for integers). The case passes
 when every output has the same shape and dtype in both runs and the same
 values: exactly for integers and booleans, within tolerance for floats
 (NaN matching NaN).
+
+reference=FUNCTION replaces the JAX run with FUNCTION, a plain NumPy
+function the .pk file defines (pkc never calls it): for kernels JAX's
+interpret mode cannot run (Mosaic GPU semaphores). Mosaic GPU kernels run in
+JAX's GPU interpret mode with its race detector on; a race fails the case.
 
 With --device=cuda-sim, pkc runs the CUDA backend's kernels (stage 03) on
 its SIMT simulator instead of the interpreter; --pkc-arg passes more
@@ -51,6 +56,7 @@ class Case:
         self.seed = 0
         self.low, self.high = -2.0, 2.0
         self.int_range = None
+        self.reference = None
         i = 1
         while i < len(tokens):
             token = tokens[i]
@@ -70,6 +76,8 @@ class Case:
                 self.low, self.high = (float(v) for v in value.split(":"))
             elif key == "irange":
                 self.int_range = tuple(int(v) for v in value.split(":"))
+            elif key == "reference":
+                self.reference = value
             else:
                 self.sizes[key] = int(value)
             i += 1
@@ -148,7 +156,14 @@ def run_case(pkc, path, case, workdir, extra_args=()):
         np.save(file, x)
         inputs.append(x)
         args += ["--in", f"{param}={file}"]
-    expected = module.run(case.export, inputs)
+    if case.reference:
+        result = module.globals[case.reference](*inputs)
+        expected = [np.asarray(o) for o in (result if isinstance(result, (tuple, list)) else [result])]
+    else:
+        expected = module.run(case.export, inputs)
+        if pk_prelude.gpu_races_found():
+            return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
+                    "Mosaic GPU program"]
     for k in range(len(expected)):
         args += ["--out", f"{k}={os.path.join(workdir, f'out{k}.npy')}"]
     run = subprocess.run(args, capture_output=True, text=True)

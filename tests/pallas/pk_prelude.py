@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
 from jax.experimental.pallas import triton as plt
 
 _DTYPES = {
@@ -90,6 +91,82 @@ def _store(ref, idx, val=None, *, mask=None, **_):
         return plt.store(ref, idx, mask=mask)
     return plt.store(ref.at[idx], val, mask=mask)
 
+
+# ----------------------------------------------------------------------------
+# Mosaic GPU (plgpu) kernels run in JAX's GPU interpret mode, with its race
+# detector on: a corpus kernel with a data race is not a valid program.
+# ----------------------------------------------------------------------------
+
+def _gpu_interpret_params():
+    from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams
+    return InterpretGPUParams(detect_races=True)
+
+
+def gpu_races_found():
+    """Whether the GPU interpret mode has seen a race since the last reset."""
+    # get_races() asserts when no Mosaic GPU kernel has run in this process
+    # (every ordinary Pallas case): read the state it guards instead.
+    from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks
+    races = gpu_callbacks._races
+    return bool(races is not None and races.races_found)
+
+
+_real_plgpu_kernel = plgpu.kernel
+_real_core_map = pl.core_map
+_ACC = plgpu.ACC
+
+
+def _split_accumulators(body, scratch):
+    """JAX's interpret mode cannot allocate plgpu.ACC together with other
+    scratch (the compiler can): allocate the accumulators in a nested
+    pl.run_scoped instead, which means the same."""
+    if isinstance(scratch, dict):
+        accs = {k: v for k, v in scratch.items() if isinstance(v, _ACC)}
+        if not accs:
+            return body, scratch
+        rest = {k: v for k, v in scratch.items() if not isinstance(v, _ACC)}
+
+        def with_accs(*refs, **named):
+            pl.run_scoped(lambda **acc_refs: body(*refs, **named, **acc_refs), **accs)
+        return with_accs, rest
+    scratch = list(scratch or [])
+    if not any(isinstance(v, _ACC) for v in scratch):
+        return body, scratch
+    positions = [i for i, v in enumerate(scratch) if isinstance(v, _ACC)]
+    rest = [v for v in scratch if not isinstance(v, _ACC)]
+
+    def with_accs(*refs):
+        fixed, others = refs[:len(refs) - len(rest)], list(refs[len(refs) - len(rest):])
+
+        def inner(*acc_refs):
+            merged, acc_iter, other_iter = [], iter(acc_refs), iter(others)
+            for i in range(len(scratch)):
+                merged.append(next(acc_iter) if i in positions else next(other_iter))
+            body(*fixed, *merged)
+        pl.run_scoped(inner, *[scratch[i] for i in positions])
+    return with_accs, rest
+
+
+def _plgpu_kernel(body=None, out_shape=None, *, scratch_shapes=None, scratch_types=None,
+                  interpret=None, compiler_params=None, **kwargs):
+    if body is None:
+        return lambda b: _plgpu_kernel(b, out_shape, scratch_shapes=scratch_shapes,
+                                       scratch_types=scratch_types, **kwargs)
+    scratch = scratch_shapes if scratch_shapes is not None else scratch_types
+    body, scratch = _split_accumulators(body, scratch if scratch is not None else ())
+    if out_shape is not None:
+        kwargs["out_shape"] = out_shape
+    return _real_plgpu_kernel(body, scratch_shapes=scratch, interpret=_gpu_interpret_params(),
+                              **kwargs)
+
+
+def _core_map(mesh, **kwargs):
+    kwargs["interpret"] = _gpu_interpret_params()
+    return _real_core_map(mesh, **kwargs)
+
+
+plgpu.kernel = _plgpu_kernel
+pl.core_map = _core_map
 
 pl.BlockSpec = _block_spec
 pl.pallas_call = _pallas_call

@@ -1,6 +1,7 @@
 //===- Attributes.cpp - `value.name`: attributes and methods --------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 
 namespace pk::elab {
@@ -350,6 +351,8 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return spec.indexMap;
     break;
   }
+  case Object::Kind::MosaicGpu:
+    return mosaicGpuAttribute(el, value, name, r);
   case Object::Kind::Function:
     if (name == "__name__")
       return makeStr(llvm::cast<FunctionObj>(*value).name);

@@ -2,6 +2,7 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
+#include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 
 namespace pk::elab {
@@ -158,6 +159,8 @@ Obj programId(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"axis"}});
   int64_t axis = el.toInt(a[0], a.range(0), "program_id axis");
   el.requireKernel(args.range, "pl.program_id");
+  if (el.activeMesh) // plgpu.kernel: the grid is the mesh's
+    return meshProgramId(el, axis, a.range(0));
   int64_t rank = static_cast<int64_t>(el.currentGrid().size());
   if (axis < 0 || axis >= rank)
     el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
@@ -172,6 +175,8 @@ Obj programId(Elaborator &el, CallArgs &args) {
 Obj numPrograms(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"axis"}});
   int64_t axis = el.toInt(a[0], a.range(0), "num_programs axis");
+  if (el.activeMesh)
+    return meshNumPrograms(el, axis, a.range(0));
   int64_t rank = static_cast<int64_t>(el.currentGrid().size());
   if (axis < 0 || axis >= rank)
     el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
@@ -561,10 +566,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   auto tpu = makePallasTpuNamespace(el);
   auto triton = makePallasTritonNamespace(el, "jax.experimental.pallas.triton", pl);
   auto gpu = makePallasTritonNamespace(el, "jax.experimental.pallas.gpu", pl);
-  auto mosaicGpu = std::make_shared<NamespaceObj>("jax.experimental.pallas.mosaic_gpu");
-  mosaicGpu->members["CompilerParams"] = compilerParams("gpu");
-  mosaicGpu->members["SMEM"] = memorySpace(MemorySpace::GPUShared);
-  mosaicGpu->members["GMEM"] = memorySpace(MemorySpace::GPUGlobal);
+  auto mosaicGpu = makeMosaicGpuNamespace(el, *pl, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   pl->members["tpu"] = tpu;
   pl->members["triton"] = triton;
   pl->members["gpu"] = gpu;

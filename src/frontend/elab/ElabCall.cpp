@@ -1,6 +1,7 @@
 //===- ElabCall.cpp - Calls, argument binding and name lookup -------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/MosaicGpu.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -274,6 +275,9 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
   case Object::Kind::DType:
     return castToDType(*this, llvm::cast<DTypeObj>(*callee).dtype, args);
   case Object::Kind::MemorySpace: {
+    MemorySpace space = llvm::cast<MemorySpaceObj>(*callee).space;
+    if (space == MemorySpace::GPUShared || space == MemorySpace::GPUGlobal)
+      return allocateGpuMemory(*this, space, args); // plgpu.SMEM(shape, dtype, transforms=)
     // `pltpu.VMEM((8, 128), jnp.float32)`: a scratch buffer.
     BoundArgs a = bind(args, {{"shape"}, {"dtype"}});
     std::vector<int64_t> shape = toShape(a[0], a.range(0), "scratch shape");
@@ -283,6 +287,8 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
     return std::make_shared<ScratchShapeObj>(shape, toDType(a[1], a.range(1), "dtype"),
                                              llvm::cast<MemorySpaceObj>(*callee).space);
   }
+  case Object::Kind::MosaicGpu:
+    return callMosaicGpu(*this, callee, args);
   case Object::Kind::ExceptionType: {
     auto exception = std::make_shared<ExceptionTypeObj>(llvm::cast<ExceptionTypeObj>(*callee).name);
     if (!args.positional.empty()) {

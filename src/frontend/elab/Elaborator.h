@@ -29,6 +29,9 @@
 
 namespace pk::elab {
 
+struct MeshInfo;
+struct MosaicGpuState;
+
 /// Unwinds the elaborator with a diagnostic.
 struct ElabError {
   Diagnostic diagnostic;
@@ -364,6 +367,12 @@ public:
   Obj cond(const Obj &predicate, const Obj &trueFn, const Obj &falseFn,
            std::vector<Obj> operands, SourceRange range);
   void when(const Obj &condition, const Obj &body, SourceRange range);
+
+  /// The mesh of the pk.mesh_kernel being elaborated (plgpu.kernel,
+  /// pl.core_map), or null (MosaicGpuKernel.cpp).
+  const MeshInfo *activeMesh = nullptr;
+  /// pl.run_state scopes at export level (MosaicGpuKernel.cpp).
+  std::shared_ptr<MosaicGpuState> mosaicGpuState;
 
   // Module-level state.
   Frame &currentFrame() { return *frame; }

@@ -2,6 +2,7 @@
 #include "frontend/elab/Indexing.h"
 
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -599,6 +600,8 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     return loadRef(el, llvm::cast<RefObj>(*container), index, nullptr, nullptr, r);
   case Object::Kind::RefAt:
     return refView(el, *llvm::cast<RefAtObj>(*container).ref, index, r);
+  case Object::Kind::MosaicGpu:
+    return mosaicGpuSubscript(el, container, index, r);
   case Object::Kind::Array: {
     auto a = std::static_pointer_cast<ArrayObj>(container);
     Window w = computeWindow(el, a->shape, index, r, /*allowDynamic=*/false, "array");

@@ -1,6 +1,8 @@
 //===- Object.cpp - Constructors and repr() of elaborator objects ---------===//
 #include "frontend/elab/Object.h"
 
+#include "frontend/elab/MosaicGpu.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -90,6 +92,7 @@ std::string typeName(const Object &o) {
   case K::ArrayAnnotation: return "array type";
   case K::ExceptionType: return "exception";
   case K::Undefined: return "undefined";
+  case K::MosaicGpu: return mosaicGpuTypeName(o);
   }
   return "object";
 }

@@ -75,6 +75,7 @@ public:
     ArrayAnnotation,
     ExceptionType,
     Undefined,
+    MosaicGpu, ///< plgpu objects (MosaicGpu.h)
   };
 
   explicit Object(Kind kind) : objectKind(kind) {}
@@ -350,6 +351,11 @@ struct BlockSpecObj : Object {
   Obj indexingMode; ///< None or IndexingModeObj
   std::optional<MemorySpace> memorySpace;
   SourceRange range; ///< where the BlockSpec was built
+  /// plgpu.BlockSpec(..., transforms=, delay_release=, collective_axes=).
+  bool mosaicGpu = false;
+  std::vector<mlir::Attribute> transforms;
+  int64_t delayRelease = 0;
+  std::vector<std::string> collectiveAxes;
 };
 
 struct ShapeDtypeStructObj : Object {

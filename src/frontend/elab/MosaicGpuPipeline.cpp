@@ -1,0 +1,590 @@
+//===- MosaicGpuPipeline.cpp - emit_pipeline and nd_loop ------------------===//
+//
+// plgpu.emit_pipeline and emit_pipeline_warp_specialized become one
+// pk.pipeline op each: the schedule of copies (how many steps ahead, which
+// thread issues them) is the lowering's business, the op says what each
+// step sees. plgpu.nd_loop is a lax.fori_loop over the steps a program
+// owns.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/MosaicGpu.h"
+#include "frontend/elab/Operators.h"
+#include "frontend/elab/Tree.h"
+#include "ir/DTypeMapping.h"
+#include "ir/SmemTransforms.h"
+
+namespace pk::elab {
+
+namespace {
+
+using ast::BinaryOp;
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// What emit_pipeline(...) was given, before its operands arrive.
+struct PipelineSpec {
+  Obj body;
+  std::vector<int64_t> grid;
+  std::vector<Obj> inSpecs, outSpecs;
+  int64_t maxConcurrentSteps = 1;
+  std::optional<int64_t> delayRelease; ///< emit_pipeline(delay_release=): all inputs
+  Obj initCarry;                       ///< emit_pipeline(init_carry=)
+  bool warpSpecialized = false;
+  std::string wgAxis;
+  int64_t numComputeWgs = 0, memoryThread = 0, memoryRegisters = 0;
+  Obj computeContext;
+  SourceRange range, specsRange;
+};
+
+std::vector<Obj> specList(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+  std::vector<Obj> specs;
+  if (!o || isNone(o))
+    return specs;
+  if (llvm::isa<BlockSpecObj>(o.get()))
+    return {o};
+  if (!llvm::isa<SequenceObj>(o.get()))
+    el.fail(r, std::string(what) + " must be a list of BlockSpecs, got " + typeName(*o));
+  for (const Obj &s : llvm::cast<SequenceObj>(*o).items) {
+    if (!llvm::isa<BlockSpecObj>(s.get()))
+      el.fail(r, std::string(what) + " must hold BlockSpecs, got " + typeName(*s));
+    specs.push_back(s);
+  }
+  return specs;
+}
+
+std::vector<int64_t> staticGrid(Elaborator &el, const Obj &o, SourceRange r) {
+  std::vector<int64_t> grid;
+  for (const Obj &g :
+       llvm::isa<SequenceObj>(o.get()) ? llvm::cast<SequenceObj>(*o).items : std::vector<Obj>{o}) {
+    std::optional<int64_t> v = el.staticInt(g);
+    if (!v)
+      el.fail(r, "the pipeline grid must be static here (computed grids are not supported yet), "
+                 "got " +
+                     repr(*g));
+    if (*v <= 0)
+      el.fail(r, "pipeline grid sizes must be positive, got " + std::to_string(*v));
+    grid.push_back(*v);
+  }
+  return grid;
+}
+
+/// The block attribute of one operand (index maps are computed in the
+/// op's index_map region) and its shape as the body sees it.
+pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefType ref,
+                            const std::string &what, bool &pipelined,
+                            std::vector<int64_t> &kernelShape) {
+  mlir::MLIRContext *ctx = &el.context();
+  size_t rank = ref.getShape().size();
+  std::vector<int64_t> block, low(rank, 0), high(rank, 0);
+  std::vector<pk::BlockDimKind> kinds;
+  if (isNone(spec.blockShape)) {
+    block.assign(ref.getShape().begin(), ref.getShape().end());
+    kinds.assign(rank, pk::BlockDimKind::Blocked);
+  } else {
+    std::vector<Obj> entries = llvm::cast<SequenceObj>(*spec.blockShape).items;
+    if (entries.size() != rank)
+      el.fail(spec.range, "block_shape " + repr(*spec.blockShape) + " has " +
+                              std::to_string(entries.size()) + " dimensions but " + what + " has " +
+                              std::to_string(rank));
+    for (size_t d = 0; d < rank; ++d) {
+      const Obj &e = entries[d];
+      if (isNone(e)) {
+        block.push_back(1);
+        kinds.push_back(pk::BlockDimKind::Squeezed);
+        continue;
+      }
+      if (auto *bd = llvm::dyn_cast<BlockDimObj>(e.get())) {
+        if (bd->which == BlockDimObj::Which::Squeezed) {
+          block.push_back(1);
+          kinds.push_back(pk::BlockDimKind::Squeezed);
+          continue;
+        }
+        if (bd->which == BlockDimObj::Which::Element) {
+          if (bd->low || bd->high)
+            el.fail(spec.range, "pl.Element block dimensions with padding are not supported in "
+                                "a pipeline");
+          block.push_back(bd->size);
+          kinds.push_back(pk::BlockDimKind::Element);
+          continue;
+        }
+        if (bd->which == BlockDimObj::Which::BoundedSlice)
+          el.fail(spec.range, "pl.BoundedSlice block dimensions are not supported");
+        block.push_back(bd->size);
+      } else {
+        block.push_back(el.toInt(e, spec.range, "block dimension"));
+      }
+      kinds.push_back(pk::BlockDimKind::Blocked);
+      if (block.back() <= 0 || block.back() > ref.getShape()[d])
+        el.fail(spec.range, "block dimension " + std::to_string(d) + " of " + what + " is " +
+                                std::to_string(block.back()) + ", but the Ref has " +
+                                std::to_string(ref.getShape()[d]) + " elements there");
+    }
+  }
+  if (!llvm::isa<IndexingModeObj>(spec.indexingMode.get()) || true) {
+    if (auto *mode = llvm::dyn_cast<IndexingModeObj>(spec.indexingMode.get());
+        mode && mode->unblocked)
+      el.fail(spec.range, "pl.Unblocked indexing is not supported in a pipeline");
+  }
+  pipelined = !spec.memorySpace || *spec.memorySpace == MemorySpace::GPUShared;
+  if (spec.memorySpace && *spec.memorySpace != MemorySpace::GPUShared &&
+      *spec.memorySpace != MemorySpace::GPUGlobal)
+    el.fail(spec.range, "a pipeline's blocks live in plgpu.SMEM (or stay in plgpu.GMEM)");
+  kernelShape.clear();
+  for (size_t d = 0; d < rank; ++d)
+    if (kinds[d] != pk::BlockDimKind::Squeezed)
+      kernelShape.push_back(block[d]);
+  mlir::Attribute space =
+      pk::MemorySpaceAttr::get(ctx, pipelined ? MemorySpace::GPUShared : MemorySpace::GPUGlobal);
+  return pk::BlockSpecAttr::get(ctx, block, kinds, low, high, mlir::AffineMap(), space);
+}
+
+/// Emits the pk.pipeline of `spec` over `refs`, starting from `carry`
+/// (null: no carry); returns the final carry (or None).
+Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<Obj> &refObjs,
+                   const std::vector<SourceRange> &refRanges, const Obj &carry, SourceRange r) {
+  mlir::OpBuilder &b = el.builder();
+  mlir::MLIRContext *ctx = &el.context();
+  size_t numIns = spec.inSpecs.size(), numOuts = spec.outSpecs.size();
+  if (refObjs.size() != numIns + numOuts)
+    el.fail(r, "the pipeline has " + std::to_string(numIns) + " in_specs and " +
+                   std::to_string(numOuts) + " out_specs, so it takes " +
+                   std::to_string(numIns + numOuts) + " GMEM Refs, got " +
+                   std::to_string(refObjs.size()));
+  std::vector<mlir::Value> refs;
+  std::vector<mlir::Attribute> inAttrs, outAttrs;
+  std::vector<mlir::Type> bodyTypes;
+  std::vector<DType> dtypes;
+  std::vector<int64_t> delays;
+  std::vector<std::vector<int64_t>> kernelShapes;
+  for (size_t i = 0; i < refObjs.size(); ++i) {
+    bool isIn = i < numIns;
+    std::string what =
+        (isIn ? "input " + std::to_string(i) : "output " + std::to_string(i - numIns));
+    auto *refObj = llvm::dyn_cast<RefObj>(refObjs[i].get());
+    if (!refObj)
+      el.fail(refRanges[i], "a pipeline's operands are Refs in GMEM, got " + typeName(*refObjs[i]));
+    mlir::Value ref = materializeRef(el, *refObj, refRanges[i]);
+    auto type = llvm::cast<pk::RefType>(ref.getType());
+    if (type.getSpace() != MemorySpace::GPUGlobal)
+      el.fail(refRanges[i],
+              "a pipeline copies blocks of Refs in GMEM, but " + what + " is not in GMEM");
+    const auto &blockSpec =
+        llvm::cast<BlockSpecObj>(*(isIn ? spec.inSpecs[i] : spec.outSpecs[i - numIns]));
+    bool pipelined = true;
+    std::vector<int64_t> shape;
+    pk::BlockSpecAttr attr = blockAttr(el, blockSpec, type, what, pipelined, shape);
+    (isIn ? inAttrs : outAttrs).push_back(attr);
+    mlir::ArrayAttr transforms;
+    if (!blockSpec.transforms.empty()) {
+      transforms = mlir::ArrayAttr::get(ctx, blockSpec.transforms);
+      std::string why = pk::checkSmemTransforms(shape, type.getElementType(), transforms);
+      if (!why.empty())
+        el.fail(blockSpec.range, "these transforms cannot lay out the " + shapeText(shape) +
+                                     " block of " + what + ": " + why);
+    }
+    if (!isIn && !blockSpec.collectiveAxes.empty())
+      el.fail(blockSpec.range, "output BlockSpecs cannot have collective_axes");
+    if (isIn && !blockSpec.collectiveAxes.empty()) {
+      if (!spec.warpSpecialized)
+        el.fail(blockSpec.range, "BlockSpecs with collective_axes are not supported in "
+                                 "emit_pipeline (use emit_pipeline_warp_specialized)");
+      const MeshInfo &mesh = requireMesh(el, blockSpec.range, "collective_axes");
+      for (const std::string &a : blockSpec.collectiveAxes) {
+        auto axis = mesh.find(a);
+        if (!axis || axis->first != 1)
+          el.fail(blockSpec.range,
+                  "collective_axes of a BlockSpec name cluster axes; '" + a + "' is not one");
+      }
+    }
+    if (isIn) {
+      int64_t delay = spec.delayRelease ? *spec.delayRelease : blockSpec.delayRelease;
+      if (delay >= spec.maxConcurrentSteps)
+        el.fail(blockSpec.range,
+                "max_concurrent_steps (" + std::to_string(spec.maxConcurrentSteps) +
+                    ") must be greater than every delay_release (" + std::to_string(delay) + ")");
+      delays.push_back(delay);
+    }
+    refs.push_back(ref);
+    dtypes.push_back(*dtypeOf(type.getElementType()));
+    kernelShapes.push_back(shape);
+    bodyTypes.push_back(
+        pipelined ? mlir::Type(pk::RefType::get(
+                        shape, type.getElementType(),
+                        pk::MemorySpaceAttr::get(ctx, MemorySpace::GPUShared), transforms))
+                  : mlir::Type(type));
+  }
+  if (spec.warpSpecialized && delays.size() > 1)
+    for (int64_t d : delays)
+      if (d != delays[0])
+        el.fail(spec.specsRange, "all inputs of a warp-specialized pipeline need the same "
+                                 "delay_release");
+
+  // The carry, flattened into values.
+  std::vector<Obj> carryLeaves;
+  TreeDef carryDef;
+  bool hasCarry = carry != nullptr;
+  if (hasCarry)
+    carryDef = flatten(carry, carryLeaves);
+  std::vector<mlir::Value> inits;
+  std::vector<mlir::Type> carryTypes;
+  for (Obj &leaf : carryLeaves) {
+    ArrayPtr a = el.arrays().toArray(leaf, r);
+    leaf = a;
+    inits.push_back(a->value);
+    carryTypes.push_back(a->value.getType());
+  }
+
+  int64_t steps = 1;
+  for (int64_t g : spec.grid)
+    steps *= g;
+  int64_t concurrent = std::min(spec.maxConcurrentSteps, steps);
+  auto op = pk::PipelineOp::create(
+      b, el.loc(r), carryTypes, refs, inits, b.getDenseI64ArrayAttr(spec.grid),
+      b.getI64IntegerAttr(concurrent), b.getArrayAttr(inAttrs), b.getArrayAttr(outAttrs),
+      b.getDenseI64ArrayAttr(delays), spec.warpSpecialized ? b.getUnitAttr() : nullptr,
+      spec.warpSpecialized ? b.getStringAttr(spec.wgAxis) : nullptr,
+      spec.warpSpecialized ? b.getI64IntegerAttr(spec.numComputeWgs) : nullptr,
+      spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryThread) : nullptr,
+      spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryRegisters) : nullptr);
+
+  // index_map: the block index of every operand at a step.
+  std::vector<mlir::Type> gridTypes(spec.grid.size(), b.getI32Type());
+  std::vector<mlir::Location> gridLocs(spec.grid.size(), el.loc(r));
+  mlir::Block *mapBlock;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    mapBlock = b.createBlock(&op.getIndexMap(), {}, gridTypes, gridLocs);
+    b.setInsertionPointToEnd(mapBlock);
+    std::vector<mlir::Value> indices;
+    for (size_t i = 0; i < refObjs.size(); ++i) {
+      const auto &blockSpec =
+          llvm::cast<BlockSpecObj>(*(i < numIns ? spec.inSpecs[i] : spec.outSpecs[i - numIns]));
+      size_t rank = llvm::cast<pk::RefType>(refs[i].getType()).getShape().size();
+      if (isNone(blockSpec.indexMap)) {
+        for (size_t d = 0; d < rank; ++d)
+          indices.push_back(el.arrays().constantInt(0, DType::I32, {}, r)->value);
+        continue;
+      }
+      CallArgs mapArgs;
+      mapArgs.range = blockSpec.range;
+      mapArgs.callee = "index_map";
+      for (size_t g = 0; g < spec.grid.size(); ++g)
+        mapArgs.addPositional(el.arrays().wrap(mapBlock->getArgument(g), {}, DType::I32),
+                              blockSpec.range);
+      Obj result = el.call(blockSpec.indexMap, mapArgs);
+      std::vector<Obj> items = llvm::isa<SequenceObj>(result.get())
+                                   ? llvm::cast<SequenceObj>(*result).items
+                                   : std::vector<Obj>{result};
+      if (items.size() != rank)
+        el.fail(blockSpec.range, "the index_map returns " + std::to_string(items.size()) +
+                                     " indices but the block has rank " + std::to_string(rank));
+      for (const Obj &item : items) {
+        ArrayPtr a = el.arrays().toArray(item, blockSpec.range);
+        if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
+          el.fail(blockSpec.range, "an index_map must return integer scalars");
+        indices.push_back(el.arrays().cast(a, DType::I32, blockSpec.range)->value);
+      }
+    }
+    pk::ScopeYieldOp::create(b, el.loc(r), indices);
+  }
+
+  // body: the step's indices, the blocks, the carry.
+  std::vector<mlir::Type> argTypes = gridTypes;
+  argTypes.insert(argTypes.end(), bodyTypes.begin(), bodyTypes.end());
+  argTypes.insert(argTypes.end(), carryTypes.begin(), carryTypes.end());
+  std::vector<mlir::Location> argLocs(argTypes.size(), el.loc(r));
+  mlir::Block *body;
+  std::vector<Obj> finals;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    body = b.createBlock(&op.getBody(), {}, argTypes, argLocs);
+    b.setInsertionPointToEnd(body);
+    std::vector<Obj> indices;
+    for (size_t g = 0; g < spec.grid.size(); ++g)
+      indices.push_back(el.arrays().wrap(body->getArgument(g), {}, DType::I32));
+    CallArgs bodyArgs;
+    bodyArgs.range = r;
+    bodyArgs.callee = "pipeline body";
+    bodyArgs.addPositional(makeTuple(indices), r);
+    for (size_t i = 0; i < refObjs.size(); ++i) {
+      mlir::Value arg = body->getArgument(spec.grid.size() + i);
+      bodyArgs.addPositional(
+          std::make_shared<RefObj>(
+              arg, std::vector<int64_t>(llvm::cast<pk::RefType>(arg.getType()).getShape()),
+              dtypes[i]),
+          r);
+    }
+    std::vector<Obj> carryIn;
+    for (size_t c = 0; c < carryLeaves.size(); ++c) {
+      auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
+      carryIn.push_back(el.arrays().wrap(body->getArgument(spec.grid.size() + refObjs.size() + c),
+                                         leaf.shape, leaf.dtype, leaf.weak));
+    }
+    if (hasCarry) {
+      size_t next = 0;
+      bodyArgs.addPositional(unflatten(carryDef, carryIn, next), r);
+    }
+    Obj next = el.call(spec.body, bodyArgs);
+    std::vector<mlir::Value> yielded;
+    if (hasCarry) {
+      std::vector<Obj> nextLeaves;
+      TreeDef nextDef = flatten(next, nextLeaves);
+      if (!sameStructure(nextDef, carryDef))
+        el.fail(r, "the pipeline body must return the next carry, with the structure of the "
+                   "initial one (got " +
+                       repr(*next) + ")");
+      for (size_t c = 0; c < nextLeaves.size(); ++c) {
+        auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
+        ArrayPtr a = el.arrays().toArray(nextLeaves[c], r, JaxType{leaf.dtype, leaf.weak});
+        if (a->shape != leaf.shape || a->dtype != leaf.dtype)
+          el.fail(r, "the pipeline body changes the carry's shape or dtype (from " +
+                         std::string(shortName(leaf.dtype)) + shapeText(leaf.shape) + " to " +
+                         shortName(a->dtype) + shapeText(a->shape) + ")");
+        yielded.push_back(a->value);
+      }
+    }
+    pk::ScopeYieldOp::create(b, el.loc(r), yielded);
+  }
+  if (!hasCarry)
+    return none();
+  for (size_t c = 0; c < carryLeaves.size(); ++c) {
+    auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
+    finals.push_back(el.arrays().wrap(op.getResult(c), leaf.shape, leaf.dtype, leaf.weak));
+  }
+  size_t next = 0;
+  return unflatten(carryDef, finals, next);
+}
+
+/// The function emit_pipeline returns: called with the GMEM Refs.
+Obj pipelineFunction(const std::shared_ptr<PipelineSpec> &spec) {
+  auto fn = [spec](Elaborator &el, CallArgs &args) -> Obj {
+    requireMesh(el, args.range, "a Mosaic GPU pipeline");
+    std::vector<Obj> refs = args.positional;
+    std::vector<SourceRange> ranges = args.positionalRanges;
+    for (size_t i = 0; i < args.keywords.size(); ++i)
+      if (args.keywords[i].first != "allocations")
+        el.fail(args.rangeOfKeyword(args.keywords[i].first),
+                "a pipeline takes its GMEM Refs positionally, got '" + args.keywords[i].first +
+                    "'");
+    if (!spec->warpSpecialized)
+      return emitPipelineOp(el, *spec, refs, ranges, spec->initCarry, args.range);
+    // Warp specialization: the compute threads run the body (and the
+    // compute context around it); the memory thread issues the copies,
+    // which the op implies.
+    const MeshInfo &mesh = requireMesh(el, args.range, "emit_pipeline_warp_specialized");
+    if (mesh.mesh->threadName != spec->wgAxis)
+      el.fail(spec->range, "wg_axis='" + spec->wgAxis + "' is not the thread axis of this kernel" +
+                               (mesh.mesh->threadName.empty()
+                                    ? std::string(" (it has none: give plgpu.kernel num_threads= "
+                                                  "and thread_name=)")
+                                    : " ('" + mesh.mesh->threadName + "')"));
+    if (mesh.mesh->numThreads != spec->numComputeWgs + 1)
+      el.fail(spec->range, "a warp-specialized pipeline with num_compute_wgs=" +
+                               std::to_string(spec->numComputeWgs) + " needs " +
+                               std::to_string(spec->numComputeWgs + 1) +
+                               " Pallas threads (one more for copies), but the kernel has " +
+                               std::to_string(mesh.mesh->numThreads));
+    SourceRange r = args.range;
+    Obj thread = axisIndex(el, makeStr(spec->wgAxis), r);
+    Obj isCompute = compareOperator(el, ast::CompareOp::Ne, thread, makeInt(spec->memoryThread), r);
+    auto computeBody =
+        std::make_shared<BuiltinObj>("compute threads", [=](Elaborator &el, CallArgs &) -> Obj {
+          if (!spec->computeContext || isNone(spec->computeContext)) {
+            emitPipelineOp(el, *spec, refs, ranges, nullptr, r);
+            return none();
+          }
+          auto run =
+              std::make_shared<BuiltinObj>("pipeline", [=](Elaborator &el, CallArgs &inner) -> Obj {
+                if (inner.positional.size() != 1 || !inner.keywords.empty())
+                  el.fail(inner.range,
+                          "the pipeline callback of a compute_context takes the initial "
+                          "carry (one value, or a tuple)");
+                return emitPipelineOp(el, *spec, refs, ranges, inner.positional[0], inner.range);
+              });
+          CallArgs ctxArgs;
+          ctxArgs.range = r;
+          ctxArgs.callee = "compute_context";
+          ctxArgs.addPositional(run, r);
+          el.call(spec->computeContext, ctxArgs);
+          return none();
+        });
+    el.when(isCompute, computeBody, r);
+    return none();
+  };
+  auto callable = std::make_shared<CallableObj>("pipeline", fn);
+  // get_allocations(*refs): the op allocates its own buffers.
+  callable->members["get_allocations"] = std::make_shared<BuiltinObj>(
+      "get_allocations", [](Elaborator &, CallArgs &) -> Obj { return makeTuple({}); });
+  return callable;
+}
+
+Obj emitPipeline(Elaborator &el, CallArgs &args, bool warpSpecialized) {
+  std::vector<Param> params{{"body"},
+                            {"grid", nullptr, true},
+                            {"in_specs", makeTuple({}), true},
+                            {"out_specs", makeTuple({}), true},
+                            {"max_concurrent_steps", makeInt(warpSpecialized ? 2 : 1), true}};
+  if (warpSpecialized) {
+    for (const char *p : {"memory_registers", "wg_axis", "num_compute_wgs"})
+      params.push_back(Param{p, nullptr, true});
+    for (const char *p : {"pipeline_state", "compute_context", "memory_thread_idx"})
+      params.push_back(Param{p, none(), true});
+    params.push_back(Param{"manual_consumed_barriers", makeBool(false), true});
+  } else {
+    params.push_back(Param{"init_carry", none(), true});
+    params.push_back(Param{"delay_release", none(), true});
+  }
+  BoundArgs a = el.bind(args, params);
+  auto spec = std::make_shared<PipelineSpec>();
+  spec->range = args.range;
+  spec->body = a[0];
+  spec->grid = staticGrid(el, a[1], a.range(1));
+  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
+  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
+  spec->specsRange = a.range(2);
+  spec->maxConcurrentSteps = el.toInt(a[4], a.range(4), "max_concurrent_steps");
+  if (spec->maxConcurrentSteps < 1)
+    el.fail(a.range(4), "max_concurrent_steps must be at least 1");
+  spec->warpSpecialized = warpSpecialized;
+  if (warpSpecialized) {
+    spec->memoryRegisters = el.toInt(a[5], a.range(5), "memory_registers");
+    spec->wgAxis = el.toStr(a[6], a.range(6), "wg_axis");
+    spec->numComputeWgs = el.toInt(a[7], a.range(7), "num_compute_wgs");
+    if (spec->numComputeWgs < 1)
+      el.fail(a.range(7), "num_compute_wgs must be at least 1");
+    if (!isNone(a[8]))
+      el.fail(a.range(8), "pipeline_state= is not supported yet");
+    spec->computeContext = a[9];
+    spec->memoryThread =
+        isNone(a[10]) ? spec->numComputeWgs : el.toInt(a[10], a.range(10), "memory_thread_idx");
+    if (spec->memoryThread != spec->numComputeWgs)
+      el.fail(a.range(10), "the memory thread must be the last thread (memory_thread_idx=" +
+                               std::to_string(spec->numComputeWgs) + "), as in Mosaic GPU");
+    if (el.truthy(a[11], a.range(11)))
+      el.fail(a.range(11), "manual_consumed_barriers=True is not supported yet");
+    for (const Obj &s : spec->inSpecs)
+      if (isNone(llvm::cast<BlockSpecObj>(*s).indexMap))
+        el.fail(llvm::cast<BlockSpecObj>(*s).range,
+                "a warp-specialized pipeline only supports inputs whose blocks depend on the grid "
+                "(give an index_map)");
+  } else {
+    spec->initCarry = isNone(a[5]) ? nullptr : a[5];
+    if (!isNone(a[6]))
+      spec->delayRelease = el.toInt(a[6], a.range(6), "delay_release");
+  }
+  return pipelineFunction(spec);
+}
+
+Obj ndLoop(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"grid"},
+                               {"collective_axes", nullptr, true},
+                               {"tiling", none(), true},
+                               {"init_carry", none(), true},
+                               {"include_wave_step", none(), true}});
+  std::vector<int64_t> grid = staticGrid(el, a[0], a.range(0));
+  Obj axes = a[1];
+  SourceRange axesRange = a.range(1);
+  if (!isNone(a[2])) {
+    std::vector<int64_t> tiling = el.toShape(a[2], a.range(2), "tiling");
+    if (tiling.size() != grid.size())
+      el.fail(a.range(2), "tiling " + shapeText(tiling) + " and grid " + shapeText(grid) +
+                              " must have the same length");
+    std::vector<int64_t> tiled;
+    for (size_t i = 0; i < grid.size(); ++i) {
+      if (tiling[i] <= 0 || grid[i] % tiling[i])
+        el.fail(a.range(2),
+                "tiling " + shapeText(tiling) + " does not divide grid " + shapeText(grid));
+      tiled.push_back(grid[i] / tiling[i]);
+    }
+    tiled.insert(tiled.end(), tiling.begin(), tiling.end());
+    grid = tiled;
+  }
+  Obj tilingObj = a[2];
+  Obj init = a[3];
+  SourceRange r = args.range;
+  return std::make_shared<BuiltinObj>(
+      "plgpu.nd_loop(...)", [=](Elaborator &el, CallArgs &inner) -> Obj {
+        if (inner.positional.size() != 1)
+          el.fail(inner.range, "plgpu.nd_loop(...) decorates a loop body");
+        Obj body = inner.positional[0];
+        Obj axisIndexObj = axisIndex(el, axes, axesRange);
+        int64_t axisSizeValue = axisSize(el, axes, axesRange);
+        int64_t total = 1;
+        for (int64_t g : grid)
+          total *= g;
+        // Steps axis_index, axis_index + size, ... below the grid's size.
+        Obj upper = binaryOperator(
+            el, BinaryOp::Add, makeInt(total / axisSizeValue),
+            el.arrays().cast(
+                el.arrays().toArray(compareOperator(el, ast::CompareOp::Lt, axisIndexObj,
+                                                    makeInt(total % axisSizeValue), r),
+                                    r),
+                DType::I32, r),
+            r);
+        std::vector<int64_t> tiling;
+        if (!isNone(tilingObj))
+          tiling = el.toShape(tilingObj, r, "tiling");
+        bool carried = !isNone(init);
+        auto wrapper = std::make_shared<BuiltinObj>(
+            "nd_loop body", [=](Elaborator &el, CallArgs &loop) -> Obj {
+              Obj wave = loop.positional[0];
+              Obj step =
+                  binaryOperator(el, BinaryOp::Add,
+                                 binaryOperator(el, BinaryOp::Mul, wave, makeInt(axisSizeValue), r),
+                                 axisIndexObj, r);
+              std::vector<Obj> index(grid.size());
+              for (size_t d = grid.size(); d-- > 0;) {
+                index[d] = binaryOperator(el, BinaryOp::Mod, step, makeInt(grid[d]), r);
+                step = binaryOperator(el, BinaryOp::FloorDiv, step, makeInt(grid[d]), r);
+              }
+              if (!tiling.empty()) {
+                std::vector<Obj> untiled;
+                size_t n = tiling.size();
+                for (size_t i = 0; i < n; ++i)
+                  untiled.push_back(binaryOperator(
+                      el, BinaryOp::Add, index[n + i],
+                      binaryOperator(el, BinaryOp::Mul, index[i], makeInt(tiling[i]), r), r));
+                index = untiled;
+              }
+              auto info = std::make_shared<NamespaceObj>("NDLoopInfo");
+              info->members["index"] = makeTuple(index);
+              info->members["local_index"] = wave;
+              info->members["num_local_steps"] = upper;
+              CallArgs call;
+              call.range = r;
+              call.callee = "nd_loop body";
+              call.addPositional(info, r);
+              if (carried) {
+                call.keywords.emplace_back("carry", loop.positional[1]);
+                call.keywordRanges.push_back(r);
+              }
+              Obj result = el.call(body, call);
+              return carried ? result : loop.positional[1];
+            });
+        Obj result = el.foriLoop(makeInt(0), upper, wrapper, carried ? init : makeTuple({}), r);
+        return carried ? result : none();
+      });
+}
+
+} // namespace
+
+void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &n) {
+  define(n, "emit_pipeline",
+         [](Elaborator &el, CallArgs &args) { return emitPipeline(el, args, false); });
+  define(n, "emit_pipeline_warp_specialized",
+         [](Elaborator &el, CallArgs &args) { return emitPipeline(el, args, true); });
+  define(n, "nd_loop", ndLoop);
+  n.members["NDLoopInfo"] =
+      std::make_shared<BuiltinObj>("plgpu.NDLoopInfo", [](Elaborator &el, CallArgs &args) -> Obj {
+        el.fail(args.range, "plgpu.NDLoopInfo is made by plgpu.nd_loop, not called");
+      });
+}
+
+} // namespace pk::elab

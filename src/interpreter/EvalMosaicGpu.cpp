@@ -1,0 +1,451 @@
+//===- EvalMosaicGpu.cpp - The Mosaic GPU ops in the interpreter ----------===//
+//
+// Semantics of JAX's Mosaic GPU interpret mode (see MeshRuntime.h): views
+// alias their buffer; scoped allocations are shared by the threads of a
+// CTA when the scope is collective over the thread axis; async copies and
+// wgmma complete at issue; barriers and semaphores make threads wait, and
+// misuse of a barrier is an error at the op.
+//
+//===----------------------------------------------------------------------===//
+#include "interpreter/MeshRuntime.h"
+
+#include "ir/DTypeMapping.h"
+#include "ir/PkDialect.h"
+
+#include <cmath>
+
+namespace pk::interp {
+
+using namespace mlir;
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// Calls f(flat element index, storage offset) for each element of a
+/// buffer (or view), row-major.
+template <typename F> void forEachElement(const RefBuffer &ref, F f) {
+  const std::vector<int64_t> &shape = ref.viewShape();
+  std::vector<int64_t> strides = ref.elementStrides();
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t at = ref.base();
+    for (size_t d = 0; d < shape.size(); ++d)
+      at += index[d] * strides[d];
+    f(k, at);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+TensorPtr readAll(const RefBuffer &ref) {
+  TensorPtr t = makeTensor(ref.data->element, ref.viewShape());
+  forEachElement(ref, [&](int64_t k, int64_t at) {
+    if (t->element.isFloat)
+      t->f[k] = ref.data->f[at];
+    else
+      t->i[k] = ref.data->i[at];
+  });
+  return t;
+}
+
+void writeAll(RefBuffer &ref, const Tensor &value) {
+  Tensor &data = *ref.data;
+  forEachElement(ref, [&](int64_t k, int64_t at) {
+    if (data.element.isFloat)
+      data.f[at] = roundFloat(value.f[k], data.element);
+    else
+      data.i[at] = wrapInt(value.i[k], data.element.width);
+  });
+  ref.written = true;
+}
+
+std::unique_ptr<RefBuffer> newBuffer(pk::RefType type) {
+  auto buffer = std::make_unique<RefBuffer>();
+  buffer->dtype = *dtypeOf(type.getElementType());
+  buffer->data = makeTensor(elementKindOf(buffer->dtype), std::vector<int64_t>(type.getShape()));
+  // Accumulators start at zero (plgpu.ACC), the rest uninitialized.
+  if (type.getSpace() == MemorySpace::GPUAccumulator) {
+    std::fill(buffer->data->f.begin(), buffer->data->f.end(), 0.0);
+    std::fill(buffer->data->i.begin(), buffer->data->i.end(), 0);
+  } else {
+    fillUninitialized(*buffer->data, buffer->dtype);
+  }
+  return buffer;
+}
+
+std::unique_ptr<Allocation> allocate(Block &block) {
+  auto alloc = std::make_unique<Allocation>();
+  for (BlockArgument arg : block.getArguments()) {
+    Allocation::Slot slot;
+    if (auto ref = llvm::dyn_cast<pk::RefType>(arg.getType())) {
+      slot.ref = newBuffer(ref);
+    } else if (auto barrier = llvm::dyn_cast<pk::BarrierType>(arg.getType())) {
+      slot.barriers = std::make_unique<BarrierArray>();
+      slot.barriers->type = barrier;
+      slot.barriers->barriers.resize(static_cast<size_t>(barrier.getNumBarriers()));
+      int64_t arrivals = barrier.getNumArrivals();
+      if (barrier.isClusterBarrier()) {
+        // Each CTA along the cluster axes arrives num_arrivals times.
+        auto mesh = block.getParentOp()->getParentOfType<pk::MeshKernelOp>();
+        int64_t sum = 0, count = 0;
+        for (Attribute a : barrier.getClusterAxes()) {
+          auto axis = mesh.findAxis(llvm::cast<StringAttr>(a).getValue());
+          sum += mesh.getCluster()[axis->second];
+          ++count;
+        }
+        arrivals *= sum - count + 1;
+      }
+      for (Barrier &b : slot.barriers->barriers)
+        b.arrivalsNeeded = arrivals;
+    } else {
+      auto sem = llvm::cast<pk::SemaphoreType>(arg.getType());
+      slot.semaphores = std::make_unique<SemaphoreArray>();
+      slot.semaphores->counts.assign(static_cast<size_t>(sem.getNumElements()), 0);
+    }
+    alloc->slots.push_back(std::move(slot));
+  }
+  return alloc;
+}
+
+int64_t flatIndex(llvm::ArrayRef<int64_t> shape, const std::vector<int64_t> &index) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < index.size(); ++d)
+    flat = flat * shape[d] + index[d];
+  return flat;
+}
+
+} // namespace
+
+RefBuffer &Evaluator::bindView(Value v, RefBuffer view) {
+  auto &slot = views[v];
+  slot = std::make_unique<RefBuffer>(std::move(view));
+  refs[v] = slot.get();
+  return *slot;
+}
+
+bool Evaluator::evalMosaicGpu(Operation *op) {
+  // Views.
+  if (auto view = llvm::dyn_cast<pk::RefViewOp>(op)) {
+    RefBuffer &base = getRef(view.getRef());
+    const std::vector<int64_t> &shape = base.viewShape();
+    std::vector<int64_t> strides = base.elementStrides();
+    RefBuffer result;
+    result.data = base.data;
+    result.dtype = base.dtype;
+    result.isView = true;
+    result.offset = base.base();
+    unsigned dynamic = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t start = view.getStaticOffsets()[d];
+      if (ShapedType::isDynamic(start))
+        start = get(view.getOffsets()[dynamic++])->i[0];
+      int64_t size = view.getSizes()[d], stride = view.getStrides()[d];
+      if (start < 0 || start + (size - 1) * stride >= shape[d])
+        fail(op, "the view starts at " + std::to_string(start) + " on axis " + std::to_string(d) +
+                     " and takes " + std::to_string(size) + " elements, which leaves the Ref of " +
+                     "shape " + shapeText(shape));
+      result.offset += start * strides[d];
+      if (!llvm::is_contained(view.getSqueeze(), static_cast<int64_t>(d))) {
+        result.shape.push_back(size);
+        result.strides.push_back(strides[d] * stride);
+      }
+    }
+    bindView(view.getResult(), std::move(result));
+    return true;
+  }
+  if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op)) {
+    RefBuffer &base = getRef(transpose.getRef());
+    RefBuffer result;
+    result.data = base.data;
+    result.dtype = base.dtype;
+    result.isView = true;
+    result.offset = base.base();
+    std::vector<int64_t> strides = base.elementStrides();
+    for (int64_t d : transpose.getPermutation()) {
+      result.shape.push_back(base.viewShape()[d]);
+      result.strides.push_back(strides[d]);
+    }
+    bindView(transpose.getResult(), std::move(result));
+    return true;
+  }
+  if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op)) {
+    if (!thread)
+      fail(op, "lax.axis_index runs only inside a Mosaic GPU kernel");
+    auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+    auto where = *mesh.findAxis(axis.getAxis());
+    TensorPtr t = makeTensor(elementKindOf(axis.getType()), {});
+    t->i[0] = where.first == 0   ? thread->cta->gridIndex[where.second]
+              : where.first == 1 ? thread->cta->clusterIndex[where.second]
+                                 : thread->threadIndex;
+    set(axis.getResult(), t);
+    return true;
+  }
+  if (llvm::isa<pk::RunScopedOp>(op)) {
+    evalRunScoped(op);
+    return true;
+  }
+  if (llvm::isa<pk::PipelineOp>(op)) {
+    evalPipeline(op);
+    return true;
+  }
+
+  // Barriers.
+  auto barrierAt = [&](Value barrier,
+                       OperandRange indices) -> std::pair<BarrierArray *, Barrier *> {
+    auto *array = static_cast<BarrierArray *>(syncObjects.lookup(barrier));
+    if (!array)
+      fail(op, "internal error: a barrier is not allocated");
+    std::vector<int64_t> index;
+    for (Value v : indices)
+      index.push_back(get(v)->i[0]);
+    int64_t flat = flatIndex(array->type.getShape(), index);
+    if (flat < 0 || flat >= static_cast<int64_t>(array->barriers.size()))
+      fail(op, "barrier index " + shapeText(index) + " is out of range for " +
+                   std::to_string(array->barriers.size()) + " barriers");
+    return {array, &array->barriers[flat]};
+  };
+  auto arrive = [&](Barrier &b) {
+    if (++b.arrivals < b.arrivalsNeeded)
+      return;
+    if (!b.observed)
+      fail(op, "the barrier completed a phase again before any thread waited for its previous "
+               "completion (a producer needs back-pressure from its consumer, e.g. a second "
+               "barrier it waits on before reusing a slot)");
+    ++b.phase;
+    b.arrivals = 0;
+    b.observed = false;
+  };
+  if (auto arriveOp = llvm::dyn_cast<pk::BarrierArriveOp>(op)) {
+    auto [array, b] = barrierAt(arriveOp.getBarrier(), arriveOp.getIndices());
+    if (!array->type.isClusterBarrier() || !thread) {
+      arrive(*b);
+      return true;
+    }
+    // A cluster barrier: arrive at the same barrier of every CTA whose
+    // cluster position differs from ours along at most one of its axes.
+    auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+    std::vector<unsigned> axes;
+    for (Attribute a : array->type.getClusterAxes())
+      axes.push_back(mesh.findAxis(llvm::cast<StringAttr>(a).getValue())->second);
+    size_t index = static_cast<size_t>(b - array->barriers.data());
+    auto key = std::find_if(thread->cta->collective.begin(), thread->cta->collective.end(),
+                            [&](const auto &entry) {
+                              for (auto &slot : entry.second->slots)
+                                if (slot.barriers.get() == array)
+                                  return true;
+                              return false;
+                            });
+    if (key == thread->cta->collective.end())
+      fail(op, "a cluster barrier must be allocated collectively (in scratch_shapes or a "
+               "collective pl.run_scoped)");
+    std::vector<std::vector<int64_t>> targets{thread->cta->clusterIndex};
+    for (unsigned axis : axes)
+      for (int64_t c = 0; c < mesh.getCluster()[axis]; ++c) {
+        std::vector<int64_t> pos = thread->cta->clusterIndex;
+        if (pos[axis] == c)
+          continue;
+        pos[axis] = c;
+        targets.push_back(pos);
+      }
+    size_t slotIndex = 0;
+    for (; slotIndex < key->second->slots.size(); ++slotIndex)
+      if (key->second->slots[slotIndex].barriers.get() == array)
+        break;
+    for (const auto &pos : targets) {
+      CtaState *cta = thread->run->ctaAt(thread->cta->gridIndex, pos);
+      auto &other = cta->collective[key->first];
+      if (!other) // that CTA has not reached the allocation yet
+        other = allocate(key->first.first->getRegion(0).front());
+      arrive(other->slots[slotIndex].barriers->barriers[index]);
+    }
+    return true;
+  }
+  if (auto waitOp = llvm::dyn_cast<pk::BarrierWaitOp>(op)) {
+    auto [array, b] = barrierAt(waitOp.getBarrier(), waitOp.getIndices());
+    int64_t id = thread ? thread->id : 0;
+    int64_t next = b->waited[id] + 1;
+    auto check = [&] {
+      if (b->phase > next)
+        fail(op, "this thread waits for phase " + std::to_string(next) +
+                     " of the barrier, but it has completed " + std::to_string(b->phase) +
+                     ": a thread that waits on a barrier must wait for every one of its phases");
+    };
+    check();
+    if (b->phase < next) {
+      if (!thread)
+        fail(op, "deadlock: the barrier can never complete (nothing else runs)");
+      thread->run->scheduler->wait(op, "a barrier phase", [b, next] { return b->phase >= next; });
+      check();
+    }
+    b->observed = true;
+    b->waited[id] = next;
+    return true;
+  }
+
+  // Async copies: they complete at issue.
+  if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op)) {
+    RefBuffer &src = getRef(copy.getSrc());
+    RefBuffer &dst = getRef(copy.getDst());
+    writeAll(dst, *readAll(src));
+    auto [array, b] = barrierAt(copy.getBarrier(), copy.getBarrierIndices());
+    arrive(*b);
+    return true;
+  }
+  if (auto copy = llvm::dyn_cast<pk::CopySmemToGmemOp>(op)) {
+    if (copy.getPredicate() && get(copy.getPredicate())->i[0] == 0)
+      return true;
+    writeAll(getRef(copy.getDst()), *readAll(getRef(copy.getSrc())));
+    return true;
+  }
+  if (llvm::isa<pk::WaitSmemToGmemOp, pk::CommitGroupOp, pk::CommitSmemOp, pk::WgmmaWaitOp,
+                pk::SetMaxRegistersOp>(op))
+    return true;
+  if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {
+    set(cast.getResult(), get(cast.getValue()));
+    return true;
+  }
+
+  // acc += a @ b, as JAX's interpreter computes it: the product in the
+  // accumulator's type, then the sum.
+  if (auto mma = llvm::dyn_cast<pk::WgmmaOp>(op)) {
+    RefBuffer &acc = getRef(mma.getAcc());
+    TensorPtr a = llvm::isa<pk::RefType>(mma.getA().getType()) ? readAll(getRef(mma.getA()))
+                                                               : get(mma.getA());
+    TensorPtr b = readAll(getRef(mma.getB()));
+    TensorPtr c = readAll(acc);
+    int64_t m = c->shape[0], n = c->shape[1], k = a->shape[1];
+    const ElementKind &out = c->element;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        if (out.isFloat) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p)
+            sum += a->f[i * k + p] * b->f[p * n + j];
+          c->f[i * n + j] = roundFloat(c->f[i * n + j] + roundFloat(sum, out), out);
+        } else {
+          int64_t sum = 0;
+          for (int64_t p = 0; p < k; ++p)
+            sum += a->i[i * k + p] * b->i[p * n + j];
+          c->i[i * n + j] = wrapInt(c->i[i * n + j] + sum, out.width);
+        }
+      }
+    writeAll(acc, *c);
+    return true;
+  }
+
+  // Semaphores.
+  auto semaphoreAt = [&](Value sem, OperandRange indices) -> int64_t & {
+    auto *array = static_cast<SemaphoreArray *>(syncObjects.lookup(sem));
+    if (!array)
+      fail(op, "internal error: a semaphore is not allocated");
+    std::vector<int64_t> index;
+    for (Value v : indices)
+      index.push_back(get(v)->i[0]);
+    auto type = llvm::cast<pk::SemaphoreType>(sem.getType());
+    int64_t flat = flatIndex(type.getShape(), index);
+    if (flat < 0 || flat >= static_cast<int64_t>(array->counts.size()))
+      fail(op, "semaphore index " + shapeText(index) + " is out of range");
+    return array->counts[flat];
+  };
+  if (auto global = llvm::dyn_cast<pk::GetGlobalOp>(op)) {
+    if (!thread)
+      fail(op, "pl.get_global runs only inside a Mosaic GPU kernel");
+    auto &array = thread->run->globals[op];
+    if (!array) {
+      array = std::make_unique<SemaphoreArray>();
+      array->counts.assign(static_cast<size_t>(global.getType().getNumElements()), 0);
+    }
+    syncObjects[global.getResult()] = array.get();
+    return true;
+  }
+  if (auto signal = llvm::dyn_cast<pk::SemaphoreSignalOp>(op)) {
+    semaphoreAt(signal.getSemaphore(), signal.getIndices()) += get(signal.getIncrement())->i[0];
+    return true;
+  }
+  if (auto wait = llvm::dyn_cast<pk::SemaphoreWaitOp>(op)) {
+    int64_t &count = semaphoreAt(wait.getSemaphore(), wait.getIndices());
+    int64_t value = get(wait.getValue())->i[0];
+    if (count < value) {
+      if (!thread)
+        fail(op, "deadlock: the semaphore can never reach the value (nothing else runs)");
+      int64_t *c = &count;
+      thread->run->scheduler->wait(op, "a semaphore to reach " + std::to_string(value),
+                                   [c, value] { return *c >= value; });
+    }
+    if (!wait.getNoDecrement())
+      count -= value;
+    return true;
+  }
+  return false;
+}
+
+void Evaluator::evalRunScoped(Operation *operation) {
+  auto op = llvm::cast<pk::RunScopedOp>(operation);
+  Block &body = op.getBodyBlock();
+  // Shared by the CTA's threads when the scope is collective over them.
+  bool collective = false;
+  if (thread) {
+    auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+    std::optional<StringRef> threadName = mesh.getThreadName();
+    for (Attribute a : op.getCollectiveAxes())
+      collective |= threadName && llvm::cast<StringAttr>(a).getValue() == *threadName;
+    // With one thread per CTA, its scopes are the CTA's (other CTAs of the
+    // cluster find its cluster barriers there).
+    collective |= mesh.getNumThreads() == 1;
+  }
+  std::shared_ptr<Allocation> alloc;
+  std::pair<Operation *, int64_t> key{operation, 0};
+  if (collective) {
+    key.second = thread->occurrences[operation]++;
+    auto &shared = thread->cta->collective[key];
+    if (!shared)
+      shared = allocate(body);
+    alloc = shared;
+  } else {
+    alloc = allocate(body);
+  }
+  for (size_t i = 0; i < body.getNumArguments(); ++i) {
+    Allocation::Slot &slot = alloc->slots[i];
+    if (slot.ref)
+      bindRef(body.getArgument(i), slot.ref.get());
+    else if (slot.barriers)
+      syncObjects[body.getArgument(i)] = slot.barriers.get();
+    else
+      syncObjects[body.getArgument(i)] = slot.semaphores.get();
+  }
+  std::vector<TensorPtr> results = runRegion(op.getBody(), {});
+  for (size_t k = 0; k < results.size(); ++k)
+    set(op.getResult(k), results[k]);
+  // The scope ends when the last thread leaves: then every thread that
+  // waited on a barrier must have waited for all of its phases.
+  int64_t users = collective ? op->getParentOfType<pk::MeshKernelOp>().getNumThreads() : 1;
+  if (++alloc->releases < users)
+    return;
+  for (Allocation::Slot &slot : alloc->slots) {
+    if (!slot.barriers)
+      continue;
+    for (const Barrier &b : slot.barriers->barriers)
+      for (const auto &[id, waited] : b.waited)
+        if (waited > 0 && waited < b.phase)
+          fail(operation, "a thread waited for " + std::to_string(waited) + " of the " +
+                              std::to_string(b.phase) +
+                              " phases of a barrier of this scope: a thread that waits on a "
+                              "barrier must wait for every phase before the barrier goes away");
+  }
+  if (collective)
+    thread->cta->collective.erase(key);
+}
+
+} // namespace pk::interp

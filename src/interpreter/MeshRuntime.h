@@ -1,0 +1,142 @@
+//===- MeshRuntime.h - Running Mosaic GPU kernels: threads and sync -*- C++ -*-===//
+//
+// A pk.mesh_kernel runs its body once per Pallas thread of every CTA. The
+// threads of a cluster (of the whole grid, when the kernel synchronizes
+// CTAs with semaphores) run concurrently enough for producer / consumer
+// protocols: each is an OS thread, but a Scheduler lets exactly one run at
+// a time and switches only when the running one must wait (a barrier
+// phase, a semaphore, a pipeline slot). Execution is therefore
+// deterministic, and when every unfinished thread waits the run stops with
+// a deadlock error at a waiting op instead of hanging.
+//
+// Barriers follow JAX's GPU interpret mode: a thread waits for exactly the
+// phase after the last one it waited for; a barrier must not complete
+// again before some thread waited for its previous completion; and when a
+// scope ends, a thread that waited on a barrier must have waited for all
+// of its phases. Async copies and wgmma complete when they are issued
+// (their barrier arrival is immediate), which every valid program
+// tolerates.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_INTERPRETER_MESHRUNTIME_H
+#define PK_INTERPRETER_MESHRUNTIME_H
+
+#include "interpreter/Evaluator.h"
+#include "ir/PkDialect.h"
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pk::interp {
+
+/// Thrown in the threads the scheduler stops after an error elsewhere.
+struct Aborted {};
+
+/// Runs workers as cooperative threads, one at a time.
+class Scheduler {
+public:
+  /// Runs `work(i)` for every i below n; throws the first RunError.
+  void run(size_t n, const std::function<void(size_t)> &work);
+  /// Blocks the calling worker at `op` until `ready()`; `what` says what
+  /// it waits for, for a deadlock message.
+  void wait(mlir::Operation *op, const std::string &what, const std::function<bool()> &ready);
+  /// A label for worker i in messages ("thread 1 of block (0, 2)").
+  std::function<std::string(size_t)> describe;
+
+private:
+  struct Worker {
+    enum class State { Ready, Blocked, Done } state = State::Ready;
+    std::function<bool()> ready;
+    mlir::Operation *op = nullptr;
+    std::string what;
+  };
+  bool switchFrom(size_t from);
+  RunError deadlock();
+  void finish(size_t i);
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Worker> workers;
+  size_t current = 0;
+  bool single = false;
+  bool aborting = false;
+  std::optional<RunError> error;
+};
+
+/// One mbarrier.
+struct Barrier {
+  int64_t arrivalsNeeded = 1;
+  int64_t arrivals = 0;
+  int64_t phase = 0;                 ///< phases completed
+  bool observed = true;              ///< some thread waited since the last completion
+  std::map<int64_t, int64_t> waited; ///< phases each thread (by id) waited for
+};
+
+struct BarrierArray {
+  std::vector<Barrier> barriers;
+  pk::BarrierType type;
+};
+
+struct SemaphoreArray {
+  std::vector<int64_t> counts;
+};
+
+/// What one pk.run_scoped execution allocated, per block argument.
+struct Allocation {
+  struct Slot {
+    std::unique_ptr<RefBuffer> ref;
+    std::unique_ptr<BarrierArray> barriers;
+    std::unique_ptr<SemaphoreArray> semaphores;
+  };
+  std::vector<Slot> slots;
+  int64_t releases = 0; ///< threads that left the scope
+};
+
+struct PipelineState;
+struct MeshRun;
+
+/// One CTA of the kernel.
+struct CtaState {
+  std::vector<int64_t> gridIndex, clusterIndex;
+  /// Allocations every thread of the CTA shares, by (op, occurrence).
+  std::map<std::pair<mlir::Operation *, int64_t>, std::shared_ptr<Allocation>> collective;
+  /// Warp-specialized pipelines in progress, by (op, occurrence).
+  std::map<std::pair<mlir::Operation *, int64_t>, std::shared_ptr<PipelineState>> pipelines;
+};
+
+/// One Pallas thread.
+struct ThreadContext {
+  MeshRun *run = nullptr;
+  CtaState *cta = nullptr;
+  int64_t threadIndex = 0; ///< in its CTA
+  int64_t id = 0;          ///< unique in the run
+  /// How many times this thread entered each collective op so far.
+  std::map<mlir::Operation *, int64_t> occurrences;
+};
+
+/// A running pk.mesh_kernel.
+struct MeshRun {
+  pk::MeshKernelOp op;
+  Scheduler *scheduler = nullptr;
+  std::vector<std::unique_ptr<CtaState>> ctas; ///< every CTA, row-major (grid, then cluster)
+  std::map<mlir::Operation *, std::unique_ptr<SemaphoreArray>> globals; ///< pl.get_global
+  /// The CTA at grid x cluster coordinates.
+  CtaState *ctaAt(const std::vector<int64_t> &grid, const std::vector<int64_t> &cluster);
+};
+
+/// Runs a pk.mesh_kernel on its inputs; returns its outputs.
+std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<TensorPtr> &inputs,
+                                     const std::vector<int64_t> &symbols, uint64_t maxSteps);
+
+/// "line 12" for an op's location, for messages.
+std::string lineOf(mlir::Location loc);
+
+} // namespace pk::interp
+
+#endif // PK_INTERPRETER_MESHRUNTIME_H
