@@ -13,11 +13,14 @@ AND: 'and';
 AS: 'as';
 ASSERT: 'assert';
 BREAK: 'break';
+CLASS: 'class';
 CONTINUE: 'continue';
 DEF: 'def';
 ELIF: 'elif';
 ELSE: 'else';
+EXCEPT: 'except';
 FALSE: 'False';
+FINALLY: 'finally';
 FOR: 'for';
 FROM: 'from';
 IF: 'if';
@@ -34,14 +37,15 @@ DEL: 'del';
 RAISE: 'raise';
 RETURN: 'return';
 TRUE: 'True';
+TRY: 'try';
 WHILE: 'while';
+WITH: 'with';
 
 // Python keywords outside the subset. They are tokens of their own so that
 // the parser can say "'class' is not supported" instead of a confusing
 // syntax error.
 UNSUPPORTED_KEYWORD
-  : 'class' | 'with' | 'try' | 'except' | 'finally' | 'yield' | 'async'
-  | 'await' | 'global'
+  : 'yield' | 'async' | 'await' | 'global'
   ;
 
 NAME: [a-zA-Z_] [a-zA-Z_0-9]*;

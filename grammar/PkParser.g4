@@ -60,6 +60,9 @@ compoundStatement
   | forStatement
   | whileStatement
   | functionDefinition
+  | classDefinition
+  | withStatement
+  | tryStatement
   ;
 
 ifStatement
@@ -82,6 +85,24 @@ functionDefinition
   ;
 
 decorator: AT expression NEWLINE;
+
+// `class Name(bases, keyword=...):`. Classes are static: dataclasses,
+// NamedTuples and plain classes holding configuration and helpers.
+classDefinition
+  : decorator* CLASS NAME (LPAREN arguments? RPAREN)? COLON block
+  ;
+
+// `with a as b, c:` (context managers such as jax.named_scope).
+withStatement
+  : WITH withItem (COMMA withItem)* COLON block
+  ;
+withItem: expression (AS bitOrExpression)?;
+
+// `try:` with `except [Type [as name]]:` clauses, `else:` and `finally:`.
+tryStatement
+  : TRY COLON body=block exceptClause* (ELSE COLON orelse=block)? (FINALLY COLON final=block)?
+  ;
+exceptClause: EXCEPT (expression (AS NAME)?)? COLON block;
 
 parameters: parameter (COMMA parameter)* COMMA?;
 

@@ -65,6 +65,8 @@ void Evaluator::eval(mlir::Operation *op) {
     return evalAtomicRmw(op);
   if (llvm::isa<pk::AtomicCasOp>(op))
     return evalAtomicCas(op);
+  if (llvm::isa<pk::DebugPrintOp>(op))
+    return evalDebugPrint(op);
   if (auto pid = llvm::dyn_cast<pk::ProgramIdOp>(op)) {
     TensorPtr t = makeTensor(elementKindOf(pid.getType()), {});
     t->i[0] = context.programIds.at(pid.getAxis());

@@ -94,6 +94,8 @@ private:
   void evalScatter(mlir::Operation *op);
   void evalAtomicRmw(mlir::Operation *op);
   void evalAtomicCas(mlir::Operation *op);
+  // EvalDebug.cpp
+  void evalDebugPrint(mlir::Operation *op);
   // Evaluator.cpp
   bool evalControlFlow(mlir::Operation *op);
   // EvalMosaicGpu.cpp

@@ -1,5 +1,6 @@
 //===- PkOps.cpp - Verifiers, folders and custom syntax of pk ops ---------===//
 #include "ir/PkDialect.h"
+#include "support/DType.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -337,6 +338,44 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis) {
   if (axis >= call.getGridRank())
     return op->emitOpError() << "axis " << axis << " is out of range for a grid of rank "
                              << call.getGridRank();
+  return success();
+}
+
+LogicalResult DebugPrintOp::verify() {
+  if (getDtypes().size() != getValues().size())
+    return emitOpError() << "needs one dtype per value (" << getValues().size() << " values, "
+                         << getDtypes().size() << " dtypes)";
+  // Count the replacement fields: `{` not doubled, up to its `}`.
+  llvm::StringRef format = getFormat();
+  size_t fields = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    if (format[i] == '}' && i + 1 < format.size() && format[i + 1] == '}') {
+      ++i;
+      continue;
+    }
+    if (format[i] == '{') {
+      size_t close = format.find('}', i);
+      if (close == llvm::StringRef::npos)
+        return emitOpError() << "has an unterminated '{' in its format";
+      if (close > i + 1 && format[i + 1] != ':')
+        return emitOpError() << "fields must be '{}' or '{:spec}', found '"
+                             << format.substr(i, close - i + 1) << "'";
+      ++fields;
+      i = close;
+    } else if (format[i] == '}') {
+      return emitOpError() << "has a single '}' in its format";
+    }
+  }
+  if (fields != getValues().size())
+    return emitOpError() << "format has " << fields << " fields but there are "
+                         << getValues().size() << " values";
+  for (mlir::Attribute d : getDtypes())
+    if (!parseDType(llvm::cast<StringAttr>(d).getValue()))
+      return emitOpError() << "unknown dtype " << d;
   return success();
 }
 

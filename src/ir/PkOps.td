@@ -553,4 +553,29 @@ def Pk_DotOp : Pk_Op<"dot", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Pk_DebugPrintOp : Pk_Op<"debug_print"> {
+  let summary = "prints a formatted line when a program runs (pl.debug_print)";
+  let description = [{
+    `pl.debug_print(fmt, *values)` and `jax.debug.print` in a kernel. The
+    `format` is a Python format string whose `{}` fields (with an optional
+    spec, `{:.3f}`) take the values in order; `dtypes` names each value's
+    element type (signedness and bools are not in the IR's types). Each
+    program prints once, values formatted as NumPy prints them; the
+    interpreter runs the programs in grid order.
+
+    ```mlir
+    pk.debug_print "i = {}, x = {}" (%i, %x : i32, tensor<8xf32>) dtypes ["i32", "f32"]
+    ```
+  }];
+  let arguments = (ins StrAttr:$format, Variadic<Pk_BlockValue>:$values, StrArrayAttr:$dtypes);
+  let assemblyFormat = [{
+    $format (`(` $values^ `:` type($values) `)`)? `dtypes` $dtypes attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // PK_OPS_TD

@@ -4,14 +4,21 @@
 Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
-    #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION]
+    #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION] [stdout]
+    #       [cuda-rejects=TEXT]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
 irange's [LO, HI) for integers). The case passes
 when every output has the same shape and dtype in both runs and the same
 values: exactly for integers and booleans, within tolerance for floats
-(NaN matching NaN).
+(NaN matching NaN). With `stdout`, what the program prints
+(pl.debug_print, jax.debug.print) must match too, line for line, on the
+interpreter (other devices print with C's printf and are not compared).
+With `cuda-rejects=TEXT`, the program is one a GPU cannot run (a block
+larger than a CTA's shared memory): on the CUDA devices pkc must refuse it
+with an error containing TEXT, at the user's line; the interpreter still
+compares it with JAX.
 
 reference=FUNCTION replaces the JAX run with FUNCTION, a plain NumPy
 function the .pk file defines (pkc never calls it): for kernels JAX's
@@ -28,6 +35,8 @@ Usage: differential.py --pkc PATH/TO/pkc FILE.pk [--case "..."]...
 """
 
 import argparse
+import contextlib
+import io
 import os
 import shlex
 import subprocess
@@ -39,6 +48,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 pk_prelude = None  # imported in main(): it loads JAX, which takes seconds
+jax = None
 
 DEFAULT_TOLERANCE = {  # (rtol, atol) by dtype
     "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12),
@@ -57,6 +67,8 @@ class Case:
         self.low, self.high = -2.0, 2.0
         self.int_range = None
         self.reference = None
+        self.stdout = False
+        self.cuda_rejects = None
         i = 1
         while i < len(tokens):
             token = tokens[i]
@@ -64,6 +76,10 @@ class Case:
                 name, value = tokens[i + 1].split("=", 1)
                 self.defines[name] = value
                 i += 2
+                continue
+            if token == "stdout":
+                self.stdout = True
+                i += 1
                 continue
             key, value = token.split("=", 1)
             if key == "rtol":
@@ -74,6 +90,8 @@ class Case:
                 self.seed = int(value)
             elif key == "range":
                 self.low, self.high = (float(v) for v in value.split(":"))
+            elif key == "cuda-rejects":
+                self.cuda_rejects = value
             elif key == "irange":
                 self.int_range = tuple(int(v) for v in value.split(":"))
             elif key == "reference":
@@ -156,21 +174,33 @@ def run_case(pkc, path, case, workdir, extra_args=()):
         np.save(file, x)
         inputs.append(x)
         args += ["--in", f"{param}={file}"]
+    printed = io.StringIO()
     if case.reference:
         result = module.globals[case.reference](*inputs)
         expected = [np.asarray(o) for o in (result if isinstance(result, (tuple, list)) else [result])]
     else:
-        expected = module.run(case.export, inputs)
+        with contextlib.redirect_stdout(printed):
+            expected = module.run(case.export, inputs)
+            jax.effects_barrier()
         if pk_prelude.gpu_races_found():
             return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
                     "Mosaic GPU program"]
     for k in range(len(expected)):
         args += ["--out", f"{k}={os.path.join(workdir, f'out{k}.npy')}"]
     run = subprocess.run(args, capture_output=True, text=True)
+    if case.cuda_rejects is not None and "--device=interpreter" not in extra_args:
+        if run.returncode == 1 and case.cuda_rejects in run.stderr and f"{path}:" in run.stderr:
+            return []
+        return [f"pkc should refuse this program for CUDA with '{case.cuda_rejects}' at the "
+                f"user's line; it gave ({run.returncode}):\n{run.stderr}"]
     if run.returncode != 0:
         return [f"pkc failed ({run.returncode}): {' '.join(shlex.quote(a) for a in args)}\n"
                 f"{run.stderr}"]
     problems = []
+    if case.stdout and "--device=interpreter" in extra_args:
+        if run.stdout != printed.getvalue():
+            problems.append("printed output differs:\n--- JAX\n" + printed.getvalue() +
+                            "--- pkc\n" + run.stdout)
     for k, e in enumerate(expected):
         actual = load_output(os.path.join(workdir, f"out{k}.npy"), e.dtype)
         problem = compare(f"output {k}", e, actual, case)
@@ -208,7 +238,8 @@ def main():
     if options.device == "cuda" and not cuda_gpu_present():
         print(f"{options.file}: skipped: no CUDA GPU (or driver) on this machine")
         return 77
-    global pk_prelude
+    global pk_prelude, jax
+    import jax
     import pk_prelude
     extra = [f"--device={options.device}", *options.pkc_arg]
     failed = 0

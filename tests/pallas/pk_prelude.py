@@ -18,6 +18,8 @@ import __future__
 import ast
 import functools
 import inspect
+import sys
+import types
 
 import jax
 import jax.numpy as jnp
@@ -292,7 +294,13 @@ def load_pk(path, defines=None):
         exports[fn.__name__] = fn
         return fn
 
-    module_globals = {"__name__": "pk_module", "export": export}
+    # A real module in sys.modules: dataclasses and typing look a class's
+    # module up there (with `from __future__ import annotations`).
+    name = "pk_module_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    module_globals = module.__dict__
+    module_globals.update({"__file__": path, "export": export})
     for short, dtype in _DTYPES.items():
         if short != "bool":
             module_globals[short] = dtype

@@ -54,6 +54,8 @@ bool touchesTensors(Operation *op) {
 }
 
 LogicalResult Translator::translate(Operation *op) {
+  if (auto print = llvm::dyn_cast<pk::DebugPrintOp>(op))
+    return lowerDebugPrint(e, print);
   if (auto ref = llvm::dyn_cast<GlobalRefOp>(op))
     return recordGlobalRef(e, ref);
   if (auto ref = llvm::dyn_cast<SharedRefOp>(op))

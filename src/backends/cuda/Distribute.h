@@ -156,6 +156,7 @@ mlir::LogicalResult lowerGather(Emitter &e, pk::GatherOp op);
 mlir::LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op);
 mlir::LogicalResult lowerAtomicRmw(Emitter &e, pk::AtomicRmwOp op);
 mlir::LogicalResult lowerAtomicCas(Emitter &e, pk::AtomicCasOp op);
+mlir::LogicalResult lowerDebugPrint(Emitter &e, pk::DebugPrintOp op);
 
 /// Element index in shared memory for a coordinate, or null to skip it.
 using IndexFn = llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)>;

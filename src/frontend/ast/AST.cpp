@@ -273,6 +273,73 @@ private:
       line(depth, text, s.range());
       return;
     }
+    case Stmt::Kind::ClassDef: {
+      const auto &c = llvm::cast<ClassDefStmt>(s);
+      line(depth, "ClassDef " + c.name, s.range());
+      for (const ExprPtr &d : c.decorators) {
+        os.indent((depth + 1) * 2) << "decorator:\n";
+        expression(*d, depth + 2);
+      }
+      for (const Argument &base : c.bases) {
+        os.indent((depth + 1) * 2) << (base.name.empty() ? "base:" : "keyword " + base.name + ":")
+                                   << "\n";
+        expression(*base.value, depth + 2);
+      }
+      block("body", c.body, depth + 1);
+      return;
+    }
+    case Stmt::Kind::With: {
+      const auto &w = llvm::cast<WithStmt>(s);
+      line(depth, "With", s.range());
+      for (const WithStmt::Item &item : w.items) {
+        expression(*item.context, depth + 1);
+        if (item.target) {
+          os.indent((depth + 1) * 2) << "as:\n";
+          expression(*item.target, depth + 2);
+        }
+      }
+      block("body", w.body, depth + 1);
+      return;
+    }
+    case Stmt::Kind::Try: {
+      const auto &t = llvm::cast<TryStmt>(s);
+      line(depth, "Try", s.range());
+      block("body", t.body, depth + 1);
+      for (const TryStmt::Handler &h : t.handlers) {
+        line(depth + 1, "Except" + (h.name.empty() ? "" : " as " + h.name), h.range);
+        if (h.type)
+          expression(*h.type, depth + 2);
+        block("body", h.body, depth + 2);
+      }
+      block("else", t.orelse, depth + 1);
+      block("finally", t.finalBody, depth + 1);
+      return;
+    }
+    }
+  }
+
+  void formatParts(const std::vector<FormatPart> &parts, unsigned depth) {
+    for (const FormatPart &part : parts) {
+      if (!part.value) {
+        std::string text;
+        llvm::raw_string_ostream out(text);
+        out << "text \"";
+        out.write_escaped(part.literal);
+        out << "\"";
+        os.indent(depth * 2) << text << "\n";
+        continue;
+      }
+      std::string field = "field";
+      if (!part.debugText.empty())
+        field += " " + part.debugText;
+      if (part.conversion)
+        field += std::string(" !") + part.conversion;
+      os.indent(depth * 2) << field << ":\n";
+      expression(*part.value, depth + 1);
+      if (!part.spec.empty()) {
+        os.indent((depth + 1) * 2) << "spec:\n";
+        formatParts(part.spec, depth + 2);
+      }
     }
   }
 
@@ -291,10 +358,16 @@ private:
       return;
     }
     case Expr::Kind::String: {
+      const auto &str = llvm::cast<StringExpr>(e);
+      if (str.formatted) {
+        line(depth, "FormattedString", e.range());
+        formatParts(str.parts, depth + 1);
+        return;
+      }
       std::string text;
       llvm::raw_string_ostream out(text);
       out << "String \"";
-      out.write_escaped(llvm::cast<StringExpr>(e).value);
+      out.write_escaped(str.value);
       out << "\"";
       line(depth, text, e.range());
       return;

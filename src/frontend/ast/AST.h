@@ -97,13 +97,24 @@ public:
   double value;
 };
 
+/// One piece of an f-string: literal text, or a replacement field
+/// `{value!conversion:spec}` (`{value=}` also prints its own text).
+struct FormatPart {
+  std::string literal;           ///< the text, when `value` is null
+  std::unique_ptr<Expr> value;   ///< the field's expression
+  char conversion = 0;           ///< 'r', 's', 'a' or 0
+  std::vector<FormatPart> spec;  ///< the format spec, itself an f-string
+  std::string debugText;         ///< `x=` of `{x=}`: printed before the value
+};
+
 class StringExpr : public Expr {
 public:
   StringExpr(SourceRange r, std::string value, bool formatted)
       : Expr(Kind::String, r), value(std::move(value)), formatted(formatted) {}
   PK_AST_EXPR_CLASSOF(String)
-  std::string value;
-  bool formatted; ///< an f-string, which .pk does not support
+  std::string value;  ///< a plain string's text
+  bool formatted;     ///< an f-string: `parts` holds it, `value` is unused
+  std::vector<FormatPart> parts;
 };
 
 class BoolExpr : public Expr {
@@ -346,6 +357,9 @@ public:
     Raise,
     Nonlocal,
     Del,
+    ClassDef,
+    With,
+    Try,
   };
 
   virtual ~Stmt() = default;
@@ -525,6 +539,48 @@ public:
   PK_AST_STMT_CLASSOF(Del)
   std::vector<std::string> names;
   std::vector<SourceRange> ranges;
+};
+
+/// `class Name(bases): body`. `bases` holds the positional and keyword
+/// arguments of the parenthesized list (`metaclass=...` among them).
+class ClassDefStmt : public Stmt {
+public:
+  ClassDefStmt(SourceRange r) : Stmt(Kind::ClassDef, r) {}
+  PK_AST_STMT_CLASSOF(ClassDef)
+  std::string name;
+  SourceRange nameRange;
+  std::vector<ExprPtr> decorators;
+  std::vector<Argument> bases;
+  StmtList body;
+};
+
+/// `with context as target, ...: body`.
+class WithStmt : public Stmt {
+public:
+  struct Item {
+    ExprPtr context;
+    ExprPtr target; ///< may be null
+  };
+  WithStmt(SourceRange r) : Stmt(Kind::With, r) {}
+  PK_AST_STMT_CLASSOF(With)
+  std::vector<Item> items;
+  StmtList body;
+};
+
+/// `try: body except Type as name: handler ... else: orelse finally: final`.
+class TryStmt : public Stmt {
+public:
+  struct Handler {
+    ExprPtr type;     ///< null for a bare `except:`
+    std::string name; ///< empty without `as`
+    SourceRange range;
+    StmtList body;
+  };
+  TryStmt(SourceRange r) : Stmt(Kind::Try, r) {}
+  PK_AST_STMT_CLASSOF(Try)
+  StmtList body;
+  std::vector<Handler> handlers;
+  StmtList orelse, finalBody;
 };
 
 #undef PK_AST_STMT_CLASSOF

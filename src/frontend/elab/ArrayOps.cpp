@@ -65,6 +65,21 @@ bool ArrayOps::isNumeric(const Obj &o) {
   return isStaticNumber(o) || llvm::isa<ArrayObj, SymIntObj>(o.get());
 }
 
+namespace {
+
+/// Fails: `o` is used where a block value or number is needed.
+[[noreturn]] void notAValue(Elaborator &el, const Obj &o, SourceRange r) {
+  el.checkNotOpaque(o, r);
+  if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get()))
+    el.fail(r, "'" + g->name + "' is a whole array (" + std::string(shortName(g->dtype)) + "[" +
+                   el.describeDims(g->shape) + "]) outside a kernel; array code outside "
+                   "pallas_call is not supported yet: pass it to pallas_call and compute in the "
+                   "kernel");
+  el.fail(r, "expected a block value or a number, got " + typeName(*o) + " (" + repr(*o) + ")");
+}
+
+} // namespace
+
 JaxType ArrayOps::typeOf(const Obj &o, SourceRange r) {
   if (auto *a = llvm::dyn_cast<ArrayObj>(o.get()))
     return {a->dtype, a->weak};
@@ -76,8 +91,9 @@ JaxType ArrayOps::typeOf(const Obj &o, SourceRange r) {
     return pythonBoolType();
   if (llvm::isa<RefObj>(o.get()))
     el.fail(r, "a Ref is not a value: read it first, e.g. x_ref[...]");
-  el.fail(r, "expected an array or a number, got " + typeName(*o));
+  notAValue(el, o, r);
 }
+
 
 mlir::Type ArrayOps::valueType(const std::vector<int64_t> &shape, DType dtype) {
   mlir::Type element = signlessType(&el.context(), dtype);
@@ -147,7 +163,7 @@ ArrayPtr ArrayOps::toArray(const Obj &o, SourceRange r, std::optional<JaxType> a
     ArrayPtr value = wrap(el.materializeSymbolic(s->expr, r), {}, DType::I32, /*weak=*/true);
     return castTo(value, target, r);
   }
-  el.fail(r, "expected an array or a number, got " + typeName(*o));
+  notAValue(el, o, r);
 }
 
 ArrayPtr ArrayOps::castTo(const ArrayPtr &a, JaxType t, SourceRange r) {

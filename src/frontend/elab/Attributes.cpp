@@ -1,6 +1,8 @@
 //===- Attributes.cpp - `value.name`: attributes and methods --------------===//
 #include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Formatting.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 
@@ -105,7 +107,7 @@ Obj arrayAttribute(Elaborator &el, const Obj &value, const std::string &name, So
   if (it != forwarded.end())
     return jnpMethod(el, value, name, it->second, r);
   if (name == "at")
-    el.fail(r, "x.at[...] updates are not supported; build the new value with jnp.where");
+    return std::make_shared<ArrayAtObj>(value, nullptr);
   el.fail(r, "'Array' object has no attribute '" + name + "'");
 }
 
@@ -205,51 +207,7 @@ Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, Source
 
 Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   if (name == "format")
-    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
-      const std::string &pattern = llvm::cast<StrObj>(*args.positional[0]).value;
-      auto text = [](const Obj &o) {
-        return llvm::isa<StrObj>(o.get()) ? llvm::cast<StrObj>(*o).value : repr(*o);
-      };
-      std::string out;
-      size_t next = 1;
-      for (size_t i = 0; i < pattern.size(); ++i) {
-        if (pattern[i] == '{' && i + 1 < pattern.size() && pattern[i + 1] == '{') {
-          out += '{';
-          ++i;
-        } else if (pattern[i] == '}' && i + 1 < pattern.size() && pattern[i + 1] == '}') {
-          out += '}';
-          ++i;
-        } else if (pattern[i] == '{') {
-          size_t close = pattern.find('}', i);
-          if (close == std::string::npos)
-            el.fail(args.range, "unmatched '{' in format string");
-          std::string field = pattern.substr(i + 1, close - i - 1);
-          field = field.substr(0, field.find(':'));
-          Obj v;
-          if (field.empty()) {
-            if (next >= args.positional.size())
-              el.fail(args.range, "not enough arguments for format string");
-            v = args.positional[next++];
-          } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
-            size_t index = std::stoul(field) + 1;
-            if (index >= args.positional.size())
-              el.fail(args.range, "format index " + field + " out of range");
-            v = args.positional[index];
-          } else {
-            for (const auto &[k, kv] : args.keywords)
-              if (k == field)
-                v = kv;
-            if (!v)
-              el.fail(args.range, "KeyError: '" + field + "' in format string");
-          }
-          out += text(v);
-          i = close;
-        } else {
-          out += pattern[i];
-        }
-      }
-      return makeStr(out);
-    });
+    return method(value, name, formatMethod);
   if (name == "join")
     return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"self"}, {"iterable"}});
@@ -274,16 +232,28 @@ Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceR
 } // namespace
 
 Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  if (Obj found = classAttribute(el, value, name, r))
+    return found;
   switch (value->kind()) {
   case Object::Kind::Namespace: {
-    const auto &ns = llvm::cast<NamespaceObj>(*value);
+    auto &ns = const_cast<NamespaceObj &>(llvm::cast<NamespaceObj>(*value));
     auto it = ns.members.find(name);
     if (it != ns.members.end())
       return it->second;
-    el.fail(r, "module '" + ns.name + "' has no attribute '" + name + "'" +
-                   (ns.name.find("pallas") != std::string::npos || ns.name.find("jax") == 0
-                        ? " (or pkc does not support it yet; see docs/language.md)"
-                        : ""));
+    if (ns.opaque) { // `absltest.main`: as opaque as its module
+      auto child = std::make_shared<NamespaceObj>(ns.name + "." + name);
+      child->opaque = true;
+      child->why = ns.why;
+      child->importedAt = ns.importedAt;
+      ns.members[name] = child;
+      return child;
+    }
+    el.raise(r, "AttributeError",
+             "module '" + ns.name + "' has no attribute '" + name + "'" +
+                 (ns.name.find("pallas") != std::string::npos || ns.name.find("jax") == 0
+                      ? " (or pkc does not support it yet; see docs/language.md)"
+                      : ""),
+             false);
   }
   case Object::Kind::Array:
     return arrayAttribute(el, value, name, r);
@@ -313,8 +283,29 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return std::make_shared<DTypeObj>(g.dtype);
     if (name == "ndim")
       return makeInt(static_cast<int64_t>(g.shape.size()));
+    if (name == "size") {
+      Obj n = makeInt(1);
+      for (const Dim &d : g.shape)
+        n = binaryOperator(el, ast::BinaryOp::Mul, n, makeDim(d), r);
+      return n;
+    }
+    if (name == "itemsize")
+      return makeInt(byteWidth(g.dtype));
+    if (name == "astype") // converting to its own dtype is the array itself
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"dtype"}, {"copy", none(), true},
+                                     {"device", none(), true}});
+        const auto &g = llvm::cast<GlobalArrayObj>(*a[0]);
+        DType to = el.toDType(a[1], a.range(1), "dtype");
+        if (to != g.dtype)
+          el.fail(args.range, "converting the whole array '" + g.name + "' from " +
+                                  numpyName(g.dtype) + " to " + numpyName(to) +
+                                  " outside a kernel is not supported yet (array code outside "
+                                  "pallas_call); convert it in the kernel");
+        return a[0];
+      });
     el.fail(r, "array '" + g.name + "' has no attribute '" + name +
-                   "' outside a kernel (available: shape, dtype, ndim)");
+                   "' outside a kernel (available: shape, dtype, ndim, size, itemsize)");
   }
   case Object::Kind::ShapeDtypeStruct: {
     const auto &s = llvm::cast<ShapeDtypeStructObj>(*value);
@@ -324,6 +315,12 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return std::make_shared<DTypeObj>(s.dtype);
     if (name == "ndim")
       return makeInt(static_cast<int64_t>(s.shape.size()));
+    if (name == "size") {
+      Obj n = makeInt(1);
+      for (const Dim &d : s.shape)
+        n = binaryOperator(el, ast::BinaryOp::Mul, n, makeDim(d), r);
+      return n;
+    }
     break;
   }
   case Object::Kind::DType: {
@@ -353,10 +350,90 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
   }
   case Object::Kind::MosaicGpu:
     return mosaicGpuAttribute(el, value, name, r);
-  case Object::Kind::Function:
+  case Object::Kind::CustomDerivative: {
+    auto f = std::static_pointer_cast<CustomDerivativeObj>(value);
+    if (name == "defvjp")
+      return std::make_shared<BuiltinObj>(f->name + ".defvjp", [f](Elaborator &el, CallArgs &args) {
+        BoundArgs a = el.bind(args, {{"fwd"}, {"bwd"}, {"symbolic_zeros", makeBool(false), true},
+                                     {"optimize_remat", makeBool(false), true}});
+        f->forward = a[0];
+        f->backward = a[1];
+        return none();
+      });
+    if (name == "defjvp") // also a decorator: returns the rule
+      return std::make_shared<BuiltinObj>(f->name + ".defjvp", [f](Elaborator &el, CallArgs &args) {
+        BoundArgs a = el.bind(args, {{"jvp"}, {"symbolic_zeros", makeBool(false), true}});
+        f->forward = a[0];
+        return a[0];
+      });
+    if (name == "defjvps")
+      return std::make_shared<BuiltinObj>(f->name + ".defjvps", [](Elaborator &, CallArgs &) -> Obj {
+        return none();
+      });
+    if (name == "fun" || name == "__wrapped__")
+      return f->function;
+    if (name == "fwd" && f->forward)
+      return f->forward;
+    if (name == "bwd" && f->backward)
+      return f->backward;
+    if (name == "nondiff_argnums") {
+      std::vector<Obj> items;
+      for (int64_t i : f->nondiffArgnums)
+        items.push_back(makeInt(i));
+      return makeTuple(items);
+    }
     if (name == "__name__")
+      return getAttribute(el, f->function, name, r);
+    break;
+  }
+  case Object::Kind::ExtendedDType: {
+    const auto &t = llvm::cast<ExtendedDTypeObj>(*value);
+    if (name == "itemsize")
+      return makeInt(std::max(1u, t.bits / 8));
+    if (name == "name")
+      return makeStr(t.name);
+    if (name == "kind")
+      return makeStr(std::string(1, t.kind));
+    if (name == "dtype")
+      return value;
+    break;
+  }
+  case Object::Kind::ArrayAt: {
+    const auto &at = llvm::cast<ArrayAtObj>(*value);
+    if (!at.index)
+      break;
+    Obj array = at.array, index = at.index;
+    return std::make_shared<BuiltinObj>("at." + name, [array, index, name](Elaborator &el,
+                                                                             CallArgs &args) {
+      return arrayAtUpdate(el, array, index, name, args);
+    });
+  }
+  case Object::Kind::Function:
+    if (name == "__name__" || name == "__qualname__")
       return makeStr(llvm::cast<FunctionObj>(*value).name);
     break;
+  case Object::Kind::Builtin: {
+    const auto &b = llvm::cast<BuiltinObj>(*value);
+    if (auto it = b.members.find(name); it != b.members.end())
+      return it->second;
+    if (name == "__name__")
+      return makeStr(b.name.substr(b.name.rfind('.') + 1));
+    break;
+  }
+  case Object::Kind::Partial: {
+    const auto &p = llvm::cast<PartialObj>(*value);
+    if (name == "func")
+      return p.function;
+    if (name == "args")
+      return makeTuple(p.args);
+    if (name == "keywords") {
+      auto dict = std::make_shared<DictObj>();
+      for (const auto &[k, v] : p.kwargs)
+        dict->entries.emplace_back(makeStr(k), v);
+      return dict;
+    }
+    break;
+  }
   case Object::Kind::Float:
     if (name == "is_integer") {
       double v = llvm::cast<FloatObj>(*value).value;
@@ -368,7 +445,9 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
   default:
     break;
   }
-  el.fail(r, "'" + typeName(*value) + "' object has no attribute '" + name + "'");
+  el.checkNotOpaque(value, r);
+  el.raise(r, "AttributeError", "'" + typeName(*value) + "' object has no attribute '" + name + "'",
+           false);
 }
 
 Obj castToDType(Elaborator &el, DType dtype, CallArgs &args) {

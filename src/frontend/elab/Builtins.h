@@ -29,6 +29,36 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el);
 std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el);
 /// Every importable module, by dotted name.
 std::map<std::string, Obj> makeModules(Elaborator &el);
+/// dataclasses, typing, collections, enum, ... (BuiltinsStdlib.cpp); extends
+/// `functools` and `math` already in `modules`.
+void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &modules);
+/// cumsum, associative_scan, tile, pad, roll, diagonal, take, batched
+/// dot_general, einsum, lax.switch, ... (BuiltinsArrays.cpp).
+void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
+/// pltpu.roll and pltpu.repeat (BuiltinsArrays.cpp).
+void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu);
+/// `x[index]` on a value with indices computed in the kernel (dynamic
+/// ints, pl.ds, one integer array).
+Obj indexValueDynamic(Elaborator &el, const std::shared_ptr<ArrayObj> &value, const Obj &index,
+                      SourceRange r);
+/// `x.at[index].method(args)` on a value.
+Obj arrayAtUpdate(Elaborator &el, const Obj &array, const Obj &index, const std::string &method,
+                  CallArgs &args);
+/// lax.dot_general: contracting and batch axes (normalized) of each side.
+Obj generalDot(Elaborator &el, const Obj &lhs, const Obj &rhs, std::vector<int64_t> lhsContract,
+               std::vector<int64_t> rhsContract, std::vector<int64_t> lhsBatch,
+               std::vector<int64_t> rhsBatch, const Obj &preferred, SourceRange r);
+/// pl.debug_print / jax.debug.print (`what` names it in messages).
+Obj debugPrint(Elaborator &el, CallArgs &args, const char *what);
+/// jit in every form, named_scope, custom_vjp / custom_jvp, tree_util, ...
+/// (BuiltinsJax.cpp).
+void extendJaxNamespace(Elaborator &el, NamespaceObj &jax);
+/// int4, float8_*, complex64, ...: names for dtypes pkc does not compute with.
+void addExtendedDTypes(NamespaceObj &numpy);
+/// The extended dtype named `name` ("int4"), or null.
+Obj dtypeByExtendedName(const std::string &name);
+/// property, classmethod, staticmethod, object, type and more exceptions.
+void installClassBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &builtins);
 
 /// `value.name`: namespace members, array attributes and methods, ...
 Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);

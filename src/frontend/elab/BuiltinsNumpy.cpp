@@ -348,7 +348,21 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   n.members["nan"] = makeFloat(std::numeric_limits<double>::quiet_NaN());
   n.members["newaxis"] = none();
   define(n, "dtype", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"dtype"}});
+    BoundArgs a = el.bind(args, {{"dtype"}, {"align", none(), true}, {"copy", none(), true}});
+    if (llvm::isa<ExtendedDTypeObj>(a[0].get()))
+      return a[0];
+    if (auto *s = llvm::dyn_cast<StrObj>(a[0].get())) // np.dtype("int4")
+      if (Obj extended = dtypeByExtendedName(s->value))
+        return extended;
+    if (!llvm::isa<DTypeObj, StrObj, BuiltinObj>(a[0].get())) // np.dtype(x): x's dtype
+      if (Obj d = [&]() -> Obj {
+            try {
+              return getAttribute(el, a[0], "dtype", a.range(0));
+            } catch (const ElabError &) {
+              return nullptr;
+            }
+          }())
+        return d;
     return std::make_shared<DTypeObj>(el.toDType(a[0], a.range(0), "dtype"));
   });
   // Abstract dtype categories, for jnp.issubdtype(x.dtype, jnp.floating).
@@ -796,6 +810,13 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
     return logSumExp(el, a[0], a[1], el.truthy(a[2], a.range(2)), args.range);
   });
   return ns;
+}
+
+Obj dtypeByExtendedName(const std::string &name) {
+  NamespaceObj probe("numpy");
+  addExtendedDTypes(probe);
+  auto it = probe.members.find(name);
+  return it == probe.members.end() ? nullptr : it->second;
 }
 
 std::shared_ptr<NamespaceObj> makeMathNamespace(Elaborator &el) {

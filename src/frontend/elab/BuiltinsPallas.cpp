@@ -392,8 +392,7 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
     return el.bind(args, {{"x"}, {"values"}})[0];
   });
   define(n, "debug_print", [](Elaborator &el, CallArgs &args) -> Obj {
-    el.warn(args.range, "pl.debug_print is ignored: kernels compiled by pkc do not print");
-    return none();
+    return debugPrint(el, args, "pl.debug_print");
   });
   define(n, "broadcast_to", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"shape"}});
@@ -535,10 +534,10 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
   });
   auto debug = std::make_shared<NamespaceObj>("jax.debug");
   define(*debug, "print", [](Elaborator &el, CallArgs &args) -> Obj {
-    el.warn(args.range, "jax.debug.print is ignored: kernels compiled by pkc do not print");
-    return none();
+    return debugPrint(el, args, "jax.debug.print");
   });
   n.members["debug"] = debug;
+  extendJaxNamespace(el, n);
   return ns;
 }
 
@@ -549,7 +548,10 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   auto jnp = makeNumpyNamespace(el, "jax.numpy");
   m["jax.numpy"] = jnp;
   m["numpy"] = makeNumpyNamespace(el, "numpy");
+  addExtendedDTypes(*jnp);
+  addExtendedDTypes(llvm::cast<NamespaceObj>(*m["numpy"]));
   m["jax.lax"] = makeLaxNamespace(el);
+  defineArrayFunctions(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   auto nn = makeNnNamespace(el);
   nn->members["logsumexp"] = jnp->members["logsumexp"];
   m["jax.nn"] = nn;
@@ -564,6 +566,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
 
   auto pl = makePallasNamespace(el);
   auto tpu = makePallasTpuNamespace(el);
+  defineTpuArrayFunctions(el, *tpu);
   auto triton = makePallasTritonNamespace(el, "jax.experimental.pallas.triton", pl);
   auto gpu = makePallasTritonNamespace(el, "jax.experimental.pallas.gpu", pl);
   auto mosaicGpu = makeMosaicGpuNamespace(el, *pl, llvm::cast<NamespaceObj>(*m["jax.lax"]));
@@ -613,10 +616,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   });
   m["functools"] = functools;
   m["math"] = makeMathNamespace(el);
-  auto typing = std::make_shared<NamespaceObj>("typing");
-  for (const char *t : {"Any", "Callable", "Sequence", "Tuple", "Optional", "Union", "List", "Dict"})
-    typing->members[t] = none();
-  m["typing"] = typing;
+  addStdlibModules(el, m);
   return m;
 }
 

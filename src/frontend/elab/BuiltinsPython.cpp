@@ -1,5 +1,7 @@
 //===- BuiltinsPython.cpp - range, len, min, max, print, ... --------------===//
 #include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
+#include "frontend/elab/Formatting.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
 
@@ -21,11 +23,6 @@ void add(Builtins &builtins, const std::string &name, BuiltinObj::Fn fn) {
   builtins[name] = std::make_shared<BuiltinObj>(name, std::move(fn));
 }
 
-std::string strOf(const Obj &o) {
-  if (auto *s = llvm::dyn_cast<StrObj>(o.get()))
-    return s->value;
-  return repr(*o);
-}
 
 /// min() / max() over static numbers, symbolic sizes or block values.
 Obj minMax(Elaborator &el, CallArgs &args, bool isMax) {
@@ -94,6 +91,25 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
         return true;
     return false;
   }
+  if (auto *cls = llvm::dyn_cast<ClassObj>(type.get())) {
+    if (cls->builtinBase == "typing.Union") {
+      Obj args = cls->lookup("__args__");
+      return args && isInstanceOf(el, value, args, r);
+    }
+    const ClassObj *valueClass = nullptr;
+    if (auto *inst = llvm::dyn_cast<InstanceObj>(value.get()))
+      valueClass = inst->cls.get();
+    else if (auto *seq = llvm::dyn_cast<SequenceObj>(value.get()))
+      valueClass = seq->namedTuple.get();
+    if (!valueClass)
+      return cls->builtinBase == "typing.Any";
+    for (const ClassObj *c : valueClass->mro())
+      if (c == cls)
+        return true;
+    return false;
+  }
+  if (llvm::isa<NoneObj>(type.get())) // `isinstance(x, type(None))` spelled through a union
+    return llvm::isa<NoneObj>(value.get());
   if (auto *builtin = llvm::dyn_cast<BuiltinObj>(type.get())) {
     const std::string &name = builtin->name;
     switch (value->kind()) {
@@ -154,6 +170,12 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
         el.fail(a.range(0), "len() of unsized object (a 0-d array)");
       return makeDim(g.shape[0]);
     }
+    case Object::Kind::Instance:
+      if (std::optional<Obj> n = callDunder(el, o, "__len__", {}, a.range(0)))
+        return *n;
+      el.fail(a.range(0), "object of type '" + typeName(*o) + "' has no len()");
+    case Object::Kind::Class:
+      return makeInt(static_cast<int64_t>(el.iterate(o, a.range(0)).size()));
     default:
       el.fail(a.range(0), "object of type '" + typeName(*o) + "' has no len()");
     }
@@ -227,6 +249,10 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
   add(b, "str", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"object", makeStr("")}});
     return makeStr(strOf(a[0]));
+  });
+  add(b, "format", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"value"}, {"format_spec", makeStr("")}});
+    return makeStr(formatValue(el, a[0], el.toStr(a[1], a.range(1), "format spec"), args.range));
   });
   add(b, "repr", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"object"}});

@@ -1,5 +1,6 @@
 //===- Conversions.cpp - Reading static values as ints, shapes, dtypes ----===//
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Operators.h"
 
 #include <cmath>
@@ -52,6 +53,7 @@ std::string Elaborator::toStr(const Obj &o, SourceRange r, const std::string &wh
 }
 
 bool Elaborator::truthy(const Obj &o, SourceRange r) {
+  checkNotOpaque(o, r);
   switch (o->kind()) {
   case Object::Kind::None:
     return false;
@@ -77,6 +79,13 @@ bool Elaborator::truthy(const Obj &o, SourceRange r) {
     const auto &range = llvm::cast<RangeObj>(*o);
     return !iterate(o, r).empty() || !staticInt(range.stop);
   }
+  case Object::Kind::Instance:
+    // Python: __bool__, else __len__, else true.
+    if (std::optional<Obj> b = callDunder(*this, o, "__bool__", {}, r))
+      return truthy(*b, r);
+    if (std::optional<Obj> n = callDunder(*this, o, "__len__", {}, r))
+      return truthy(*n, r);
+    return true;
   default:
     return true;
   }
@@ -85,6 +94,9 @@ bool Elaborator::truthy(const Obj &o, SourceRange r) {
 DType Elaborator::toDType(const Obj &o, SourceRange r, const std::string &what) {
   if (auto *d = llvm::dyn_cast<DTypeObj>(o.get()))
     return d->dtype;
+  if (auto *e = llvm::dyn_cast<ExtendedDTypeObj>(o.get()))
+    fail(r, "the dtype " + e->name + " is not supported: pkc's backends do not compute with " +
+                e->name + " values (use int8, float16, bfloat16, float32, ...)");
   if (auto *s = llvm::dyn_cast<StrObj>(o.get()))
     if (std::optional<DType> t = parseDType(s->value))
       return *t;
@@ -101,6 +113,7 @@ DType Elaborator::toDType(const Obj &o, SourceRange r, const std::string &what) 
 }
 
 std::vector<Obj> Elaborator::iterate(const Obj &o, SourceRange r) {
+  checkNotOpaque(o, r);
   switch (o->kind()) {
   case Object::Kind::Tuple:
   case Object::Kind::List:
@@ -148,6 +161,21 @@ std::vector<Obj> Elaborator::iterate(const Obj &o, SourceRange r) {
   }
   case Object::Kind::Ref:
     fail(r, "a Ref is not iterable; index it, e.g. x_ref[i]");
+  case Object::Kind::Class: {
+    // An Enum class iterates over its members.
+    const auto &cls = llvm::cast<ClassObj>(*o);
+    if (!cls.isEnum)
+      fail(r, "'type' object is not iterable");
+    std::vector<Obj> members;
+    for (const auto &[name, member] : cls.attributes)
+      if (auto *m = llvm::dyn_cast<InstanceObj>(member.get()); m && m->cls.get() == &cls)
+        members.push_back(member);
+    return members;
+  }
+  case Object::Kind::Instance:
+    if (std::optional<Obj> items = callDunder(*this, o, "__iter__", {}, r))
+      return iterate(*items, r);
+    fail(r, "'" + typeName(*o) + "' object is not iterable");
   default:
     fail(r, "'" + typeName(*o) + "' object is not iterable");
   }

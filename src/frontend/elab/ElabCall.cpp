@@ -1,5 +1,6 @@
 //===- ElabCall.cpp - Calls, argument binding and name lookup -------------===//
 #include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 
@@ -213,6 +214,8 @@ void Elaborator::setVariable(const std::string &name, Obj value) {
       }
     }
   }
+  if (frame->classBody) // a class body's names are the class's attributes
+    frame->classBody->set(name, value);
   frame->vars[name] = std::move(value);
 }
 
@@ -289,6 +292,33 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
   }
   case Object::Kind::MosaicGpu:
     return callMosaicGpu(*this, callee, args);
+  case Object::Kind::Class:
+    return instantiate(*this, std::static_pointer_cast<ClassObj>(callee), args);
+  case Object::Kind::Instance: {
+    Obj method = llvm::cast<InstanceObj>(*callee).cls->lookup("__call__");
+    if (!method)
+      fail(args.range, "'" + typeName(*callee) + "' object is not callable");
+    CallArgs withSelf = args;
+    withSelf.positional.insert(withSelf.positional.begin(), callee);
+    withSelf.positionalRanges.insert(withSelf.positionalRanges.begin(), args.range);
+    return call(method, withSelf);
+  }
+  case Object::Kind::CustomDerivative:
+    // The primal: what running the function computes (derivatives are
+    // JAX's business; their rules can be called as functions of their own).
+    return call(llvm::cast<CustomDerivativeObj>(*callee).function, args);
+  case Object::Kind::Descriptor:
+    return call(llvm::cast<DescriptorObj>(*callee).function, args);
+  case Object::Kind::ContextManager:
+    // Used as a decorator (`@jax.named_scope("x")`): the function unchanged.
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      fail(args.range, "'" + llvm::cast<ContextManagerObj>(*callee).name +
+                           "' used as a decorator takes the function only");
+    return args.positional[0];
+  case Object::Kind::ExtendedDType:
+    fail(args.range, "jnp." + llvm::cast<ExtendedDTypeObj>(*callee).name +
+                         " values are not supported: pkc's backends do not compute with " +
+                         llvm::cast<ExtendedDTypeObj>(*callee).name);
   case Object::Kind::ExceptionType: {
     auto exception = std::make_shared<ExceptionTypeObj>(llvm::cast<ExceptionTypeObj>(*callee).name);
     if (!args.positional.empty()) {
@@ -299,6 +329,7 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
     return exception;
   }
   default:
+    checkNotOpaque(callee, args.range);
     fail(args.range, "'" + typeName(*callee) + "' object is not callable");
   }
 }

@@ -1,6 +1,7 @@
 //===- ElabExpr.cpp - Evaluating expressions ------------------------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Formatting.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 
@@ -28,7 +29,7 @@ Obj Elaborator::evalExpression(const Expr &expr) {
   case Expr::Kind::String: {
     const auto &s = llvm::cast<StringExpr>(expr);
     if (s.formatted)
-      fail(expr.range(), "f-strings are not supported; use a plain string");
+      return evalFormattedString(*this, s);
     return makeStr(s.value);
   }
   case Expr::Kind::Bool:
@@ -205,6 +206,8 @@ Obj Elaborator::evalLambda(const LambdaExpr &e) {
   f->lambdaBody = e.body.get();
   f->range = e.range();
   f->closure = frame;
+  while (f->closure->classBody) // class bodies are not enclosing scopes
+    f->closure = f->closure->parent;
   for (const Parameter &p : e.parameters)
     f->defaults.push_back(p.defaultValue ? eval(*p.defaultValue) : nullptr);
   return f;

@@ -1,5 +1,6 @@
 //===- ElabStmt.cpp - Executing statements --------------------------------===//
 #include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
@@ -49,9 +50,16 @@ Flow Elaborator::exec(const Stmt &s) {
     execAugAssign(llvm::cast<AugAssignStmt>(s));
     return Flow::Normal;
   case Stmt::Kind::AnnAssign: {
+    // Annotations are not evaluated (as with `from __future__ import
+    // annotations`); in a class body they declare fields.
     const auto &a = llvm::cast<AnnAssignStmt>(s);
-    if (a.value && !skipsDefinedAssignment(*a.target))
-      assign(*a.target, eval(*a.value));
+    Obj value;
+    if (a.value && !skipsDefinedAssignment(*a.target)) {
+      value = eval(*a.value);
+      assign(*a.target, value);
+    }
+    if (frame->classBody)
+      recordClassAnnotation(a, value);
     return Flow::Normal;
   }
   case Stmt::Kind::Return: {
@@ -110,6 +118,13 @@ Flow Elaborator::exec(const Stmt &s) {
     }
     return Flow::Normal;
   }
+  case Stmt::Kind::ClassDef:
+    execClassDef(llvm::cast<ClassDefStmt>(s));
+    return Flow::Normal;
+  case Stmt::Kind::With:
+    return execWith(llvm::cast<WithStmt>(s));
+  case Stmt::Kind::Try:
+    return execTry(llvm::cast<TryStmt>(s));
   case Stmt::Kind::Nonlocal:
     if (frame == globals)
       fail(s.range(), "nonlocal declaration not allowed at module level");
@@ -188,6 +203,8 @@ void Elaborator::execFunctionDef(const FunctionDefStmt &s) {
   f->def = &s;
   f->range = s.range();
   f->closure = frame;
+  while (f->closure->classBody) // class bodies are not enclosing scopes
+    f->closure = f->closure->parent;
   for (const Parameter &p : s.parameters)
     f->defaults.push_back(p.defaultValue ? eval(*p.defaultValue) : nullptr);
   Obj result = f;
@@ -221,9 +238,13 @@ void Elaborator::execRaise(const RaiseStmt &s) {
   if (!s.exception)
     fail(s.range(), "bare 'raise' is not supported");
   Obj e = eval(*s.exception);
+  if (auto c = std::dynamic_pointer_cast<ClassObj>(e)) { // `raise MyError`
+    CallArgs none;
+    none.range = s.range();
+    e = call(c, none);
+  }
   if (auto *exception = llvm::dyn_cast<ExceptionTypeObj>(e.get()))
-    fail(s.range(), exception->message.empty() ? exception->name
-                                               : exception->name + ": " + exception->message);
+    raise(s.range(), exception->name, exception->message);
   fail(s.range(), "exceptions must be ValueError, TypeError, ... , got " + typeName(*e));
 }
 
@@ -235,8 +256,14 @@ void Elaborator::execAugAssign(const AugAssignStmt &s) {
     assignSubscript(*sub, binaryOperator(*this, s.op, current, value, s.range()));
     return;
   }
-  if (llvm::isa<AttributeExpr>(s.target.get()))
-    fail(s.target->range(), "cannot assign to attributes");
+  if (auto *attr = llvm::dyn_cast<AttributeExpr>(s.target.get())) {
+    Obj object = eval(*attr->value);
+    Obj current = getAttribute(*this, object, attr->attribute, attr->range());
+    Obj value = eval(*s.value);
+    setAttribute(*this, object, attr->attribute,
+                 binaryOperator(*this, s.op, current, value, s.range()), s.range());
+    return;
+  }
   const auto &name = llvm::cast<NameExpr>(*s.target);
   Obj current = lookup(name.name, name.range());
   Obj value = eval(*s.value);
@@ -295,8 +322,11 @@ void Elaborator::assign(const Expr &target, const Obj &value) {
   case Expr::Kind::Subscript:
     assignSubscript(llvm::cast<SubscriptExpr>(target), value);
     return;
-  case Expr::Kind::Attribute:
-    fail(target.range(), "cannot assign to attributes");
+  case Expr::Kind::Attribute: {
+    const auto &attr = llvm::cast<AttributeExpr>(target);
+    setAttribute(*this, eval(*attr.value), attr.attribute, value, target.range());
+    return;
+  }
   default:
     fail(target.range(), "cannot assign to this expression");
   }
@@ -309,6 +339,116 @@ void Elaborator::assignSubscript(const SubscriptExpr &target, const Obj &value) 
     indices.push_back(evalIndex(*index));
   Obj index = target.isTuple || indices.size() != 1 ? makeTuple(indices) : indices[0];
   storeSubscript(*this, container, index, value, target.range());
+}
+
+} // namespace pk::elab
+
+namespace pk::elab {
+
+using namespace ast;
+
+Flow Elaborator::execWith(const WithStmt &s) {
+  // Enter each context in order, run the body, exit in reverse order. The
+  // contexts pkc knows change nothing it computes (jax.named_scope, ...);
+  // a class with __enter__ / __exit__ runs them.
+  std::vector<Obj> entered;
+  for (const WithStmt::Item &item : s.items) {
+    Obj context = eval(*item.context);
+    Obj value;
+    if (auto *cm = llvm::dyn_cast<ContextManagerObj>(context.get()))
+      value = cm->value ? cm->value : none();
+    else if (std::optional<Obj> v = callDunder(*this, context, "__enter__", {}, item.context->range()))
+      value = *v;
+    else
+      fail(item.context->range(), "'" + typeName(*context) +
+                                      "' object does not support the context manager protocol");
+    entered.push_back(context);
+    if (item.target)
+      assign(*item.target, value);
+  }
+  Flow flow = exec(s.body);
+  for (auto it = entered.rbegin(); it != entered.rend(); ++it)
+    callDunder(*this, *it, "__exit__", {none(), none(), none()}, s.range());
+  return flow;
+}
+
+namespace {
+
+/// Whether `except handler:` catches the Python exception `raised`.
+bool exceptionMatches(const std::string &raised, const std::string &handler) {
+  if (raised == handler || handler == "Exception" || handler == "BaseException")
+    return true;
+  static const std::multimap<std::string, std::string> parents = {
+      {"KeyError", "LookupError"},        {"IndexError", "LookupError"},
+      {"ModuleNotFoundError", "ImportError"}, {"ZeroDivisionError", "ArithmeticError"},
+      {"OverflowError", "ArithmeticError"}, {"dataclasses.FrozenInstanceError", "AttributeError"},
+      {"NotImplementedError", "RuntimeError"}, {"RecursionError", "RuntimeError"},
+  };
+  auto [first, last] = parents.equal_range(raised);
+  for (auto it = first; it != last; ++it)
+    if (exceptionMatches(it->second, handler))
+      return true;
+  return false;
+}
+
+/// The names an `except` clause's type stands for.
+void handlerTypes(Elaborator &el, const Obj &type, SourceRange r, std::vector<std::string> &out) {
+  if (auto *e = llvm::dyn_cast<ExceptionTypeObj>(type.get())) {
+    out.push_back(e->name);
+  } else if (auto *c = llvm::dyn_cast<ClassObj>(type.get())) {
+    out.push_back(c->name);
+  } else if (auto *seq = llvm::dyn_cast<SequenceObj>(type.get())) {
+    for (const Obj &item : seq->items)
+      handlerTypes(el, item, r, out);
+  } else {
+    el.fail(r, "catching classes that do not inherit from BaseException is not allowed (got " +
+                   repr(*type) + ")");
+  }
+}
+
+} // namespace
+
+Flow Elaborator::execTry(const TryStmt &s) {
+  Flow flow = Flow::Normal;
+  bool raised = false;
+  try {
+    flow = exec(s.body);
+  } catch (ElabError &e) {
+    // Only Python exceptions are caught; other errors are the compiler's
+    // verdict on the program and end the compilation.
+    if (e.exception.empty())
+      throw;
+    const TryStmt::Handler *matched = nullptr;
+    for (const TryStmt::Handler &h : s.handlers) {
+      if (!h.type) {
+        matched = &h;
+        break;
+      }
+      std::vector<std::string> types;
+      handlerTypes(*this, eval(*h.type), h.type->range(), types);
+      for (const std::string &t : types)
+        if (exceptionMatches(e.exception, t))
+          matched = &h;
+      if (matched)
+        break;
+    }
+    if (!matched)
+      throw;
+    raised = true;
+    if (!matched->name.empty()) {
+      auto exception = std::make_shared<ExceptionTypeObj>(e.exception);
+      std::string prefix = e.exception + ": ";
+      exception->message = e.diagnostic.message.rfind(prefix, 0) == 0
+                               ? e.diagnostic.message.substr(prefix.size())
+                               : e.diagnostic.message;
+      setVariable(matched->name, exception);
+    }
+    flow = exec(matched->body);
+  }
+  if (!raised && flow == Flow::Normal)
+    flow = exec(s.orelse);
+  Flow finalFlow = exec(s.finalBody);
+  return finalFlow != Flow::Normal ? finalFlow : flow;
 }
 
 } // namespace pk::elab

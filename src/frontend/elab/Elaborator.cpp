@@ -85,6 +85,26 @@ void Elaborator::fail(SourceRange range, const std::string &message) {
   throw ElabError{std::move(d)};
 }
 
+void Elaborator::raise(SourceRange range, const std::string &type, const std::string &message,
+                       bool named) {
+  try {
+    fail(range, !named ? message : message.empty() ? type : type + ": " + message);
+  } catch (ElabError &e) {
+    e.exception = type;
+    throw;
+  }
+}
+
+void Elaborator::failOpaque(const NamespaceObj &opaque, SourceRange range) {
+  try {
+    fail(range, "'" + opaque.name + "' cannot be used: " + opaque.why);
+  } catch (ElabError &e) {
+    if (opaque.importedAt.isValid())
+      e.diagnostic.addNote(opaque.importedAt, "imported here");
+    throw;
+  }
+}
+
 void Elaborator::failNotAffine(SourceRange range, const std::string &message) {
   if (emitMode == EmitMode::IndexMapAffine)
     throw NotAffine{range};
@@ -99,6 +119,7 @@ void Elaborator::note(const Diagnostic &diagnostic) { diagnostics.report(diagnos
 
 void Elaborator::defineBuiltins() {
   installPythonBuiltins(*this, builtins);
+  installClassBuiltins(*this, builtins);
   modules = makeModules(*this);
 }
 

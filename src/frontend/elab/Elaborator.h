@@ -32,9 +32,12 @@ namespace pk::elab {
 struct MeshInfo;
 struct MosaicGpuState;
 
-/// Unwinds the elaborator with a diagnostic.
+/// Unwinds the elaborator with a diagnostic. `exception` names the Python
+/// exception when the error is one a program can catch (`raise`, a failed
+/// import, a missing attribute); `try` / `except` match on it.
 struct ElabError {
   Diagnostic diagnostic;
+  std::string exception;
 };
 
 /// Thrown while an index map is traced as an affine function and turns out
@@ -55,6 +58,7 @@ struct Frame {
   std::set<std::string> nonlocals;
   Obj returnValue;
   unsigned loopDepth = 0; ///< enclosing loops in this function, for `break`
+  ClassObj *classBody = nullptr; ///< set while a class body runs in this frame
 };
 
 /// The arguments of one call, with their source ranges.
@@ -124,6 +128,18 @@ public:
 
   /// Reports an error at `range`, with notes for the active call stack.
   [[noreturn]] void fail(SourceRange range, const std::string &message);
+  /// Raises the Python exception `type` ("ValueError") with `message`: an
+  /// error that `try` / `except` can catch, reported as "type: message"
+  /// (or as `message` alone when `named` is false).
+  [[noreturn]] void raise(SourceRange range, const std::string &type, const std::string &message,
+                          bool named = true);
+  /// Reports a use of something from a module pkc does not have.
+  [[noreturn]] void failOpaque(const NamespaceObj &opaque, SourceRange range);
+  /// Fails (failOpaque) if `o` is opaque.
+  void checkNotOpaque(const Obj &o, SourceRange range) {
+    if (const NamespaceObj *ns = asOpaque(o))
+      failOpaque(*ns, range);
+  }
   void warn(SourceRange range, const std::string &message);
   /// Reports a note (compile-time print()).
   void note(const Diagnostic &diagnostic);
@@ -306,6 +322,11 @@ private:
   Flow execWhile(const ast::WhileStmt &s);
   void execFunctionDef(const ast::FunctionDefStmt &s);
   void execImport(const ast::ImportStmt &s);
+  void execClassDef(const ast::ClassDefStmt &s);
+  /// Records `name: type [= value]` in a class body as a field.
+  void recordClassAnnotation(const ast::AnnAssignStmt &s, const Obj &value);
+  Flow execWith(const ast::WithStmt &s);
+  Flow execTry(const ast::TryStmt &s);
   void execImportFrom(const ast::ImportFromStmt &s);
 
   // Imports of .pk files (Imports.cpp).

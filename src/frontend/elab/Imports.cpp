@@ -35,19 +35,26 @@ Obj Elaborator::importModule(const std::string &dottedName, SourceRange range) {
     return it->second;
   if (Obj module = importPkModule(dottedName, range))
     return module;
+  // A module pkc does not have: opaque. Real programs import test and
+  // platform helpers they never use in the kernels pkc compiles; anything
+  // used from one is reported at the line that uses it.
   std::string known;
   for (const auto &[name, module] : modules)
-    if (name.find("pallas.") == std::string::npos && name != "jax.scipy.special")
+    if (name.find("pallas.") == std::string::npos && name.find('.') == std::string::npos)
       known += (known.empty() ? "" : ", ") + name;
-  known += " and jax.experimental.pallas.{tpu, triton, gpu, mosaic_gpu}";
-  if (!options.imports)
-    fail(range, "cannot import '" + dottedName + "': .pk files can import " + known);
-  std::string file;
-  for (char c : dottedName)
-    file += c == '.' ? '/' : c;
-  fail(range, "cannot import '" + dottedName + "': it is not one of pkc's modules (" + known +
-                  ") and there is no " + file + ".pk on the import path (" +
-                  options.imports->describePath() + "; add directories with -I)");
+  auto opaque = std::make_shared<NamespaceObj>(dottedName);
+  opaque->opaque = true;
+  opaque->importedAt = range;
+  std::string top = dottedName.substr(0, dottedName.find('.'));
+  opaque->why = "module '" + dottedName + "' is not one of pkc's modules (" + known + ")";
+  if (options.imports) {
+    std::string file;
+    for (char c : dottedName)
+      file += c == '.' ? '/' : c;
+    opaque->why += " and there is no " + file + ".pk on the import path (" +
+                   options.imports->describePath() + "; add directories with -I)";
+  }
+  return opaque;
 }
 
 Obj Elaborator::importPkModule(const std::string &dottedName, SourceRange range) {
@@ -208,8 +215,8 @@ void Elaborator::execImportFrom(const ImportFromStmt &s) {
   if (!module) {
     for (const ImportedName &n : s.names) {
       Obj submodule = importPkModule(s.module + "." + n.name, n.range);
-      if (!submodule) // neither a module nor a directory of them: say so
-        importModule(s.module, s.moduleRange);
+      if (!submodule) // neither a module nor a directory of them: opaque
+        submodule = getAttribute(*this, importModule(s.module, s.moduleRange), n.name, n.range);
       setVariable(n.alias.empty() ? n.name : n.alias, submodule);
     }
     return;

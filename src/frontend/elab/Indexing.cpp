@@ -1,6 +1,8 @@
 //===- Indexing.cpp - `x[...]` on Refs, values and static objects ---------===//
 #include "frontend/elab/Indexing.h"
 
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
@@ -27,6 +29,7 @@ struct Window {
   std::vector<int64_t> loadShape; ///< shape after squeezing, before new axes
   std::vector<int64_t> resultShape;
   bool isWhole = true; ///< selects everything, unchanged
+  bool pastEnd = false; ///< a static window runs past the end (see RefView)
 };
 
 /// Python's slice.indices(): resolves None and negatives, clamps.
@@ -115,8 +118,15 @@ std::vector<Obj> expandIndex(Elaborator &el, size_t rankSize, const Obj &index, 
   return expanded;
 }
 
+mlir::Value indexConstant(Elaborator &el, int64_t v, SourceRange r);
+
+/// `allowPastEnd`: a static pl.ds starting inside the axis may run past its
+/// end (pl.load / pl.store and Ref views, which read and write the Ref as
+/// if padded there); its offset then becomes a constant `index` value, for
+/// a padded access.
 Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Obj &index,
-                     SourceRange r, bool allowDynamic, const char *what) {
+                     SourceRange r, bool allowDynamic, const char *what,
+                     bool allowPastEnd = false) {
   std::vector<Obj> expanded = expandIndex(el, shape.size(), index, r, what);
   int64_t rank = static_cast<int64_t>(shape.size());
   Window w;
@@ -145,16 +155,23 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
       if (ds->size <= 0)
         el.fail(r, "pl.ds size must be positive");
       if (std::optional<int64_t> start = el.staticInt(ds->start)) {
-        if (*start < 0 || *start + (ds->size - 1) * ds->stride >= size)
+        bool past = *start + (ds->size - 1) * ds->stride >= size;
+        if (*start < 0 || (past && (!allowPastEnd || *start >= size)))
           el.fail(r, "pl.ds(" + std::to_string(*start) + ", " + std::to_string(ds->size) +
                          ") is out of bounds for axis " + std::to_string(axis) + " of size " +
                          std::to_string(size));
-        w.staticOffsets.push_back(*start);
+        if (past) {
+          w.staticOffsets.push_back(mlir::ShapedType::kDynamic);
+          w.dynamicOffsets.push_back(indexConstant(el, *start, r));
+          w.pastEnd = true;
+        } else {
+          w.staticOffsets.push_back(*start);
+        }
       } else {
         if (!allowDynamic)
           el.fail(r, "indexing a value with a dynamic start is not supported; index the Ref "
                      "instead (x_ref[pl.ds(i, n)])");
-        if (ds->size > size)
+        if (ds->size > size && !allowPastEnd)
           el.fail(r, "pl.ds size " + std::to_string(ds->size) + " exceeds axis " +
                          std::to_string(axis) + " of size " + std::to_string(size));
         w.staticOffsets.push_back(mlir::ShapedType::kDynamic);
@@ -265,9 +282,60 @@ Window throughView(Elaborator &el, const RefView &view, const Window &w, SourceR
 }
 
 /// The window `index` selects in `ref`, over the underlying Ref.
-Window refWindow(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r) {
-  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref");
-  return ref.view ? throughView(el, *ref.view, w, r) : w;
+Window refWindow(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r,
+                 bool allowPastEnd = false) {
+  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref", allowPastEnd);
+  if (!ref.view)
+    return w;
+  Window out = throughView(el, *ref.view, w, r);
+  out.pastEnd = w.pastEnd || ref.view->pastEnd;
+  return out;
+}
+
+/// True when `index` selects all of a Ref view (`...`, `:`, or nothing).
+bool selectsAll(const Obj &index, size_t rank) {
+  if (!index || isNone(index) || llvm::isa<EllipsisObj>(index.get()))
+    return true;
+  std::vector<Obj> entries;
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+    entries = t->items;
+  else
+    entries.push_back(index);
+  if (entries.size() > rank)
+    return false;
+  for (const Obj &e : entries) {
+    if (llvm::isa<EllipsisObj>(e.get()))
+      continue;
+    auto *s = llvm::dyn_cast<SliceObj>(e.get());
+    if (!s || !isNone(s->start) || !isNone(s->stop) || !isNone(s->step))
+      return false;
+  }
+  return true;
+}
+
+/// A gather view (`x_ref.at[idx]` with integer arrays) can only be read or
+/// written whole.
+void checkGatherViewAccess(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r) {
+  if (!selectsAll(index, ref.shape.size()))
+    el.fail(r, "a Ref view made with integer-array indices (x_ref.at[idx]) can only be read or "
+               "written whole ([...]); index the Ref itself with the combined indices instead");
+}
+
+/// True when indexing a value needs kernel code: a dynamic int or pl.ds
+/// start, or an integer array.
+bool hasDynamicPart(Elaborator &el, const Obj &index) {
+  std::vector<Obj> entries;
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+    entries = t->items;
+  else
+    entries.push_back(index);
+  for (const Obj &e : entries) {
+    if (llvm::isa<ArrayObj, SymIntObj>(e.get()))
+      return true;
+    if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get()); ds && !el.staticInt(ds->start))
+      return true;
+  }
+  return false;
 }
 
 /// True when an index holds an integer array: NumPy's advanced indexing,
@@ -432,13 +500,19 @@ Obj staticSequenceIndex(Elaborator &el, const std::vector<Obj> &items, bool isLi
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
-  bool gather = isGatherIndex(index);
+  bool gather = isGatherIndex(index) || (ref.view && !ref.view->gather.empty());
   Window w;
   Coordinates c;
-  if (gather)
+  if (ref.view && !ref.view->gather.empty()) {
+    checkGatherViewAccess(el, ref, index, r);
+    c.indices = ref.view->gather;
+    c.shape = ref.shape;
+  } else if (gather) {
     c = gatherCoordinates(el, ref, index, r);
-  else
-    w = refWindow(el, ref, index, r);
+  } else {
+    w = refWindow(el, ref, index, r, /*allowPastEnd=*/padded);
+    padded |= w.pastEnd;
+  }
   const std::vector<int64_t> &shape = gather ? c.shape : w.loadShape;
   mlir::Value maskValue, otherValue;
   if (mask && !isNone(mask))
@@ -473,9 +547,17 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
 std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &index,
                                 SourceRange r) {
   el.requireKernel(r, "x_ref.at[...]");
-  if (isGatherIndex(index))
-    el.fail(r, "a Ref view (x_ref.at[...]) needs integers, slices or pl.ds, not integer arrays");
-  Window w = refWindow(el, ref, index, r);
+  if (ref.view && !ref.view->gather.empty())
+    el.fail(r, "a Ref view made with integer-array indices cannot be viewed again with .at[...]");
+  if (isGatherIndex(index)) {
+    // `x_ref.at[rows, cols]`: keep the coordinates; reads gather, writes
+    // scatter (Triton-style kernels load through such views).
+    Coordinates c = gatherCoordinates(el, ref, index, r);
+    auto view = std::make_shared<RefView>();
+    view->gather = c.indices;
+    return std::make_shared<RefObj>(ref.value, c.shape, ref.dtype, view);
+  }
+  Window w = refWindow(el, ref, index, r, /*allowPastEnd=*/true);
   if (!w.newAxes.empty())
     el.fail(r, "None (new axis) is not allowed in a Ref view");
   auto view = std::make_shared<RefView>();
@@ -485,20 +567,27 @@ std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &in
   view->strides = w.strides;
   for (size_t axis = 0; axis < w.sizes.size(); ++axis)
     view->squeezed.push_back(llvm::is_contained(w.squeeze, static_cast<int64_t>(axis)));
+  view->pastEnd = w.pastEnd;
   return std::make_shared<RefObj>(ref.value, w.loadShape, ref.dtype, view);
 }
 
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded) {
   el.requireKernel(r, "writing a Ref");
-  bool scatter = isGatherIndex(index);
+  bool scatter = isGatherIndex(index) || (ref.view && !ref.view->gather.empty());
   Window w;
   Coordinates c;
-  if (scatter) {
+  if (ref.view && !ref.view->gather.empty()) {
+    checkGatherViewAccess(el, ref, index, r);
+    c.indices = ref.view->gather;
+    c.shape = ref.shape;
+    w.loadShape = c.shape;
+  } else if (scatter) {
     c = gatherCoordinates(el, ref, index, r);
     w.loadShape = c.shape;
   } else {
-    w = refWindow(el, ref, index, r);
+    w = refWindow(el, ref, index, r, /*allowPastEnd=*/padded);
+    padded |= w.pastEnd;
   }
   if (!w.newAxes.empty())
     el.fail(r, "None (new axis) is not allowed when storing into a Ref");
@@ -557,6 +646,8 @@ ArrayPtr storedValue(Elaborator &el, const RefObj &ref, const Obj &value,
 Obj atomicRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, pk::AtomicKind kind, SourceRange r) {
   el.requireKernel(r, "an atomic update of a Ref");
+  if (ref.view && !ref.view->gather.empty())
+    el.fail(r, "atomic updates through a Ref view made with integer-array indices are not supported");
   if (isGatherIndex(index))
     el.fail(r, "atomic updates take ints, slices and pl.ds, not integer-array indices");
   Window w = refWindow(el, ref, index, r);
@@ -595,6 +686,7 @@ Obj atomicCompareSwap(Elaborator &el, const RefObj &ref, const Obj &compare, con
 }
 
 Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {
+  el.checkNotOpaque(container, r);
   switch (container->kind()) {
   case Object::Kind::Ref:
     return loadRef(el, llvm::cast<RefObj>(*container), index, nullptr, nullptr, r);
@@ -604,6 +696,8 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     return mosaicGpuSubscript(el, container, index, r);
   case Object::Kind::Array: {
     auto a = std::static_pointer_cast<ArrayObj>(container);
+    if (hasDynamicPart(el, index))
+      return indexValueDynamic(el, a, index, r);
     Window w = computeWindow(el, a->shape, index, r, /*allowDynamic=*/false, "array");
     if (w.isWhole)
       return a;
@@ -637,7 +731,7 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
   case Object::Kind::Dict: {
     if (Obj v = dictGet(llvm::cast<DictObj>(*container), index))
       return v;
-    el.fail(r, "KeyError: " + repr(*index));
+    el.raise(r, "KeyError", repr(*index));
   }
   case Object::Kind::DType: {
     // `f32[N, 128]`: an array type in an export signature.
@@ -651,9 +745,36 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
       shape.push_back(el.toDim(d, r, "array dimension"));
     return std::make_shared<ArrayAnnotationObj>(llvm::cast<DTypeObj>(*container).dtype, shape);
   }
-  case Object::Kind::Builtin:
-    if (llvm::cast<BuiltinObj>(*container).name == "bool")
+  case Object::Kind::Builtin: {
+    const std::string &name = llvm::cast<BuiltinObj>(*container).name;
+    if (name == "bool")
       return subscript(el, std::make_shared<DTypeObj>(DType::Bool), index, r);
+    // `tuple[int, ...]`, `dict[str, int]`: a generic alias in an annotation.
+    if (name == "tuple" || name == "list" || name == "dict" || name == "type" || name == "set" ||
+        name == "frozenset")
+      return container;
+    el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
+  }
+  case Object::Kind::Class: {
+    const auto &cls = llvm::cast<ClassObj>(*container);
+    if (cls.isEnum) { // Color["RED"]
+      if (auto *key = llvm::dyn_cast<StrObj>(index.get()))
+        for (const auto &[name, member] : cls.attributes)
+          if (name == key->value && llvm::isa<InstanceObj>(member.get()))
+            return member;
+      el.raise(r, "KeyError", repr(*index));
+    }
+    return container; // `Generic[T]`, `Callable[[int], int]`: a generic alias
+  }
+  case Object::Kind::ArrayAt: {
+    const auto &at = llvm::cast<ArrayAtObj>(*container);
+    if (at.index)
+      el.fail(r, "'_IndexUpdateRef' object is not subscriptable; call .set(...), .add(...), ...");
+    return std::make_shared<ArrayAtObj>(at.array, index);
+  }
+  case Object::Kind::Instance:
+    if (std::optional<Obj> v = callDunder(el, container, "__getitem__", {index}, r))
+      return *v;
     el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
   case Object::Kind::GlobalArray:
     el.fail(r, "a whole array cannot be indexed outside a kernel; pass it to pallas_call and "

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 namespace pk::elab {
@@ -93,6 +94,13 @@ std::string typeName(const Object &o) {
   case K::ExceptionType: return "exception";
   case K::Undefined: return "undefined";
   case K::MosaicGpu: return mosaicGpuTypeName(o);
+  case K::Class: return "type";
+  case K::Instance: return static_cast<const InstanceObj &>(o).cls->name;
+  case K::Descriptor: return "descriptor";
+  case K::ContextManager: return "context manager";
+  case K::CustomDerivative: return "custom derivative function";
+  case K::ExtendedDType: return "dtype";
+  case K::ArrayAt: return "_IndexUpdateHelper";
   }
   return "object";
 }
@@ -250,6 +258,14 @@ std::string repr(const Object &o) {
     ReprGuard guard(o);
     if (guard.recursive)
       return s.isList() ? "[...]" : "(...)";
+    if (s.namedTuple) { // SegmentIds(q=..., kv=...)
+      std::vector<ClassObj::Field> fields = s.namedTuple->fields();
+      std::string text = s.namedTuple->name + "(";
+      for (size_t i = 0; i < s.items.size(); ++i)
+        text += (i ? ", " : "") + (i < fields.size() ? fields[i].name + "=" : "") +
+                repr(*s.items[i]);
+      return text + ")";
+    }
     std::string text = s.isList() ? "[" : "(";
     for (size_t i = 0; i < s.items.size(); ++i) {
       if (i)
@@ -315,8 +331,95 @@ std::string repr(const Object &o) {
     return std::string(shortName(a.dtype)) + "[" + dims.substr(1, dims.size() - 2) + "]";
   }
   case K::ExceptionType: return llvm::cast<ExceptionTypeObj>(o).name;
+  case K::Class: return "<class '" + llvm::cast<ClassObj>(o).name + "'>";
+  case K::Instance: {
+    const auto &inst = llvm::cast<InstanceObj>(o);
+    ReprGuard guard(o);
+    if (inst.cls->isDataclass && !guard.recursive) { // the dataclass repr
+      std::string text = inst.cls->name + "(";
+      bool first = true;
+      for (const ClassObj::Field &f : inst.cls->fields()) {
+        Obj v = inst.get(f.name);
+        text += (first ? "" : ", ") + f.name + "=" + (v ? repr(*v) : "?");
+        first = false;
+      }
+      return text + ")";
+    }
+    if (inst.cls->isEnum)
+      if (Obj name = inst.get("name"))
+        if (auto *s = llvm::dyn_cast<StrObj>(name.get()))
+          return "<" + inst.cls->name + "." + s->value + ">";
+    return "<" + inst.cls->name + " object>";
+  }
+  case K::ExtendedDType: return llvm::cast<ExtendedDTypeObj>(o).name;
+  case K::ContextManager: return "<" + llvm::cast<ContextManagerObj>(o).name + ">";
   default: return "<" + typeName(o) + ">";
   }
+}
+
+std::vector<const ClassObj *> ClassObj::mro() const {
+  std::vector<const ClassObj *> order;
+  std::function<void(const ClassObj *)> visit = [&](const ClassObj *c) {
+    if (std::find(order.begin(), order.end(), c) == order.end())
+      order.push_back(c);
+    for (const auto &base : c->bases)
+      visit(base.get());
+  };
+  visit(this);
+  return order;
+}
+
+Obj ClassObj::lookup(const std::string &name, const ClassObj **owner) const {
+  for (const ClassObj *c : mro())
+    for (const auto &[n, v] : c->attributes)
+      if (n == name) {
+        if (owner)
+          *owner = c;
+        return v;
+      }
+  return nullptr;
+}
+
+void ClassObj::set(const std::string &name, Obj value) {
+  for (auto &[n, v] : attributes)
+    if (n == name) {
+      v = std::move(value);
+      return;
+    }
+  attributes.emplace_back(name, std::move(value));
+}
+
+std::vector<ClassObj::Field> ClassObj::fields() const {
+  // Python's dataclasses: base classes' fields first, in MRO reverse order;
+  // a redefinition keeps the original position.
+  std::vector<Field> out;
+  std::vector<const ClassObj *> order = mro();
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    for (const Field &f : (*it)->annotated) {
+      auto same = std::find_if(out.begin(), out.end(),
+                               [&](const Field &g) { return g.name == f.name; });
+      if (same != out.end())
+        *same = f;
+      else
+        out.push_back(f);
+    }
+  return out;
+}
+
+Obj InstanceObj::get(const std::string &name) const {
+  for (const auto &[n, v] : attributes)
+    if (n == name)
+      return v;
+  return nullptr;
+}
+
+void InstanceObj::set(const std::string &name, Obj value) {
+  for (auto &[n, v] : attributes)
+    if (n == name) {
+      v = std::move(value);
+      return;
+    }
+  attributes.emplace_back(name, std::move(value));
 }
 
 std::vector<Dim> GlobalArrayObj::physicalShape() const {

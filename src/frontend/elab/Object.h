@@ -76,6 +76,13 @@ public:
     ExceptionType,
     Undefined,
     MosaicGpu, ///< plgpu objects (MosaicGpu.h)
+    Class,
+    Instance,
+    Descriptor,
+    ContextManager,
+    CustomDerivative,
+    ExtendedDType,
+    ArrayAt,
   };
 
   explicit Object(Kind kind) : objectKind(kind) {}
@@ -135,7 +142,11 @@ struct SymIntObj : Object {
   mlir::AffineExpr expr;
 };
 
-/// A tuple or a list. Lists are mutable in place (`append`).
+struct ClassObj;
+
+/// A tuple or a list. Lists are mutable in place (`append`). A tuple whose
+/// `namedTuple` is set is an instance of that NamedTuple class: a tuple
+/// everywhere, with its fields readable by name.
 struct SequenceObj : Object {
   SequenceObj(Kind kind, std::vector<Obj> items) : Object(kind), items(std::move(items)) {}
   static bool classof(const Object *o) {
@@ -143,6 +154,7 @@ struct SequenceObj : Object {
   }
   bool isList() const { return kind() == Kind::List; }
   std::vector<Obj> items;
+  std::shared_ptr<ClassObj> namedTuple;
 };
 
 struct DictObj : Object {
@@ -198,6 +210,7 @@ struct BuiltinObj : Object {
   PK_OBJECT_CLASSOF(Builtin)
   std::string name;
   Fn fn;
+  std::map<std::string, Obj> members; ///< attributes: `jax.ShapeDtypeStruct.like`
 };
 
 /// `x.astype` before the call: the receiver and the method.
@@ -220,12 +233,26 @@ struct PartialObj : Object {
 };
 
 /// A module-like namespace: `jnp`, `pl`, `lax`, `jax.nn`, ...
+///
+/// An *opaque* namespace stands for a module pkc does not have (absltest,
+/// jax._src.test_util, ...): importing it succeeds, its attributes are
+/// opaque too, and any other use is an error that names it (`why` says
+/// what was looked for, `importedAt` where).
 struct NamespaceObj : Object {
   explicit NamespaceObj(std::string name) : Object(Kind::Namespace), name(std::move(name)) {}
   PK_OBJECT_CLASSOF(Namespace)
   std::string name;
   std::map<std::string, Obj> members;
+  bool opaque = false;
+  std::string why;
+  SourceRange importedAt;
 };
+
+/// The opaque namespace in `o`, or null.
+inline const NamespaceObj *asOpaque(const Obj &o) {
+  auto *ns = llvm::dyn_cast_or_null<NamespaceObj>(o.get());
+  return ns && ns->opaque ? ns : nullptr;
+}
 
 /// A value computed in a kernel: a static-shape block (or a scalar, rank 0).
 /// `weak` is JAX's weak type: Python scalars and what derives only from
@@ -249,6 +276,14 @@ struct RefView {
   std::vector<mlir::Value> dynamicOffsets; ///< one per dynamic offset, in order
   std::vector<int64_t> sizes, strides;
   std::vector<bool> squeezed;
+  /// The window runs past the Ref's end (`x_ref.at[pl.ds(0, 128)]` of a
+  /// 100-element Ref, read under a mask): accesses through it see the Ref
+  /// padded past its end, as pl.load / pl.store do.
+  bool pastEnd = false;
+  /// `x_ref.at[idx]` with integer arrays: the i32 coordinates, one tensor
+  /// of the view's shape per axis of the underlying Ref. Reading the view
+  /// gathers, writing it scatters.
+  std::vector<mlir::Value> gather;
 };
 
 /// A kernel's view of a buffer. `value` is the !pk.ref block argument;
@@ -429,6 +464,110 @@ struct UndefinedObj : Object {
   explicit UndefinedObj(std::string why) : Object(Kind::Undefined), why(std::move(why)) {}
   PK_OBJECT_CLASSOF(Undefined)
   std::string why;
+};
+
+/// A class made by a `class` statement (or collections.namedtuple). Only
+/// static Python: its instances hold configuration and helpers, evaluated
+/// at compile time like everything else that is not a block value.
+struct ClassObj : Object {
+  ClassObj() : Object(Kind::Class) {}
+  PK_OBJECT_CLASSOF(Class)
+  std::string name;
+  std::vector<std::shared_ptr<ClassObj>> bases;
+  std::vector<std::pair<std::string, Obj>> attributes; ///< the class namespace, in order
+  /// Names annotated in the class body, in order (dataclass and NamedTuple
+  /// fields), with their defaults (null when none).
+  struct Field {
+    std::string name;
+    Obj defaultValue;
+    Obj defaultFactory;
+    bool init = true;
+    bool kwOnly = false;
+  };
+  std::vector<Field> annotated;
+  bool isNamedTuple = false;
+  bool isDataclass = false;
+  bool isEnum = false;
+  bool frozen = false;
+  bool kwOnlyFromHere = false; ///< a `_: KW_ONLY` line was seen in the body
+  std::string builtinBase; ///< "Exception", "object", ... for builtin bases
+  SourceRange range;
+
+  /// The class, then its bases depth-first (Python's MRO for the
+  /// single-inheritance and diamond-free hierarchies configs use).
+  std::vector<const ClassObj *> mro() const;
+  /// Looks `name` up along the MRO; null when absent.
+  Obj lookup(const std::string &name, const ClassObj **owner = nullptr) const;
+  void set(const std::string &name, Obj value);
+  /// The fields of a dataclass or NamedTuple, inherited ones first.
+  std::vector<Field> fields() const;
+};
+
+/// An instance of a user class.
+struct InstanceObj : Object {
+  explicit InstanceObj(std::shared_ptr<ClassObj> cls) : Object(Kind::Instance), cls(std::move(cls)) {}
+  PK_OBJECT_CLASSOF(Instance)
+  std::shared_ptr<ClassObj> cls;
+  std::vector<std::pair<std::string, Obj>> attributes; ///< in assignment order
+  bool initialized = false; ///< frozen dataclasses refuse assignments once set
+  Obj get(const std::string &name) const;
+  void set(const std::string &name, Obj value);
+};
+
+/// `@property`, `@classmethod`, `@staticmethod` and
+/// `functools.cached_property` around a function in a class body.
+struct DescriptorObj : Object {
+  enum class Which { Property, ClassMethod, StaticMethod };
+  DescriptorObj(Which which, Obj function)
+      : Object(Kind::Descriptor), which(which), function(std::move(function)) {}
+  PK_OBJECT_CLASSOF(Descriptor)
+  Which which;
+  Obj function;
+};
+
+/// A context manager or decorator that only names things or changes
+/// nothing pkc computes: `jax.named_scope("x")`, `contextlib.nullcontext()`.
+/// `with` binds `value`; as a decorator it returns the function unchanged.
+struct ContextManagerObj : Object {
+  ContextManagerObj(std::string name, Obj value)
+      : Object(Kind::ContextManager), name(std::move(name)), value(std::move(value)) {}
+  PK_OBJECT_CLASSOF(ContextManager)
+  std::string name;
+  Obj value;
+};
+
+/// `jax.custom_vjp(f)` / `jax.custom_jvp(f)`: calls run `function` (the
+/// primal); the rules registered by defvjp / defjvp are kept so that they
+/// can be called (and exported) as functions of their own.
+struct CustomDerivativeObj : Object {
+  CustomDerivativeObj(std::string name, Obj function)
+      : Object(Kind::CustomDerivative), name(std::move(name)), function(std::move(function)) {}
+  PK_OBJECT_CLASSOF(CustomDerivative)
+  std::string name; ///< "custom_vjp" or "custom_jvp"
+  Obj function;
+  std::vector<int64_t> nondiffArgnums;
+  Obj forward, backward; ///< defvjp's rules, or defjvp's rule in `forward`
+};
+
+/// A dtype JAX names but pkc cannot compute with (int4, the float8
+/// variants, ...): it can be named, compared and asked for its itemsize,
+/// and using it for values is an error at that line.
+struct ExtendedDTypeObj : Object {
+  ExtendedDTypeObj(std::string name, unsigned bits, char kind)
+      : Object(Kind::ExtendedDType), name(std::move(name)), bits(bits), kind(kind) {}
+  PK_OBJECT_CLASSOF(ExtendedDType)
+  std::string name; ///< NumPy's name: "int4", "float8_e4m3fn"
+  unsigned bits;
+  char kind; ///< 'i', 'u', 'f' (NumPy's dtype.kind)
+};
+
+/// `x.at` on a value, then `x.at[index]`, waiting for `.set(v)`, `.add(v)`...
+struct ArrayAtObj : Object {
+  ArrayAtObj(Obj array, Obj index)
+      : Object(Kind::ArrayAt), array(std::move(array)), index(std::move(index)) {}
+  PK_OBJECT_CLASSOF(ArrayAt)
+  Obj array;
+  Obj index; ///< null before the subscript
 };
 
 #undef PK_OBJECT_CLASSOF

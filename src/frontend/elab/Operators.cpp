@@ -2,6 +2,8 @@
 #include "frontend/elab/Operators.h"
 
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Classes.h"
+#include "frontend/elab/Formatting.h"
 
 #include <cmath>
 
@@ -200,6 +202,8 @@ Obj sequenceOp(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, Sour
     checkStaticItems((lstr->value.size() + rstr->value.size()) / 16);
     return makeStr(lstr->value + rstr->value);
   }
+  if (op == BinaryOp::Mod && lstr)
+    return percentFormat(el, lstr->value, rhs, r);
   if (op == BinaryOp::Mul && (lstr || rstr)) {
     const StrObj *s = lstr ? lstr : rstr;
     const Obj &count = lstr ? rhs : lhs;
@@ -227,6 +231,8 @@ mlir::AffineExpr affineOf(Elaborator &el, const Obj &o) {
 } // namespace
 
 Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
+  el.checkNotOpaque(lhs, r);
+  el.checkNotOpaque(rhs, r);
   if (llvm::isa<RefObj>(lhs.get()) || llvm::isa<RefObj>(rhs.get()))
     el.fail(r, std::string("unsupported operand for '") + ast::spelling(op) +
                    "': a Ref must be read first, e.g. x_ref[...]");
@@ -264,11 +270,32 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
   }
   if (Obj result = sequenceOp(el, op, lhs, rhs, r))
     return result;
+  // `int | None`, `jax.Array | np.ndarray`: a type union for annotations.
+  if (op == BinaryOp::BitOr && isTypeLike(lhs) && isTypeLike(rhs)) {
+    auto u = typeMarker("typing.Union");
+    u->attributes.emplace_back("__args__", makeTuple({lhs, rhs}));
+    return u;
+  }
+  // Operators a class defines (__add__, __mul__, ...).
+  static const std::map<BinaryOp, std::pair<const char *, const char *>> dunders = {
+      {BinaryOp::Add, {"__add__", "__radd__"}},         {BinaryOp::Sub, {"__sub__", "__rsub__"}},
+      {BinaryOp::Mul, {"__mul__", "__rmul__"}},         {BinaryOp::Div, {"__truediv__", "__rtruediv__"}},
+      {BinaryOp::FloorDiv, {"__floordiv__", "__rfloordiv__"}}, {BinaryOp::Mod, {"__mod__", "__rmod__"}},
+      {BinaryOp::MatMul, {"__matmul__", "__rmatmul__"}}, {BinaryOp::BitAnd, {"__and__", "__rand__"}},
+      {BinaryOp::BitOr, {"__or__", "__ror__"}},         {BinaryOp::BitXor, {"__xor__", "__rxor__"}},
+  };
+  if (auto it = dunders.find(op); it != dunders.end()) {
+    if (std::optional<Obj> v = callDunder(el, lhs, it->second.first, {rhs}, r))
+      return *v;
+    if (std::optional<Obj> v = callDunder(el, rhs, it->second.second, {lhs}, r))
+      return *v;
+  }
   el.fail(r, std::string("unsupported operand types for ") + ast::spelling(op) + ": '" +
                  typeName(*lhs) + "' and '" + typeName(*rhs) + "'");
 }
 
 Obj unaryOperator(Elaborator &el, UnaryOp op, const Obj &operand, SourceRange r) {
+  el.checkNotOpaque(operand, r);
   if (llvm::isa<ArrayObj>(operand.get())) {
     switch (op) {
     case UnaryOp::Negate:
@@ -331,6 +358,23 @@ bool staticEqual(const Obj &a, const Obj &b) {
     return llvm::cast<DTypeObj>(*a).dtype == llvm::cast<DTypeObj>(*b).dtype;
   case Object::Kind::MemorySpace:
     return llvm::cast<MemorySpaceObj>(*a).space == llvm::cast<MemorySpaceObj>(*b).space;
+  case Object::Kind::Instance: {
+    // Dataclasses compare their fields (and class); other instances are
+    // equal only to themselves (no __eq__ runs here: this is static).
+    const auto &x = llvm::cast<InstanceObj>(*a), &y = llvm::cast<InstanceObj>(*b);
+    if (a.get() == b.get())
+      return true;
+    if (!x.cls->isDataclass || x.cls != y.cls)
+      return false;
+    for (const ClassObj::Field &f : x.cls->fields()) {
+      Obj u = x.get(f.name), v = y.get(f.name);
+      if (!u || !v || !staticEqual(u, v))
+        return false;
+    }
+    return true;
+  }
+  case Object::Kind::ExtendedDType:
+    return llvm::cast<ExtendedDTypeObj>(*a).name == llvm::cast<ExtendedDTypeObj>(*b).name;
   case Object::Kind::Tuple:
   case Object::Kind::List: {
     // Python compares items by identity first, which also ends the
@@ -355,6 +399,10 @@ bool staticEqual(const Obj &a, const Obj &b) {
 }
 
 Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
+  if (op != CompareOp::Is && op != CompareOp::IsNot) {
+    el.checkNotOpaque(lhs, r);
+    el.checkNotOpaque(rhs, r);
+  }
   switch (op) {
   case CompareOp::Is:
   case CompareOp::IsNot: {

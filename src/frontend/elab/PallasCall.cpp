@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -61,34 +62,104 @@ std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
   return {o};
 }
 
-/// The specs for `count` operands from `in_specs` / `out_specs`; `operand`
-/// is "input" or "output".
-std::vector<Obj> specList(Elaborator &el, const Obj &specs, size_t count, const char *what,
+/// Appends one spec per array leaf of `tree` (an operand's pytree: an
+/// array, None, or tuples, lists and dicts of them) from `spec`, the
+/// matching part of in_specs / out_specs: a BlockSpec per array, None for
+/// a None operand. As older Pallas did, None for an array means the whole
+/// array, and None for a tuple of arrays means each whole.
+void matchSpecs(Elaborator &el, const Obj &spec, const Obj &tree, const std::string &what,
+                std::vector<Obj> &out, SourceRange r) {
+  if (isNone(tree)) {
+    if (!isNone(spec))
+      el.fail(r, what + " is None, so its spec must be None too, got " + repr(*spec));
+    return;
+  }
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(tree.get())) {
+    if (isNone(spec)) {
+      std::vector<Obj> leaves;
+      pytreeLeaves(tree, leaves);
+      out.insert(out.end(), leaves.size(), none());
+      return;
+    }
+    auto *specs = llvm::dyn_cast<SequenceObj>(spec.get());
+    if (!specs || specs->items.size() != seq->items.size())
+      el.fail(r, "the specs of " + what + " (" + repr(*spec) + ") do not match its structure: it is a " +
+                     (seq->isList() ? "list" : "tuple") + " of " + std::to_string(seq->items.size()) +
+                     ", so give a " + (seq->isList() ? "list" : "tuple") + " of " +
+                     std::to_string(seq->items.size()) + " specs");
+    for (size_t i = 0; i < seq->items.size(); ++i)
+      matchSpecs(el, specs->items[i], seq->items[i], what + "[" + std::to_string(i) + "]", out, r);
+    return;
+  }
+  if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
+    std::vector<Obj> leaves;
+    if (isNone(spec)) {
+      pytreeLeaves(tree, leaves);
+      out.insert(out.end(), leaves.size(), none());
+      return;
+    }
+    auto *specs = llvm::dyn_cast<DictObj>(spec.get());
+    if (!specs || specs->entries.size() != dict->entries.size())
+      el.fail(r, "the specs of " + what + " do not match its structure: give a dict with the same keys");
+    // In the order pytreeLeaves visits the keys (sorted).
+    std::vector<std::pair<Obj, Obj>> entries = dict->entries;
+    std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
+      auto *x = llvm::dyn_cast<StrObj>(a.first.get());
+      auto *y = llvm::dyn_cast<StrObj>(b.first.get());
+      return x && y && x->value < y->value;
+    });
+    for (const auto &[k, v] : entries) {
+      Obj s = dictGet(*specs, k);
+      if (!s)
+        el.fail(r, "the specs of " + what + " have no entry " + repr(*k));
+      matchSpecs(el, s, v, what + "[" + repr(*k) + "]", out, r);
+    }
+    return;
+  }
+  if (!isNone(spec) && !llvm::isa<BlockSpecObj>(spec.get()))
+    el.fail(r, "specs must be BlockSpecs (or None), got " + typeName(*spec) + " for " + what);
+  out.push_back(spec);
+}
+
+/// The specs of the operands in `trees` (one tree per pallas_call input,
+/// or the out_shape tree alone), one per array leaf; null ones when no
+/// specs are given. `operand` is "input" or "output".
+std::vector<Obj> specsFor(Elaborator &el, const Obj &specs, const std::vector<Obj> &trees,
+                          const std::vector<std::string> &names, const char *what,
                           const char *operand, SourceRange r) {
+  std::vector<Obj> out;
+  if (!specs || isNone(specs)) {
+    for (const Obj &t : trees) {
+      std::vector<Obj> leaves;
+      pytreeLeaves(t, leaves);
+      out.insert(out.end(), leaves.size(), nullptr); // no BlockSpecs: whole arrays
+    }
+    return out;
+  }
   auto operands = [&](size_t n) {
     return std::to_string(n) + " " + operand + (n == 1 ? "" : "s");
   };
-  if (!specs || isNone(specs))
-    return std::vector<Obj>(count, nullptr); // no BlockSpecs: whole arrays
+  std::vector<Obj> items;
   if (llvm::isa<BlockSpecObj>(specs.get())) {
-    if (count != 1)
-      el.fail(r, std::string(what) + " is a single BlockSpec but there are " + operands(count) +
-                     "; give a list with one BlockSpec per " + operand);
-    return {specs};
+    if (trees.size() != 1)
+      el.fail(r, std::string(what) + " is a single BlockSpec but there are " +
+                     operands(trees.size()) + "; give a list with one BlockSpec per " + operand);
+    items = {specs};
+  } else {
+    auto *seq = llvm::dyn_cast<SequenceObj>(specs.get());
+    if (!seq)
+      el.fail(r, std::string(what) + " must be a BlockSpec or a list of BlockSpecs, got " +
+                     typeName(*specs));
+    items = seq->items;
+    if (items.size() != trees.size())
+      el.fail(r, std::string(what) + " has " + std::to_string(items.size()) + " BlockSpec" +
+                     (items.size() == 1 ? "" : "s") + " but there " +
+                     (trees.size() == 1 ? "is " : "are ") + operands(trees.size()) +
+                     "; give one BlockSpec per " + operand);
   }
-  auto *seq = llvm::dyn_cast<SequenceObj>(specs.get());
-  if (!seq)
-    el.fail(r, std::string(what) + " must be a BlockSpec or a list of BlockSpecs, got " +
-                   typeName(*specs));
-  if (seq->items.size() != count)
-    el.fail(r, std::string(what) + " has " + std::to_string(seq->items.size()) + " BlockSpec" +
-                   (seq->items.size() == 1 ? "" : "s") + " but there " +
-                   (count == 1 ? "is " : "are ") + operands(count) + "; give one BlockSpec per " +
-                   operand);
-  for (const Obj &s : seq->items)
-    if (!isNone(s) && !llvm::isa<BlockSpecObj>(s.get()))
-      el.fail(r, std::string(what) + " must hold BlockSpecs (or None), got " + typeName(*s));
-  return seq->items;
+  for (size_t i = 0; i < items.size(); ++i)
+    matchSpecs(el, items[i], trees[i], names[i], out, r);
+  return out;
 }
 
 mlir::Attribute paramAttr(Elaborator &el, const Obj &o, SourceRange r) {
@@ -185,29 +256,49 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<Operand> operands;
   std::vector<mlir::Value> inputs;
   std::vector<mlir::Type> prefetchTypes;
+  // Each input is a pytree: an array, None (the kernel gets None), or a
+  // tuple, list, dict or NamedTuple of arrays (the kernel gets the same
+  // structure of Refs). Operands are its array leaves, in order.
+  std::vector<Obj> inputTrees;
+  std::vector<std::string> inputNames;
   for (size_t i = 0; i < args.positional.size(); ++i) {
-    auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
-    if (!array)
-      fail(args.rangeOf(i), "pallas_call inputs must be arrays (export parameters or results of "
-                            "other pallas_calls), got " + repr(*args.positional[i]));
-    inputs.push_back(array->value);
-    if (i < prefetch) {
-      std::vector<int64_t> shape;
-      for (const Dim &d : array->shape) {
-        if (!d.isStatic())
-          fail(args.rangeOf(i), "scalar-prefetch input " + std::to_string(i) + " ('" + array->name +
-                                    "') has the symbolic shape (" + describeDims(array->shape) +
-                                    "); it is copied whole into SMEM, so its shape must be static");
-        shape.push_back(d.value);
-      }
-      if (!array->batch.empty())
-        fail(args.rangeOf(i), "jax.vmap over a scalar-prefetch input is not supported");
-      prefetchTypes.push_back(pk::RefType::get(shape, storageType(ctx, array->dtype),
-                                               pk::MemorySpaceAttr::get(ctx, pk::MemorySpace::SMEM)));
-      continue;
+    std::vector<Obj> leaves;
+    pytreeLeaves(args.positional[i], leaves);
+    if (i < prefetch && !llvm::isa<GlobalArrayObj>(args.positional[i].get()))
+      fail(args.rangeOf(i), "scalar-prefetch input " + std::to_string(i) +
+                                " must be an array, got " + repr(*args.positional[i]));
+    if (i >= prefetch) {
+      inputTrees.push_back(args.positional[i]);
+      auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
+      inputNames.push_back("input " + std::to_string(i) +
+                           (array ? " ('" + array->name + "')" : std::string()));
     }
-    operands.push_back({"input " + std::to_string(i) + " ('" + array->name + "')", array->shape,
-                        array->dtype, nullptr, callable.inSpecsRange, array->batch});
+    for (const Obj &leaf : leaves) {
+      auto *array = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
+      if (!array)
+        fail(args.rangeOf(i), "pallas_call inputs must be arrays (export parameters or results of "
+                              "other pallas_calls), None, or tuples, lists and dicts of them; got " +
+                                  repr(*leaf));
+      inputs.push_back(array->value);
+      if (i < prefetch) {
+        std::vector<int64_t> shape;
+        for (const Dim &d : array->shape) {
+          if (!d.isStatic())
+            fail(args.rangeOf(i), "scalar-prefetch input " + std::to_string(i) + " ('" + array->name +
+                                      "') has the symbolic shape (" + describeDims(array->shape) +
+                                      "); it is copied whole into SMEM, so its shape must be static");
+          shape.push_back(d.value);
+        }
+        if (!array->batch.empty())
+          fail(args.rangeOf(i), "jax.vmap over a scalar-prefetch input is not supported");
+        prefetchTypes.push_back(pk::RefType::get(shape, storageType(ctx, array->dtype),
+                                                 pk::MemorySpaceAttr::get(ctx, pk::MemorySpace::SMEM)));
+        continue;
+      }
+      std::string what = "input " + std::to_string(inputs.size() - 1) + " ('" + array->name + "')";
+      operands.push_back({what, array->shape, array->dtype, nullptr, callable.inSpecsRange,
+                          array->batch});
+    }
   }
   size_t numInputs = operands.size();
 
@@ -224,10 +315,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       gridDims.push_back(d);
     }
 
-  // Outputs.
-  bool singleOutput = !llvm::isa<SequenceObj>(callable.outShape.get());
-  bool outputsAsList = !singleOutput && llvm::cast<SequenceObj>(*callable.outShape).isList();
-  std::vector<Obj> outShapes = sequenceItems(*this, callable.outShape, r);
+  // Outputs: the array leaves of out_shape, a pytree like the inputs (a
+  // None leaf gives the kernel None and the caller None).
+  std::vector<Obj> outShapes;
+  pytreeLeaves(callable.outShape, outShapes);
   if (outShapes.empty())
     fail(callable.outShapeRange, "pallas_call needs at least one output in out_shape");
   for (size_t i = 0; i < outShapes.size(); ++i) {
@@ -257,16 +348,46 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   }
   size_t numOutputs = operands.size() - numInputs;
 
-  std::vector<Obj> inSpecs =
-      specList(*this, callable.inSpecs, numInputs, "in_specs", "input", callable.inSpecsRange);
-  std::vector<Obj> outSpecs =
-      specList(*this, callable.outSpecs, numOutputs, "out_specs", "output", callable.outSpecsRange);
+  std::vector<Obj> inSpecs = specsFor(*this, callable.inSpecs, inputTrees, inputNames, "in_specs",
+                                      "input", callable.inSpecsRange);
+  // out_specs matches out_shape's structure; a single output (or a
+  // sequence of one) takes a BlockSpec or a list of one.
+  Obj outSpecTree = callable.outSpecs;
+  Obj outTree = callable.outShape;
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(outTree.get());
+      seq && seq->items.size() == 1 && outSpecTree && llvm::isa<BlockSpecObj>(outSpecTree.get()))
+    outSpecTree = makeTuple({outSpecTree});
+  if (!llvm::isa<SequenceObj, DictObj>(outTree.get()))
+    if (auto *seq = llvm::dyn_cast_or_null<SequenceObj>(outSpecTree.get());
+        seq && seq->items.size() == 1)
+      outSpecTree = seq->items[0];
+  std::vector<Obj> outSpecs;
+  if (!outSpecTree || isNone(outSpecTree) || llvm::isa<BlockSpecObj>(outSpecTree.get()) ||
+      !llvm::isa<SequenceObj, DictObj>(outTree.get())) {
+    outSpecs = specsFor(*this, outSpecTree, {outTree}, {"output 0"}, "out_specs", "output",
+                        callable.outSpecsRange);
+  } else {
+    auto *specSeq = llvm::dyn_cast<SequenceObj>(outSpecTree.get());
+    auto *outSeq = llvm::dyn_cast<SequenceObj>(outTree.get());
+    if (!specSeq && !llvm::isa<DictObj>(outSpecTree.get()))
+      fail(callable.outSpecsRange, "out_specs must be a BlockSpec or a list of BlockSpecs, got " +
+                                       typeName(*outSpecTree));
+    if (specSeq && outSeq && specSeq->items.size() != outSeq->items.size())
+      fail(callable.outSpecsRange,
+           "out_specs has " + std::to_string(specSeq->items.size()) + " BlockSpec" +
+               (specSeq->items.size() == 1 ? "" : "s") + " but there " +
+               (outSeq->items.size() == 1 ? "is 1 output" : "are " + std::to_string(outSeq->items.size()) + " outputs") +
+               "; give one BlockSpec per output");
+    matchSpecs(*this, outSpecTree, outTree, "out_shape", outSpecs, callable.outSpecsRange);
+  }
   for (size_t i = 0; i < operands.size(); ++i)
     operands[i].spec = i < numInputs ? inSpecs[i] : outSpecs[i - numInputs];
 
-  // Scratch buffers.
+  // Scratch buffers (None entries give the kernel None).
   std::vector<std::shared_ptr<ScratchShapeObj>> scratch;
-  for (const Obj &s : sequenceItems(*this, callable.scratchShapes, r)) {
+  std::vector<Obj> scratchLeaves;
+  pytreeLeaves(callable.scratchShapes, scratchLeaves);
+  for (const Obj &s : scratchLeaves) {
     auto shape = std::dynamic_pointer_cast<ScratchShapeObj>(s);
     if (!shape)
       fail(callable.scratchRange, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
@@ -374,6 +495,50 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     mlir::OpBuilder::InsertionGuard guard(b);
     kernel = b.createBlock(&op.getKernel(), {}, refTypes, refLocs);
   }
+  // The kernel's arguments: the Refs in the structure of the inputs,
+  // out_shape and scratch_shapes (a None there is a None argument), as
+  // Pallas passes them.
+  std::vector<Obj> refs;
+  for (size_t i = 0; i < refTypes.size(); ++i) {
+    auto type = llvm::cast<pk::RefType>(refTypes[i]);
+    DType dtype = *dtypeOf(type.getElementType());
+    refs.push_back(std::make_shared<RefObj>(kernel->getArgument(i),
+                                            std::vector<int64_t>(type.getShape()), dtype));
+  }
+  CallArgs kernelArgs;
+  kernelArgs.range = args.range;
+  kernelArgs.callee = callable.name;
+  std::vector<int64_t> refOfArgument; ///< per kernel argument, its Ref's index, or -1
+  auto addArgument = [&](const Obj &value, int64_t refIndex) {
+    kernelArgs.addPositional(value, args.range);
+    refOfArgument.push_back(refIndex);
+  };
+  for (size_t i = 0; i < prefetch; ++i)
+    addArgument(refs[i], static_cast<int64_t>(i));
+  size_t nextRef = prefetch;
+  auto rebuild = [&](const Obj &tree, bool splat) {
+    size_t first = nextRef;
+    Obj structured = pytreeRebuild(tree, refs, nextRef);
+    auto *seq = llvm::dyn_cast<SequenceObj>(structured.get());
+    if (splat && seq) {
+      size_t at = first;
+      for (const Obj &item : seq->items) {
+        bool isRef = llvm::isa<RefObj>(item.get());
+        addArgument(item, isRef ? static_cast<int64_t>(at) : -1);
+        std::vector<Obj> leaves;
+        pytreeLeaves(item, leaves);
+        at += leaves.size();
+      }
+      return;
+    }
+    addArgument(structured, llvm::isa<RefObj>(structured.get()) ? static_cast<int64_t>(first) : -1);
+  };
+  for (const Obj &tree : inputTrees)
+    rebuild(tree, /*splat=*/false);
+  rebuild(callable.outShape, /*splat=*/true);
+  if (!isNone(callable.scratchShapes))
+    rebuild(callable.scratchShapes, /*splat=*/true);
+
   // Name the kernel's Refs after its parameters, for readable IR.
   const FunctionObj *kernelFunction = llvm::dyn_cast<FunctionObj>(callable.kernel.get());
   {
@@ -386,10 +551,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
         boundByKeyword.insert(name);
     }
     if (kernelFunction) {
-      // One Ref per input, output and scratch buffer: say so when the
+      // One argument per input, output and scratch buffer: say so when the
       // kernel's parameters do not match, rather than "takes 2 positional
       // arguments but 3 were given" about a call the user never wrote.
-      size_t slots = 0, refCount = refTypes.size();
+      size_t slots = 0, argCount = kernelArgs.positional.size();
       bool variadic = false, tooFew = false;
       for (size_t i = skip; i < kernelFunction->parameters->size(); ++i) {
         const ast::Parameter &param = (*kernelFunction->parameters)[i];
@@ -398,10 +563,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
         if (param.kind != ast::Parameter::Kind::Positional &&
             param.kind != ast::Parameter::Kind::PositionalOnly)
           continue;
-        if (slots++ >= refCount && !kernelFunction->defaults[i] && !boundByKeyword.count(param.name))
+        if (slots++ >= argCount && !kernelFunction->defaults[i] && !boundByKeyword.count(param.name))
           tooFew = true;
       }
-      if ((!variadic && refCount > slots) || tooFew) {
+      if ((!variadic && argCount > slots) || tooFew) {
         std::string passed = std::to_string(numInputs) + " input" + (numInputs == 1 ? "" : "s") +
                              ", " + std::to_string(numOutputs) + " output" +
                              (numOutputs == 1 ? "" : "s");
@@ -413,31 +578,24 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
         fail(callable.kernelRange,
              "kernel '" + kernelFunction->name + "' takes " + std::to_string(slots) +
                  " positional parameter" + (slots == 1 ? "" : "s") + " but pallas_call passes " +
-                 std::to_string(refCount) + " Ref" + (refCount == 1 ? "" : "s") + " (" + passed +
+                 std::to_string(argCount) + " Ref" + (argCount == 1 ? "" : "s") + " (" + passed +
                  "); a kernel takes one Ref per " + (prefetch ? "scalar-prefetch array, " : "") +
                  "input, output and scratch buffer, in that order");
       }
-      std::vector<llvm::StringRef> names;
-      for (size_t i = skip; i < kernelFunction->parameters->size() && names.size() < refTypes.size(); ++i) {
+      std::vector<std::string> names(refTypes.size());
+      size_t argument = 0;
+      for (size_t i = skip; i < kernelFunction->parameters->size() && argument < refOfArgument.size();
+           ++i, ++argument) {
         const ast::Parameter &param = (*kernelFunction->parameters)[i];
         if (param.kind != ast::Parameter::Kind::Positional &&
             param.kind != ast::Parameter::Kind::PositionalOnly)
           break;
-        names.push_back(param.name);
+        if (refOfArgument[argument] >= 0)
+          names[refOfArgument[argument]] = param.name;
       }
-      names.resize(refTypes.size(), "");
-      op.setKernelArgNamesAttr(b.getStrArrayAttr(names));
+      std::vector<llvm::StringRef> nameRefs(names.begin(), names.end());
+      op.setKernelArgNamesAttr(b.getStrArrayAttr(nameRefs));
     }
-  }
-  CallArgs kernelArgs;
-  kernelArgs.range = args.range;
-  kernelArgs.callee = callable.name;
-  for (size_t i = 0; i < refTypes.size(); ++i) {
-    auto type = llvm::cast<pk::RefType>(refTypes[i]);
-    DType dtype = *dtypeOf(type.getElementType());
-    kernelArgs.addPositional(std::make_shared<RefObj>(kernel->getArgument(i),
-                                                      std::vector<int64_t>(type.getShape()), dtype),
-                             args.range);
   }
   {
     ModeGuard mode(*this, EmitMode::Kernel);
@@ -467,9 +625,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     result->batch = o.batch;
     results.push_back(result);
   }
-  if (singleOutput)
-    return results[0];
-  return outputsAsList ? makeList(results) : makeTuple(results);
+  size_t nextResult = 0;
+  return pytreeRebuild(callable.outShape, results, nextResult);
 }
 
 mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::string &what,

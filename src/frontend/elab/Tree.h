@@ -19,6 +19,7 @@ struct TreeDef {
   std::vector<TreeDef> children;
   std::vector<Obj> keys; ///< dict keys
   Obj staticValue;       ///< for Static
+  std::shared_ptr<ClassObj> namedTuple; ///< a Tuple's NamedTuple class
 };
 
 /// Splits `value` into its structure and its leaves (appended to `leaves`).
@@ -29,6 +30,13 @@ Obj unflatten(const TreeDef &def, const std::vector<Obj> &leaves, size_t &next);
 bool sameStructure(const TreeDef &a, const TreeDef &b);
 /// True for what flatten() treats as a leaf.
 bool isLeaf(const Obj &value);
+
+/// JAX's pytrees (jax.tree, pallas_call's operands): None is an empty node;
+/// tuples (NamedTuples too), lists and dicts (in sorted key order) are
+/// nodes; everything else is a leaf. Appends `tree`'s leaves to `out`.
+void pytreeLeaves(const Obj &tree, std::vector<Obj> &out);
+/// `tree`'s structure with its leaves replaced from `leaves[next...]`.
+Obj pytreeRebuild(const Obj &tree, const std::vector<Obj> &leaves, size_t &next);
 
 } // namespace pk::elab
 

@@ -62,25 +62,28 @@ struct Batcher {
   /// The argument `arg` with its axis `spec` mapped, recursing into tuples
   /// and lists as JAX does with pytrees.
   Obj mapArgument(const Obj &arg, const Obj &spec, SourceRange r, const std::string &what) {
-    if (isNone(spec))
+    if (isNone(spec) || isNone(arg)) // None is an empty pytree: nothing to map
       return arg;
     if (auto *specs = llvm::dyn_cast<SequenceObj>(spec.get())) {
       auto *items = llvm::dyn_cast<SequenceObj>(arg.get());
       if (!items || items->items.size() != specs->items.size())
         el.fail(r, "jax.vmap in_axes gives " + repr(*spec) + " for " + what + ", which is " +
                        repr(*arg) + "; the structures must match");
-      std::vector<Obj> mapped;
+      auto mapped = std::make_shared<SequenceObj>(items->kind(), std::vector<Obj>());
+      mapped->namedTuple = items->namedTuple;
       for (size_t i = 0; i < items->items.size(); ++i)
-        mapped.push_back(mapArgument(items->items[i], specs->items[i], r,
-                                     what + "[" + std::to_string(i) + "]"));
-      return items->isList() ? makeList(mapped) : makeTuple(mapped);
+        mapped->items.push_back(mapArgument(items->items[i], specs->items[i], r,
+                                            what + "[" + std::to_string(i) + "]"));
+      return mapped;
     }
     int64_t axis = *axisOf(el, spec, r, "in_axes");
     if (auto *items = llvm::dyn_cast<SequenceObj>(arg.get())) {
-      std::vector<Obj> mapped;
+      auto mapped = std::make_shared<SequenceObj>(items->kind(), std::vector<Obj>());
+      mapped->namedTuple = items->namedTuple;
       for (size_t i = 0; i < items->items.size(); ++i)
-        mapped.push_back(mapArgument(items->items[i], spec, r, what + "[" + std::to_string(i) + "]"));
-      return items->isList() ? makeList(mapped) : makeTuple(mapped);
+        mapped->items.push_back(
+            mapArgument(items->items[i], spec, r, what + "[" + std::to_string(i) + "]"));
+      return mapped;
     }
     auto *array = llvm::dyn_cast<GlobalArrayObj>(arg.get());
     if (!array)

@@ -236,6 +236,43 @@ StmtPtr ASTBuilder::buildCompoundStatement(P::CompoundStatementContext *ctx) {
     return buildIf(ctx->ifStatement(), 0);
   if (ctx->functionDefinition())
     return buildFunction(ctx->functionDefinition());
+  if (ctx->classDefinition())
+    return buildClass(ctx->classDefinition());
+  if (auto *with = ctx->withStatement()) {
+    auto stmt = std::make_unique<WithStmt>(rangeOf(with));
+    for (P::WithItemContext *item : with->withItem()) {
+      WithStmt::Item built;
+      built.context = buildExpression(item->expression());
+      if (item->bitOrExpression()) {
+        built.target = buildBitOr(item->bitOrExpression());
+        checkTarget(*built.target, /*augmented=*/false);
+      }
+      stmt->items.push_back(std::move(built));
+    }
+    stmt->body = buildBlock(with->block());
+    return stmt;
+  }
+  if (auto *t = ctx->tryStatement()) {
+    auto stmt = std::make_unique<TryStmt>(rangeOf(t));
+    stmt->body = buildBlock(t->body);
+    for (P::ExceptClauseContext *clause : t->exceptClause()) {
+      TryStmt::Handler handler;
+      handler.range = rangeOf(clause->EXCEPT());
+      if (clause->expression())
+        handler.type = buildExpression(clause->expression());
+      if (clause->NAME())
+        handler.name = clause->NAME()->getText();
+      handler.body = buildBlock(clause->block());
+      stmt->handlers.push_back(std::move(handler));
+    }
+    if (t->orelse)
+      stmt->orelse = buildBlock(t->orelse);
+    if (t->final)
+      stmt->finalBody = buildBlock(t->final);
+    if (stmt->handlers.empty() && !t->final)
+      fail(rangeOf(t->TRY()), "'try' needs an 'except' or 'finally' clause");
+    return stmt;
+  }
   if (auto *f = ctx->forStatement()) {
     ExprPtr target = buildTargets(f->targets());
     checkTarget(*target, /*augmented=*/false);
@@ -291,6 +328,19 @@ StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx) {
     def->parameters = buildParameters(ctx->parameters());
   if (ctx->returnType)
     def->returnAnnotation = buildExpression(ctx->returnType);
+  def->body = buildBlock(ctx->block());
+  return def;
+}
+
+StmtPtr ASTBuilder::buildClass(P::ClassDefinitionContext *ctx) {
+  SourceRange whole = rangeOf(ctx);
+  auto def = std::make_unique<ClassDefStmt>(SourceRange(rangeOf(ctx->CLASS()).begin, whole.end));
+  def->name = ctx->NAME()->getText();
+  def->nameRange = rangeOf(ctx->NAME());
+  for (P::DecoratorContext *d : ctx->decorator())
+    def->decorators.push_back(buildExpression(d->expression()));
+  if (ctx->arguments())
+    def->bases = buildArguments(ctx->arguments());
   def->body = buildBlock(ctx->block());
   return def;
 }
@@ -962,6 +1012,7 @@ std::string unescape(const std::string &body) {
 ExprPtr ASTBuilder::buildStrings(P::StringAtomContext *ctx) {
   std::string value;
   bool formatted = false;
+  std::vector<FormatPart> parts;
   for (TerminalNode *node : ctx->STRING()) {
     std::string text = node->getText();
     size_t quote = text.find_first_of("'\"");
@@ -969,13 +1020,165 @@ ExprPtr ASTBuilder::buildStrings(P::StringAtomContext *ctx) {
     bool raw = prefix.find_first_of("rR") != std::string::npos;
     if (prefix.find_first_of("bB") != std::string::npos)
       fail(rangeOf(node), "bytes literals are not supported");
-    formatted |= prefix.find_first_of("fF") != std::string::npos;
     std::string body = text.substr(quote);
     size_t delimiter = (body.size() >= 6 && body[0] == body[1] && body[1] == body[2]) ? 3 : 1;
     body = body.substr(delimiter, body.size() - 2 * delimiter);
-    value += raw ? body : unescape(body);
+    if (prefix.find_first_of("fF") != std::string::npos) {
+      formatted = true;
+      SourceLocation at = rangeOf(node).begin;
+      at.column += static_cast<uint32_t>(quote + delimiter);
+      parseFormatted(body, 0, at, raw, /*inSpec=*/false, parts);
+      continue;
+    }
+    FormatPart literal;
+    literal.literal = raw ? body : unescape(body);
+    parts.push_back(std::move(literal));
   }
-  return std::make_unique<StringExpr>(rangeOf(ctx), std::move(value), formatted);
+  auto result = std::make_unique<StringExpr>(rangeOf(ctx), std::string(), formatted);
+  if (!formatted) {
+    for (const FormatPart &p : parts)
+      result->value += p.literal;
+    return result;
+  }
+  // Adjacent literal pieces merge, as Python's JoinedStr does.
+  for (FormatPart &p : parts) {
+    if (!p.value && !result->parts.empty() && !result->parts.back().value)
+      result->parts.back().literal += p.literal;
+    else
+      result->parts.push_back(std::move(p));
+  }
+  return result;
+}
+
+namespace {
+
+/// Advances `at` past `c`, as the file's line and column count it.
+void advance(SourceLocation &at, char c) {
+  if (c == '\n') {
+    ++at.line;
+    at.column = 1;
+  } else {
+    ++at.column;
+  }
+}
+
+} // namespace
+
+size_t ASTBuilder::parseFormatted(const std::string &body, size_t i, SourceLocation &at, bool raw,
+                                  bool inSpec, std::vector<FormatPart> &parts) {
+  std::string literal;
+  auto flushLiteral = [&] {
+    if (literal.empty())
+      return;
+    FormatPart part;
+    part.literal = raw ? literal : unescape(literal);
+    parts.push_back(std::move(part));
+    literal.clear();
+  };
+  while (i < body.size()) {
+    char c = body[i];
+    if (c == '{' && i + 1 < body.size() && body[i + 1] == '{' && !inSpec) {
+      literal += '{';
+      advance(at, c);
+      advance(at, c);
+      i += 2;
+      continue;
+    }
+    if (c == '}') {
+      if (inSpec)
+        break; // the end of the enclosing field
+      if (i + 1 < body.size() && body[i + 1] == '}') {
+        literal += '}';
+        advance(at, c);
+        advance(at, c);
+        i += 2;
+        continue;
+      }
+      fail(SourceRange(at, at), "f-string: single '}' is not allowed");
+    }
+    if (c != '{') {
+      literal += c;
+      if (c == '\\' && i + 1 < body.size()) { // keep an escape's second character
+        literal += body[i + 1];
+        advance(at, c);
+        c = body[++i];
+      }
+      advance(at, c);
+      ++i;
+      continue;
+    }
+    flushLiteral();
+    SourceLocation fieldStart = at;
+    advance(at, c);
+    ++i;
+    // The expression runs to the first '}', '!' (not '!='), ':' or a
+    // debugging '=' outside brackets and strings.
+    size_t start = i;
+    SourceLocation exprStart = at;
+    int depth = 0;
+    char quote = 0;
+    size_t end = std::string::npos;
+    for (; i < body.size(); advance(at, body[i]), ++i) {
+      char d = body[i];
+      if (quote) {
+        if (d == quote)
+          quote = 0;
+        continue;
+      }
+      if (d == '\'' || d == '"') {
+        quote = d;
+      } else if (d == '(' || d == '[' || d == '{') {
+        ++depth;
+      } else if ((d == ')' || d == ']' || d == '}') && depth > 0) {
+        --depth;
+      } else if (depth == 0 && (d == '}' || d == ':' ||
+                                (d == '!' && (i + 1 >= body.size() || body[i + 1] != '=')))) {
+        end = i;
+        break;
+      }
+    }
+    if (end == std::string::npos)
+      fail(SourceRange(fieldStart, fieldStart), "f-string: expecting '}'");
+    std::string expression = body.substr(start, end - start);
+    FormatPart part;
+    // `{x=}`: the text up to and including '=' is printed before the value.
+    size_t last = expression.find_last_not_of(" \t\n");
+    if (last != std::string::npos && expression[last] == '=' &&
+        (last == 0 || std::string("=!<>").find(expression[last - 1]) == std::string::npos)) {
+      part.debugText = expression;
+      expression = expression.substr(0, last);
+      part.conversion = 'r'; // as Python: repr unless a conversion or spec says otherwise
+    }
+    if (expression.find_first_not_of(" \t\n") == std::string::npos)
+      fail(SourceRange(fieldStart, fieldStart), "f-string: empty expression not allowed");
+    if (!embeddedParser)
+      fail(SourceRange(fieldStart, fieldStart), "f-string fields cannot be parsed here");
+    part.value = embeddedParser(expression, exprStart);
+    if (i < body.size() && body[i] == '!') {
+      advance(at, body[i]);
+      ++i;
+      if (i >= body.size() || std::string("rsa").find(body[i]) == std::string::npos)
+        fail(SourceRange(at, at), "f-string: invalid conversion character: expected 's', 'r', "
+                                  "or 'a'");
+      part.conversion = body[i];
+      advance(at, body[i]);
+      ++i;
+    }
+    if (i < body.size() && body[i] == ':') {
+      advance(at, body[i]);
+      ++i;
+      if (!part.debugText.empty() && part.conversion == 'r')
+        part.conversion = 0; // `{x=:.2f}` formats the value, not its repr
+      i = parseFormatted(body, i, at, raw, /*inSpec=*/true, part.spec);
+    }
+    if (i >= body.size() || body[i] != '}')
+      fail(SourceRange(fieldStart, fieldStart), "f-string: expecting '}'");
+    advance(at, body[i]);
+    ++i;
+    parts.push_back(std::move(part));
+  }
+  flushLiteral();
+  return i;
 }
 
 } // namespace pk

@@ -12,6 +12,7 @@
 
 #include "PkParser.h"
 
+#include <functional>
 #include <stdexcept>
 
 namespace pk {
@@ -24,7 +25,13 @@ struct SyntaxError {
 
 class ASTBuilder {
 public:
-  explicit ASTBuilder(uint32_t file) : file(file) {}
+  /// Parses the expression of an f-string field: its text, and where its
+  /// first character is in the file (for ranges and errors).
+  using EmbeddedParser =
+      std::function<ast::ExprPtr(const std::string &text, SourceLocation at)>;
+
+  explicit ASTBuilder(uint32_t file, EmbeddedParser embedded = nullptr)
+      : file(file), embeddedParser(std::move(embedded)) {}
 
   std::unique_ptr<ast::Module> buildModule(grammar::PkParser::FileContext *ctx);
   ast::ExprPtr buildExpression(grammar::PkParser::ExpressionContext *ctx);
@@ -46,6 +53,7 @@ private:
   ast::StmtPtr buildCompoundStatement(P::CompoundStatementContext *ctx);
   ast::StmtPtr buildIf(P::IfStatementContext *ctx, size_t clause);
   ast::StmtPtr buildFunction(P::FunctionDefinitionContext *ctx);
+  ast::StmtPtr buildClass(P::ClassDefinitionContext *ctx);
   ast::StmtList buildBlock(P::BlockContext *ctx);
   std::vector<ast::Parameter> buildParameters(P::ParametersContext *ctx);
   std::vector<ast::Parameter> buildLambdaParameters(P::LambdaParametersContext *ctx);
@@ -79,11 +87,17 @@ private:
   std::vector<ast::ComprehensionClause> buildComprehension(P::ComprehensionForContext *ctx);
   ast::ExprPtr buildNumber(antlr4::tree::TerminalNode *node);
   ast::ExprPtr buildStrings(P::StringAtomContext *ctx);
+  /// Splits an f-string's body (after the quotes, starting at `at`) into
+  /// literal text and replacement fields, appending to `parts`; stops at
+  /// an unmatched `}` when `inSpec` (the end of a field's format spec).
+  size_t parseFormatted(const std::string &body, size_t i, SourceLocation &at, bool raw,
+                        bool inSpec, std::vector<ast::FormatPart> &parts);
 
   /// Checks that `e` can be assigned to; `augmented` forbids tuples.
   void checkTarget(const ast::Expr &e, bool augmented) const;
 
   uint32_t file;
+  EmbeddedParser embeddedParser;
   size_t depth = 0; ///< nesting of buildExpression calls
 };
 

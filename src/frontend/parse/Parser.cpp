@@ -199,9 +199,12 @@ private:
 /// Everything one parse needs, wired together.
 struct ParseSession {
   ParseSession(uint32_t file, DiagnosticEngine &diagnostics)
-      : input(diagnostics.sourceManager().contents(file)), lexer(&input), source(lexer),
-        tokens(&source), parser(&tokens), listener(file), nesting(parser, file) {
-    input.name = diagnostics.sourceManager().name(file);
+      : ParseSession(file, std::string(diagnostics.sourceManager().contents(file)),
+                     diagnostics.sourceManager().name(file)) {}
+  ParseSession(uint32_t file, const std::string &text, const std::string &name)
+      : input(text), lexer(&input), source(lexer), tokens(&source), parser(&tokens),
+        listener(file), nesting(parser, file) {
+    input.name = name;
     lexer.removeErrorListeners();
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
@@ -260,6 +263,52 @@ struct ParseSession {
   NestingLimit nesting;
 };
 
+/// Parses the expression of an f-string field where it sits in `file`.
+/// The text is parenthesized and placed at its own line and column (the
+/// newlines and spaces before it are inside the brackets, so the lexer
+/// drops them), which gives its nodes their ranges in the file.
+ast::ExprPtr parseEmbedded(uint32_t file, const std::string &fileName, const std::string &text,
+                           SourceLocation at) {
+  std::string placed = "(";
+  if (at.line > 1)
+    placed += std::string(at.line - 1, '\n') + std::string(at.column - 1, ' ');
+  else
+    placed += std::string(at.column > 2 ? at.column - 2 : 0, ' ');
+  placed += text + "\n)";
+  ParseSession session(file, placed, fileName);
+  PkParser::FileContext *tree = session.parseFile();
+  SourceRange here(at, at);
+  if (const std::optional<LexicalError> &lexical = session.source.error())
+    throw SyntaxError{{{file, static_cast<uint32_t>(lexical->line),
+                        static_cast<uint32_t>(lexical->column + 1)},
+                       {file, static_cast<uint32_t>(lexical->line),
+                        static_cast<uint32_t>(lexical->column + 1)}},
+                      "f-string: " + lexical->message};
+  if (session.listener.error)
+    throw SyntaxError{session.listener.error->range, "f-string: " + session.listener.error->message};
+  std::vector<PkParser::StatementContext *> statements = tree ? tree->statement()
+                                                              : std::vector<PkParser::StatementContext *>();
+  PkParser::SimpleStatementsContext *simple =
+      statements.size() == 1 ? statements[0]->simpleStatements() : nullptr;
+  auto *exprStatement =
+      simple && simple->simpleStatement().size() == 1
+          ? dynamic_cast<PkParser::ExpressionStatementContext *>(simple->simpleStatement(0))
+          : nullptr;
+  if (!exprStatement || exprStatement->expressionList()->listItem().size() != 1 ||
+      !exprStatement->expressionList()->listItem(0)->expression())
+    throw SyntaxError{here, "f-string: invalid expression"};
+  ASTBuilder builder(file, [file, fileName](const std::string &inner, SourceLocation innerAt) {
+    return parseEmbedded(file, fileName, inner, innerAt);
+  });
+  return builder.buildExpression(exprStatement->expressionList()->listItem(0)->expression());
+}
+
+ASTBuilder::EmbeddedParser embeddedParserFor(uint32_t file, const std::string &fileName) {
+  return [file, fileName](const std::string &text, SourceLocation at) {
+    return parseEmbedded(file, fileName, text, at);
+  };
+}
+
 } // namespace
 
 std::unique_ptr<ast::Module> parseModule(uint32_t file, DiagnosticEngine &diagnostics) {
@@ -270,7 +319,8 @@ std::unique_ptr<ast::Module> parseModule(uint32_t file, DiagnosticEngine &diagno
   if (session.reportErrors(file, diagnostics) || !tree)
     return nullptr;
   try {
-    return ASTBuilder(file).buildModule(tree);
+    return ASTBuilder(file, embeddedParserFor(file, diagnostics.sourceManager().name(file)))
+        .buildModule(tree);
   } catch (const SyntaxError &e) {
     diagnostics.error(e.range, e.message);
     return nullptr;
@@ -316,7 +366,7 @@ std::unique_ptr<ast::Expr> parseExpression(uint32_t file, DiagnosticEngine &diag
     return nullptr;
   }
   try {
-    ASTBuilder builder(file);
+    ASTBuilder builder(file, embeddedParserFor(file, diagnostics.sourceManager().name(file)));
     std::vector<PkParser::ListItemContext *> items = exprStatement->expressionList()->listItem();
     if (items.size() == 1 && items[0]->expression() &&
         !exprStatement->expressionList()->trailingComma)

@@ -561,6 +561,14 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     emit(from, into, op, Op::Barrier);
     return true;
   }
+  if (auto print = llvm::dyn_cast<gpu::PrintfOp>(op)) {
+    Instr &instr = emit(from, into, op, Op::Printf);
+    instr.imm = static_cast<int64_t>(k.strings.size());
+    k.strings.push_back(print.getFormat().str());
+    for (Value v : print.getArgs())
+      instr.list.push_back(static_cast<int64_t>(classify(v.getType())->kind));
+    return true;
+  }
   if (auto shuffle = llvm::dyn_cast<gpu::ShuffleOp>(op)) {
     emit(from, into, op, Op::Shuffle).imm = static_cast<int64_t>(shuffle.getMode());
     return true;

@@ -132,6 +132,8 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalIf(instr, mask);
   case Op::While:
     return evalWhile(instr, mask);
+  case Op::Printf:
+    return evalPrintf(instr, mask);
   case Op::ExecuteRegion: {
     const Block &body = k.blocks[instr.regions[0]];
     runBlock(instr.regions[0], mask);

@@ -88,6 +88,7 @@ private:
   void evalCompareSelectCast(const Instr &instr, const Mask &mask);
   void evalVector(const Instr &instr, const Mask &mask);
   void evalThreads(const Instr &instr, const Mask &mask);
+  void evalPrintf(const Instr &instr, const Mask &mask);
   void evalMemory(const Instr &instr, const Mask &mask);
   void evalAtomic(const Instr &instr, const Mask &mask);
   void evalMma(const Instr &instr, const Mask &mask);

@@ -53,6 +53,8 @@ enum class Op : uint16_t {
   AddressOf, GEP, Load, Store, AtomicRMW, CmpXchg,
   // Structured control flow.
   For, If, While, ExecuteRegion,
+  // gpu.printf: each active thread prints a line.
+  Printf,
 };
 
 /// A value slot: kind and lanes of the value, and where its words start in
@@ -105,6 +107,8 @@ struct Kernel {
   /// The op each instruction came from (for messages).
   std::vector<mlir::Operation *> ops;
   bool usesSharedMemory = false;
+  /// gpu.printf formats, indexed by the instruction's imm.
+  std::vector<std::string> strings;
 };
 
 /// Decodes a stage-03 gpu.func; on failure returns false and sets `error`

@@ -1,0 +1,1408 @@
+//===- BuiltinsArrays.cpp - Array functions built from slices and joins ---===//
+//
+// The jnp / lax functions kernels use that pkc builds from its structural
+// ops (slice, concatenate, reshape, broadcast, transpose) and element-wise
+// selects, so that every backend runs them with no op of their own:
+//
+//   * scans: jnp.cumsum / cumprod, lax.cumsum / cumprod / cummax / cummin
+//     and lax.associative_scan, with JAX's own associative_scan algorithm
+//     (O(log n) steps of strided slices);
+//   * jnp.tile, repeat, pad, roll, flip, diagonal, take,
+//     take_along_axis, split, moveaxis and lax.rev, lax.pad (no interior),
+//     dynamic_slice / dynamic_update_slice on values;
+//   * `x.at[idx].set / add / multiply / min / max / get` on values;
+//   * dot_general with batch dimensions and general einsum (one 2-D dot
+//     per batch element);
+//   * lax.switch, lax.select_n and lax.optimization_barrier.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
+#include "frontend/elab/Operators.h"
+#include "frontend/elab/Tree.h"
+
+#include <numeric>
+
+namespace pk::elab {
+
+namespace {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+
+ArrayPtr asValue(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+  el.requireKernel(r, what);
+  if (auto *ref = llvm::dyn_cast<RefObj>(o.get()))
+    el.fail(r, std::string(what) + " needs a value, not a Ref; read it first, e.g. x_ref[...]");
+  if (!ArrayOps::isNumeric(o))
+    el.fail(r, std::string(what) + " needs an array, got " + repr(*o));
+  return el.arrays().toArray(o, r);
+}
+
+ArrayPtr sliceAxis(Elaborator &el, const ArrayPtr &a, int64_t axis, int64_t start, int64_t limit,
+                   int64_t stride, SourceRange r) {
+  std::vector<int64_t> s(a->rank(), 0), l = a->shape, st(a->rank(), 1);
+  s[axis] = start;
+  l[axis] = limit;
+  st[axis] = stride;
+  return el.arrays().slice(a, s, l, st, r);
+}
+
+ArrayPtr concatAxis(Elaborator &el, const std::vector<ArrayPtr> &parts, int64_t axis,
+                    SourceRange r) {
+  if (parts.size() == 1)
+    return parts[0];
+  std::vector<Obj> objs(parts.begin(), parts.end());
+  return el.arrays().concatenate(objs, axis, r);
+}
+
+int64_t product(const std::vector<int64_t> &v, size_t from = 0, size_t to = SIZE_MAX) {
+  int64_t p = 1;
+  for (size_t i = from; i < std::min(to, v.size()); ++i)
+    p *= v[i];
+  return p;
+}
+
+/// a and b interleaved along `axis`: a[0], b[0], a[1], b[1], ... (a may be
+/// one longer). Stacks them on a new axis and merges it, with no arithmetic.
+ArrayPtr interleave(Elaborator &el, const ArrayPtr &a, const ArrayPtr &b, int64_t axis,
+                    SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  int64_t na = a->shape[axis], nb = b->shape[axis];
+  ArrayPtr head = na == nb ? a : sliceAxis(el, a, axis, 0, nb, 1, r);
+  std::vector<int64_t> stacked = head->shape;
+  stacked.insert(stacked.begin() + axis + 1, 1);
+  ArrayPtr pair = ops.concatenate({ops.reshape(head, stacked, r), ops.reshape(b, stacked, r)},
+                                  axis + 1, r);
+  std::vector<int64_t> merged = head->shape;
+  merged[axis] = 2 * nb;
+  ArrayPtr out = ops.reshape(pair, merged, r);
+  if (na == nb)
+    return out;
+  return concatAxis(el, {out, sliceAxis(el, a, axis, na - 1, na, 1, r)}, axis, r);
+}
+
+/// Reverses `a` along `axis`.
+ArrayPtr flipAxis(Elaborator &el, const ArrayPtr &a, int64_t axis, SourceRange r) {
+  int64_t n = a->shape[axis];
+  if (n == 1)
+    return a;
+  // Power-of-two lengths: split the axis into binary digits and swap the
+  // two halves of each (index i goes to n-1-i, the complement of its bits).
+  if ((n & (n - 1)) == 0) {
+    ArrayOps &ops = el.arrays();
+    int64_t bits = 0;
+    while ((int64_t(1) << bits) < n)
+      ++bits;
+    std::vector<int64_t> split = a->shape;
+    split.erase(split.begin() + axis);
+    split.insert(split.begin() + axis, bits, 2);
+    ArrayPtr x = ops.reshape(a, split, r);
+    for (int64_t k = 0; k < bits; ++k)
+      x = concatAxis(el, {sliceAxis(el, x, axis + k, 1, 2, 1, r), sliceAxis(el, x, axis + k, 0, 1, 1, r)},
+                     axis + k, r);
+    return ops.reshape(x, a->shape, r);
+  }
+  if (n > 256)
+    el.fail(r, "reversing an axis of " + std::to_string(n) +
+                   " elements (not a power of two) is not supported; use a power-of-two size");
+  std::vector<ArrayPtr> parts;
+  for (int64_t i = n - 1; i >= 0; --i)
+    parts.push_back(sliceAxis(el, a, axis, i, i + 1, 1, r));
+  return concatAxis(el, parts, axis, r);
+}
+
+//===----------------------------------------------------------------------===//
+// Scans
+//===----------------------------------------------------------------------===//
+
+using Combine = std::function<std::vector<ArrayPtr>(const std::vector<ArrayPtr> &,
+                                                    const std::vector<ArrayPtr> &)>;
+
+/// lax.associative_scan's recursion (jax/_src/lax/control_flow/loops.py).
+std::vector<ArrayPtr> scan(Elaborator &el, const Combine &combine, std::vector<ArrayPtr> elems,
+                           int64_t axis, SourceRange r) {
+  int64_t n = elems[0]->shape[axis];
+  if (n < 2)
+    return elems;
+  el.spendFuel(r);
+  std::vector<ArrayPtr> evens, odds;
+  for (const ArrayPtr &e : elems) {
+    evens.push_back(sliceAxis(el, e, axis, 0, n - 1, 2, r));
+    odds.push_back(sliceAxis(el, e, axis, 1, n, 2, r));
+  }
+  std::vector<ArrayPtr> oddElems = scan(el, combine, combine(evens, odds), axis, r);
+  std::vector<ArrayPtr> evenElems;
+  if (n > 2) {
+    std::vector<ArrayPtr> left, right;
+    for (size_t i = 0; i < elems.size(); ++i) {
+      right.push_back(sliceAxis(el, elems[i], axis, 2, n, 2, r));
+      int64_t m = oddElems[i]->shape[axis];
+      left.push_back(n % 2 == 0 ? sliceAxis(el, oddElems[i], axis, 0, m - 1, 1, r) : oddElems[i]);
+    }
+    evenElems = combine(left, right);
+  }
+  std::vector<ArrayPtr> out;
+  for (size_t i = 0; i < elems.size(); ++i) {
+    ArrayPtr first = sliceAxis(el, elems[i], axis, 0, 1, 1, r);
+    ArrayPtr even = n > 2 ? concatAxis(el, {first, evenElems[i]}, axis, r) : first;
+    out.push_back(interleave(el, even, oddElems[i], axis, r));
+  }
+  return out;
+}
+
+Obj cumulative(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse, Reduction kind,
+               std::optional<DType> dtype, bool flattenNone, SourceRange r) {
+  ArrayPtr a = asValue(el, x, r, "a cumulative reduction");
+  if (dtype)
+    a = el.arrays().cast(a, *dtype, r);
+  if (isNone(axisObj) && flattenNone)
+    a = el.arrays().reshape(a, {product(a->shape)}, r);
+  if (a->rank() == 0)
+    el.fail(r, "cumulative reductions need an array of rank at least 1");
+  int64_t axis = isNone(axisObj) ? 0 : el.normalizeAxis(axisObj, a->rank(), r);
+  ArrayOps &ops = el.arrays();
+  Combine combine = [&](const std::vector<ArrayPtr> &u, const std::vector<ArrayPtr> &v) {
+    Obj c;
+    switch (kind) {
+    case Reduction::Sum:
+      c = a->dtype == DType::Bool ? ops.logical(BinaryOp::BitOr, u[0], v[0], r)
+                                  : ops.binary(BinaryOp::Add, u[0], v[0], r);
+      break;
+    case Reduction::Prod:
+      c = a->dtype == DType::Bool ? ops.logical(BinaryOp::BitAnd, u[0], v[0], r)
+                                  : ops.binary(BinaryOp::Mul, u[0], v[0], r);
+      break;
+    case Reduction::Max:
+      c = ops.maximum(u[0], v[0], r);
+      break;
+    default:
+      c = ops.minimum(u[0], v[0], r);
+      break;
+    }
+    return std::vector<ArrayPtr>{ops.castTo(ops.toArray(c, r), JaxType{a->dtype, a->weak}, r)};
+  };
+  if (reverse)
+    a = flipAxis(el, a, axis, r);
+  ArrayPtr result = scan(el, combine, {a}, axis, r)[0];
+  if (reverse)
+    result = flipAxis(el, result, axis, r);
+  return result;
+}
+
+/// jnp.cumsum's dtype: small integers and bools accumulate in 32 bits.
+std::optional<DType> cumulativeDType(Elaborator &el, const Obj &x, const Obj &dtype, SourceRange r) {
+  if (!isNone(dtype))
+    return el.toDType(dtype, r, "dtype");
+  JaxType t = el.arrays().typeOf(x, r);
+  if (t.dtype == DType::Bool || (isSignedInteger(t.dtype) && bitWidth(t.dtype) < 32))
+    return DType::I32;
+  if (isUnsigned(t.dtype) && bitWidth(t.dtype) < 32)
+    return DType::U32;
+  return std::nullopt;
+}
+
+Obj associativeScan(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"fn"}, {"elems"}, {"reverse", makeBool(false)}, {"axis", makeInt(0)}});
+  std::vector<Obj> leaves;
+  TreeDef tree = flatten(a[1], leaves);
+  if (leaves.empty())
+    el.fail(a.range(1), "associative_scan needs at least one array");
+  std::vector<ArrayPtr> elems;
+  for (const Obj &leaf : leaves)
+    elems.push_back(asValue(el, leaf, a.range(1), "lax.associative_scan"));
+  int64_t axis = el.normalizeAxis(a[3], elems[0]->rank(), a.range(3));
+  for (const ArrayPtr &e : elems)
+    if (e->rank() != elems[0]->rank() || e->shape[axis] != elems[0]->shape[axis])
+      el.fail(a.range(1), "associative_scan's arrays must have the same length along the axis");
+  bool reverse = el.truthy(a[2], a.range(2));
+  SourceRange r = args.range;
+  Combine combine = [&](const std::vector<ArrayPtr> &u, const std::vector<ArrayPtr> &v) {
+    std::vector<Obj> uo(u.begin(), u.end()), vo(v.begin(), v.end());
+    size_t i = 0, j = 0;
+    CallArgs call;
+    call.range = r;
+    call.addPositional(unflatten(tree, uo, i), r);
+    call.addPositional(unflatten(tree, vo, j), r);
+    std::vector<Obj> outLeaves;
+    flatten(el.call(a[0], call), outLeaves);
+    if (outLeaves.size() != u.size())
+      el.fail(a.range(0), "associative_scan's function must return the structure it receives");
+    std::vector<ArrayPtr> out;
+    for (size_t k = 0; k < outLeaves.size(); ++k) {
+      ArrayPtr c = el.arrays().toArray(outLeaves[k], r);
+      if (c->shape != u[k]->shape)
+        el.fail(a.range(0), "associative_scan's function must keep its operands' shapes");
+      out.push_back(c);
+    }
+    return out;
+  };
+  if (reverse)
+    for (ArrayPtr &e : elems)
+      e = flipAxis(el, e, axis, r);
+  std::vector<ArrayPtr> result = scan(el, combine, elems, axis, r);
+  if (reverse)
+    for (ArrayPtr &e : result)
+      e = flipAxis(el, e, axis, r);
+  std::vector<Obj> out(result.begin(), result.end());
+  size_t next = 0;
+  return unflatten(tree, out, next);
+}
+
+//===----------------------------------------------------------------------===//
+// Movement: tile, repeat, pad, roll, diagonal, take
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t> intList(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+  if (llvm::isa<SequenceObj>(o.get())) {
+    std::vector<int64_t> out;
+    for (const Obj &item : el.iterate(o, r))
+      out.push_back(el.toInt(item, r, what));
+    return out;
+  }
+  return {el.toInt(o, r, what)};
+}
+
+Obj tile(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"A"}, {"reps"}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.tile");
+  std::vector<int64_t> reps = intList(el, a[1], a.range(1), "reps");
+  for (int64_t rep : reps)
+    if (rep < 1)
+      el.fail(a.range(1), "jnp.tile repetitions must be positive");
+  std::vector<int64_t> shape = x->shape;
+  while (shape.size() < reps.size())
+    shape.insert(shape.begin(), 1);
+  while (reps.size() < shape.size())
+    reps.insert(reps.begin(), 1);
+  if (shape != x->shape)
+    x = el.arrays().reshape(x, shape, args.range);
+  for (size_t d = 0; d < reps.size(); ++d)
+    if (reps[d] > 1)
+      x = concatAxis(el, std::vector<ArrayPtr>(reps[d], x), static_cast<int64_t>(d), args.range);
+  return x;
+}
+
+Obj repeat(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"repeats"}, {"axis", none()},
+                               {"total_repeat_length", none(), true}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.repeat");
+  if (!el.staticInt(a[1]))
+    el.fail(a.range(1), "jnp.repeat needs a static int number of repeats (per-element repeats "
+                        "give a data-dependent shape)");
+  int64_t n = *el.staticInt(a[1]);
+  if (n < 1)
+    el.fail(a.range(1), "jnp.repeat needs a positive number of repeats");
+  ArrayOps &ops = el.arrays();
+  if (isNone(a[2]))
+    x = ops.reshape(x, {product(x->shape)}, args.range);
+  int64_t axis = isNone(a[2]) ? 0 : el.normalizeAxis(a[2], x->rank(), a.range(2));
+  std::vector<int64_t> expanded = x->shape, broadcast = x->shape, merged = x->shape;
+  expanded.insert(expanded.begin() + axis + 1, 1);
+  broadcast.insert(broadcast.begin() + axis + 1, n);
+  merged[axis] *= n;
+  return ops.reshape(ops.broadcastTo(ops.reshape(x, expanded, args.range), broadcast, args.range),
+                     merged, args.range);
+}
+
+/// ((before, after), ...) for `rank` axes from jnp.pad's pad_width.
+std::vector<std::pair<int64_t, int64_t>> padWidths(Elaborator &el, const Obj &o, int64_t rank,
+                                                   SourceRange r) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  auto pair = [&](const Obj &p) -> std::pair<int64_t, int64_t> {
+    std::vector<int64_t> v = intList(el, p, r, "pad width");
+    if (v.size() == 1)
+      return {v[0], v[0]};
+    if (v.size() != 2)
+      el.fail(r, "a pad width is an int or a (before, after) pair");
+    return {v[0], v[1]};
+  };
+  if (!llvm::isa<SequenceObj>(o.get())) {
+    auto p = pair(o);
+    return std::vector<std::pair<int64_t, int64_t>>(rank, p);
+  }
+  std::vector<Obj> items = el.iterate(o, r);
+  bool nested = !items.empty() && llvm::isa<SequenceObj>(items[0].get());
+  if (!nested) {
+    auto p = pair(o);
+    return std::vector<std::pair<int64_t, int64_t>>(rank, p);
+  }
+  if (items.size() == 1)
+    return std::vector<std::pair<int64_t, int64_t>>(rank, pair(items[0]));
+  if (static_cast<int64_t>(items.size()) != rank)
+    el.fail(r, "pad_width has " + std::to_string(items.size()) + " entries but the array has rank " +
+                   std::to_string(rank));
+  for (const Obj &item : items)
+    out.push_back(pair(item));
+  for (auto &[lo, hi] : out)
+    if (lo < 0 || hi < 0)
+      el.fail(r, "pad widths must not be negative");
+  return out;
+}
+
+Obj pad(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"array"}, {"pad_width"}, {"mode", makeStr("constant")},
+                               {"constant_values", makeInt(0), true},
+                               {"stat_length", none(), true}, {"reflect_type", makeStr("even"), true}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.pad");
+  std::string mode = el.toStr(a[2], a.range(2), "mode");
+  auto widths = padWidths(el, a[1], x->rank(), a.range(1));
+  SourceRange r = args.range;
+  ArrayOps &ops = el.arrays();
+  for (int64_t axis = 0; axis < x->rank(); ++axis) {
+    auto [before, after] = widths[axis];
+    if (!before && !after)
+      continue;
+    int64_t n = x->shape[axis];
+    std::vector<ArrayPtr> parts;
+    auto filled = [&](int64_t count, const Obj &value) {
+      std::vector<int64_t> shape = x->shape;
+      shape[axis] = count;
+      return ops.castTo(ops.full(shape, value, x->dtype, r), JaxType{x->dtype, x->weak}, r);
+    };
+    if (mode == "constant") {
+      // constant_values: a scalar, (lo, hi), or ((lo, hi), ...) per axis.
+      Obj lo = a[3], hi = a[3];
+      if (auto *seq = llvm::dyn_cast<SequenceObj>(a[3].get()); seq && !seq->items.empty()) {
+        Obj entry = a[3];
+        if (llvm::isa<SequenceObj>(seq->items[0].get()))
+          entry = seq->items[seq->items.size() == 1 ? 0 : std::min<size_t>(axis, seq->items.size() - 1)];
+        std::vector<Obj> pairValues = el.iterate(entry, a.range(3));
+        lo = pairValues.front();
+        hi = pairValues.back();
+      }
+      if (before)
+        parts.push_back(filled(before, lo));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(filled(after, hi));
+    } else if (mode == "edge") {
+      if (before)
+        parts.push_back(concatAxis(el, std::vector<ArrayPtr>(before, sliceAxis(el, x, axis, 0, 1, 1, r)), axis, r));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(concatAxis(el, std::vector<ArrayPtr>(after, sliceAxis(el, x, axis, n - 1, n, 1, r)), axis, r));
+    } else if (mode == "wrap") {
+      // Whole copies, then the remainder, on each side.
+      auto wrapped = [&](int64_t count, bool front) {
+        std::vector<ArrayPtr> pieces;
+        int64_t rest = count % n;
+        if (front && rest)
+          pieces.push_back(sliceAxis(el, x, axis, n - rest, n, 1, r));
+        for (int64_t k = 0; k < count / n; ++k)
+          pieces.push_back(x);
+        if (!front && rest)
+          pieces.push_back(sliceAxis(el, x, axis, 0, rest, 1, r));
+        return concatAxis(el, pieces, axis, r);
+      };
+      if (before)
+        parts.push_back(wrapped(before, true));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(wrapped(after, false));
+    } else if (mode == "reflect" || mode == "symmetric") {
+      int64_t edge = mode == "reflect" ? 1 : 0;
+      if (before > n - edge || after > n - edge)
+        el.fail(r, "jnp.pad mode '" + mode + "' with a width past the array's length is not supported");
+      if (before)
+        parts.push_back(flipAxis(el, sliceAxis(el, x, axis, edge, edge + before, 1, r), axis, r));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(flipAxis(el, sliceAxis(el, x, axis, n - edge - after, n - edge, 1, r), axis, r));
+    } else {
+      el.fail(a.range(2), "jnp.pad mode '" + mode + "' is not supported (constant, edge, wrap, "
+                          "reflect and symmetric are)");
+    }
+    x = concatAxis(el, parts, axis, r);
+  }
+  return x;
+}
+
+ArrayPtr rollStatic(Elaborator &el, const ArrayPtr &x, int64_t shift, int64_t axis, SourceRange r) {
+  int64_t n = x->shape[axis];
+  shift = ((shift % n) + n) % n;
+  if (!shift)
+    return x;
+  return concatAxis(el, {sliceAxis(el, x, axis, n - shift, n, 1, r), sliceAxis(el, x, axis, 0, n - shift, 1, r)},
+                    axis, r);
+}
+
+/// x rolled by `shift` (static or dynamic) along `axis`: element i moves to
+/// i + shift (mod n).
+ArrayPtr rollAxis(Elaborator &el, const ArrayPtr &x, const Obj &shift, int64_t axis, SourceRange r);
+
+Obj roll(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"shift"}, {"axis", none()}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.roll");
+  std::vector<Obj> shifts = llvm::isa<SequenceObj>(a[1].get()) ? el.iterate(a[1], a.range(1))
+                                                                : std::vector<Obj>{a[1]};
+  if (isNone(a[2])) {
+    if (shifts.size() != 1)
+      el.fail(a.range(1), "jnp.roll without an axis takes one shift");
+    ArrayPtr flat = el.arrays().reshape(x, {product(x->shape)}, args.range);
+    return el.arrays().reshape(rollAxis(el, flat, shifts[0], 0, args.range), x->shape, args.range);
+  }
+  std::vector<Obj> axes = llvm::isa<SequenceObj>(a[2].get()) ? el.iterate(a[2], a.range(2))
+                                                              : std::vector<Obj>{a[2]};
+  if (shifts.size() == 1 && axes.size() > 1)
+    shifts.assign(axes.size(), shifts[0]);
+  if (shifts.size() != axes.size())
+    el.fail(a.range(2), "jnp.roll needs one shift per axis");
+  for (size_t i = 0; i < axes.size(); ++i)
+    x = rollAxis(el, x, shifts[i], el.normalizeAxis(axes[i], x->rank(), a.range(2)), args.range);
+  return x;
+}
+
+/// The lowest value of a dtype, for selecting one element with a max.
+Obj lowest(DType t) {
+  if (t == DType::Bool)
+    return makeBool(false);
+  if (isFloat(t))
+    return makeFloat(-std::numeric_limits<double>::infinity());
+  if (isUnsigned(t))
+    return makeInt(0);
+  return makeInt(bitWidth(t) == 64 ? INT64_MIN : -(int64_t(1) << (bitWidth(t) - 1)));
+}
+
+/// The element of `x` along `axis` where `mask` (broadcast to x's shape)
+/// holds, exactly: a max over the selected element and the lowest value.
+ArrayPtr selectAlong(Elaborator &el, const ArrayPtr &x, const Obj &mask, int64_t axis, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  Obj picked = ops.where(mask, x, ops.castTo(ops.toArray(lowest(x->dtype), r), JaxType{x->dtype, false}, r), r);
+  Obj reduced = ops.reduce(x->dtype == DType::Bool ? Reduction::Any : Reduction::Max, picked, {axis},
+                           false, r);
+  return ops.castTo(ops.toArray(reduced, r), JaxType{x->dtype, x->weak}, r);
+}
+
+Obj diagonal(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"offset", makeInt(0)}, {"axis1", makeInt(0)}, {"axis2", makeInt(1)}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.diagonal");
+  if (x->rank() < 2)
+    el.fail(a.range(0), "jnp.diagonal needs an array of rank at least 2");
+  int64_t offset = el.toInt(a[1], a.range(1), "offset");
+  int64_t ax1 = el.normalizeAxis(a[2], x->rank(), a.range(2)),
+          ax2 = el.normalizeAxis(a[3], x->rank(), a.range(3));
+  if (ax1 == ax2)
+    el.fail(a.range(3), "axis1 and axis2 cannot be the same");
+  ArrayOps &ops = el.arrays();
+  SourceRange r = args.range;
+  // Move the two axes last: (..., n, m).
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < x->rank(); ++d)
+    if (d != ax1 && d != ax2)
+      perm.push_back(d);
+  perm.push_back(ax1);
+  perm.push_back(ax2);
+  x = ops.transpose(x, perm, r);
+  int64_t n = x->shape[x->rank() - 2], m = x->shape[x->rank() - 1];
+  int64_t rowStart = offset >= 0 ? 0 : -offset, colStart = offset >= 0 ? offset : 0;
+  int64_t length = std::min(n - rowStart, m - colStart);
+  if (length <= 0)
+    el.fail(a.range(1), "the diagonal at this offset is empty");
+  x = sliceAxis(el, x, x->rank() - 2, rowStart, rowStart + length, 1, r);
+  x = sliceAxis(el, x, x->rank() - 1, colStart, colStart + length, 1, r);
+  std::vector<int64_t> square = {length, length};
+  Obj onDiagonal = ops.compare(CompareOp::Eq, ops.iota(square, 0, DType::I32, r),
+                               ops.iota(square, 1, DType::I32, r), r);
+  return selectAlong(el, x, onDiagonal, x->rank() - 1, r);
+}
+
+/// `x` along `axis` at the integer positions `indices`: out has indices'
+/// shape in place of the axis. One-hot selection, exact for every value.
+/// What jnp.take gives for an index out of range ("fill" mode): NaN, the
+/// smallest signed integer, the largest unsigned one, True.
+Obj fillValue(DType t) {
+  if (t == DType::Bool)
+    return makeBool(true);
+  if (isFloat(t))
+    return makeFloat(std::numeric_limits<double>::quiet_NaN());
+  if (isUnsigned(t))
+    return makeInt(bitWidth(t) >= 64 ? -1 : static_cast<int64_t>((uint64_t(1) << bitWidth(t)) - 1));
+  return lowest(t);
+}
+
+ArrayPtr takeAlong(Elaborator &el, const ArrayPtr &x, const ArrayPtr &indicesIn, int64_t axis,
+                   SourceRange r, bool fill = false) {
+  ArrayOps &ops = el.arrays();
+  int64_t n = x->shape[axis];
+  ArrayPtr indices = ops.cast(indicesIn, DType::I32, r);
+  // With `fill`, indices outside [-n, n) select the fill value; otherwise
+  // they clamp, as JAX's gathers do. Negative ones count from the end.
+  Obj valid;
+  if (fill)
+    valid = ops.logical(BinaryOp::BitAnd, ops.compare(CompareOp::Ge, indices, makeInt(-n), r),
+                        ops.compare(CompareOp::Lt, indices, makeInt(n), r), r);
+  indices = ops.toArray(ops.where(ops.compare(CompareOp::Lt, indices, makeInt(0), r),
+                                  ops.binary(BinaryOp::Add, indices, makeInt(n), r), indices, r), r);
+  indices = ops.toArray(ops.minimum(ops.maximum(indices, makeInt(0), r), makeInt(n - 1), r), r);
+  // result[pre..., idx..., post...] = x[pre..., indices[idx...], post...]
+  std::vector<int64_t> pre(x->shape.begin(), x->shape.begin() + axis),
+      post(x->shape.begin() + axis + 1, x->shape.end());
+  std::vector<int64_t> outShape = pre;
+  outShape.insert(outShape.end(), indices->shape.begin(), indices->shape.end());
+  outShape.insert(outShape.end(), post.begin(), post.end());
+  // Work shape: out shape with the selected axis (size n) appended.
+  std::vector<int64_t> work = outShape;
+  work.push_back(n);
+  size_t k = indices->shape.size();
+  std::vector<int64_t> xShape = pre;
+  xShape.insert(xShape.end(), k, 1);
+  xShape.insert(xShape.end(), post.begin(), post.end());
+  xShape.push_back(n);
+  // x with the axis moved last, broadcast over the index dims.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < x->rank(); ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  ArrayPtr xs = ops.broadcastTo(ops.reshape(ops.transpose(x, perm, r), xShape, r), work, r);
+  std::vector<int64_t> iShape(pre.size(), 1);
+  iShape.insert(iShape.end(), indices->shape.begin(), indices->shape.end());
+  iShape.insert(iShape.end(), post.size() + 1, 1);
+  ArrayPtr is = ops.broadcastTo(ops.reshape(indices, iShape, r), work, r);
+  Obj mask = ops.compare(CompareOp::Eq, is, ops.iota(work, static_cast<int64_t>(work.size() - 1), DType::I32, r), r);
+  ArrayPtr selected = selectAlong(el, xs, mask, static_cast<int64_t>(work.size() - 1), r);
+  if (!fill)
+    return selected;
+  std::vector<int64_t> validShape(pre.size(), 1);
+  validShape.insert(validShape.end(), indices->shape.begin(), indices->shape.end());
+  validShape.insert(validShape.end(), post.size(), 1);
+  ArrayPtr v = ops.broadcastTo(ops.reshape(ops.toArray(valid, r), validShape, r), outShape, r);
+  ArrayPtr filler = ops.castTo(ops.toArray(fillValue(x->dtype), r), JaxType{x->dtype, false}, r);
+  return ops.castTo(ops.toArray(ops.where(v, selected, filler, r), r), JaxType{x->dtype, x->weak}, r);
+}
+
+ArrayPtr rollAxis(Elaborator &el, const ArrayPtr &x, const Obj &shift, int64_t axis, SourceRange r) {
+  if (std::optional<int64_t> s = el.staticInt(shift))
+    return rollStatic(el, x, *s, axis, r);
+  // A dynamic shift: result[i] = x[(i - shift) mod n], a one-hot selection.
+  ArrayOps &ops = el.arrays();
+  int64_t n = x->shape[axis];
+  Obj positions = ops.binary(BinaryOp::Mod,
+                             ops.binary(BinaryOp::Sub, ops.iota({n}, 0, DType::I32, r),
+                                        ops.cast(ops.toArray(shift, r), DType::I32, r), r),
+                             makeInt(n), r);
+  return takeAlong(el, x, ops.toArray(positions, r), axis, r);
+}
+
+Obj take(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"indices"}, {"axis", none()}, {"out", none(), true},
+                               {"mode", none(), true}, {"unique_indices", none(), true},
+                               {"indices_are_sorted", none(), true}, {"fill_value", none(), true}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.take");
+  if (isNone(a[2]))
+    x = el.arrays().reshape(x, {product(x->shape)}, args.range);
+  int64_t axis = isNone(a[2]) ? 0 : el.normalizeAxis(a[2], x->rank(), a.range(2));
+  ArrayPtr idx = el.arrays().toArray(a[1], a.range(1));
+  if (!isInteger(idx->dtype))
+    el.fail(a.range(1), "jnp.take needs integer indices");
+  bool clip = !isNone(a[4]) && el.toStr(a[4], a.range(4), "mode") == "clip";
+  return takeAlong(el, x, idx, axis, args.range, /*fill=*/!clip);
+}
+
+Obj takeAlongAxis(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"arr"}, {"indices"}, {"axis"}, {"mode", none(), true},
+                               {"fill_value", none(), true}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.take_along_axis");
+  ArrayPtr idx = el.arrays().toArray(a[1], a.range(1));
+  if (idx->rank() != x->rank())
+    el.fail(a.range(1), "take_along_axis needs indices of the array's rank");
+  int64_t axis = el.normalizeAxis(a[2], x->rank(), a.range(2));
+  ArrayOps &ops = el.arrays();
+  SourceRange r = args.range;
+  // out[..., j, ...] = x[..., idx[..., j, ...], ...]: one-hot over x's axis.
+  std::vector<int64_t> shape = ops.broadcastShapes(x->shape, idx->shape, r);
+  shape[axis] = idx->shape[axis];
+  int64_t n = x->shape[axis];
+  std::vector<int64_t> work = shape;
+  work.push_back(n);
+  // x with its axis moved last, as a trailing size-n axis.
+  std::vector<int64_t> moved;
+  for (int64_t d = 0; d < x->rank(); ++d)
+    if (d != axis)
+      moved.push_back(d);
+  moved.push_back(axis);
+  std::vector<int64_t> movedShape;
+  for (int64_t d : moved)
+    movedShape.push_back(x->shape[d]);
+  ArrayPtr xt = ops.transpose(x, moved, r);
+  std::vector<int64_t> withUnit = movedShape;
+  withUnit.insert(withUnit.begin() + axis, 1);
+  ArrayPtr xb = ops.broadcastTo(ops.reshape(xt, withUnit, r), work, r);
+  ArrayPtr i32 = ops.cast(idx, DType::I32, r);
+  bool clip = !isNone(a[3]) && el.toStr(a[3], a.range(3), "mode") == "clip";
+  Obj valid = ops.logical(BinaryOp::BitAnd, ops.compare(CompareOp::Ge, i32, makeInt(-n), r),
+                          ops.compare(CompareOp::Lt, i32, makeInt(n), r), r);
+  i32 = ops.toArray(ops.where(ops.compare(CompareOp::Lt, i32, makeInt(0), r),
+                              ops.binary(BinaryOp::Add, i32, makeInt(n), r), i32, r), r);
+  i32 = ops.toArray(ops.minimum(ops.maximum(i32, makeInt(0), r), makeInt(n - 1), r), r);
+  std::vector<int64_t> idxShape = i32->shape;
+  idxShape.push_back(1);
+  ArrayPtr ib = ops.broadcastTo(ops.reshape(ops.broadcastTo(i32, shape, r), idxShape, r), work, r);
+  Obj mask = ops.compare(CompareOp::Eq, ib, ops.iota(work, static_cast<int64_t>(work.size() - 1), DType::I32, r), r);
+  ArrayPtr selected = selectAlong(el, xb, mask, static_cast<int64_t>(work.size() - 1), r);
+  if (clip)
+    return selected;
+  ArrayPtr v = ops.broadcastTo(ops.toArray(valid, r), shape, r);
+  ArrayPtr filler = ops.castTo(ops.toArray(fillValue(x->dtype), r), JaxType{x->dtype, false}, r);
+  return ops.castTo(ops.toArray(ops.where(v, selected, filler, r), r), JaxType{x->dtype, x->weak}, r);
+}
+
+Obj split(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"ary"}, {"indices_or_sections"}, {"axis", makeInt(0)}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.split");
+  int64_t axis = el.normalizeAxis(a[2], x->rank(), a.range(2));
+  int64_t n = x->shape[axis];
+  std::vector<int64_t> cuts;
+  if (llvm::isa<SequenceObj>(a[1].get())) {
+    cuts = intList(el, a[1], a.range(1), "split index");
+  } else {
+    int64_t sections = el.toInt(a[1], a.range(1), "sections");
+    if (sections <= 0 || n % sections)
+      el.fail(a.range(1), "array split does not result in an equal division");
+    for (int64_t k = 1; k < sections; ++k)
+      cuts.push_back(k * (n / sections));
+  }
+  std::vector<Obj> parts;
+  int64_t start = 0;
+  cuts.push_back(n);
+  for (int64_t cut : cuts) {
+    cut = std::clamp<int64_t>(cut < 0 ? cut + n : cut, 0, n);
+    if (cut <= start)
+      el.fail(a.range(1), "jnp.split pieces must not be empty (zero-size arrays are not supported)");
+    parts.push_back(sliceAxis(el, x, axis, start, cut, 1, args.range));
+    start = cut;
+  }
+  return makeList(parts);
+}
+
+Obj flip(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"m"}, {"axis", none()}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.flip");
+  std::vector<int64_t> axes;
+  if (isNone(a[1]))
+    for (int64_t d = 0; d < x->rank(); ++d)
+      axes.push_back(d);
+  else
+    axes = el.normalizeAxes(a[1], x->rank(), a.range(1));
+  for (int64_t axis : axes)
+    x = flipAxis(el, x, axis, args.range);
+  return x;
+}
+
+Obj moveaxis(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"}, {"source"}, {"destination"}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.moveaxis");
+  std::vector<int64_t> src = el.normalizeAxes(a[1], x->rank(), a.range(1)),
+                       dst = el.normalizeAxes(a[2], x->rank(), a.range(2));
+  if (src.size() != dst.size())
+    el.fail(args.range, "moveaxis needs as many destinations as sources");
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < x->rank(); ++d)
+    if (!llvm::is_contained(src, d))
+      order.push_back(d);
+  std::vector<std::pair<int64_t, int64_t>> moves;
+  for (size_t i = 0; i < src.size(); ++i)
+    moves.emplace_back(dst[i], src[i]);
+  std::sort(moves.begin(), moves.end());
+  for (auto [to, from] : moves)
+    order.insert(order.begin() + to, from);
+  return el.arrays().transpose(x, order, args.range);
+}
+
+//===----------------------------------------------------------------------===//
+// Dynamic windows of values, x.at[...] updates
+//===----------------------------------------------------------------------===//
+
+/// A scalar start index for an axis of size `n` with a window of `size`,
+/// clamped as lax.dynamic_slice clamps (an i32 value), or static.
+Obj clampedStart(Elaborator &el, const Obj &start, int64_t n, int64_t size, SourceRange r) {
+  if (std::optional<int64_t> s = el.staticInt(start))
+    return makeInt(std::clamp<int64_t>(*s, 0, n - size));
+  ArrayOps &ops = el.arrays();
+  ArrayPtr s = ops.cast(ops.toArray(start, r), DType::I32, r);
+  return ops.minimum(ops.maximum(s, makeInt(0), r), makeInt(n - size), r);
+}
+
+/// x[..., start:start+size, ...] along `axis` with a dynamic start: a
+/// one-hot selection per output position.
+ArrayPtr dynamicSliceAxis(Elaborator &el, const ArrayPtr &x, const Obj &start, int64_t size,
+                          int64_t axis, SourceRange r) {
+  if (std::optional<int64_t> s = el.staticInt(start))
+    return sliceAxis(el, x, axis, *s, *s + size, 1, r);
+  ArrayOps &ops = el.arrays();
+  ArrayPtr positions = ops.toArray(
+      ops.binary(BinaryOp::Add, ops.iota({size}, 0, DType::I32, r), start, r), r);
+  return takeAlong(el, x, positions, axis, r);
+}
+
+Obj dynamicSlice(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"operand"}, {"start_indices"}, {"slice_sizes"}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "lax.dynamic_slice");
+  std::vector<Obj> starts = el.iterate(a[1], a.range(1));
+  std::vector<int64_t> sizes = intList(el, a[2], a.range(2), "slice size");
+  if (static_cast<int64_t>(starts.size()) != x->rank() || static_cast<int64_t>(sizes.size()) != x->rank())
+    el.fail(args.range, "lax.dynamic_slice needs one start and one size per axis");
+  for (int64_t d = 0; d < x->rank(); ++d) {
+    if (sizes[d] < 1 || sizes[d] > x->shape[d])
+      el.fail(a.range(2), "slice size " + std::to_string(sizes[d]) + " does not fit axis " +
+                              std::to_string(d) + " of size " + std::to_string(x->shape[d]));
+    x = dynamicSliceAxis(el, x, clampedStart(el, starts[d], x->shape[d], sizes[d], args.range),
+                         sizes[d], d, args.range);
+  }
+  return x;
+}
+
+/// The positions (a boolean mask of x's shape) and the update broadcast to
+/// x's shape for writing `update` at `starts` (static or dynamic, clamped).
+std::pair<Obj, ArrayPtr> placeUpdate(Elaborator &el, const ArrayPtr &x, const ArrayPtr &update,
+                                     const std::vector<Obj> &starts, SourceRange r,
+                                     bool clamp = true) {
+  ArrayOps &ops = el.arrays();
+  Obj mask = makeBool(true);
+  ArrayPtr placed = update;
+  for (int64_t d = 0; d < x->rank(); ++d) {
+    int64_t n = x->shape[d], size = placed->shape[d];
+    // Without `clamp` (x.at[i] updates), a window outside the array writes
+    // nothing, as JAX's scatters drop out-of-bounds updates.
+    Obj start = clamp ? clampedStart(el, starts[d], n, size, r) : starts[d];
+    ArrayPtr iota = ops.iota(x->shape, d, DType::I32, r);
+    Obj inside = ops.logical(BinaryOp::BitAnd, ops.compare(CompareOp::Ge, iota, start, r),
+                             ops.compare(CompareOp::Lt, iota, ops.binary(BinaryOp::Add, start, makeInt(size), r), r), r);
+    mask = ops.logical(BinaryOp::BitAnd, mask, inside, r);
+    if (size == n)
+      continue;
+    // Spread the update along the axis: position i takes update[i - start].
+    if (std::optional<int64_t> s = el.staticInt(start)) {
+      std::vector<ArrayPtr> parts;
+      std::vector<int64_t> shape = placed->shape;
+      if (*s) {
+        shape[d] = *s;
+        parts.push_back(ops.castTo(ops.full(shape, makeInt(0), placed->dtype, r), JaxType{placed->dtype, placed->weak}, r));
+      }
+      parts.push_back(placed);
+      if (n - *s - size) {
+        shape[d] = n - *s - size;
+        parts.push_back(ops.castTo(ops.full(shape, makeInt(0), placed->dtype, r), JaxType{placed->dtype, placed->weak}, r));
+      }
+      placed = concatAxis(el, parts, d, r);
+    } else {
+      ArrayPtr positions = ops.toArray(ops.binary(BinaryOp::Sub, ops.iota({n}, 0, DType::I32, r), start, r), r);
+      placed = takeAlong(el, placed, positions, d, r);
+    }
+  }
+  return {mask, ops.broadcastTo(placed, x->shape, r)};
+}
+
+Obj dynamicUpdateSlice(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"operand"}, {"update"}, {"start_indices"}});
+  ArrayPtr x = asValue(el, a[0], a.range(0), "lax.dynamic_update_slice");
+  ArrayPtr u = el.arrays().castTo(el.arrays().toArray(a[1], a.range(1)), JaxType{x->dtype, x->weak},
+                                  a.range(1));
+  std::vector<Obj> starts = el.iterate(a[2], a.range(2));
+  if (u->rank() != x->rank() || static_cast<int64_t>(starts.size()) != x->rank())
+    el.fail(args.range, "lax.dynamic_update_slice needs an update of the operand's rank and one "
+                        "start per axis");
+  auto [mask, placed] = placeUpdate(el, x, u, starts, args.range);
+  return el.arrays().where(mask, placed, x, args.range);
+}
+
+enum class AtUpdate { Set, Add, Multiply, Divide, Min, Max, Power };
+
+/// `x.at[idx].set(v)` and friends: idx holds ints, slices (step 1),
+/// pl.ds-like windows and dynamic scalar indices.
+Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &value, AtUpdate kind,
+             SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  std::vector<Obj> entries;
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+    entries = t->items;
+  else
+    entries.push_back(index);
+  // Expand `...` and trailing axes; collect each axis's start and size.
+  std::vector<Obj> starts;
+  std::vector<int64_t> sizes, updateShape;
+  size_t given = 0;
+  for (const Obj &e : entries)
+    given += llvm::isa<EllipsisObj>(e.get()) ? 0 : 1;
+  if (given > static_cast<size_t>(x->rank()))
+    el.fail(r, "too many indices for an array of rank " + std::to_string(x->rank()));
+  int64_t axis = 0;
+  auto addWhole = [&](int64_t count) {
+    for (int64_t k = 0; k < count; ++k, ++axis) {
+      starts.push_back(makeInt(0));
+      sizes.push_back(x->shape[axis]);
+      updateShape.push_back(x->shape[axis]);
+    }
+  };
+  for (const Obj &e : entries) {
+    if (llvm::isa<EllipsisObj>(e.get())) {
+      addWhole(x->rank() - static_cast<int64_t>(given));
+      continue;
+    }
+    int64_t n = x->shape[axis];
+    if (auto *s = llvm::dyn_cast<SliceObj>(e.get())) {
+      auto bound = [&](const Obj &o, int64_t fallback) {
+        if (isNone(o))
+          return fallback;
+        int64_t v = el.toInt(o, r, "slice bound");
+        return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n);
+      };
+      if (!isNone(s->step) && el.toInt(s->step, r, "slice step") != 1)
+        el.fail(r, "x.at[...] updates with strided slices are not supported");
+      int64_t lo = bound(s->start, 0), hi = bound(s->stop, n);
+      if (hi <= lo)
+        el.fail(r, "x.at[...] slice selects no elements");
+      starts.push_back(makeInt(lo));
+      sizes.push_back(hi - lo);
+      updateShape.push_back(hi - lo);
+    } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      starts.push_back(ds->start);
+      sizes.push_back(ds->size);
+      updateShape.push_back(ds->size);
+    } else if (ArrayOps::isNumeric(e) && !llvm::isa<FloatObj>(e.get())) {
+      if (auto *arr = llvm::dyn_cast<ArrayObj>(e.get()); arr && arr->rank() > 0)
+        el.fail(r, "x.at[...] updates with integer-array indices (scatters on values) are not "
+                   "supported; write through a Ref instead");
+      Obj i = e;
+      if (std::optional<int64_t> v = el.staticInt(e)) {
+        if (*v < -n || *v >= n)
+          el.fail(r, "index " + std::to_string(*v) + " is out of bounds for axis " +
+                         std::to_string(axis) + " with size " + std::to_string(n));
+        i = makeInt(*v < 0 ? *v + n : *v);
+      } else { // a negative index counts from the end
+        ArrayPtr iv = ops.cast(ops.toArray(e, r), DType::I32, r);
+        i = ops.where(ops.compare(CompareOp::Lt, iv, makeInt(0), r),
+                      ops.binary(BinaryOp::Add, iv, makeInt(n), r), iv, r);
+      }
+      starts.push_back(i);
+      sizes.push_back(1);
+      // An int index drops the axis from the update's shape.
+    } else {
+      el.fail(r, "x.at[...] takes ints, slices and pl.ds, got " + repr(*e));
+    }
+    ++axis;
+  }
+  addWhole(x->rank() - axis);
+  // The update value, broadcast to the window (with the int axes kept as 1).
+  ArrayPtr u = ops.toArray(value, r);
+  std::vector<int64_t> windowShape = sizes;
+  std::vector<int64_t> target = updateShape;
+  u = ops.broadcastTo(u, target, r);
+  u = ops.reshape(u, windowShape, r);
+  JaxType xt{x->dtype, x->weak};
+  if (kind == AtUpdate::Set) {
+    u = ops.castTo(u, xt, r);
+    auto [mask, placed] = placeUpdate(el, x, u, starts, r, /*clamp=*/false);
+    return ops.where(mask, placed, x, r);
+  }
+  // add / multiply / ...: combine the window with the update, then set it.
+  ArrayPtr window = x;
+  for (int64_t d = 0; d < x->rank(); ++d)
+    window = dynamicSliceAxis(el, window, clampedStart(el, starts[d], x->shape[d], sizes[d], r),
+                              sizes[d], d, r);
+  Obj combined;
+  switch (kind) {
+  case AtUpdate::Add: combined = ops.binary(BinaryOp::Add, window, u, r); break;
+  case AtUpdate::Multiply: combined = ops.binary(BinaryOp::Mul, window, u, r); break;
+  case AtUpdate::Divide: combined = ops.binary(BinaryOp::Div, window, u, r); break;
+  case AtUpdate::Power: combined = ops.power(window, u, r); break;
+  case AtUpdate::Min: combined = ops.minimum(window, u, r); break;
+  default: combined = ops.maximum(window, u, r); break;
+  }
+  ArrayPtr c = ops.castTo(ops.toArray(combined, r), xt, r);
+  auto [mask, placed] = placeUpdate(el, x, c, starts, r, /*clamp=*/false);
+  return ops.where(mask, placed, x, r);
+}
+
+} // namespace
+
+/// `x[index]` on a value where the index has parts computed in the kernel:
+/// dynamic ints and pl.ds starts (a negative one counts from the end, then
+/// the window is clamped into the axis, as lax.dynamic_slice does) and one
+/// integer array (NumPy's advanced indexing: its shape replaces the axis;
+/// its entries clamp, as JAX's gathers do).
+Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  std::vector<Obj> entries;
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
+    entries = t->items;
+  else
+    entries.push_back(index);
+  size_t used = 0;
+  for (const Obj &e : entries)
+    used += llvm::isa<EllipsisObj>(e.get()) || isNone(e) ? 0 : 1;
+  if (used > static_cast<size_t>(value->rank()))
+    el.fail(r, "too many indices for an array of rank " + std::to_string(value->rank()));
+  std::vector<Obj> expanded;
+  for (const Obj &e : entries) {
+    if (llvm::isa<EllipsisObj>(e.get())) {
+      for (size_t k = 0; k < value->rank() - used; ++k)
+        expanded.push_back(std::make_shared<SliceObj>(none(), none(), none()));
+      used = static_cast<size_t>(value->rank());
+      continue;
+    }
+    expanded.push_back(e);
+  }
+  ArrayPtr x = value;
+  int64_t axis = 0;
+  int arrays = 0;
+  std::vector<int64_t> squeeze;
+  std::vector<int64_t> newAxes;
+  int64_t outAxis = 0;
+  for (const Obj &e : expanded) {
+    if (isNone(e)) {
+      newAxes.push_back(outAxis++);
+      continue;
+    }
+    int64_t n = x->shape[axis];
+    if (llvm::isa<SliceObj>(e.get())) {
+      ArrayPtr v = x;
+      x = ops.toArray(subscript(el, v, makeTuple([&] {
+                                  std::vector<Obj> idx(axis, std::make_shared<SliceObj>(none(), none(), none()));
+                                  idx.push_back(e);
+                                  return idx;
+                                }()),
+                                r),
+                      r);
+      ++axis;
+      ++outAxis;
+      continue;
+    }
+    if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      if (ds->stride != 1)
+        el.fail(r, "indexing a value with a strided pl.ds is not supported");
+      if (ds->size > n)
+        el.fail(r, "pl.ds size " + std::to_string(ds->size) + " exceeds axis " + std::to_string(axis) +
+                       " of size " + std::to_string(n));
+      Obj start = ds->start;
+      if (!el.staticInt(start)) {
+        ArrayPtr sv = ops.cast(ops.toArray(start, r), DType::I32, r);
+        start = ops.where(ops.compare(CompareOp::Lt, sv, makeInt(0), r),
+                          ops.binary(BinaryOp::Add, sv, makeInt(n), r), sv, r);
+      }
+      x = dynamicSliceAxis(el, x, clampedStart(el, start, n, ds->size, r), ds->size, axis, r);
+      ++axis;
+      ++outAxis;
+      continue;
+    }
+    if (auto *a = llvm::dyn_cast<ArrayObj>(e.get()); a && a->rank() > 0) {
+      if (!isInteger(a->dtype))
+        el.fail(r, std::string("index arrays must be integers, got ") + numpyName(a->dtype));
+      if (++arrays > 1)
+        el.fail(r, "indexing a value with several integer arrays is not supported; index a Ref "
+                   "instead");
+      ArrayPtr idx = std::static_pointer_cast<ArrayObj>(e);
+      x = takeAlong(el, x, idx, axis, r);
+      axis += idx->rank();
+      outAxis += idx->rank();
+      continue;
+    }
+    if (ArrayOps::isNumeric(e) && !llvm::isa<FloatObj>(e.get())) {
+      Obj i = e;
+      if (std::optional<int64_t> v = el.staticInt(e)) {
+        if (*v < -n || *v >= n)
+          el.fail(r, "index " + std::to_string(*v) + " is out of bounds for axis " +
+                         std::to_string(axis) + " with size " + std::to_string(n));
+        i = makeInt(*v < 0 ? *v + n : *v);
+      } else {
+        ArrayPtr iv = ops.cast(ops.toArray(e, r), DType::I32, r);
+        i = ops.where(ops.compare(CompareOp::Lt, iv, makeInt(0), r),
+                      ops.binary(BinaryOp::Add, iv, makeInt(n), r), iv, r);
+      }
+      x = dynamicSliceAxis(el, x, clampedStart(el, i, n, 1, r), 1, axis, r);
+      squeeze.push_back(axis);
+      ++axis;
+      continue;
+    }
+    el.fail(r, "invalid index of type '" + typeName(*e) + "'");
+  }
+  if (!squeeze.empty())
+    x = ops.squeeze(x, squeeze, r);
+  if (!newAxes.empty())
+    x = ops.expandDims(x, newAxes, r);
+  return x;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+Obj generalDot(Elaborator &el, const Obj &lhsObj, const Obj &rhsObj, std::vector<int64_t> lc,
+               std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rb,
+               const Obj &preferred, SourceRange r) {
+  ArrayPtr lhs = asValue(el, lhsObj, r, "a dot"), rhs = asValue(el, rhsObj, r, "a dot");
+  ArrayOps &ops = el.arrays();
+  if (lc.size() != rc.size() || lb.size() != rb.size())
+    el.fail(r, "dot_general needs as many contracting (and batch) dimensions on each side");
+  for (size_t i = 0; i < lc.size(); ++i)
+    if (lhs->shape[lc[i]] != rhs->shape[rc[i]])
+      el.fail(r, "dot_general contracting dimensions differ in size: " +
+                     std::to_string(lhs->shape[lc[i]]) + " and " + std::to_string(rhs->shape[rc[i]]));
+  for (size_t i = 0; i < lb.size(); ++i)
+    if (lhs->shape[lb[i]] != rhs->shape[rb[i]])
+      el.fail(r, "dot_general batch dimensions differ in size");
+  auto freeAxes = [](const ArrayPtr &a, const std::vector<int64_t> &c, const std::vector<int64_t> &b) {
+    std::vector<int64_t> f;
+    for (int64_t d = 0; d < a->rank(); ++d)
+      if (!llvm::is_contained(c, d) && !llvm::is_contained(b, d))
+        f.push_back(d);
+    return f;
+  };
+  std::vector<int64_t> lf = freeAxes(lhs, lc, lb), rf = freeAxes(rhs, rc, rb);
+  // The 2-D cases the dot op takes directly.
+  if (lb.empty() && lc.size() == 1 && lhs->rank() == 2 && rhs->rank() == 2)
+    return dotBuiltin(el, lhs, rhs, lc[0] == 0, rc[0] == 1, preferred, r);
+  auto gather = [](const ArrayPtr &a, const std::vector<int64_t> &axes) {
+    std::vector<int64_t> s;
+    for (int64_t d : axes)
+      s.push_back(a->shape[d]);
+    return s;
+  };
+  std::vector<int64_t> batchShape = gather(lhs, lb), lfShape = gather(lhs, lf), rfShape = gather(rhs, rf);
+  int64_t B = product(batchShape), M = product(lfShape), K = product(gather(lhs, lc)),
+          N = product(rfShape);
+  std::vector<int64_t> lperm = lb, rperm = rb;
+  lperm.insert(lperm.end(), lf.begin(), lf.end());
+  lperm.insert(lperm.end(), lc.begin(), lc.end());
+  rperm.insert(rperm.end(), rc.begin(), rc.end());
+  rperm.insert(rperm.end(), rf.begin(), rf.end());
+  ArrayPtr l3 = ops.reshape(ops.transpose(lhs, lperm, r), {B, M, K}, r);
+  ArrayPtr r3 = ops.reshape(ops.transpose(rhs, rperm, r), {B, K, N}, r);
+  std::vector<ArrayPtr> products;
+  for (int64_t b = 0; b < B; ++b) {
+    ArrayPtr lb2 = ops.reshape(sliceAxis(el, l3, 0, b, b + 1, 1, r), {M, K}, r);
+    ArrayPtr rb2 = ops.reshape(sliceAxis(el, r3, 0, b, b + 1, 1, r), {K, N}, r);
+    ArrayPtr p = ops.toArray(dotBuiltin(el, lb2, rb2, false, false, preferred, r), r);
+    products.push_back(ops.reshape(p, {1, M, N}, r));
+  }
+  ArrayPtr out = concatAxis(el, products, 0, r);
+  std::vector<int64_t> outShape = batchShape;
+  outShape.insert(outShape.end(), lfShape.begin(), lfShape.end());
+  outShape.insert(outShape.end(), rfShape.begin(), rfShape.end());
+  return ops.reshape(out, outShape, r);
+}
+
+namespace {
+
+Obj dotGeneralBuiltin(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"lhs"}, {"rhs"}, {"dimension_numbers"}, {"precision", none()},
+                               {"preferred_element_type", none()}, {"out_sharding", none(), true}});
+  std::vector<Obj> dims = el.iterate(a[2], a.range(2));
+  if (dims.size() != 2)
+    el.fail(a.range(2), "dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
+  std::vector<Obj> contract = el.iterate(dims[0], a.range(2)), batch = el.iterate(dims[1], a.range(2));
+  if (contract.size() != 2 || batch.size() != 2)
+    el.fail(a.range(2), "dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
+  ArrayPtr lhs = asValue(el, a[0], a.range(0), "lax.dot_general");
+  ArrayPtr rhs = asValue(el, a[1], a.range(1), "lax.dot_general");
+  auto axes = [&](const Obj &o, int64_t rank) {
+    std::vector<int64_t> out;
+    for (const Obj &x : el.iterate(o, a.range(2)))
+      out.push_back(el.normalizeAxis(x, rank, a.range(2)));
+    return out;
+  };
+  return generalDot(el, lhs, rhs, axes(contract[0], lhs->rank()), axes(contract[1], rhs->rank()),
+                    axes(batch[0], lhs->rank()), axes(batch[1], rhs->rank()), a[4], args.range);
+}
+
+Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
+  if (args.positional.size() != 3)
+    el.fail(args.range, "jnp.einsum supports a subscripts string and two operands");
+  std::string spec = el.toStr(args.positional[0], args.rangeOf(0), "einsum subscripts");
+  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+  size_t comma = spec.find(','), arrow = spec.find("->");
+  if (comma == std::string::npos || arrow == std::string::npos || spec.find("...") != std::string::npos)
+    el.fail(args.rangeOf(0), "einsum subscripts must look like 'ij,jk->ik' (explicit output, no '...')");
+  std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1),
+              out = spec.substr(arrow + 2);
+  ArrayPtr lhs = asValue(el, args.positional[1], args.rangeOf(1), "jnp.einsum");
+  ArrayPtr rhs = asValue(el, args.positional[2], args.rangeOf(2), "jnp.einsum");
+  if (a.size() != static_cast<size_t>(lhs->rank()) || b.size() != static_cast<size_t>(rhs->rank()))
+    el.fail(args.rangeOf(0), "einsum '" + spec + "' does not match the operands' ranks");
+  Obj preferred = none();
+  for (const auto &[k, v] : args.keywords)
+    if (k == "preferred_element_type")
+      preferred = v;
+  std::vector<int64_t> lc, rc, lb, rb;
+  std::string batchLetters, lhsFree, rhsFree;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    size_t j = b.find(c);
+    bool inOut = out.find(c) != std::string::npos;
+    if (j != std::string::npos && inOut) {
+      lb.push_back(static_cast<int64_t>(i));
+      rb.push_back(static_cast<int64_t>(j));
+      batchLetters += c;
+    } else if (j != std::string::npos) {
+      lc.push_back(static_cast<int64_t>(i));
+      rc.push_back(static_cast<int64_t>(j));
+    } else if (inOut) {
+      lhsFree += c;
+    } else {
+      el.fail(args.rangeOf(0), "einsum index '" + std::string(1, c) +
+                                   "' appears in one operand only and not in the output (sums over "
+                                   "one operand are not supported)");
+    }
+  }
+  for (char c : b)
+    if (a.find(c) == std::string::npos) {
+      if (out.find(c) == std::string::npos)
+        el.fail(args.rangeOf(0), "einsum index '" + std::string(1, c) +
+                                     "' appears in one operand only and not in the output");
+      rhsFree += c;
+    }
+  ArrayPtr result = el.arrays().toArray(
+      generalDot(el, lhs, rhs, lc, rc, lb, rb, preferred, args.range), args.range);
+  std::string produced = batchLetters + lhsFree + rhsFree;
+  if (produced.size() != out.size())
+    el.fail(args.rangeOf(0), "einsum output '" + out + "' does not match the operands");
+  if (produced == out)
+    return result;
+  std::vector<int64_t> perm;
+  for (char c : out) {
+    size_t p = produced.find(c);
+    if (p == std::string::npos)
+      el.fail(args.rangeOf(0), "einsum output '" + out + "' does not match the operands");
+    perm.push_back(static_cast<int64_t>(p));
+  }
+  return el.arrays().transpose(result, perm, args.range);
+}
+
+//===----------------------------------------------------------------------===//
+// Control: switch, select_n
+//===----------------------------------------------------------------------===//
+
+Obj switchBuiltin(Elaborator &el, CallArgs &args) {
+  if (args.positional.size() < 2)
+    el.fail(args.range, "lax.switch(index, branches, *operands) needs an index and branches");
+  std::vector<Obj> branches = el.iterate(args.positional[1], args.rangeOf(1));
+  if (branches.empty())
+    el.fail(args.rangeOf(1), "lax.switch needs at least one branch");
+  std::vector<Obj> operands(args.positional.begin() + 2, args.positional.end());
+  SourceRange r = args.range;
+  int64_t n = static_cast<int64_t>(branches.size());
+  auto callBranch = [&](const Obj &branch) {
+    CallArgs call;
+    call.range = r;
+    for (const Obj &o : operands)
+      call.addPositional(o, r);
+    return el.call(branch, call);
+  };
+  if (std::optional<int64_t> i = el.staticInt(args.positional[0]))
+    return callBranch(branches[std::clamp<int64_t>(*i, 0, n - 1)]);
+  if (n == 1)
+    return callBranch(branches[0]);
+  ArrayOps &ops = el.arrays();
+  // JAX clamps the index into range; then a chain of two-way branches.
+  Obj index = ops.minimum(ops.maximum(ops.cast(ops.toArray(args.positional[0], args.rangeOf(0)),
+                                               DType::I32, r),
+                                      makeInt(0), r),
+                          makeInt(n - 1), r);
+  std::function<Obj(int64_t)> build = [&](int64_t k) -> Obj {
+    if (k == n - 1)
+      return branches[k];
+    Obj rest = build(k + 1);
+    Obj first = branches[k];
+    return std::make_shared<BuiltinObj>("lax.switch branch", [=](Elaborator &el, CallArgs &inner) -> Obj {
+      Obj predicate = el.arrays().compare(CompareOp::Eq, index, makeInt(k), r);
+      return el.cond(predicate, first, rest, inner.positional, r);
+    });
+  };
+  Obj chain = build(0);
+  return callBranch(chain);
+}
+
+/// lax.scan with a carry only, as Pallas supports it (no per-iteration
+/// inputs; outputs must be empty): a fori_loop over `length`.
+Obj scanBuiltin(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"f"}, {"init"}, {"xs", none()}, {"length", none()},
+                               {"reverse", makeBool(false)}, {"unroll", makeInt(1)},
+                               {"_split_transpose", makeBool(false), true}});
+  if (!isNone(a[2]))
+    el.fail(a.range(2), "lax.scan over xs (per-iteration inputs) is not supported in kernels, as "
+                        "in Pallas; index a Ref in a lax.fori_loop instead");
+  if (isNone(a[3]))
+    el.fail(args.range, "lax.scan without xs needs length=");
+  Obj f = a[0];
+  SourceRange r = args.range;
+  auto body = std::make_shared<BuiltinObj>("lax.scan body", [f, r](Elaborator &el, CallArgs &inner) -> Obj {
+    CallArgs call;
+    call.range = r;
+    call.addPositional(inner.positional[1], r);
+    call.addPositional(none(), r);
+    Obj result = el.call(f, call);
+    std::vector<Obj> pair = el.iterate(result, r);
+    if (pair.size() != 2)
+      el.fail(r, "lax.scan's function must return (carry, output)");
+    std::vector<Obj> leaves;
+    flatten(pair[1], leaves);
+    if (!leaves.empty())
+      el.fail(r, "lax.scan with per-iteration outputs is not supported in kernels, as in Pallas; "
+                 "write them to a Ref");
+    return pair[0];
+  });
+  Obj carry = el.foriLoop(makeInt(0), a[3], body, a[1], r);
+  return makeTuple({carry, none()});
+}
+
+Obj selectN(Elaborator &el, CallArgs &args) {
+  if (args.positional.size() < 2)
+    el.fail(args.range, "lax.select_n(which, *cases) needs at least one case");
+  ArrayOps &ops = el.arrays();
+  Obj which = args.positional[0];
+  std::vector<Obj> cases(args.positional.begin() + 1, args.positional.end());
+  if (cases.size() == 1)
+    return cases[0];
+  JaxType t = ops.typeOf(which, args.rangeOf(0));
+  if (t.dtype == DType::Bool) {
+    if (cases.size() != 2)
+      el.fail(args.range, "lax.select_n with a boolean selector takes two cases");
+    return ops.where(which, cases[1], cases[0], args.range);
+  }
+  Obj result = cases.back();
+  for (int64_t k = static_cast<int64_t>(cases.size()) - 2; k >= 0; --k)
+    result = ops.where(ops.compare(CompareOp::Eq, which, makeInt(k), args.range), cases[k], result,
+                       args.range);
+  return result;
+}
+
+} // namespace
+
+void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
+  auto cumulativeJnp = [](Reduction kind) {
+    return [kind](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"dtype", none()}, {"out", none(), true}});
+      return cumulative(el, a[0], a[1], false, kind, cumulativeDType(el, a[0], a[2], a.range(2)),
+                        /*flattenNone=*/true, args.range);
+    };
+  };
+  define(jnp, "cumsum", cumulativeJnp(Reduction::Sum));
+  define(jnp, "cumprod", cumulativeJnp(Reduction::Prod));
+  jnp.members["cumulative_sum"] = jnp.members["cumsum"];
+  jnp.members["cumulative_prod"] = jnp.members["cumprod"];
+  auto cumulativeLax = [](Reduction kind) {
+    return [kind](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"operand"}, {"axis", makeInt(0)}, {"reverse", makeBool(false)}});
+      return cumulative(el, a[0], a[1], el.truthy(a[2], a.range(2)), kind, std::nullopt,
+                        /*flattenNone=*/false, args.range);
+    };
+  };
+  define(lax, "cumsum", cumulativeLax(Reduction::Sum));
+  define(lax, "cumprod", cumulativeLax(Reduction::Prod));
+  define(lax, "cummax", cumulativeLax(Reduction::Max));
+  define(lax, "cummin", cumulativeLax(Reduction::Min));
+  define(lax, "associative_scan", associativeScan);
+  define(jnp, "tile", tile);
+  define(jnp, "repeat", repeat);
+  define(jnp, "pad", pad);
+  define(jnp, "roll", roll);
+  define(jnp, "flip", flip);
+  define(jnp, "diagonal", diagonal);
+  define(jnp, "take", take);
+  define(jnp, "take_along_axis", takeAlongAxis);
+  define(jnp, "split", split);
+  define(jnp, "moveaxis", moveaxis);
+  define(jnp, "einsum", einsumBuiltin);
+  define(lax, "dot_general", dotGeneralBuiltin);
+  define(lax, "dynamic_slice", dynamicSlice);
+  define(lax, "dynamic_update_slice", dynamicUpdateSlice);
+  define(lax, "dynamic_slice_in_dim", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"start_index"}, {"slice_size"}, {"axis", makeInt(0)}});
+    ArrayPtr x = asValue(el, a[0], a.range(0), "lax.dynamic_slice_in_dim");
+    int64_t axis = el.normalizeAxis(a[3], x->rank(), a.range(3));
+    int64_t size = el.toInt(a[2], a.range(2), "slice_size");
+    if (size < 1 || size > x->shape[axis])
+      el.fail(a.range(2), "slice size does not fit the axis");
+    return dynamicSliceAxis(el, x, clampedStart(el, a[1], x->shape[axis], size, args.range), size,
+                            axis, args.range);
+  });
+  define(lax, "rev", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"dimensions"}});
+    ArrayPtr x = asValue(el, a[0], a.range(0), "lax.rev");
+    for (int64_t axis : el.normalizeAxes(a[1], x->rank(), a.range(1)))
+      x = flipAxis(el, x, axis, args.range);
+    return x;
+  });
+  define(lax, "pad", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"padding_value"}, {"padding_config"}});
+    ArrayPtr x = asValue(el, a[0], a.range(0), "lax.pad");
+    std::vector<Obj> config = el.iterate(a[2], a.range(2));
+    if (static_cast<int64_t>(config.size()) != x->rank())
+      el.fail(a.range(2), "lax.pad needs one (low, high, interior) triple per axis");
+    ArrayOps &ops = el.arrays();
+    for (int64_t axis = 0; axis < x->rank(); ++axis) {
+      std::vector<int64_t> c = intList(el, config[axis], a.range(2), "padding");
+      if (c.size() != 3 || c[2] != 0 || c[0] < 0 || c[1] < 0)
+        el.fail(a.range(2), "lax.pad supports non-negative low and high padding without interior "
+                            "padding");
+      std::vector<ArrayPtr> parts;
+      std::vector<int64_t> shape = x->shape;
+      auto filled = [&](int64_t count) {
+        shape[axis] = count;
+        return ops.castTo(ops.toArray(ops.broadcastTo(ops.toArray(a[1], a.range(1)), shape, args.range), args.range),
+                          JaxType{x->dtype, x->weak}, args.range);
+      };
+      if (c[0])
+        parts.push_back(filled(c[0]));
+      parts.push_back(x);
+      if (c[1])
+        parts.push_back(filled(c[1]));
+      x = concatAxis(el, parts, axis, args.range);
+    }
+    return x;
+  });
+  define(lax, "switch", switchBuiltin);
+  define(lax, "scan", scanBuiltin);
+  define(lax, "select_n", selectN);
+  define(lax, "optimization_barrier", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}});
+    return a[0];
+  });
+}
+
+void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu) {
+  // pltpu.roll(x, shift, axis): jnp.roll's rotation (shift may be dynamic).
+  define(tpu, "roll", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"shift"}, {"axis"}, {"stride", none(), true},
+                                 {"stride_axis", none(), true}});
+    if (!isNone(a[3]))
+      el.fail(a.range(3), "pltpu.roll with a stride is not supported");
+    ArrayPtr x = asValue(el, a[0], a.range(0), "pltpu.roll");
+    return rollAxis(el, x, a[1], el.normalizeAxis(a[2], x->rank(), a.range(2)), args.range);
+  });
+  // pltpu.repeat(x, repeats, axis): the array concatenated `repeats` times.
+  define(tpu, "repeat", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"repeats"}, {"axis"}});
+    ArrayPtr x = asValue(el, a[0], a.range(0), "pltpu.repeat");
+    int64_t n = el.toInt(a[1], a.range(1), "repeats");
+    if (n < 1)
+      el.fail(a.range(1), "pltpu.repeat needs a positive count");
+    return concatAxis(el, std::vector<ArrayPtr>(n, x), el.normalizeAxis(a[2], x->rank(), a.range(2)),
+                      args.range);
+  });
+}
+
+Obj arrayAtUpdate(Elaborator &el, const Obj &array, const Obj &index, const std::string &method,
+                  CallArgs &args) {
+  static const std::map<std::string, AtUpdate> kinds = {
+      {"set", AtUpdate::Set},     {"add", AtUpdate::Add},       {"multiply", AtUpdate::Multiply},
+      {"mul", AtUpdate::Multiply}, {"divide", AtUpdate::Divide}, {"min", AtUpdate::Min},
+      {"max", AtUpdate::Max},     {"power", AtUpdate::Power}};
+  ArrayPtr x = asValue(el, array, args.range, "x.at[...]");
+  if (method == "get") {
+    el.bind(args, {{"indices_are_sorted", none(), true}, {"unique_indices", none(), true},
+                   {"mode", none(), true}, {"fill_value", none(), true}});
+    return subscript(el, x, index, args.range);
+  }
+  auto it = kinds.find(method);
+  if (it == kinds.end())
+    el.fail(args.range, "x.at[...]." + method + " is not supported (set, add, multiply, divide, min, "
+                        "max, power and get are)");
+  BoundArgs a = el.bind(args, {{"values"}, {"indices_are_sorted", none(), true},
+                               {"unique_indices", none(), true}, {"mode", none(), true}});
+  return atUpdate(el, x, index, a[0], it->second, args.range);
+}
+
+} // namespace pk::elab

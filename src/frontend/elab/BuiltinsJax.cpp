@@ -1,0 +1,194 @@
+//===- BuiltinsJax.cpp - The jax namespace around kernels -----------------===//
+//
+// What JAX programs write around their pallas_calls: jax.jit in each of
+// its decorator forms (compilation is what pkc does anyway, so jit's
+// options change nothing), jax.named_scope and other contexts that only
+// name things, jax.custom_vjp / custom_jvp (a call runs the primal; the
+// registered rules stay callable), jax.ShapeDtypeStruct.like, and
+// jax.tree / jax.tree_util over tuples, lists, dicts and NamedTuples.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Tree.h"
+
+namespace pk::elab {
+
+namespace {
+
+Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
+  return std::make_shared<BuiltinObj>(name, std::move(fn));
+}
+
+Obj treeMap(Elaborator &el, CallArgs &args) {
+  if (args.positional.size() < 2)
+    el.fail(args.range, "tree_map(f, tree, *rest) needs a function and a tree");
+  std::vector<Obj> first;
+  pytreeLeaves(args.positional[1], first);
+  std::vector<std::vector<Obj>> rest;
+  for (size_t i = 2; i < args.positional.size(); ++i) {
+    rest.emplace_back();
+    pytreeLeaves(args.positional[i], rest.back());
+    if (rest.back().size() != first.size())
+      el.fail(args.rangeOf(i), "tree_map: the trees have different numbers of leaves");
+  }
+  std::vector<Obj> mapped;
+  for (size_t j = 0; j < first.size(); ++j) {
+    CallArgs call;
+    call.range = args.range;
+    call.addPositional(first[j], args.rangeOf(1));
+    for (size_t i = 0; i < rest.size(); ++i)
+      call.addPositional(rest[i][j], args.rangeOf(i + 2));
+    mapped.push_back(el.call(args.positional[0], call));
+  }
+  size_t next = 0;
+  return pytreeRebuild(args.positional[1], mapped, next);
+}
+
+std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool prefixed) {
+  auto ns = std::make_shared<NamespaceObj>(name);
+  auto named = [&](const char *plain) { return (prefixed ? "tree_" : "") + std::string(plain); };
+  define(*ns, named("map"), treeMap);
+  define(*ns, named("leaves"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+    std::vector<Obj> leaves;
+    pytreeLeaves(a[0], leaves);
+    return makeList(leaves);
+  });
+  define(*ns, named("flatten"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+    std::vector<Obj> leaves;
+    pytreeLeaves(a[0], leaves);
+    // The "treedef" is the tree itself: tree_unflatten only needs its shape.
+    return makeTuple({makeList(leaves), a[0]});
+  });
+  define(*ns, named("unflatten"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"treedef"}, {"leaves"}});
+    std::vector<Obj> leaves = el.iterate(a[1], a.range(1));
+    std::vector<Obj> old;
+    pytreeLeaves(a[0], old);
+    if (old.size() != leaves.size())
+      el.fail(args.range, "tree_unflatten: the structure has " + std::to_string(old.size()) +
+                              " leaves but " + std::to_string(leaves.size()) + " were given");
+    size_t next = 0;
+    return pytreeRebuild(a[0], leaves, next);
+  });
+  define(*ns, named("structure"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+    return a[0];
+  });
+  return ns;
+}
+
+/// A context manager that changes nothing pkc computes, made by calling
+/// `name(...)` with any arguments.
+Obj namingContext(const std::string &name) {
+  return builtin(name, [name](Elaborator &, CallArgs &) -> Obj {
+    return std::make_shared<ContextManagerObj>(name, none());
+  });
+}
+
+Obj customDerivative(const std::string &kind) {
+  return builtin("jax." + kind, [kind](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"fun"}, {"nondiff_argnums", makeTuple({})}});
+    auto f = std::make_shared<CustomDerivativeObj>(kind, a[0]);
+    for (const Obj &i : el.iterate(a[1], a.range(1)))
+      f->nondiffArgnums.push_back(el.toInt(i, a.range(1), "nondiff_argnums"));
+    return f;
+  });
+}
+
+} // namespace
+
+void addExtendedDTypes(NamespaceObj &numpy) {
+  // JAX's dtypes beyond pkc's: nameable and comparable (`x.dtype in
+  // [jnp.int8, jnp.int4]`), an error where a value would need one.
+  static const struct {
+    const char *name;
+    unsigned bits;
+    char kind;
+  } extended[] = {
+      {"int2", 2, 'i'},           {"uint2", 2, 'u'},          {"int4", 4, 'i'},
+      {"uint4", 4, 'u'},          {"float4_e2m1fn", 4, 'f'},  {"float8_e3m4", 8, 'f'},
+      {"float8_e4m3", 8, 'f'},    {"float8_e4m3fn", 8, 'f'},  {"float8_e4m3fnuz", 8, 'f'},
+      {"float8_e4m3b11fnuz", 8, 'f'}, {"float8_e5m2", 8, 'f'}, {"float8_e5m2fnuz", 8, 'f'},
+      {"float8_e8m0fnu", 8, 'f'}, {"complex64", 64, 'c'},     {"complex128", 128, 'c'},
+  };
+  for (const auto &t : extended)
+    numpy.members[t.name] = std::make_shared<ExtendedDTypeObj>(t.name, t.bits, t.kind);
+}
+
+void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
+  // jax.jit(f, ...), @jax.jit, @jax.jit(static_argnames=...) and
+  // functools.partial(jax.jit, ...): the function itself.
+  define(n, "jit", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.positional.empty())
+      return args.positional[0];
+    return builtin("jax.jit", [](Elaborator &el, CallArgs &inner) -> Obj {
+      if (inner.positional.size() != 1)
+        el.fail(inner.range, "jax.jit(...) used as a decorator takes the function only");
+      return inner.positional[0];
+    });
+  });
+  for (const char *name : {"named_scope", "default_matmul_precision", "ensure_compile_time_eval",
+                           "disable_jit", "numpy_dtype_promotion", "checking_leaks",
+                           "default_device", "log_compiles"})
+    n.members[name] = namingContext(std::string("jax.") + name);
+  auto profiler = std::make_shared<NamespaceObj>("jax.profiler");
+  profiler->members["TraceAnnotation"] = namingContext("jax.profiler.TraceAnnotation");
+  profiler->members["annotate_function"] = builtin(
+      "jax.profiler.annotate_function", [](Elaborator &el, CallArgs &args) -> Obj {
+        if (args.positional.empty())
+          el.fail(args.range, "annotate_function needs a function");
+        return args.positional[0];
+      });
+  n.members["profiler"] = profiler;
+  n.members["custom_vjp"] = customDerivative("custom_vjp");
+  n.members["custom_jvp"] = customDerivative("custom_jvp");
+
+  // jax.ShapeDtypeStruct.like(x): x's shape and dtype.
+  if (auto *sds = llvm::dyn_cast<BuiltinObj>(n.members["ShapeDtypeStruct"].get()))
+    sds->members["like"] = builtin("jax.ShapeDtypeStruct.like", [](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"x"}});
+      Obj shape = getAttribute(el, a[0], "shape", a.range(0));
+      Obj dtype = getAttribute(el, a[0], "dtype", a.range(0));
+      return std::make_shared<ShapeDtypeStructObj>(el.toDims(shape, a.range(0), "shape"),
+                                                   el.toDType(dtype, a.range(0), "dtype"));
+    });
+
+  auto treeUtil = makeTreeNamespace("jax.tree_util", /*prefixed=*/true);
+  auto identity = [](const char *name) {
+    return builtin(name, [](Elaborator &el, CallArgs &args) -> Obj {
+      if (args.positional.empty())
+        el.fail(args.range, "a decorator takes the class it registers");
+      return args.positional[0];
+    });
+  };
+  treeUtil->members["register_pytree_node_class"] = identity("register_pytree_node_class");
+  treeUtil->members["register_dataclass"] = identity("register_dataclass");
+  define(*treeUtil, "register_pytree_node", [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  define(*treeUtil, "Partial", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.empty())
+      el.fail(args.range, "Partial() needs a function");
+    auto p = std::make_shared<PartialObj>();
+    p->function = args.positional[0];
+    p->args.assign(args.positional.begin() + 1, args.positional.end());
+    p->kwargs = args.keywords;
+    return p;
+  });
+  n.members["tree_util"] = treeUtil;
+  // Parts of JAX that only run outside kernels, on devices: importing and
+  // naming them is fine, using them in a .pk program is an error at that use.
+  for (const char *part : {"random", "config", "sharding", "devices", "device_put", "distributed",
+                           "block_until_ready", "export", "make_mesh", "local_devices"}) {
+    auto opaque = std::make_shared<NamespaceObj>(std::string("jax.") + part);
+    opaque->opaque = true;
+    opaque->why = std::string("jax.") + part +
+                  " runs on devices at run time, outside the kernels pkc compiles";
+    n.members[part] = opaque;
+  }
+  n.members["tree"] = makeTreeNamespace("jax.tree", /*prefixed=*/false);
+}
+
+} // namespace pk::elab

@@ -1,0 +1,666 @@
+//===- BuiltinsStdlib.cpp - The Python standard library around kernels ---===//
+//
+// What real Pallas programs import besides JAX: dataclasses, typing,
+// collections, enum, abc, contextlib, itertools, operator, sys and os (the
+// parts that are static), more of math and functools, and Python's class
+// builtins (object, property, classmethod, staticmethod, type, super).
+//
+// A module that is neither one of these, nor JAX, nor a .pk file on the
+// import path is *opaque*: importing it succeeds (real modules import
+// absltest, jax._src.test_util, ...), and using anything from it is an
+// error that names it, at the line that uses it.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
+#include "frontend/elab/Operators.h"
+#include "frontend/elab/Tree.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace pk::elab {
+
+namespace {
+
+Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
+  return std::make_shared<BuiltinObj>(name, std::move(fn));
+}
+
+/// A decorator that returns what it decorates (`functools.wraps(f)`,
+/// `typing.final`, `jax.tree_util.register_pytree_node_class`), callable
+/// bare or with options first.
+Obj identityDecorator(const std::string &name) {
+  return builtin(name, [name](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() == 1 && args.keywords.empty() &&
+        llvm::isa<FunctionObj, ClassObj, PartialObj, BuiltinObj>(args.positional[0].get()))
+      return args.positional[0];
+    return builtin(name, [](Elaborator &el, CallArgs &inner) -> Obj {
+      if (inner.positional.size() != 1)
+        el.fail(inner.range, "a decorator takes the function it decorates");
+      return inner.positional[0];
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// dataclasses
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<NamespaceObj> makeDataclasses(Elaborator &el) {
+  auto ns = std::make_shared<NamespaceObj>("dataclasses");
+  NamespaceObj &n = *ns;
+  auto decorate = [](Elaborator &el, const Obj &target, bool frozen, bool kwOnly,
+                     SourceRange r) -> Obj {
+    auto cls = std::dynamic_pointer_cast<ClassObj>(target);
+    if (!cls)
+      el.fail(r, "@dataclass decorates a class, got " + repr(*target));
+    makeDataclass(el, cls, frozen, kwOnly, r);
+    return cls;
+  };
+  define(n, "dataclass", [decorate](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {optionalParam("cls"), {"init", makeBool(true), true},
+                                 {"repr", makeBool(true), true}, {"eq", makeBool(true), true},
+                                 {"order", makeBool(false), true},
+                                 {"unsafe_hash", makeBool(false), true},
+                                 {"frozen", makeBool(false), true},
+                                 {"match_args", makeBool(true), true},
+                                 {"kw_only", makeBool(false), true},
+                                 {"slots", makeBool(false), true},
+                                 {"weakref_slot", makeBool(false), true}});
+    bool frozen = el.truthy(a[6], a.range(6)), kwOnly = el.truthy(a[8], a.range(8));
+    if (a[0])
+      return decorate(el, a[0], frozen, kwOnly, args.range);
+    SourceRange at = args.range;
+    return builtin("dataclass", [decorate, frozen, kwOnly, at](Elaborator &el, CallArgs &inner) {
+      BoundArgs c = el.bind(inner, {{"cls"}});
+      return decorate(el, c[0], frozen, kwOnly, at);
+    });
+  });
+  define(n, "field", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"default", none(), true}, {"default_factory", none(), true},
+                                 {"init", makeBool(true), true}, {"repr", makeBool(true), true},
+                                 {"hash", none(), true}, {"compare", makeBool(true), true},
+                                 {"metadata", none(), true}, {"kw_only", none(), true}});
+    auto field = std::make_shared<InstanceObj>(dataclassFieldClass());
+    field->set("default", a[0]);
+    field->set("default_factory", a[1]);
+    field->set("init", a[2]);
+    field->set("kw_only", a[7]);
+    field->initialized = true;
+    return field;
+  });
+  define(n, "replace", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() != 1)
+      el.fail(args.range, "replace() takes the object and keyword arguments");
+    Obj target = args.positional[0];
+    std::vector<std::pair<std::string, Obj>> values = fieldValues(target);
+    std::shared_ptr<ClassObj> cls;
+    if (auto *inst = llvm::dyn_cast<InstanceObj>(target.get()); inst && inst->cls->isDataclass)
+      cls = inst->cls;
+    if (!cls)
+      el.fail(args.rangeOf(0), "replace() should be called on dataclass instances, got " +
+                                   repr(*target));
+    CallArgs call;
+    call.range = args.range;
+    for (auto &[name, value] : values) {
+      Obj v = value;
+      for (const auto &[k, kv] : args.keywords)
+        if (k == name)
+          v = kv;
+      call.keywords.emplace_back(name, v);
+      call.keywordRanges.push_back(args.range);
+    }
+    for (const auto &[k, kv] : args.keywords)
+      if (std::none_of(values.begin(), values.end(), [&](const auto &f) { return f.first == k; }))
+        el.fail(args.rangeOfKeyword(k), "replace() got an unexpected field '" + k + "'");
+    return instantiate(el, cls, call);
+  });
+  define(n, "fields", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"class_or_instance"}});
+    std::shared_ptr<ClassObj> cls = std::dynamic_pointer_cast<ClassObj>(a[0]);
+    if (auto *inst = llvm::dyn_cast<InstanceObj>(a[0].get()))
+      cls = inst->cls;
+    if (!cls || !cls->isDataclass)
+      el.fail(a.range(0), "fields() needs a dataclass or an instance of one");
+    std::vector<Obj> out;
+    for (const ClassObj::Field &f : cls->fields()) {
+      auto field = std::make_shared<InstanceObj>(dataclassFieldClass());
+      field->set("name", makeStr(f.name));
+      field->set("default", f.defaultValue ? f.defaultValue : none());
+      field->initialized = true;
+      out.push_back(field);
+    }
+    return makeTuple(out);
+  });
+  auto asContainer = [](bool asDict) {
+    return [asDict](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"obj"}});
+      auto values = fieldValues(a[0]);
+      if (!asDict) {
+        std::vector<Obj> items;
+        for (auto &[n, v] : values)
+          items.push_back(v);
+        return makeTuple(items);
+      }
+      auto dict = std::make_shared<DictObj>();
+      for (auto &[n, v] : values)
+        dict->entries.emplace_back(makeStr(n), v);
+      return dict;
+    };
+  };
+  define(n, "asdict", asContainer(true));
+  define(n, "astuple", asContainer(false));
+  define(n, "is_dataclass", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"obj"}});
+    if (auto *c = llvm::dyn_cast<ClassObj>(a[0].get()))
+      return makeBool(c->isDataclass);
+    if (auto *i = llvm::dyn_cast<InstanceObj>(a[0].get()))
+      return makeBool(i->cls->isDataclass);
+    return makeBool(false);
+  });
+  n.members["KW_ONLY"] = typeMarker("dataclasses.KW_ONLY");
+  n.members["InitVar"] = typeMarker("dataclasses.InitVar");
+  n.members["Field"] = dataclassFieldClass();
+  n.members["FrozenInstanceError"] =
+      std::make_shared<ExceptionTypeObj>("dataclasses.FrozenInstanceError");
+  return ns;
+}
+
+//===----------------------------------------------------------------------===//
+// typing, collections, enum, abc
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<NamespaceObj> makeTyping() {
+  auto ns = std::make_shared<NamespaceObj>("typing");
+  NamespaceObj &n = *ns;
+  for (const char *t :
+       {"Any", "Callable", "Sequence", "Tuple", "Optional", "Union", "List", "Dict", "Set",
+        "FrozenSet", "Iterable", "Iterator", "Mapping", "MutableMapping", "MutableSequence",
+        "Literal", "Final", "ClassVar", "Generic", "Protocol", "Type", "Hashable", "Sized",
+        "Collection", "Container", "Generator", "Annotated", "TypeAlias", "Self", "Never",
+        "NoReturn", "ParamSpec", "Concatenate", "TypeGuard", "SupportsIndex", "Unpack",
+        "TypeVarTuple", "Required", "NotRequired", "LiteralString", "AbstractSet", "Awaitable",
+        "Coroutine", "AsyncIterator", "Reversible", "ContextManager", "Pattern", "Match",
+        "NamedTuple", "TypedDict"})
+    n.members[t] = typeMarker(std::string("typing.") + t);
+  n.members["TYPE_CHECKING"] = makeBool(false);
+  define(n, "TypeVar", [](Elaborator &el, CallArgs &args) -> Obj {
+    return typeMarker("typing.TypeVar");
+  });
+  define(n, "NewType", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"name"}, {"tp"}});
+    return a[1]; // calling it is the identity on its base type's values
+  });
+  define(n, "cast", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"typ"}, {"val"}});
+    return a[1];
+  });
+  define(n, "assert_type", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"val"}, {"typ"}});
+    return a[0];
+  });
+  define(n, "get_args", [](Elaborator &el, CallArgs &args) -> Obj { return makeTuple({}); });
+  for (const char *d : {"overload", "final", "runtime_checkable", "no_type_check", "override"})
+    n.members[d] = identityDecorator(std::string("typing.") + d);
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeCollections(const std::shared_ptr<NamespaceObj> &typing) {
+  auto ns = std::make_shared<NamespaceObj>("collections");
+  NamespaceObj &n = *ns;
+  define(n, "namedtuple", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"typename"}, {"field_names"}, {"rename", makeBool(false), true},
+                                 {"defaults", none(), true}, {"module", none(), true}});
+    std::string name = el.toStr(a[0], a.range(0), "typename");
+    std::vector<std::string> fields;
+    if (auto *s = llvm::dyn_cast<StrObj>(a[1].get())) {
+      std::string word;
+      for (char c : s->value + " ") {
+        if (c == ' ' || c == ',') {
+          if (!word.empty())
+            fields.push_back(word);
+          word.clear();
+        } else {
+          word += c;
+        }
+      }
+    } else {
+      for (const Obj &f : el.iterate(a[1], a.range(1)))
+        fields.push_back(el.toStr(f, a.range(1), "field name"));
+    }
+    std::vector<Obj> defaults;
+    if (!isNone(a[3]))
+      defaults = el.iterate(a[3], a.range(3));
+    if (defaults.size() > fields.size())
+      el.fail(a.range(3), "got more default values than field names");
+    return makeNamedTupleClass(name, fields, defaults);
+  });
+  define(n, "OrderedDict", [](Elaborator &el, CallArgs &args) -> Obj {
+    CallArgs copy = args;
+    copy.callee = "dict";
+    return el.call(el.lookup("dict", args.range), copy);
+  });
+  auto abc = std::make_shared<NamespaceObj>("collections.abc");
+  for (const char *t : {"Callable", "Sequence", "Iterable", "Iterator", "Mapping",
+                        "MutableMapping", "MutableSequence", "Set", "Hashable", "Sized",
+                        "Collection", "Container", "Generator", "Reversible", "Awaitable"})
+    abc->members[t] = typing->members.at(t);
+  n.members["abc"] = abc;
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeEnum() {
+  auto ns = std::make_shared<NamespaceObj>("enum");
+  for (const char *t : {"Enum", "IntEnum", "StrEnum", "Flag"})
+    ns->members[t] = typeMarker(std::string("enum.") + t);
+  // `auto()` gives the next integer when the class body runs (Classes.cpp).
+  define(*ns, "auto", [](Elaborator &el, CallArgs &args) -> Obj { return typeMarker("enum.auto"); });
+  ns->members["unique"] = identityDecorator("enum.unique");
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeAbc() {
+  auto ns = std::make_shared<NamespaceObj>("abc");
+  ns->members["ABC"] = typeMarker("abc.ABC");
+  ns->members["ABCMeta"] = typeMarker("abc.ABCMeta");
+  ns->members["abstractmethod"] = identityDecorator("abc.abstractmethod");
+  return ns;
+}
+
+//===----------------------------------------------------------------------===//
+// contextlib, sys, os, warnings, itertools, operator
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<NamespaceObj> makeContextlib() {
+  auto ns = std::make_shared<NamespaceObj>("contextlib");
+  define(*ns, "nullcontext", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"enter_result", none()}});
+    return std::make_shared<ContextManagerObj>("contextlib.nullcontext", a[0]);
+  });
+  define(*ns, "suppress", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.fail(args.range, "contextlib.suppress is not supported; use try/except");
+  });
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeSys() {
+  auto ns = std::make_shared<NamespaceObj>("sys");
+  // What a Linux CPython 3.11 says; pkc's programs are compiled there.
+  ns->members["platform"] = makeStr("linux");
+  ns->members["version_info"] = makeTuple({makeInt(3), makeInt(11), makeInt(0)});
+  ns->members["maxsize"] = makeInt(INT64_MAX);
+  ns->members["byteorder"] = makeStr("little");
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeOs() {
+  auto ns = std::make_shared<NamespaceObj>("os");
+  // The environment is empty: a compiled kernel must not depend on it.
+  ns->members["environ"] = std::make_shared<DictObj>();
+  define(*ns, "getenv", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"key"}, {"default", none()}});
+    return a[1];
+  });
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeWarnings() {
+  auto ns = std::make_shared<NamespaceObj>("warnings");
+  define(*ns, "warn", [](Elaborator &el, CallArgs &args) -> Obj {
+    std::string text = args.positional.empty() ? "warning" : repr(*args.positional[0]);
+    if (!args.positional.empty())
+      if (auto *s = llvm::dyn_cast<StrObj>(args.positional[0].get()))
+        text = s->value;
+    el.warn(args.range, text);
+    return none();
+  });
+  define(*ns, "filterwarnings", [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  define(*ns, "simplefilter", [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeItertools() {
+  auto ns = std::make_shared<NamespaceObj>("itertools");
+  NamespaceObj &n = *ns;
+  define(n, "product", [](Elaborator &el, CallArgs &args) -> Obj {
+    int64_t repeat = 1;
+    for (size_t k = 0; k < args.keywords.size(); ++k)
+      if (args.keywords[k].first == "repeat")
+        repeat = el.toInt(args.keywords[k].second, args.rangeOfKeyword("repeat"), "repeat");
+      else
+        el.fail(args.rangeOfKeyword(args.keywords[k].first),
+                "product() got an unexpected keyword argument '" + args.keywords[k].first + "'");
+    std::vector<std::vector<Obj>> pools;
+    for (int64_t r = 0; r < repeat; ++r)
+      for (size_t i = 0; i < args.positional.size(); ++i)
+        pools.push_back(el.iterate(args.positional[i], args.rangeOf(i)));
+    std::vector<std::vector<Obj>> result = {{}};
+    for (const auto &pool : pools) {
+      std::vector<std::vector<Obj>> next;
+      for (const auto &prefix : result)
+        for (const Obj &item : pool) {
+          el.spendFuel(args.range);
+          next.push_back(prefix);
+          next.back().push_back(item);
+        }
+      result = std::move(next);
+    }
+    std::vector<Obj> out;
+    for (auto &combo : result)
+      out.push_back(makeTuple(combo));
+    return makeTuple(out);
+  });
+  define(n, "chain", [](Elaborator &el, CallArgs &args) -> Obj {
+    std::vector<Obj> out;
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      for (const Obj &item : el.iterate(args.positional[i], args.rangeOf(i)))
+        out.push_back(item);
+    return makeTuple(out);
+  });
+  define(n, "repeat", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object"}, optionalParam("times")});
+    if (!a[1])
+      el.fail(args.range, "itertools.repeat without 'times' never ends; give a count");
+    return makeTuple(std::vector<Obj>(el.toInt(a[1], a.range(1), "times"), a[0]));
+  });
+  define(n, "accumulate", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}, {"func", none()}, {"initial", none(), true}});
+    std::vector<Obj> out;
+    Obj acc = isNone(a[2]) ? nullptr : a[2];
+    if (acc)
+      out.push_back(acc);
+    for (const Obj &item : el.iterate(a[0], a.range(0))) {
+      if (!acc) {
+        acc = item;
+      } else if (isNone(a[1])) {
+        acc = binaryOperator(el, ast::BinaryOp::Add, acc, item, args.range);
+      } else {
+        CallArgs call;
+        call.range = args.range;
+        call.addPositional(acc, args.range);
+        call.addPositional(item, args.range);
+        acc = el.call(a[1], call);
+      }
+      out.push_back(acc);
+    }
+    return makeTuple(out);
+  });
+  auto choose = [](bool permutations) {
+    return [permutations](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"iterable"}, {"r", none()}});
+      std::vector<Obj> pool = el.iterate(a[0], a.range(0));
+      size_t r = isNone(a[1]) ? pool.size()
+                              : static_cast<size_t>(el.toInt(a[1], a.range(1), "r"));
+      std::vector<Obj> out;
+      std::vector<size_t> picked;
+      std::vector<bool> used(pool.size(), false);
+      std::function<void(size_t)> go = [&](size_t from) {
+        el.spendFuel(args.range);
+        if (picked.size() == r) {
+          std::vector<Obj> items;
+          for (size_t i : picked)
+            items.push_back(pool[i]);
+          out.push_back(makeTuple(items));
+          return;
+        }
+        for (size_t i = permutations ? 0 : from; i < pool.size(); ++i) {
+          if (used[i])
+            continue;
+          used[i] = true;
+          picked.push_back(i);
+          go(i + 1);
+          picked.pop_back();
+          used[i] = false;
+        }
+      };
+      if (r <= pool.size())
+        go(0);
+      return makeTuple(out);
+    };
+  };
+  define(n, "combinations", choose(false));
+  define(n, "permutations", choose(true));
+  define(n, "islice", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() < 2 || args.positional.size() > 4)
+      el.fail(args.range, "islice(iterable, stop) or islice(iterable, start, stop[, step])");
+    std::vector<Obj> items = el.iterate(args.positional[0], args.rangeOf(0));
+    int64_t start = 0, stop, step = 1;
+    auto bound = [&](size_t i, int64_t fallback) {
+      return isNone(args.positional[i]) ? fallback
+                                        : el.toInt(args.positional[i], args.rangeOf(i), "islice");
+    };
+    int64_t size = static_cast<int64_t>(items.size());
+    if (args.positional.size() == 2) {
+      stop = bound(1, size);
+    } else {
+      start = bound(1, 0);
+      stop = bound(2, size);
+      if (args.positional.size() == 4)
+        step = bound(3, 1);
+    }
+    std::vector<Obj> out;
+    for (int64_t i = start; i < std::min(stop, size); i += std::max<int64_t>(step, 1))
+      out.push_back(items[i]);
+    return makeTuple(out);
+  });
+  define(n, "zip_longest", [](Elaborator &el, CallArgs &args) -> Obj {
+    Obj fill = none();
+    for (const auto &[k, v] : args.keywords)
+      if (k == "fillvalue")
+        fill = v;
+    std::vector<std::vector<Obj>> lists;
+    size_t longest = 0;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      lists.push_back(el.iterate(args.positional[i], args.rangeOf(i)));
+      longest = std::max(longest, lists.back().size());
+    }
+    std::vector<Obj> out;
+    for (size_t i = 0; i < longest; ++i) {
+      std::vector<Obj> row;
+      for (auto &l : lists)
+        row.push_back(i < l.size() ? l[i] : fill);
+      out.push_back(makeTuple(row));
+    }
+    return makeTuple(out);
+  });
+  return ns;
+}
+
+std::shared_ptr<NamespaceObj> makeOperator() {
+  auto ns = std::make_shared<NamespaceObj>("operator");
+  static const std::pair<const char *, ast::BinaryOp> binary[] = {
+      {"add", ast::BinaryOp::Add},       {"sub", ast::BinaryOp::Sub},
+      {"mul", ast::BinaryOp::Mul},       {"truediv", ast::BinaryOp::Div},
+      {"floordiv", ast::BinaryOp::FloorDiv}, {"mod", ast::BinaryOp::Mod},
+      {"pow", ast::BinaryOp::Pow},       {"matmul", ast::BinaryOp::MatMul},
+      {"and_", ast::BinaryOp::BitAnd},   {"or_", ast::BinaryOp::BitOr},
+      {"xor", ast::BinaryOp::BitXor},    {"lshift", ast::BinaryOp::LShift},
+      {"rshift", ast::BinaryOp::RShift},
+  };
+  for (const auto &[name, op] : binary) {
+    ast::BinaryOp o = op;
+    define(*ns, name, [o](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+      return binaryOperator(el, o, a[0], a[1], args.range);
+    });
+  }
+  define(*ns, "neg", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}});
+    return unaryOperator(el, ast::UnaryOp::Negate, a[0], args.range);
+  });
+  define(*ns, "getitem", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+    return subscript(el, a[0], a[1], args.range);
+  });
+  return ns;
+}
+
+/// functools beyond partial and reduce.
+void extendFunctools(NamespaceObj &n) {
+  n.members["wraps"] = builtin("functools.wraps", [](Elaborator &el, CallArgs &args) -> Obj {
+    return identityDecorator("functools.wraps");
+  });
+  n.members["cached_property"] = builtin("functools.cached_property",
+                                         [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"func"}});
+    return std::make_shared<DescriptorObj>(DescriptorObj::Which::Property, a[0]);
+  });
+  // Caches change nothing in a program that runs once at compile time.
+  for (const char *name : {"lru_cache", "cache", "total_ordering", "singledispatch"})
+    n.members[name] = identityDecorator(std::string("functools.") + name);
+}
+
+/// math beyond what makeMathNamespace defines.
+void extendMath(NamespaceObj &n) {
+  n.members["tau"] = makeFloat(2 * M_PI);
+  auto real = [&](const char *name, double (*fn)(double)) {
+    define(n, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"x"}});
+      return makeFloat(fn(el.toDouble(a[0], a.range(0), "math argument")));
+    });
+  };
+  real("fabs", std::fabs);
+  real("log1p", std::log1p);
+  real("expm1", std::expm1);
+  real("asin", std::asin);
+  real("acos", std::acos);
+  real("atan", std::atan);
+  real("sinh", std::sinh);
+  real("cosh", std::cosh);
+  real("erfc", std::erfc);
+  real("gamma", std::tgamma);
+  real("lgamma", std::lgamma);
+  define(n, "log", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, optionalParam("base")});
+    double x = el.toDouble(a[0], a.range(0), "math argument");
+    if (x <= 0)
+      el.raise(a.range(0), "ValueError", "math domain error");
+    if (!a[1])
+      return makeFloat(std::log(x));
+    return makeFloat(std::log(x) / std::log(el.toDouble(a[1], a.range(1), "base")));
+  });
+  auto real2 = [&](const char *name, double (*fn)(double, double)) {
+    define(n, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"x"}, {"y"}});
+      return makeFloat(fn(el.toDouble(a[0], a.range(0), "math argument"),
+                          el.toDouble(a[1], a.range(1), "math argument")));
+    });
+  };
+  real2("pow", std::pow);
+  real2("atan2", std::atan2);
+  real2("hypot", std::hypot);
+  real2("copysign", std::copysign);
+  real2("fmod", std::fmod);
+  auto predicate = [&](const char *name, bool (*fn)(double)) {
+    define(n, name, [fn](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"x"}});
+      return makeBool(fn(el.toDouble(a[0], a.range(0), "math argument")));
+    });
+  };
+  predicate("isnan", [](double x) { return std::isnan(x); });
+  predicate("isinf", [](double x) { return std::isinf(x); });
+  predicate("isfinite", [](double x) { return std::isfinite(x); });
+  define(n, "lcm", [](Elaborator &el, CallArgs &args) -> Obj {
+    int64_t l = 1;
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      l = std::lcm(l, el.toInt(args.positional[i], args.rangeOf(i), "lcm argument"));
+    return makeInt(args.positional.empty() ? 1 : l);
+  });
+  define(n, "factorial", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"n"}});
+    int64_t v = el.toInt(a[0], a.range(0), "factorial argument"), f = 1;
+    if (v < 0 || v > 20)
+      el.fail(a.range(0), "factorial() argument must be in [0, 20] (a 64-bit result)");
+    for (int64_t i = 2; i <= v; ++i)
+      f *= i;
+    return makeInt(f);
+  });
+  define(n, "comb", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"n"}, {"k"}});
+    int64_t n = el.toInt(a[0], a.range(0), "n"), k = el.toInt(a[1], a.range(1), "k");
+    if (k < 0 || k > n)
+      return makeInt(0);
+    __int128 c = 1;
+    for (int64_t i = 1; i <= std::min(k, n - k); ++i) {
+      c = c * (n - i + 1) / i;
+      if (c > INT64_MAX)
+        el.fail(args.range, "comb() result does not fit in 64 bits");
+    }
+    return makeInt(static_cast<int64_t>(c));
+  });
+  define(n, "fsum", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterable"}});
+    long double total = 0;
+    for (const Obj &x : el.iterate(a[0], a.range(0)))
+      total += el.toDouble(x, a.range(0), "fsum item");
+    return makeFloat(static_cast<double>(total));
+  });
+}
+
+} // namespace
+
+void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
+  auto typing = makeTyping();
+  m["typing"] = typing;
+  m["typing_extensions"] = typing;
+  m["dataclasses"] = makeDataclasses(el);
+  auto collections = makeCollections(typing);
+  m["collections"] = collections;
+  m["collections.abc"] = collections->members.at("abc");
+  m["enum"] = makeEnum();
+  m["abc"] = makeAbc();
+  m["contextlib"] = makeContextlib();
+  m["sys"] = makeSys();
+  m["os"] = makeOs();
+  m["warnings"] = makeWarnings();
+  m["itertools"] = makeItertools();
+  m["operator"] = makeOperator();
+  extendFunctools(llvm::cast<NamespaceObj>(*m.at("functools")));
+  extendMath(llvm::cast<NamespaceObj>(*m.at("math")));
+}
+
+void installClassBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &b) {
+  auto descriptor = [&](const char *name, DescriptorObj::Which which) {
+    b[name] = builtin(name, [which](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"function"}});
+      return std::make_shared<DescriptorObj>(which, a[0]);
+    });
+  };
+  descriptor("property", DescriptorObj::Which::Property);
+  descriptor("classmethod", DescriptorObj::Which::ClassMethod);
+  descriptor("staticmethod", DescriptorObj::Which::StaticMethod);
+  auto object = typeMarker("object");
+  object->attributes.emplace_back(
+      "__setattr__", builtin("object.__setattr__", [](Elaborator &el, CallArgs &args) -> Obj {
+        // The escape hatch frozen dataclasses use in __post_init__.
+        BoundArgs a = el.bind(args, {{"self"}, {"name"}, {"value"}});
+        auto *inst = llvm::dyn_cast<InstanceObj>(a[0].get());
+        if (!inst)
+          el.fail(a.range(0), "object.__setattr__ needs an instance of a class of the program");
+        inst->set(el.toStr(a[1], a.range(1), "attribute name"), a[2]);
+        return none();
+      }));
+  b["object"] = object;
+  b["type"] = builtin("type", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object"}});
+    if (auto *inst = llvm::dyn_cast<InstanceObj>(a[0].get()))
+      return inst->cls;
+    if (auto *seq = llvm::dyn_cast<SequenceObj>(a[0].get()); seq && seq->namedTuple)
+      return seq->namedTuple;
+    if (isNone(a[0]))
+      return none(); // `type(None)` only ever appears in isinstance checks
+    Obj builtins = el.lookup(typeName(*a[0]), args.range);
+    return builtins;
+  });
+  b["NotImplemented"] = typeMarker("NotImplemented");
+  for (const char *name : {"AttributeError", "ImportError", "ModuleNotFoundError", "LookupError",
+                           "ZeroDivisionError", "OverflowError", "ArithmeticError", "NameError",
+                           "StopIteration", "BaseException", "RecursionError", "UserWarning",
+                           "DeprecationWarning", "FutureWarning", "Warning"})
+    b[name] = std::make_shared<ExceptionTypeObj>(name);
+}
+
+} // namespace pk::elab
