@@ -59,8 +59,7 @@ compoundStatement
   : ifStatement
   | forStatement
   | whileStatement
-  | functionDefinition
-  | classDefinition
+  | decorated
   | withStatement
   | tryStatement
   ;
@@ -79,8 +78,14 @@ whileStatement
   : WHILE expression COLON block (ELSE COLON block)?
   ;
 
+// A function or class and the decorators before it. The decorators are
+// this rule's, not the definitions', so that choosing between `def` and
+// `class` takes one token after them instead of looking across them (the
+// parser stays linear: ParserTest bounds every decision's lookahead).
+decorated: decorator* (functionDefinition | classDefinition);
+
 functionDefinition
-  : decorator* DEF NAME LPAREN parameters? RPAREN
+  : DEF NAME LPAREN parameters? RPAREN
     (ARROW returnType=expression)? COLON block
   ;
 
@@ -89,7 +94,7 @@ decorator: AT expression NEWLINE;
 // `class Name(bases, keyword=...):`. Classes are static: dataclasses,
 // NamedTuples and plain classes holding configuration and helpers.
 classDefinition
-  : decorator* CLASS NAME (LPAREN arguments? RPAREN)? COLON block
+  : CLASS NAME (LPAREN arguments? RPAREN)? COLON block
   ;
 
 // `with a as b, c:` (context managers such as jax.named_scope).

@@ -15,6 +15,7 @@
 #include "interpreter/Interpreter.h"
 #include "interpreter/Npy.h"
 #include "interpreter/NumpyFormat.h"
+#include "ir/PkDialect.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -130,6 +131,11 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   std::vector<HostArray> arguments;
   for (auto &input : inputs)
     arguments.push_back(std::move(*input));
+  // Only the entry runs, so only it is compiled: another export of the
+  // file whose blocks a GPU cannot hold must not stop this one.
+  for (pk::ExportOp other : llvm::make_early_inc_range(module->getOps<pk::ExportOp>()))
+    if (other.getSymName() != entry)
+      other.erase();
   bool cuda = options.device == "cuda" || (options.device == "auto" && cudaDeviceAvailable());
   RunResult result = options.device == "cuda-sim" ? runOnCudaSim(session, *module, entry, arguments, options)
                      : cuda ? runOnCuda(session, *module, entry, *signature, arguments)

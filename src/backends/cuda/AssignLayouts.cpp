@@ -350,6 +350,22 @@ int64_t registersPerThread(RankedTensorType type, const Layout &layout) {
   return (layout.numRegisters() * bits + 31) / 32;
 }
 
+/// Where to report a problem with `op`'s result: its own location, or,
+/// for ops the folder made without one (splat constants hoisted and merged
+/// by canonicalization get an unknown location), the first user's, so the
+/// error still points at the user's line.
+Location reportLocation(Operation *op) {
+  if (!llvm::isa<UnknownLoc>(op->getLoc()))
+    return op->getLoc();
+  for (Operation *user : op->getUsers())
+    if (!llvm::isa<UnknownLoc>(user->getLoc()))
+      return user->getLoc();
+  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp())
+    if (!llvm::isa<UnknownLoc>(parent->getLoc()))
+      return parent->getLoc();
+  return op->getLoc();
+}
+
 /// Refuses a block value whose share of one thread is larger than a
 /// thread's whole register file. Such a value can only live in local
 /// memory, element by element, and the distributed code grows with it:
@@ -371,7 +387,7 @@ LogicalResult checkRegisterDemand(::mlir::gpu::GPUFuncOp func, unsigned numWarps
         shape += std::to_string(d) + "x";
       std::string element;
       llvm::raw_string_ostream(element) << type.getElementType();
-      op->emitError() << "this block value (" << shape << element << ") needs " << registers
+      mlir::emitError(reportLocation(op)) << "this block value (" << shape << element << ") needs " << registers
                       << " registers in each of the " << numWarps * kWarpSize
                       << " threads that hold it (" << numWarps
                       << " warps), more than the " << kMaxRegistersPerThread

@@ -5,6 +5,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExprVisitor.h"
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 namespace pk::gpu {
@@ -183,15 +185,41 @@ unsigned firstCarryingAxis(Block &kernel, Value ref, unsigned gridRank) {
   return gridRank; // never used
 }
 
-unsigned numWarpsOf(pk::PallasCallOp call, unsigned fallback) {
+/// The num_warps the program's compiler_params give, if any.
+std::optional<unsigned> declaredNumWarps(pk::PallasCallOp call) {
   DictionaryAttr params = call.getCompilerParamsAttr();
   if (!params)
-    return fallback;
+    return std::nullopt;
   for (StringRef backend : {"gpu", "common"})
     if (auto inner = params.getAs<DictionaryAttr>(backend))
       if (auto n = inner.getAs<IntegerAttr>("num_warps"))
         return static_cast<unsigned>(n.getInt());
-  return fallback;
+  return std::nullopt;
+}
+
+/// The bits of the largest block value the kernel computes with.
+int64_t largestValueBits(pk::PallasCallOp call) {
+  int64_t largest = 0;
+  call.getKernelBlock().walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = llvm::dyn_cast<RankedTensorType>(type); tensor && tensor.hasStaticShape())
+        largest = std::max(largest, tensor.getNumElements() *
+                                        std::max<int64_t>(8, tensor.getElementTypeBitWidth()));
+  });
+  return largest;
+}
+
+/// Warps for a kernel that does not say: `fallback`, doubled (up to 16, a
+/// 512-thread CTA) while the largest block value would take more than 128
+/// of a thread's 255 registers. Triton would spill such a block; pkc
+/// spreads it over more threads instead (a 128x256 f32 block: 8 warps).
+unsigned chooseNumWarps(pk::PallasCallOp call, unsigned fallback) {
+  constexpr int64_t kRegisterBudget = 128, kMaxWarps = 16;
+  int64_t bits = largestValueBits(call);
+  unsigned warps = fallback;
+  while (warps < kMaxWarps && bits > int64_t(warps) * 32 * kRegisterBudget * 32)
+    warps *= 2;
+  return warps;
 }
 
 std::string sanitize(StringRef name) {
@@ -203,7 +231,7 @@ std::string sanitize(StringRef name) {
 
 LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
   LaunchPlan p;
-  p.numWarps = numWarpsOf(call, defaultNumWarps);
+  p.numWarps = declaredNumWarps(call).value_or(chooseNumWarps(call, defaultNumWarps));
   unsigned grid = call.getGridRank();
   AffineMap sizes = call.getGrid();
 

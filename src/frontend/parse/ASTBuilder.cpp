@@ -234,10 +234,14 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
 StmtPtr ASTBuilder::buildCompoundStatement(P::CompoundStatementContext *ctx) {
   if (ctx->ifStatement())
     return buildIf(ctx->ifStatement(), 0);
-  if (ctx->functionDefinition())
-    return buildFunction(ctx->functionDefinition());
-  if (ctx->classDefinition())
-    return buildClass(ctx->classDefinition());
+  if (P::DecoratedContext *d = ctx->decorated()) {
+    std::vector<ExprPtr> decorators;
+    for (P::DecoratorContext *decorator : d->decorator())
+      decorators.push_back(buildExpression(decorator->expression()));
+    if (d->functionDefinition())
+      return buildFunction(d->functionDefinition(), std::move(decorators));
+    return buildClass(d->classDefinition(), std::move(decorators));
+  }
   if (auto *with = ctx->withStatement()) {
     auto stmt = std::make_unique<WithStmt>(rangeOf(with));
     for (P::WithItemContext *item : with->withItem()) {
@@ -316,14 +320,13 @@ StmtList ASTBuilder::buildBlock(P::BlockContext *ctx) {
   return out;
 }
 
-StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx) {
+StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx,
+                                  std::vector<ExprPtr> decorators) {
   // Like Python's ast, a function starts at `def`, after its decorators.
-  SourceRange whole = rangeOf(ctx);
-  auto def = std::make_unique<FunctionDefStmt>(SourceRange(rangeOf(ctx->DEF()).begin, whole.end));
+  auto def = std::make_unique<FunctionDefStmt>(rangeOf(ctx));
   def->name = ctx->NAME()->getText();
   def->nameRange = rangeOf(ctx->NAME());
-  for (P::DecoratorContext *d : ctx->decorator())
-    def->decorators.push_back(buildExpression(d->expression()));
+  def->decorators = std::move(decorators);
   if (ctx->parameters())
     def->parameters = buildParameters(ctx->parameters());
   if (ctx->returnType)
@@ -332,13 +335,11 @@ StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx) {
   return def;
 }
 
-StmtPtr ASTBuilder::buildClass(P::ClassDefinitionContext *ctx) {
-  SourceRange whole = rangeOf(ctx);
-  auto def = std::make_unique<ClassDefStmt>(SourceRange(rangeOf(ctx->CLASS()).begin, whole.end));
+StmtPtr ASTBuilder::buildClass(P::ClassDefinitionContext *ctx, std::vector<ExprPtr> decorators) {
+  auto def = std::make_unique<ClassDefStmt>(rangeOf(ctx));
   def->name = ctx->NAME()->getText();
   def->nameRange = rangeOf(ctx->NAME());
-  for (P::DecoratorContext *d : ctx->decorator())
-    def->decorators.push_back(buildExpression(d->expression()));
+  def->decorators = std::move(decorators);
   if (ctx->arguments())
     def->bases = buildArguments(ctx->arguments());
   def->body = buildBlock(ctx->block());

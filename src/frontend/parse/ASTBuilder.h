@@ -52,8 +52,10 @@ private:
   ast::StmtPtr buildSimpleStatement(P::SimpleStatementContext *ctx);
   ast::StmtPtr buildCompoundStatement(P::CompoundStatementContext *ctx);
   ast::StmtPtr buildIf(P::IfStatementContext *ctx, size_t clause);
-  ast::StmtPtr buildFunction(P::FunctionDefinitionContext *ctx);
-  ast::StmtPtr buildClass(P::ClassDefinitionContext *ctx);
+  /// A definition and the decorators the enclosing `decorated` rule holds.
+  ast::StmtPtr buildFunction(P::FunctionDefinitionContext *ctx,
+                             std::vector<ast::ExprPtr> decorators);
+  ast::StmtPtr buildClass(P::ClassDefinitionContext *ctx, std::vector<ast::ExprPtr> decorators);
   ast::StmtList buildBlock(P::BlockContext *ctx);
   std::vector<ast::Parameter> buildParameters(P::ParametersContext *ctx);
   std::vector<ast::Parameter> buildLambdaParameters(P::LambdaParametersContext *ctx);
