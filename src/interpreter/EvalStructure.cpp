@@ -149,7 +149,7 @@ TensorPtr argReduce(const Tensor &in, pk::ReductionKind kind, int64_t axis,
 }
 
 TensorPtr dot(const Tensor &a, const Tensor &b, bool transposeA, bool transposeB,
-              const ElementKind &out) {
+              bool unsignedOperands, const ElementKind &out) {
   int64_t m = a.shape[transposeA ? 1 : 0], k = a.shape[transposeA ? 0 : 1];
   int64_t n = b.shape[transposeB ? 0 : 1];
   TensorPtr r = makeTensor(out, {m, n});
@@ -181,11 +181,16 @@ TensorPtr dot(const Tensor &a, const Tensor &b, bool transposeA, bool transposeB
     }
     return r;
   }
+  // Integers are held sign-extended; unsigned operands widen by zero
+  // extension instead (uint8 200 is 200, not -56).
+  unsigned width = a.element.width;
+  uint64_t operandMask = !unsignedOperands || width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  auto widen = [&](int64_t v) { return static_cast<uint64_t>(v) & operandMask; };
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       uint64_t acc = 0;
       for (int64_t p = 0; p < k; ++p)
-        acc += static_cast<uint64_t>(a.i[aIndex(i, p)]) * static_cast<uint64_t>(b.i[bIndex(p, j)]);
+        acc += widen(a.i[aIndex(i, p)]) * widen(b.i[bIndex(p, j)]);
       r->i[i * n + j] = wrapInt(static_cast<int64_t>(acc), out.width);
     }
   return r;
@@ -293,7 +298,8 @@ bool Evaluator::evalStructure(Operation *op) {
   }
   if (auto d = llvm::dyn_cast<pk::DotOp>(op)) {
     set(d.getResult(), dot(*get(d.getLhs()), *get(d.getRhs()), d.getTransposeLhs(),
-                           d.getTransposeRhs(), elementKindOf(d.getType())));
+                           d.getTransposeRhs(), d.getUnsignedOperands(),
+                           elementKindOf(d.getType())));
     return true;
   }
   return false;

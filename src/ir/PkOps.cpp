@@ -806,6 +806,8 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "operands must have the same element type";
   if (llvm::isa<FloatType>(lhs.getElementType()) != llvm::isa<FloatType>(out.getElementType()))
     return emitOpError() << "float operands need a float result, integer operands an integer one";
+  if (getUnsignedOperands() && !lhs.getElementType().isSignlessInteger())
+    return emitOpError() << "unsigned_operands needs integer operands";
   return success();
 }
 

@@ -534,7 +534,10 @@ def Pk_DotOp : Pk_Op<"dot", [Pure]> {
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes when the matching
     flag is set. Products accumulate in the result's element type
-    (`preferred_element_type`); operands may be narrower.
+    (`preferred_element_type`); operands may be narrower. Integer types are
+    signless, so `unsigned_operands` says how narrower integer operands
+    widen: zero-extended (uint8 x uint8 -> uint32) rather than
+    sign-extended.
 
     ```mlir
     %c = pk.dot %a, %b : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
@@ -544,7 +547,8 @@ def Pk_DotOp : Pk_Op<"dot", [Pure]> {
     AnyStaticShapeTensor:$lhs,
     AnyStaticShapeTensor:$rhs,
     UnitAttr:$transpose_lhs,
-    UnitAttr:$transpose_rhs
+    UnitAttr:$transpose_rhs,
+    UnitAttr:$unsigned_operands
   );
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{

@@ -36,7 +36,9 @@ Type accumulatorType(Emitter &e, Type in, Type out) {
              : Type(e.b.getI32Type());
 }
 
-Value convertElement(Emitter &e, Value v, Type to) {
+/// `v` as a `to`; a narrower integer widens by zero extension when
+/// `zeroExtend` (the dot's unsigned_operands), by sign extension otherwise.
+Value convertElement(Emitter &e, Value v, Type to, bool zeroExtend = false) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -47,9 +49,10 @@ Value convertElement(Emitter &e, Value v, Type to) {
                ? Value(arith::ExtFOp::create(e.b, e.loc, to, v))
                : Value(arith::TruncFOp::create(e.b, e.loc, to, v));
   }
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? Value(arith::ExtSIOp::create(e.b, e.loc, to, v))
-             : Value(arith::TruncIOp::create(e.b, e.loc, to, v));
+  if (from.getIntOrFloatBitWidth() >= to.getIntOrFloatBitWidth())
+    return arith::TruncIOp::create(e.b, e.loc, to, v);
+  return zeroExtend ? Value(arith::ExtUIOp::create(e.b, e.loc, to, v))
+                    : Value(arith::ExtSIOp::create(e.b, e.loc, to, v));
 }
 
 /// Writes the elements of an operand whose K coordinate falls in
@@ -266,11 +269,11 @@ LogicalResult lowerDot(Emitter &e, pk::DotOp op) {
         Value a = convertElement(
             e, e.loadValue(e.sharedPointer(e.index(offset), lhs.getElementType(), aAt),
                            lhs.getElementType(), lhs.getElementType()),
-            acc);
+            acc, op.getUnsignedOperands());
         Value b = convertElement(
             e, e.loadValue(e.sharedPointer(e.index(offsetB), rhs.getElementType(), bAt),
                            rhs.getElementType(), rhs.getElementType()),
-            acc);
+            acc, op.getUnsignedOperands());
         Value current = e.extract(partial, j);
         updated.push_back(llvm::isa<FloatType>(acc)
                               ? Value(math::FmaOp::create(e.b, e.loc, a, b, current))

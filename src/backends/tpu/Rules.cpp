@@ -339,6 +339,12 @@ LogicalResult checkOp(Operation *op) {
     auto rhs = llvm::cast<RankedTensorType>(dot.getRhs().getType());
     if (lhs.getRank() != 2 || rhs.getRank() != 2)
       return op->emitError() << "on TPU matrix products take 2-D operands";
+    // Mosaic's matmul reads every integer as signed; Pallas rejects
+    // unsigned operands rather than compute wrong products, and so do we.
+    if (dot.getUnsignedOperands())
+      return op->emitError() << "unsigned integer matrix products are not supported on TPU (Mosaic "
+                                "reads integer operands as signed); cast the operands to a signed "
+                                "type before the dot";
     Type result = llvm::cast<RankedTensorType>(dot.getType()).getElementType();
     if (!result.isF32() && !result.isBF16() && !result.isF16() && !result.isInteger(32) &&
         !result.isInteger(16) && !result.isInteger(8))

@@ -1133,6 +1133,9 @@ Obj ArrayOps::dot(const Obj &x, const Obj &y, bool transposeA, bool transposeB,
     op.setTransposeLhs(true);
   if (transposeB)
     op.setTransposeRhs(true);
+  // The IR's integers are signless: the op says how its operands widen.
+  if (isUnsigned(t.dtype))
+    op.setUnsignedOperands(true);
   ArrayPtr result = wrap(op, {m, n}, resultType, t.weak && !preferred);
   if (aVector && bVector)
     return reshape(result, {}, r);

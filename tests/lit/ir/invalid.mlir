@@ -49,6 +49,14 @@ func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) {
 
 // -----
 
+func.func @f(%a: tensor<4x4xf32>) {
+  // expected-error @+1 {{unsigned_operands needs integer operands}}
+  %c = pk.dot %a, %a {unsigned_operands} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @f(%a: tensor<4x3xf32>) {
   // expected-error @+1 {{reduction kind 'maxsi' does not apply to 'f32'}}
   %c = pk.reduce <maxsi> %a axes [1] : tensor<4x3xf32> -> tensor<4xf32>
