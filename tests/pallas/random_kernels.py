@@ -194,7 +194,7 @@ class Generator:
         if self.rng.random() < 0.3:
             first = ", ".join(f"pl.program_id({d}) == 0" for d in range(rank))
             lines += ["", f"    @pl.when({first.split(',')[0]})", "    def _():",
-                      f"        o_ref[...] = {self.cast('x_ref[...] - y_ref[...]', dtype, out)}"]
+                      f"        o_ref[...] = {self.cast('(x_ref[...] - y_ref[...])', dtype, out)}"]
         shape = ", ".join(dims)
         grid = ", ".join(f"pl.cdiv({d}, {b})" for d, b in zip(dims, block))
         index_map = "lambda i: (i,)" if rank == 1 else "lambda i, j: (i, j)"
