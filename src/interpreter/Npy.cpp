@@ -1,6 +1,7 @@
 //===- Npy.cpp ------------------------------------------------------------===//
 #include "interpreter/Npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -20,6 +21,8 @@ std::optional<std::string> headerValue(const std::string &header, const std::str
   if (colon == std::string::npos)
     return std::nullopt;
   size_t begin = header.find_first_not_of(" ", colon + 1);
+  if (begin == std::string::npos) // a key with nothing after its colon
+    return std::nullopt;
   return header.substr(begin);
 }
 
@@ -106,14 +109,31 @@ std::optional<HostArray> parseNpy(const std::string &bytes, std::optional<DType>
       return std::nullopt;
     }
   }
-  HostArray array(*dtype, shape);
+  // The data must be there before the array is allocated: a short file
+  // may claim any shape (a 100-byte file of shape (10**12,)).
   size_t dataStart = headerStart + headerLength;
-  if (bytes.size() - dataStart < array.byteSize()) {
-    error = "truncated .npy data: expected " + std::to_string(array.byteSize()) + " bytes, found " +
-            std::to_string(bytes.size() - dataStart);
+  size_t available = bytes.size() > dataStart ? bytes.size() - dataStart : 0;
+  uint64_t needed = byteWidth(*dtype);
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+    needed = 0; // an empty array, whatever its other dimensions
+  for (int64_t d : shape) {
+    if (needed == 0)
+      break;
+    if (needed > available / static_cast<uint64_t>(d)) {
+      needed = UINT64_MAX; // more than the file holds, however it multiplies out
+      break;
+    }
+    needed *= static_cast<uint64_t>(d);
+  }
+  if (needed > available) {
+    error = "truncated .npy data: the shape needs " +
+            (needed == UINT64_MAX ? std::string("more") : std::to_string(needed)) +
+            " bytes, the file has " + std::to_string(available);
     return std::nullopt;
   }
-  std::memcpy(array.data(), bytes.data() + dataStart, array.byteSize());
+  HostArray array(*dtype, shape);
+  if (array.byteSize() != 0) // memcpy wants real pointers even for 0 bytes
+    std::memcpy(array.data(), bytes.data() + dataStart, array.byteSize());
   return array;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace pk::rt {
 
@@ -30,6 +31,16 @@ std::string expectedShape(const Param &p, const Export &e) {
   for (size_t i = 0; i < p.shape.size(); ++i)
     out += (i ? ", " : "") + p.shape[i].str(e.symbolNames);
   return out + "]";
+}
+
+/// The tensor's DLPack device type as the integer a C caller stored: any
+/// int may arrive there, and reading one that names no DLDeviceType
+/// through the enum type is undefined behavior in C++.
+int32_t deviceTypeOf(const DLTensor &t) {
+  static_assert(sizeof(t.device.device_type) == sizeof(int32_t), "DLDeviceType is a C int");
+  int32_t value;
+  std::memcpy(&value, &t.device.device_type, sizeof value);
+  return value;
 }
 
 std::string hex(uint64_t v) {
@@ -93,13 +104,13 @@ void Validator::run(size_t numArgs) {
 void Validator::checkArray(size_t i) {
   const Param &p = e_.params[i];
   const DLTensor &t = args_[i];
-  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged)
+  int32_t deviceType = deviceTypeOf(t);
+  if (deviceType != kDLCUDA && deviceType != kDLCUDAManaged)
     error(PK_ERROR_DEVICE_MISMATCH, i,
-          "is not in CUDA device memory (its DLPack device type is " +
-              std::to_string(int(t.device.device_type)) +
+          "is not in CUDA device memory (its DLPack device type is " + std::to_string(deviceType) +
               "; expected kDLCUDA (2) or kDLCUDAManaged (13))");
   // Managed memory is reachable from every device; its device_id means little.
-  if (ordinal_ >= 0 && t.device.device_type == kDLCUDA && t.device.device_id != ordinal_)
+  if (ordinal_ >= 0 && deviceType == kDLCUDA && t.device.device_id != ordinal_)
     error(PK_ERROR_DEVICE_MISMATCH, i,
           "is on CUDA device " + std::to_string(t.device.device_id) +
               ", but the module is loaded on device " + std::to_string(ordinal_));

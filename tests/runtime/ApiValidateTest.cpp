@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -107,6 +108,15 @@ TEST_F(ApiValidate, Device) {
   DLTensor managed = tensor(0x30000, n1000, kF32, 5);
   managed.device.device_type = kDLCUDAManaged;
   expect(add, {tensor(0x10000, n1000, kF32), tensor(0x20000, n1000, kF32), managed}, PK_OK, "");
+  // A C caller may store any int there (found by fuzz/FuzzLaunchArgs.cpp,
+  // where reading it through the enum type was undefined behavior).
+  DLTensor odd = tensor(0x10000, n1000, kF32);
+  int32_t notADevice = 109;
+  std::memcpy(&odd.device.device_type, &notADevice, sizeof notADevice);
+  expect(add, {odd, tensor(0x20000, n1000, kF32), tensor(0x30000, n1000, kF32)},
+         PK_ERROR_DEVICE_MISMATCH,
+         "add: argument \"x\" (param 0) is not in CUDA device memory (its DLPack device type is 109; "
+         "expected kDLCUDA (2) or kDLCUDAManaged (13))");
 }
 
 TEST_F(ApiValidate, DType) {

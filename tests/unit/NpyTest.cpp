@@ -77,6 +77,29 @@ TEST(Npy, RejectsWhatItCannotRead) {
   EXPECT_NE(error.find("unsupported"), std::string::npos);
 }
 
+// Found by the npy fuzzer (fuzz/FuzzNpy.cpp): each used to crash pkc run --in.
+TEST(Npy, MalformedHeadersAndHugeShapesAreErrors) {
+  std::string error;
+  // A key with nothing after its colon: substr(npos) threw out of parseNpy.
+  EXPECT_FALSE(pk::parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape':"),
+                            std::nullopt, error));
+  EXPECT_NE(error.find("malformed"), std::string::npos) << error;
+  // A shape far beyond the file's bytes is refused before any allocation.
+  EXPECT_FALSE(pk::parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }") +
+                                "abcd",
+                            std::nullopt, error));
+  EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+  EXPECT_FALSE(pk::parseNpy(header("{'descr': '<f8', 'fortran_order': False, "
+                                   "'shape': (4294967296, 4294967296, 16), }"),
+                            std::nullopt, error));
+  EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+  // An empty array has no data to copy.
+  std::optional<HostArray> empty =
+      pk::parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 0, 5), }"), std::nullopt, error);
+  ASSERT_TRUE(empty) << error;
+  EXPECT_EQ(empty->size(), 0);
+}
+
 TEST(Npy, OpaqueTwoByteReadsAsBFloat16) {
   std::string bytes = header("{'descr': '<V2', 'fortran_order': False, 'shape': (1,), }");
   uint16_t one = 0x3f80;

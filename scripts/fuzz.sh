@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Builds pkc's libFuzzer harnesses (fuzz/, docs/fuzzing.md) with clang-22
+# under AddressSanitizer and UndefinedBehaviorSanitizer in build-fuzz/ (or
+# $PK_FUZZ_BUILD_DIR), makes seed corpora from the samples and tests, and
+# runs each harness for RUNS executions. A crash, a sanitizer report, a
+# hang (an input over 10 s) or a broken invariant stops that harness with
+# a non-zero exit; its reproducer is left in build-fuzz/findings/.
+#
+# Usage: scripts/fuzz.sh [--runs N] [HARNESS...]
+#   HARNESS: frontend npy manifest launch-args (default: all)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${PK_FUZZ_BUILD_DIR:-$root/build-fuzz}
+runs=20000
+harnesses=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --runs=*) runs=${1#--runs=}; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) harnesses+=("$1"); shift ;;
+  esac
+done
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(frontend npy manifest launch-args)
+
+"$root/scripts/setup.sh"
+missing=()
+for p in clang-22 libclang-rt-22-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "fuzz: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DPK_FUZZ=ON -DPK_BUILD_TESTS=OFF
+fi
+cmake --build "$build" --target $(printf 'pk-fuzz-%s ' "${harnesses[@]}")
+
+# Seed corpora: what the project's own tests feed each reader.
+seeds=$build/seeds
+rm -rf "$seeds" && mkdir -p "$seeds"/{frontend,npy,manifest,launch-args}
+cp "$root"/samples/*.pk "$root"/tests/pallas/corpus/*.pk "$root"/tests/pallas/real/*.pk \
+   "$root"/tests/pallas/mosaic_gpu/*.pk "$root"/tests/lit/diagnostics/*.pk "$seeds/frontend/"
+python3 "$root/fuzz/deep_programs.py" "$seeds/frontend" --count 60
+for seed in 1 2 3; do
+  python3 "$root/tests/pallas/random_kernels.py" --pkc none --seed "$seed" --count 8 --print \
+    > "$seeds/frontend/random-$seed.pk"
+done
+python3 - "$seeds/npy" <<'PY'
+import sys, numpy as np, ml_dtypes
+out = sys.argv[1]
+arrays = [np.arange(12, dtype=np.float32).reshape(3, 4), np.zeros((), np.int8),
+          np.ones((2, 0, 3), np.uint16), np.array([True, False]),
+          np.arange(6, dtype=np.float64).reshape(2, 3).T, np.arange(4, dtype=">i4"),
+          np.arange(8, dtype=np.float16), np.arange(5).astype(ml_dtypes.bfloat16)]
+for i, a in enumerate(arrays):
+    np.save(f"{out}/{i}.npy", a)
+PY
+cp "$root"/fuzz/seeds/manifest/*.json "$seeds/manifest/"
+printf '\0\1\2\0\0\0\0\0\0\0\0\10' > "$seeds/launch-args/seed"
+
+# UBSan's reports end the run (and count as findings) like ASan's.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# LLVM's allocators poison their free memory in code compiled with ASan
+# (our copies of LLVM's inline functions) but not in Debian's libMLIR, so
+# memory one poisons and the other hands out reads as use-after-poison.
+# Only that manual poisoning is off; ASan's own checks all stay.
+export ASAN_OPTIONS=allow_user_poisoning=0
+mkdir -p "$build/findings"
+failed=0
+for h in "${harnesses[@]}"; do
+  corpus=$build/corpus/$h
+  mkdir -p "$corpus"
+  # The elaborator's closures and the scopes they capture hold each other
+  # (shared_ptr cycles): what one compile leaks is freed when pkc exits,
+  # and the harness would report it on every input. Leaks stay on for the
+  # readers the runtime runs inside its host process.
+  extra=()
+  [ "$h" = frontend ] && extra=(-detect_leaks=0)
+  echo "fuzz: pk-fuzz-$h, $runs executions"
+  if ! "$build/fuzz/pk-fuzz-$h" "${extra[@]}" -runs="$runs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+      -artifact_prefix="$build/findings/$h-" -print_final_stats=1 "$corpus" "$seeds/$h" \
+      2> "$build/findings/$h.log"; then
+    echo "fuzz: pk-fuzz-$h FAILED; see $build/findings/$h.log" >&2
+    tail -30 "$build/findings/$h.log" >&2
+    failed=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/findings/$h.log" | sed 's/^/  /'
+  fi
+done
+exit $failed
