@@ -7,7 +7,9 @@
 # a non-zero exit; its reproducer is left in build-fuzz/findings/.
 #
 # Usage: scripts/fuzz.sh [--runs N] [HARNESS...]
-#   HARNESS: frontend npy manifest launch-args (default: all)
+#   HARNESS: frontend npy manifest launch-args (the default), and backends
+#   (the front end, then PTX and Mosaic MLIR: about a second an input, so
+#   give it fewer runs: scripts/fuzz.sh --runs 300 backends)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PK_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -45,7 +47,7 @@ cmake --build "$build" --target $(printf 'pk-fuzz-%s ' "${harnesses[@]}")
 
 # Seed corpora: what the project's own tests feed each reader.
 seeds=$build/seeds
-rm -rf "$seeds" && mkdir -p "$seeds"/{frontend,npy,manifest,launch-args}
+rm -rf "$seeds" && mkdir -p "$seeds"/{frontend,npy,manifest,launch-args,backends}
 cp "$root"/samples/*.pk "$root"/tests/pallas/corpus/*.pk "$root"/tests/pallas/real/*.pk \
    "$root"/tests/pallas/mosaic_gpu/*.pk "$root"/tests/lit/diagnostics/*.pk "$seeds/frontend/"
 python3 "$root/fuzz/deep_programs.py" "$seeds/frontend" --count 60
@@ -64,6 +66,7 @@ for i, a in enumerate(arrays):
     np.save(f"{out}/{i}.npy", a)
 PY
 cp "$root"/fuzz/seeds/manifest/*.json "$seeds/manifest/"
+cp "$seeds"/frontend/* "$seeds/backends/"
 printf '\0\1\2\0\0\0\0\0\0\0\0\10' > "$seeds/launch-args/seed"
 
 # UBSan's reports end the run (and count as findings) like ASan's.
@@ -78,14 +81,8 @@ failed=0
 for h in "${harnesses[@]}"; do
   corpus=$build/corpus/$h
   mkdir -p "$corpus"
-  # The elaborator's closures and the scopes they capture hold each other
-  # (shared_ptr cycles): what one compile leaks is freed when pkc exits,
-  # and the harness would report it on every input. Leaks stay on for the
-  # readers the runtime runs inside its host process.
-  extra=()
-  [ "$h" = frontend ] && extra=(-detect_leaks=0)
   echo "fuzz: pk-fuzz-$h, $runs executions"
-  if ! "$build/fuzz/pk-fuzz-$h" "${extra[@]}" -runs="$runs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+  if ! "$build/fuzz/pk-fuzz-$h" -runs="$runs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
       -artifact_prefix="$build/findings/$h-" -print_final_stats=1 "$corpus" "$seeds/$h" \
       2> "$build/findings/$h.log"; then
     echo "fuzz: pk-fuzz-$h FAILED; see $build/findings/$h.log" >&2

@@ -33,7 +33,7 @@ using ast::CompareOp;
 
 ArrayPtr asValue(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
   el.requireKernel(r, what);
-  if (auto *ref = llvm::dyn_cast<RefObj>(o.get()))
+  if (llvm::isa<RefObj>(o.get()))
     el.fail(r, std::string(what) + " needs a value, not a Ref; read it first, e.g. x_ref[...]");
   if (!ArrayOps::isNumeric(o))
     el.fail(r, std::string(what) + " needs an array, got " + repr(*o));

@@ -481,7 +481,7 @@ Obj callMosaicGpu(Elaborator &el, const Obj &callee, CallArgs &args) {
     return semaphoreAllocation(el, shape, llvm::cast<pk::SemaphoreType>(alloc->type).getIsBarrier(),
                                args.range);
   }
-  if (auto *layout = llvm::dyn_cast<LayoutObj>(callee.get()))
+  if (llvm::isa<LayoutObj>(callee.get()))
     return callee; // Layout.WG_STRIDED(shape, vec_size=...): parameters only guide the lowering
   el.fail(args.range, "'" + typeName(*callee) + "' object is not callable");
 }

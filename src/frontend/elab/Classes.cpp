@@ -205,6 +205,7 @@ std::vector<std::pair<std::string, Obj>> fieldValues(const Obj &value) {
 
 void Elaborator::execClassDef(const ast::ClassDefStmt &s) {
   auto cls = std::make_shared<ClassObj>();
+  definedClasses.push_back(cls); // see ~Elaborator: its members may hold it
   cls->name = s.name;
   cls->range = s.range();
   for (const ast::Argument &a : s.bases) {

@@ -205,9 +205,7 @@ Obj Elaborator::evalLambda(const LambdaExpr &e) {
   f->parameters = &e.parameters;
   f->lambdaBody = e.body.get();
   f->range = e.range();
-  f->closure = frame;
-  while (f->closure->classBody) // class bodies are not enclosing scopes
-    f->closure = f->closure->parent;
+  f->closure = closureFrame();
   for (const Parameter &p : e.parameters)
     f->defaults.push_back(p.defaultValue ? eval(*p.defaultValue) : nullptr);
   return f;

@@ -202,9 +202,7 @@ void Elaborator::execFunctionDef(const FunctionDefStmt &s) {
   f->body = &s.body;
   f->def = &s;
   f->range = s.range();
-  f->closure = frame;
-  while (f->closure->classBody) // class bodies are not enclosing scopes
-    f->closure = f->closure->parent;
+  f->closure = closureFrame();
   for (const Parameter &p : s.parameters)
     f->defaults.push_back(p.defaultValue ? eval(*p.defaultValue) : nullptr);
   Obj result = f;

@@ -10,6 +10,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -50,6 +51,33 @@ Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &opti
 Elaborator::~Elaborator() {
   setSymbolNames(nullptr);
   setStaticItemBudget(UINT64_MAX);
+  // Break the frame <-> function cycles (closureFrame()): with the frames'
+  // variables gone, the functions, classes and values they held are freed.
+  for (const std::weak_ptr<Frame> &weak : closureFrames)
+    if (std::shared_ptr<Frame> captured = weak.lock()) {
+      captured->vars.clear();
+      captured->returnValue = nullptr;
+    }
+  for (const std::weak_ptr<ClassObj> &weak : definedClasses)
+    if (std::shared_ptr<ClassObj> cls = weak.lock()) {
+      cls->attributes.clear();
+      cls->annotated.clear();
+      cls->bases.clear();
+    }
+}
+
+std::shared_ptr<Frame> Elaborator::closureFrame() {
+  std::shared_ptr<Frame> f = frame;
+  while (f->classBody)
+    f = f->parent;
+  if (closureFrames.empty() || closureFrames.back().lock() != f) {
+    // Calls make frames by the thousand; forget those already freed
+    // whenever the list doubles, so it stays proportional to the live ones.
+    if (closureFrames.size() == closureFrames.capacity() && !closureFrames.empty())
+      llvm::erase_if(closureFrames, [](const std::weak_ptr<Frame> &w) { return w.expired(); });
+    closureFrames.push_back(f);
+  }
+  return f;
 }
 
 //===----------------------------------------------------------------------===//

@@ -416,6 +416,15 @@ private:
 
   std::shared_ptr<Frame> globals;
   std::shared_ptr<Frame> frame;
+  /// The frame a function or lambda defined here closes over (class bodies
+  /// are not enclosing scopes). Recorded: a frame holds its functions and
+  /// they hold it, a cycle shared_ptr never frees, so ~Elaborator empties
+  /// every such frame that is still alive.
+  std::shared_ptr<Frame> closureFrame();
+  std::vector<std::weak_ptr<Frame>> closureFrames;
+  /// Classes the program defined: their attributes (enum members, methods'
+  /// defaults) may hold the class itself; ~Elaborator empties them too.
+  std::vector<std::weak_ptr<ClassObj>> definedClasses;
   std::unordered_map<std::string, Obj> builtins;
   std::map<std::string, Obj> modules; ///< importable namespaces by dotted name
   /// Imported .pk modules' namespaces, each run once.
