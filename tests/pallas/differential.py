@@ -5,7 +5,7 @@ Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
     #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION] [stdout]
-    #       [cuda-rejects=TEXT]
+    #       [cuda-rejects=TEXT] [x64]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
@@ -19,6 +19,10 @@ With `cuda-rejects=TEXT`, the program is one a GPU cannot run (a block
 larger than a CTA's shared memory): on the CUDA devices pkc must refuse it
 with an error containing TEXT, at the user's line; the interpreter still
 compares it with JAX.
+
+With `x64`, JAX runs with 64-bit types enabled, for kernels over
+uint64/int64/float64 arrays (pkc keeps the types a program spells; its
+defaults are JAX's without x64, so such kernels spell every type).
 
 reference=FUNCTION replaces the JAX run with FUNCTION, a plain NumPy
 function the .pk file defines (pkc never calls it): for kernels JAX's
@@ -68,6 +72,7 @@ class Case:
         self.int_range = None
         self.reference = None
         self.stdout = False
+        self.x64 = False
         self.cuda_rejects = None
         i = 1
         while i < len(tokens):
@@ -77,8 +82,8 @@ class Case:
                 self.defines[name] = value
                 i += 2
                 continue
-            if token == "stdout":
-                self.stdout = True
+            if token in ("stdout", "x64"):
+                setattr(self, token, True)
                 i += 1
                 continue
             key, value = token.split("=", 1)
@@ -111,6 +116,8 @@ def random_input(rng, dtype, shape, low, high, int_range=None):
     if dtype == np.bool_:
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if int_range and np.issubdtype(dtype, np.integer):
+        if dtype.itemsize == 8:  # bounds past int64 (uint64's top half)
+            return rng.integers(int_range[0], int_range[1], size=shape, dtype=dtype)
         return rng.integers(int_range[0], int_range[1], size=shape).astype(dtype)
     if np.issubdtype(dtype, np.unsignedinteger):
         return rng.integers(0, 100, size=shape).astype(dtype)
@@ -179,7 +186,7 @@ def run_case(pkc, path, case, workdir, extra_args=()):
         result = module.globals[case.reference](*inputs)
         expected = [np.asarray(o) for o in (result if isinstance(result, (tuple, list)) else [result])]
     else:
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), jax.enable_x64(case.x64):
             expected = module.run(case.export, inputs)
             jax.effects_barrier()
         if pk_prelude.gpu_races_found():
