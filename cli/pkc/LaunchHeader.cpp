@@ -309,19 +309,21 @@ std::string launchHeader(const std::vector<ExportSignature> &exports,
      << "    ::pk::Module module;\n"
      << "    ::pk::Status status;\n"
      << "  };\n"
-     << "  static const Loaded loaded = [] {\n"
-     << "    Loaded l;\n";
+     << "  // Never destroyed: at exit the CUDA driver may be gone before this\n"
+     << "  // object, and unloading a module then fails or crashes.\n"
+     << "  static const Loaded *const loaded = [] {\n"
+     << "    Loaded *l = new Loaded();\n";
   if (options.embedded)
     os << "    pk_module *m = nullptr;\n"
-       << "    l.status = ::pk::Status::of(" << embeddedLoaderName(options.sourcePath)
+       << "    l->status = ::pk::Status::of(" << embeddedLoaderName(options.sourcePath)
        << "(nullptr, &m));\n"
-       << "    l.module.reset(m);\n";
+       << "    l->module.reset(m);\n";
   else
-    os << "    l.status = ::pk::Module::tryLoad(" << macro << ", l.module);\n";
+    os << "    l->status = ::pk::Module::tryLoad(" << macro << ", l->module);\n";
   os << "    return l;\n"
      << "  }();\n"
-     << "  module = &loaded.module;\n"
-     << "  return loaded.status;\n"
+     << "  module = &loaded->module;\n"
+     << "  return loaded->status;\n"
      << "}\n"
      << "} // namespace detail\n\n";
   for (const ExportSignature &s : exports)

@@ -117,7 +117,10 @@ LogicalResult buildTransform(OpBuilder &mb, const KernelPlan &plan, const Window
     lowering.bindRef(region.getArgument(g + i),
                      binding(entry->getArgument(firstPrefetch + i), region.getArgument(g + i)));
   unsigned offset = 0;
-  for (pk::BlockSpecAttr spec : ArrayRef(call.getAllSpecs()).take_front(w.specIndex))
+  // Named: a range over ArrayRef(call.getAllSpecs()) would outlive the
+  // vector it points into (the range-init's temporaries end before the loop).
+  SmallVector<pk::BlockSpecAttr> specs = call.getAllSpecs();
+  for (pk::BlockSpecAttr spec : ArrayRef(specs).take_front(w.specIndex))
     if (!spec.hasAffineIndexMap())
       offset += spec.getRank();
   lowering.onYield = [&](pk::YieldOp yield) -> LogicalResult {
