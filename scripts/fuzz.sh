@@ -55,19 +55,10 @@ for seed in 1 2 3; do
   python3 "$root/tests/pallas/random_kernels.py" --pkc none --seed "$seed" --count 8 --print \
     > "$seeds/frontend/random-$seed.pk"
 done
-python3 - "$seeds/npy" <<'PY'
-import sys, numpy as np, ml_dtypes
-out = sys.argv[1]
-arrays = [np.arange(12, dtype=np.float32).reshape(3, 4), np.zeros((), np.int8),
-          np.ones((2, 0, 3), np.uint16), np.array([True, False]),
-          np.arange(6, dtype=np.float64).reshape(2, 3).T, np.arange(4, dtype=">i4"),
-          np.arange(8, dtype=np.float16), np.arange(5).astype(ml_dtypes.bfloat16)]
-for i, a in enumerate(arrays):
-    np.save(f"{out}/{i}.npy", a)
-PY
+cp "$root"/fuzz/seeds/npy/* "$seeds/npy/"
 cp "$root"/fuzz/seeds/manifest/*.json "$seeds/manifest/"
 cp "$seeds"/frontend/* "$seeds/backends/"
-printf '\0\1\2\0\0\0\0\0\0\0\0\10' > "$seeds/launch-args/seed"
+cp "$root"/fuzz/seeds/launch-args/* "$seeds/launch-args/"
 
 # UBSan's reports end the run (and count as findings) like ASan's.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
