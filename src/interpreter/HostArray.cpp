@@ -1,6 +1,7 @@
 //===- HostArray.cpp ------------------------------------------------------===//
 #include "interpreter/HostArray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -102,9 +103,12 @@ double fromHalfBits(uint16_t h) {
 }
 
 HostArray::HostArray(DType dtype, std::vector<int64_t> shape) : type(dtype), dims(std::move(shape)) {
-  count = 1;
+  // An empty dimension makes the array empty whatever the others are, and
+  // multiplying those first could overflow (a .npy of shape (2**40, 2**40, 0)).
+  count = std::find(dims.begin(), dims.end(), 0) != dims.end() ? 0 : 1;
   for (int64_t d : dims)
-    count *= d;
+    if (count != 0)
+      count *= d;
   bytes.assign(static_cast<size_t>(count) * byteWidth(dtype), 0);
 }
 

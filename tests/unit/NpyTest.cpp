@@ -98,6 +98,12 @@ TEST(Npy, MalformedHeadersAndHugeShapesAreErrors) {
       pk::parseNpy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 0, 5), }"), std::nullopt, error);
   ASSERT_TRUE(empty) << error;
   EXPECT_EQ(empty->size(), 0);
+  // Empty, with other dimensions whose product overflows int64.
+  std::optional<HostArray> huge = pk::parseNpy(
+      header("{'descr': '<u2', 'fortran_order': False, 'shape': (2222222222, 222222222222222, 0), }"),
+      std::nullopt, error);
+  ASSERT_TRUE(huge) << error;
+  EXPECT_EQ(huge->size(), 0);
 }
 
 TEST(Npy, OpaqueTwoByteReadsAsBFloat16) {
