@@ -272,16 +272,7 @@ void Elaborator::execClassDef(const ast::ClassDefStmt &s) {
     }
   }
 
-  Obj result = cls;
-  for (auto it = s.decorators.rbegin(); it != s.decorators.rend(); ++it) {
-    Obj decorator = eval(**it);
-    CallArgs args;
-    args.range = (*it)->range();
-    args.callee = "decorator";
-    args.addPositional(result, s.nameRange);
-    result = call(decorator, args);
-  }
-  setVariable(s.name, result);
+  setVariable(s.name, applyDecorators(s.decorators, cls, s.nameRange));
 }
 
 void Elaborator::recordClassAnnotation(const ast::AnnAssignStmt &s, const Obj &value) {

@@ -205,17 +205,21 @@ void Elaborator::execFunctionDef(const FunctionDefStmt &s) {
   f->closure = closureFrame();
   for (const Parameter &p : s.parameters)
     f->defaults.push_back(p.defaultValue ? eval(*p.defaultValue) : nullptr);
-  Obj result = f;
-  // Decorators apply bottom-up, each receiving what the one below returned.
-  for (auto it = s.decorators.rbegin(); it != s.decorators.rend(); ++it) {
+  setVariable(s.name, applyDecorators(s.decorators, f, s.nameRange));
+}
+
+Obj Elaborator::applyDecorators(const std::vector<ExprPtr> &decorators, Obj defined,
+                                SourceRange nameRange) {
+  // Bottom-up, each receiving what the one below returned.
+  for (auto it = decorators.rbegin(); it != decorators.rend(); ++it) {
     Obj decorator = eval(**it);
     CallArgs args;
     args.range = (*it)->range();
     args.callee = "decorator";
-    args.addPositional(result, s.nameRange);
-    result = call(decorator, args);
+    args.addPositional(defined, nameRange);
+    defined = call(decorator, args);
   }
-  setVariable(s.name, result);
+  return defined;
 }
 
 void Elaborator::execAssert(const AssertStmt &s) {

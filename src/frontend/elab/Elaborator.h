@@ -323,6 +323,9 @@ private:
   void execFunctionDef(const ast::FunctionDefStmt &s);
   void execImport(const ast::ImportStmt &s);
   void execClassDef(const ast::ClassDefStmt &s);
+  /// A def's or class's decorators applied to what it defined.
+  Obj applyDecorators(const std::vector<ast::ExprPtr> &decorators, Obj defined,
+                      SourceRange nameRange);
   /// Records `name: type [= value]` in a class body as a field.
   void recordClassAnnotation(const ast::AnnAssignStmt &s, const Obj &value);
   Flow execWith(const ast::WithStmt &s);
