@@ -68,3 +68,11 @@ if ! "$python" -c "import importlib.metadata as m; assert m.version('nvidia-cuda
   echo "setup: installing ptxas and libdevice (nvidia-cuda-nvcc, nvidia-nvvm 13.0) from PyPI"
   pip_install nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88
 fi
+
+# cuobjdump and nvdisasm, for the tests that read the SASS ptxas made
+# (HGMMA, UTMALDG): PyPI's builds start at CUDA 13.2, which reads 13.0's
+# cubins.
+if ! "$python" -c "import importlib.metadata as m; assert m.version('nvidia-cuda-cuobjdump') == '13.2.78' and m.version('nvidia-cuda-nvdisasm') == '13.2.78'" 2>/dev/null; then
+  echo "setup: installing cuobjdump and nvdisasm (CUDA 13.2) from PyPI"
+  pip_install nvidia-cuda-cuobjdump==13.2.78 nvidia-cuda-nvdisasm==13.2.78
+fi

@@ -1,16 +1,12 @@
 //===- Compile.cpp - Dispatch to the target's backend ---------------------===//
 #include "backends/Compile.h"
 
-#include "backends/MosaicGpuSupport.h"
-
 #include "backends/cuda/CudaBackend.h"
 #include "backends/tpu/TpuBackend.h"
 
 namespace pk::backends {
 
 std::optional<BackendOutput> compile(mlir::ModuleOp module, const BackendOptions &options) {
-  if (mlir::failed(rejectMosaicGpuOps(module, options.target)))
-    return std::nullopt;
   switch (options.target.kind) {
   case Target::Kind::Cuda:
     return cuda::compile(module, options);

@@ -36,20 +36,62 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Default([](mlir::Operation *) { return ""; });
 }
 
+namespace {
+
+/// What the CUDA backend does not lower yet in a kernel it otherwise
+/// takes: the construct's name, or "".
+std::string unsupportedOnCuda(mlir::Operation *op) {
+  if (llvm::isa<pk::RefTransposeOp, pk::WgmmaOp, pk::WgmmaWaitOp, pk::GetGlobalOp,
+                pk::SemaphoreSignalOp, pk::SemaphoreWaitOp, pk::PipelineOp>(op))
+    return mosaicGpuName(op).str();
+  if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op))
+    if (!copy.getCollectiveAxes().empty())
+      return "collective (multicast) plgpu.copy_gmem_to_smem";
+  auto isClusterBarrier = [](mlir::Type t) {
+    auto barrier = llvm::dyn_cast<pk::BarrierType>(t);
+    return barrier && barrier.isClusterBarrier();
+  };
+  if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op))
+    for (mlir::Type t : scoped.getBodyBlock().getArgumentTypes()) {
+      if (isClusterBarrier(t))
+        return "plgpu.ClusterBarrier";
+      if (llvm::isa<pk::SemaphoreType>(t))
+        return "semaphore scratch (plgpu.SemaphoreType)";
+      auto ref = llvm::dyn_cast<pk::RefType>(t);
+      if (ref && ref.getSpace() == pk::MemorySpace::GPUAccumulator)
+        return "wgmma accumulators (plgpu.ACC)";
+    }
+  return "";
+}
+
+} // namespace
+
 mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &target) {
   llvm::StringSet<> reported;
+  bool cuda = target.kind == Target::Kind::Cuda;
   module.walk([&](mlir::Operation *op) {
     llvm::StringRef name = mosaicGpuName(op);
-    if (name.empty() || !reported.insert(name).second)
+    if (name.empty())
       return;
-    if (target.kind == Target::Kind::Cuda)
-      op->emitError() << "the CUDA backend does not lower " << name
-                      << " yet; Mosaic GPU kernels run on pkc's interpreter for now "
+    if (!cuda) {
+      if (reported.insert(name).second)
+        op->emitError() << name
+                        << " is a Mosaic GPU (NVIDIA) construct; the TPU backend cannot compile it";
+      return;
+    }
+    if (llvm::isa<pk::MeshKernelOp>(op) && target.computeCapability() < 90) {
+      if (reported.insert("arch").second)
+        op->emitError() << "Mosaic GPU kernels (plgpu.kernel) use Hopper's mbarriers and TMA: "
+                           "compile them for sm_90a or newer, not "
+                        << target.arch;
+      return;
+    }
+    bool inMeshKernel = llvm::isa<pk::MeshKernelOp>(op) || op->getParentOfType<pk::MeshKernelOp>();
+    std::string missing = inMeshKernel ? unsupportedOnCuda(op) : name.str() + " outside plgpu.kernel";
+    if (!missing.empty() && reported.insert(missing).second)
+      op->emitError() << "the CUDA backend does not lower " << missing
+                      << " yet; this kernel runs on pkc's interpreter for now "
                          "(pkc run --device=interpreter)";
-    else
-      op->emitError() << name
-                      << " is a Mosaic GPU (NVIDIA) construct; the TPU backend cannot "
-                         "compile it";
   });
   return mlir::failure(!reported.empty());
 }

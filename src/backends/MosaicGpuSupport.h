@@ -1,9 +1,11 @@
 //===- MosaicGpuSupport.h - Which backends take Mosaic GPU ops --*- C++ -*-===//
 //
-// The Mosaic GPU ops (plgpu: pk.mesh_kernel, pk.wgmma, ...) run on the
-// reference interpreter; no backend lowers them yet. Until the CUDA
-// lowering lands, each backend rejects them by name at the user's line
-// instead of failing somewhere inside its pipeline.
+// The Mosaic GPU ops (plgpu: pk.mesh_kernel, pk.wgmma, ...) all run on
+// the reference interpreter. The CUDA backend lowers kernels, mesh axes,
+// scoped scratch, views, barriers and async copies for sm_90 and newer
+// (docs/mosaic-gpu.md); what it does not lower yet, and everything on the
+// TPU backend, is rejected by name at the user's line instead of failing
+// somewhere inside a pipeline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_BACKENDS_MOSAICGPUSUPPORT_H
@@ -19,8 +21,8 @@ namespace pk::backends {
 /// that are not Mosaic GPU ops.
 llvm::StringRef mosaicGpuName(mlir::Operation *op);
 
-/// Emits one error per kind of Mosaic GPU op in `module` (at its first
-/// use) that `target` cannot compile; fails if there was any.
+/// Emits one error per kind of Mosaic GPU construct in `module` (at its
+/// first use) that `target` cannot compile; fails if there was any.
 mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &target);
 
 } // namespace pk::backends

@@ -40,3 +40,33 @@ def find_ptxas():
 
 if find_ptxas():
     config.available_features.add("ptxas")
+
+
+# SASS checks need cuobjdump (and nvdisasm beside it): the toolkit's, or
+# PyPI's nvidia-cuda-cuobjdump that scripts/setup.sh installs.
+def find_cuobjdump():
+    import shutil
+    candidates = [os.path.join(root, "bin") for root in (
+        os.environ.get("PK_CUDA_PATH"), os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
+        "/usr/local/cuda") if root]
+    # PyPI's packages live in the project's Python, which need not be
+    # the one running lit.
+    import subprocess
+    query = ("import nvidia, os; print('\\n'.join(os.path.join(b, d, 'bin') "
+             "for b in nvidia.__path__ for d in os.listdir(b)))")
+    try:
+        found = subprocess.run([config.python, "-c", query], capture_output=True, text=True)
+        candidates += found.stdout.split()
+    except OSError:
+        pass
+    for directory in candidates:
+        tool = os.path.join(directory, "cuobjdump")
+        if os.access(tool, os.X_OK) and os.access(os.path.join(directory, "nvdisasm"), os.X_OK):
+            return tool
+    return shutil.which("cuobjdump")
+
+
+cuobjdump = find_cuobjdump()
+if cuobjdump:
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/CudaBackend.h"
 
+#include "backends/MosaicGpuSupport.h"
 #include "backends/cuda/HostProgram.h"
 #include "backends/cuda/LaunchPlan.h"
 #include "backends/cuda/Passes.h"
@@ -119,6 +120,8 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   // Diagnostics are for the kernel's author: the line, not an IR dump.
   ctx->printOpOnDiagnostic(false);
   const Target &target = options.target;
+  if (failed(rejectMosaicGpuOps(pkModule, target)))
+    return std::nullopt;
   Dumper dump(options.dumpDir);
   dump.ir("00-pk.mlir", pkModule);
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/Async.h"
 #include "backends/cuda/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -60,6 +61,10 @@ LogicalResult Translator::translate(Operation *op) {
     return recordGlobalRef(e, ref);
   if (auto ref = llvm::dyn_cast<SharedRefOp>(op))
     return recordSharedRef(e, ref);
+  if (auto barrier = llvm::dyn_cast<BarrierAllocOp>(op))
+    return recordBarrierAlloc(e, barrier);
+  if (std::optional<LogicalResult> lowered = lowerMosaicGpuOp(e, op))
+    return *lowered;
   // Region terminators pass the (already distributed) values on as they are.
   if (llvm::isa<scf::YieldOp, scf::ConditionOp>(op)) {
     e.b.clone(*op, e.values);
@@ -166,6 +171,8 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
     paramClass[i] = find(i);
 
   auto classOf = [&](Value ref) -> std::optional<unsigned> {
+    while (auto view = ref.getDefiningOp<pk::RefViewOp>())
+      ref = view.getRef();
     if (auto global = ref.getDefiningOp<GlobalRefOp>())
       if (auto arg = llvm::dyn_cast<BlockArgument>(global.getBase()))
         return paramClass[arg.getArgNumber()];
@@ -222,6 +229,13 @@ struct DistributePass : impl::PkGpuDistributeBase<DistributePass> {
     for (BlockArgument arg : entry.getArguments())
       e.values.map(arg, arg);
     LogicalResult result = Translator(e).translate(*old);
+    if (e.warpgroups > 0 && func->hasAttr(kTensorMapParamsAttr)) {
+      // A CTA's shared memory goes away when it exits: TMA stores still
+      // reading it must be done.
+      auto ret = llvm::cast<::mlir::gpu::ReturnOp>(entry.getTerminator());
+      e.b.setInsertionPoint(ret);
+      async::bulkWaitGroup(e.b, e.loc, 0, /*readOnly=*/true);
+    }
     e.finish();
     for (Operation &op : llvm::reverse(*old))
       op.dropAllReferences();

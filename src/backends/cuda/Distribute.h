@@ -42,6 +42,14 @@ struct RefInfo {
   unsigned memoryClass = 0;
 };
 
+/// An array of mbarriers (pkgpu.barrier_alloc).
+struct BarrierInfo {
+  int64_t offset = 0;       ///< byte offset of the first mbarrier
+  int64_t parityOffset = 0; ///< byte offset of the threads' parity words
+  llvm::SmallVector<int64_t> shape;
+  int64_t ctaThreads = 0;
+};
+
 class Emitter {
 public:
   Emitter(mlir::gpu::GPUFuncOp func, mlir::Block &body);
@@ -53,13 +61,22 @@ public:
   /// The values of the kernel being translated: old -> new.
   mlir::IRMapping values;
   std::map<void *, RefInfo> refs; ///< keyed by the old Ref value's impl
+  std::map<void *, BarrierInfo> barriers; ///< likewise, for barrier values
   mlir::LogicalResult status = mlir::success();
 
   // Constants and thread indices (index type).
   mlir::Value index(int64_t v);
   mlir::Value i32(int64_t v);
   mlir::Value constant(mlir::Type type, double value);
+  /// The thread's index among those that hold block values: the CTA, or
+  /// in a Mosaic GPU kernel with several Pallas threads, its warpgroup.
   mlir::Value threadId() const { return tid; }
+  /// The thread's index in the CTA.
+  mlir::Value ctaThreadId() const { return ctaTid; }
+  /// The running warpgroup (index), in kernels with several; else null.
+  mlir::Value warpgroup() const { return group; }
+  /// Pallas threads per CTA of a Mosaic GPU kernel (0: a pallas_call).
+  unsigned warpgroups = 0;
   mlir::Value laneId() const { return lane; }
   mlir::Value warpId() const { return warp; }
 
@@ -105,8 +122,10 @@ public:
   /// user may still be reading), then gets the byte offset of a region of
   /// `bytes`.
   int64_t beginSharedTemporary(int64_t bytes);
+  /// Synchronizes the threads that share block values: the CTA, or the
+  /// running warpgroup (a named barrier) when there are several.
   void barrier();
-  int64_t sharedMemoryBytes() const { return scratchBytes + temporaryBytes; }
+  int64_t sharedMemoryBytes() const;
 
   mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &message);
   /// Memory classes accessed more than once: stores to them are fenced by
@@ -123,7 +142,10 @@ private:
 
   mlir::OpBuilder prologue; ///< inserts at the kernel's start
   mlir::Operation *prologueEnd = nullptr;
-  mlir::Value tid, lane, warp;
+  mlir::Value tid, lane, warp, ctaTid, group;
+  /// Several warpgroups: each one's temporaries start temporaryShift
+  /// bytes later (group x temporaryStride, a constant set by finish()).
+  mlir::Value temporaryStride, temporaryShift;
   std::map<std::string, mlir::Value> cache;
   int64_t scratchBytes = 0, temporaryBytes = 0;
 };
@@ -157,6 +179,11 @@ mlir::LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op);
 mlir::LogicalResult lowerAtomicRmw(Emitter &e, pk::AtomicRmwOp op);
 mlir::LogicalResult lowerAtomicCas(Emitter &e, pk::AtomicCasOp op);
 mlir::LogicalResult lowerDebugPrint(Emitter &e, pk::DebugPrintOp op);
+/// Initializes the barriers and records them (LowerMosaicGpu.cpp).
+mlir::LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op);
+/// The Mosaic GPU ops that take no block values: Ref views, barriers,
+/// async copies and their groups, fences, hints. None for other ops.
+std::optional<mlir::LogicalResult> lowerMosaicGpuOp(Emitter &e, mlir::Operation *op);
 
 /// Element index in shared memory for a coordinate, or null to skip it.
 using IndexFn = llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)>;

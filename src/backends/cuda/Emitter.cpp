@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -48,8 +49,22 @@ Emitter::Emitter(::mlir::gpu::GPUFuncOp func, Block &body)
     numWarps = static_cast<unsigned>(n.getInt());
   if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.scratch_bytes"))
     scratchBytes = n.getInt();
+  if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.warpgroups"))
+    warpgroups = static_cast<unsigned>(n.getInt());
   b.setInsertionPointToStart(&body);
   tid = ::mlir::gpu::ThreadIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
+  ctaTid = tid;
+  if (warpgroups > 1) {
+    // Block values belong to the running thread's warpgroup: positions in
+    // layouts count from its first thread.
+    Value c128 = arith::ConstantIndexOp::create(b, loc, 128);
+    group = arith::DivUIOp::create(b, loc, tid, c128);
+    tid = arith::RemUIOp::create(b, loc, tid, c128);
+    // Each warpgroup stages its data movement in its own shared memory,
+    // after the scratch; the stride is known once the body is translated.
+    temporaryStride = arith::ConstantIndexOp::create(b, loc, 0);
+    temporaryShift = arith::MulIOp::create(b, loc, group, temporaryStride);
+  }
   Value c32 = arith::ConstantIndexOp::create(b, loc, 32);
   lane = arith::RemUIOp::create(b, loc, tid, c32);
   warp = arith::DivUIOp::create(b, loc, tid, c32);
@@ -61,6 +76,9 @@ Emitter::Emitter(::mlir::gpu::GPUFuncOp func, Block &body)
 }
 
 void Emitter::finish() {
+  if (temporaryStride)
+    temporaryStride.getDefiningOp()->setAttr(
+        "value", b.getIndexAttr((temporaryBytes + 127) / 128 * 128));
   if (prologueEnd && prologueEnd->use_empty())
     prologueEnd->erase();
   prologueEnd = nullptr;
@@ -226,6 +244,9 @@ Value Emitter::sharedPointer(Value byteOffset, Type element, Value elementIndex)
     return LLVM::AddressOfOp::create(p, loc, LLVM::LLVMPointerType::get(p.getContext(), 3),
                                      global.getSymName());
   });
+  std::optional<int64_t> fixed = getConstantIntValue(byteOffset);
+  if (temporaryShift && fixed && *fixed >= scratchBytes)
+    byteOffset = arith::AddIOp::create(b, loc, byteOffset, temporaryShift);
   Value bytes = arith::AddIOp::create(
       b, loc, byteOffset, arith::MulIOp::create(b, loc, elementIndex, index(elementBytes(element))));
   Value offset64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes);
@@ -298,7 +319,26 @@ int64_t Emitter::beginSharedTemporary(int64_t bytes) {
   return scratchBytes;
 }
 
-void Emitter::barrier() { ::mlir::gpu::BarrierOp::create(b, loc); }
+void Emitter::barrier() {
+  if (warpgroups <= 1) {
+    ::mlir::gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  // Only the running warpgroup: bar.sync 1 + group, 128 (barrier 0 is the
+  // CTA's).
+  Value id = cached("warpgroup-barrier", [&](OpBuilder &p) -> Value {
+    Value g = arith::IndexCastUIOp::create(p, loc, p.getI32Type(), group);
+    return arith::AddIOp::create(p, loc, g, arith::ConstantIntOp::create(p, loc, p.getI32Type(), 1));
+  });
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, id, i32(128), {}, Value());
+}
+
+int64_t Emitter::sharedMemoryBytes() const {
+  int64_t temporaries = temporaryBytes;
+  if (warpgroups > 1)
+    temporaries = (temporaryBytes + 127) / 128 * 128 * warpgroups;
+  return scratchBytes + temporaries;
+}
 
 LogicalResult Emitter::fail(Operation *op, const Twine &message) {
   op->emitError(message);

@@ -1,6 +1,7 @@
 //===- HostProgram.cpp ----------------------------------------------------===//
 #include "backends/cuda/HostProgram.h"
 
+#include "backends/cuda/MeshTma.h"
 #include "ir/DTypeMapping.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -27,6 +28,23 @@ std::vector<backends::SizeExpr> bytesOf(Value array) {
   return bytes;
 }
 
+/// The manifest's description of a tensor map parameter: the runtime
+/// encodes it at launch over `buffer`.
+backends::TensorMapArg tensorMapArg(const MeshTensorMap &map, BufferRef buffer, MLIRContext *ctx) {
+  backends::TensorMapArg arg;
+  arg.buffer = buffer;
+  arg.dtype = *dtypeOf(map.element);
+  int64_t stride = map.element.getIntOrFloatBitWidth() < 8 ? 1 : map.element.getIntOrFloatBitWidth() / 8;
+  for (size_t d = map.shape.size(); d-- > 0;) {
+    arg.shape.insert(arg.shape.begin(), backends::SizeExpr::constant(map.shape[d], ctx));
+    if (d + 1 < map.shape.size())
+      arg.strides.insert(arg.strides.begin(), backends::SizeExpr::constant(stride, ctx));
+    stride *= map.shape[d];
+  }
+  arg.box = map.box;
+  return arg;
+}
+
 backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operation *, LaunchPlan> &plans) {
   backends::CudaProgram program;
   program.exportName = exportOp.getSymName().str();
@@ -45,9 +63,13 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
 
   for (Operation &op : body.without_terminator()) {
     auto call = llvm::dyn_cast<pk::PallasCallOp>(op);
-    if (!call)
+    auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op);
+    if (!call && !mesh)
       continue;
-    for (Value result : call.getOutputs()) {
+    ValueRange inputs = call ? call.getInputs() : mesh.getInputs();
+    ValueRange outputs = call ? call.getOutputs() : mesh.getOutputs();
+    ArrayRef<int64_t> aliases = call ? call.getInputOutputAliases() : mesh.getInputOutputAliases();
+    for (Value result : outputs) {
       auto it = returnedAs.find(result);
       if (it != returnedAs.end() && !llvm::isa<BlockArgument>(result)) {
         buffers[result] = {BufferRef::Kind::Param, it->second};
@@ -57,29 +79,35 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
       buffers[result] = {BufferRef::Kind::Temp, static_cast<unsigned>(program.temporaries.size())};
       program.temporaries.push_back({*dtypeOf(type.getElementType()), shapeOf(symbolicShapeOf(result))});
     }
-    const LaunchPlan &plan = plans.at(call.getOperation());
+    const LaunchPlan &plan = plans.at(&op);
     backends::CudaLaunch launch;
     launch.kernel = plan.kernelName;
     for (unsigned c = 0; c < 3; ++c)
       launch.grid[c] = {plan.cudaSize[c]};
     launch.block[0] = plan.threadsPerBlock();
+    launch.cluster[0] = plan.clusterSize;
     // An output aliased to an input starts as a copy of it; the kernel
     // then reads and writes the output's buffer for both.
     llvm::DenseMap<unsigned, BufferRef> inputBuffer;
-    ArrayRef<int64_t> aliases = call.getInputOutputAliases();
     for (size_t a = 0; a + 1 < aliases.size(); a += 2) {
-      Value input = call.getInputs()[aliases[a]], output = call.getOutputs()[aliases[a + 1]];
+      Value input = inputs[aliases[a]], output = outputs[aliases[a + 1]];
       program.steps.push_back(backends::BufferCopy{buffers[input], buffers[output], bytesOf(input)});
       inputBuffer[static_cast<unsigned>(aliases[a])] = buffers[output];
     }
-    for (auto [i, input] : llvm::enumerate(call.getInputs())) {
+    std::vector<BufferRef> operandBuffers;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
       auto it = inputBuffer.find(static_cast<unsigned>(i));
-      launch.args.push_back({it != inputBuffer.end() ? it->second : buffers[input]});
+      operandBuffers.push_back(it != inputBuffer.end() ? it->second : buffers[input]);
     }
-    for (Value output : call.getOutputs())
-      launch.args.push_back({buffers[output]});
+    for (Value output : outputs)
+      operandBuffers.push_back(buffers[output]);
+    for (const BufferRef &buffer : operandBuffers)
+      launch.args.push_back({buffer});
     for (unsigned s = 0; s < exportOp.getNumSymbols(); ++s)
       launch.args.push_back({s});
+    if (mesh)
+      for (const MeshTensorMap &map : planMeshTma(mesh).tensorMaps)
+        launch.args.push_back({tensorMapArg(map, operandBuffers[map.operand], exportOp.getContext())});
     program.steps.push_back(launch);
   }
   // Outputs that are not already in place: an argument returned as is, or

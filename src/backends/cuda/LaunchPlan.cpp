@@ -332,18 +332,39 @@ LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
 
 } // namespace
 
+/// A Mosaic GPU kernel: every CTA runs concurrently with the others (its
+/// body synchronizes as it needs), each Pallas thread is a warpgroup.
+LaunchPlan plan(pk::MeshKernelOp kernel) {
+  LaunchPlan p;
+  p.warpgroups = static_cast<unsigned>(kernel.getNumThreads());
+  p.numWarps = 4 * p.warpgroups;
+  int64_t ctas = kernel.getClusterSize();
+  for (int64_t g : kernel.getGrid())
+    ctas *= g;
+  p.clusterSize = static_cast<unsigned>(kernel.getClusterSize());
+  p.cudaSize[0] = getAffineConstantExpr(ctas, kernel.getContext());
+  for (unsigned c = 1; c < 3; ++c)
+    p.cudaSize[c] = getAffineConstantExpr(1, kernel.getContext());
+  return p;
+}
+
 std::map<Operation *, LaunchPlan> planLaunches(ModuleOp module, unsigned defaultNumWarps) {
   std::map<Operation *, LaunchPlan> plans;
   std::set<std::string> names;
-  module.walk([&](pk::PallasCallOp call) {
-    LaunchPlan p = plan(call, defaultNumWarps);
-    auto exportOp = call->getParentOfType<pk::ExportOp>();
-    std::string base = sanitize(exportOp.getSymName()) + "_" + sanitize(call.getName());
+  auto add = [&](Operation *op, StringRef kernelName, LaunchPlan p) {
+    auto exportOp = op->getParentOfType<pk::ExportOp>();
+    std::string base = sanitize(exportOp.getSymName()) + "_" + sanitize(kernelName);
     std::string name = base;
     for (unsigned n = 1; !names.insert(name).second; ++n)
       name = base + "_" + std::to_string(n);
     p.kernelName = name;
-    plans[call.getOperation()] = p;
+    plans[op] = p;
+  };
+  module.walk([&](Operation *op) {
+    if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
+      add(op, call.getName(), plan(call, defaultNumWarps));
+    else if (auto kernel = llvm::dyn_cast<pk::MeshKernelOp>(op))
+      add(op, kernel.getName(), plan(kernel));
   });
   return plans;
 }
@@ -353,8 +374,13 @@ AffineMap symbolicShapeOf(Value array) {
     auto exportOp = llvm::cast<pk::ExportOp>(arg.getOwner()->getParentOp());
     return exportOp.getArgShape(arg.getArgNumber());
   }
-  auto call = array.getDefiningOp<pk::PallasCallOp>();
-  return call.getOutShape(llvm::cast<OpResult>(array).getResultNumber());
+  if (auto call = array.getDefiningOp<pk::PallasCallOp>())
+    return call.getOutShape(llvm::cast<OpResult>(array).getResultNumber());
+  // Mosaic GPU kernels work on whole arrays of static shape.
+  SmallVector<AffineExpr> sizes;
+  for (int64_t d : llvm::cast<RankedTensorType>(array.getType()).getShape())
+    sizes.push_back(getAffineConstantExpr(d, array.getContext()));
+  return AffineMap::get(0, 0, sizes, array.getContext());
 }
 
 } // namespace pk::gpu

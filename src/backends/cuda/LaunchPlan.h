@@ -34,16 +34,23 @@ struct LaunchPlan {
   std::vector<unsigned> cudaAxes[3];
   /// The CUDA grid size per dimension, over the export's symbols.
   mlir::AffineExpr cudaSize[3];
+  /// CTAs per cluster (on CUDA's x).
+  unsigned clusterSize = 1;
+  /// Pallas threads (warpgroups) per CTA of a Mosaic GPU kernel; 0 for a
+  /// pallas_call, whose warps all work on every block value.
+  unsigned warpgroups = 0;
 
   unsigned threadsPerBlock() const { return 32 * numWarps; }
 };
 
-/// Plans every pallas_call of `module`, naming kernels uniquely
-/// ("<export>_<kernel>").
+/// Plans every pallas_call and Mosaic GPU kernel (pk.mesh_kernel) of
+/// `module`, naming kernels uniquely ("<export>_<kernel>"). A mesh
+/// kernel's CTAs are numbered row-major over its grid axes, then its
+/// cluster axes, on CUDA's x: consecutive CTAs form a cluster.
 std::map<mlir::Operation *, LaunchPlan> planLaunches(mlir::ModuleOp module, unsigned defaultNumWarps);
 
-/// The symbolic shape of an array at export level: an export argument or a
-/// pallas_call result.
+/// The symbolic shape of an array at export level: an export argument, a
+/// pallas_call result or a (static) mesh kernel result.
 mlir::AffineMap symbolicShapeOf(mlir::Value array);
 
 } // namespace pk::gpu

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/LaunchPlan.h"
+#include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
 #include "ir/PkDialect.h"
 
@@ -286,9 +287,12 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
     SmallVector<Operation *> exports;
     for (auto exportOp : module.getOps<pk::ExportOp>()) {
       exports.push_back(exportOp);
-      exportOp.walk([&](pk::PallasCallOp call) {
+      exportOp.walk([&](Operation *op) {
         b.setInsertionPointToEnd(kernels.getBody());
-        KernelBuilder(b, call, plans.at(call.getOperation())).build();
+        if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
+          KernelBuilder(b, call, plans.at(op)).build();
+        else if (auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op))
+          outlineMeshKernel(b, mesh, plans.at(op));
       });
     }
     for (Operation *op : exports)

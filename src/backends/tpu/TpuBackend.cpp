@@ -12,6 +12,7 @@
 // --emit=mlir returns the printed module; --dump-dir gets each stage.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/MosaicGpuSupport.h"
 #include "backends/tpu/TpuBackend.h"
 
 #include "backends/tpu/KernelPlan.h"
@@ -62,6 +63,8 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
                                << "'; --emit=mlir prints the Mosaic module";
     return std::nullopt;
   }
+  if (failed(rejectMosaicGpuOps(module, options.target)))
+    return std::nullopt;
   MLIRContext *ctx = module.getContext();
   // Errors point at the user's line; the op's IR would only confuse.
   bool printOp = ctx->shouldPrintOpOnDiagnostic();

@@ -52,6 +52,30 @@ def PkGpu_ConvertLayoutOp : PkGpu_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
+def PkGpu_BarrierAllocOp : PkGpu_Op<"barrier_alloc", []> {
+  let summary = "an array of mbarriers in the CTA's shared memory, initialized";
+  let description = [{
+    A `plgpu.Barrier` scratch allocation: `!pk.barrier` mbarriers of 8
+    bytes each at byte `offset` of the kernel's dynamic shared memory, each
+    initialized for the barrier type's arrival count, and for every thread
+    of the CTA a word of phase parities per 32 barriers at
+    `parity_offset` (word w of thread t at parity_offset + 4 (w T + t),
+    T the CTA's threads): `pk.barrier_wait` waits for the phase after the
+    last one the thread waited for, as Mosaic GPU does. Every thread of
+    the CTA reaches the op (shared scratch of a kernel with several Pallas
+    threads is collective over them); thread 0 initializes the barriers
+    and the CTA synchronizes before any use.
+    ```mlir
+    %b = pkgpu.barrier_alloc offset 1024 parity 1040 : !pk.barrier<[2], arrivals 1>
+    ```
+  }];
+  let arguments = (ins I64Attr:$offset, I64Attr:$parity_offset);
+  let results = (outs AnyType:$barrier);
+  let assemblyFormat = [{
+    `offset` $offset `parity` $parity_offset attr-dict `:` qualified(type($barrier))
+  }];
+}
+
 include "backends/cuda/ir/PkGpuAsyncOps.td"
 
 #endif // PKGPU_OPS_TD

@@ -194,6 +194,8 @@ public:
       return fail(func, "the kernel has no known_block_size; the simulator needs the CTA's size");
     for (unsigned i = 0; i < 3; ++i)
       k.blockSize[i] = static_cast<unsigned>((*known)[i]);
+    if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.warpgroups"))
+      k.warpgroups = static_cast<unsigned>(n.getInt());
     if (func.getBody().getBlocks().size() != 1)
       return fail(func, "the kernel body has several blocks; stage 03 is structured (scf)");
     mlir::Block &entry = func.getBody().front();
@@ -674,6 +676,77 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     instr.imm = static_cast<int64_t>(rmw.getBinOp());
     instr.list.push_back(storeBytesOf(t->kind));
     instr.imm2 = rmw.getAlignment() ? static_cast<int64_t>(*rmw.getAlignment()) : storeBytesOf(t->kind);
+    return true;
+  }
+
+  // Hopper's asynchronous machinery.
+  if (auto init = llvm::dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    if (init.getPredicate())
+      return fail(op, "a predicated mbarrier.init");
+    emit(from, into, op, Op::MbarInit);
+    return true;
+  }
+  if (auto arrive = llvm::dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+    if (arrive.getCount())
+      return fail(op, "an mbarrier.arrive with a count");
+    emit(from, into, op, Op::MbarArrive);
+    return true;
+  }
+  if (auto arrive = llvm::dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    if (arrive.getPredicate())
+      return fail(op, "a predicated mbarrier.arrive.expect_tx");
+    emit(from, into, op, Op::MbarArriveExpectTx);
+    return true;
+  }
+  if (llvm::isa<NVVM::MBarrierTryWaitParityOp>(op)) {
+    emit(from, into, op, Op::MbarTryWait);
+    return true;
+  }
+  if (auto load = llvm::dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
+    if (load.getMulticastMask() || load.getPredicate() || !load.getIm2colOffsets().empty() ||
+        load.getL2CacheHint() || load.getMode() != NVVM::TMALoadMode::TILE)
+      return fail(op, "a TMA load other than a tiled one without multicast, cache hint or predicate");
+    Instr instr = operandsOnly(op, Op::TmaLoad);
+    instr.in.clear();
+    instr.in.push_back(*use(load.getDstMem()));
+    instr.in.push_back(*use(load.getTmaDescriptor()));
+    instr.in.push_back(*use(load.getMbar()));
+    for (Value c : load.getCoordinates())
+      instr.in.push_back(*use(c));
+    into.body.push_back(std::move(instr));
+    return true;
+  }
+  if (auto store = llvm::dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {
+    if (store.getPredicate() || store.getL2CacheHint() || store.getMode() != NVVM::TMAStoreMode::TILE)
+      return fail(op, "a TMA store other than a tiled one without cache hint or predicate");
+    Instr instr = operandsOnly(op, Op::TmaStore);
+    instr.in.clear();
+    instr.in.push_back(*use(store.getSrcMem()));
+    instr.in.push_back(*use(store.getTmaDescriptor()));
+    for (Value c : store.getCoordinates())
+      instr.in.push_back(*use(c));
+    into.body.push_back(std::move(instr));
+    return true;
+  }
+  if (auto barrier = llvm::dyn_cast<NVVM::BarrierOp>(op)) {
+    if (barrier.getReductionOp() || barrier.getRes())
+      return fail(op, "a barrier with a reduction");
+    if (!barrier.getBarrierId() && !barrier.getNumberOfThreads()) {
+      emit(from, into, op, Op::Barrier);
+      return true;
+    }
+    if (!barrier.getBarrierId() || !barrier.getNumberOfThreads())
+      return fail(op, "a named barrier without both an id and a thread count");
+    emit(from, into, op, Op::NamedBarrier);
+    return true;
+  }
+  if (llvm::isa<NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp, NVVM::FenceProxyOp,
+                NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp>(op)) {
+    emit(from, into, op, Op::Nop);
+    return true;
+  }
+  if (llvm::isa<LLVM::AddrSpaceCastOp>(op)) {
+    emit(from, into, op, Op::PtrCast);
     return true;
   }
 

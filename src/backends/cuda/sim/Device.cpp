@@ -70,6 +70,19 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
     if (args[p].isPointer != (type.kind == Kind::Ptr))
       launchError("argument " + std::to_string(p) + " is " + (args[p].isPointer ? "a pointer" : "an integer") +
                   " but the parameter is " + (type.kind == Kind::Ptr ? "a pointer" : "an integer"));
+    if (args[p].tensorMap) {
+      // Passed by value (__grid_constant__): the kernel sees its address,
+      // a generic pointer; here, its index in the launch's tensor maps.
+      if (type.addressSpace != 0)
+        launchError("argument " + std::to_string(p) + " is a tensor map but the parameter is not a "
+                                                        "generic pointer");
+      uint32_t id = pointerAllocation(args[p].tensorMap->address);
+      if (id == 0 || mem.get(id).space != Space::Global)
+        launchError("tensor map argument " + std::to_string(p) + " does not point to global memory");
+      state.params.push_back(state.tensorMaps.size());
+      state.tensorMaps.push_back(*args[p].tensorMap);
+      continue;
+    }
     if (args[p].isPointer) {
       uint32_t id = pointerAllocation(args[p].word);
       if (id == 0 || mem.get(id).space != Space::Global || type.addressSpace != 1)

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,12 +38,15 @@ struct DeviceOptions {
 /// What uninitialized shared memory holds (and what a CTA starts with).
 constexpr uint8_t kSharedFill = 0xcd;
 
-/// A kernel argument: a pointer word or an integer.
+/// A kernel argument: a pointer word, an integer or a tensor map (whose
+/// `address` is a pointer word of global memory).
 struct LaunchArg {
   bool isPointer = false;
   uint64_t word = 0;
-  static LaunchArg pointer(uint32_t allocation) { return {true, makePointer(allocation, 0)}; }
-  static LaunchArg integer(int64_t v) { return {false, static_cast<uint64_t>(v)}; }
+  std::optional<rt::TensorMapDesc> tensorMap;
+  static LaunchArg pointer(uint32_t allocation) { return {true, makePointer(allocation, 0), {}}; }
+  static LaunchArg integer(int64_t v) { return {false, static_cast<uint64_t>(v), {}}; }
+  static LaunchArg map(const rt::TensorMapDesc &d) { return {true, 0, d}; }
 };
 
 class Device {

@@ -54,7 +54,55 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
     for (unsigned t = 0; t < k.threads(); ++t)
       r[t] = word;
   }
-  runBlock(0, all);
+  mbarriers.clear();
+  if (k.warpgroups <= 1) {
+    runBlock(0, all);
+    return;
+  }
+  // Each warpgroup runs by itself, as a cooperative worker.
+  Cooperative scheduler;
+  scheduler.describeDeadlock = [&](const std::vector<std::pair<size_t, std::string>> &blocked) {
+    std::string message = where(-1) + ": deadlock: every warpgroup that has not finished waits";
+    for (const auto &[group, what] : blocked)
+      message += "\n  warpgroup " + std::to_string(group) + " waits " + what;
+    return message;
+  };
+  workers = &scheduler;
+  ctaBarrierArrived = 0;
+  try {
+    scheduler.run(k.warpgroups, [&](size_t group) {
+      Mask mine;
+      for (unsigned t = 0; t < 128; ++t)
+        mine.push_back(static_cast<uint16_t>(group * 128 + t));
+      runBlock(0, mine);
+    });
+  } catch (...) {
+    workers = nullptr;
+    throw;
+  }
+  workers = nullptr;
+}
+
+void Executor::ctaBarrier(const Instr &instr, const Mask &mask) {
+  unsigned expected = workers ? 128 : k.threads();
+  if (mask.size() != expected)
+    fail(instr, mask.front(),
+         "a CTA barrier reached by " + std::to_string(mask.size()) + " of the " +
+             std::to_string(expected) + (workers ? " threads of its warpgroup" : " threads of the CTA") +
+             " (a barrier under divergent control flow is undefined behaviour)");
+  if (workers) {
+    // Every warpgroup must get here before any goes on.
+    uint64_t generation = ctaBarrierGeneration;
+    if (++ctaBarrierArrived == k.warpgroups) {
+      ctaBarrierArrived = 0;
+      ++ctaBarrierGeneration;
+    } else {
+      workers->wait("at a CTA barrier (bar.sync 0) for the other warpgroups\n    at " +
+                        describeOp(k.ops[instr.id]),
+                    [this, generation] { return ctaBarrierGeneration != generation; });
+    }
+  }
+  interval = nextInterval++;
 }
 
 void Executor::runBlock(uint32_t block, const Mask &mask) {
@@ -119,6 +167,9 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalVector(instr, mask);
   case Op::Mma:
     return evalMma(instr, mask);
+  case Op::MbarInit: case Op::MbarArrive: case Op::MbarArriveExpectTx: case Op::MbarTryWait:
+  case Op::TmaLoad: case Op::TmaStore: case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
+    return evalAsync(instr, mask);
   case Op::ThreadId: case Op::BlockId: case Op::BlockDim: case Op::GridDim: case Op::LaneId:
   case Op::Barrier: case Op::Shuffle:
     return evalThreads(instr, mask);
@@ -256,13 +307,7 @@ void Executor::evalThreads(const Instr &instr, const Mask &mask) {
     return;
   }
   case Op::Barrier:
-    if (mask.size() != k.threads())
-      fail(instr, mask.front(),
-           "gpu.barrier reached by " + std::to_string(mask.size()) + " of the CTA's " +
-               std::to_string(k.threads()) +
-               " threads (a barrier under divergent control flow is undefined behaviour)");
-    interval = nextInterval++;
-    return;
+    return ctaBarrier(instr, mask);
   case Op::Shuffle: {
     // gpu.shuffle %value, %offset, %width: lowered to shfl.sync with the
     // member mask of lanes [0, width) and clamp width - 1.

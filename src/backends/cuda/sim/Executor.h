@@ -13,7 +13,18 @@
 //    a lane of its warp inactive;
 //  - integer division by zero or signed overflow in a division (undefined
 //    behaviour in LLVM);
-//  - memory accesses out of bounds, misaligned, or racing (Memory.h).
+//  - memory accesses out of bounds, misaligned, or racing (Memory.h);
+//  - mbarriers used before mbarrier.init, waits that nothing can satisfy
+//    (a deadlock), TMA copies outside their tensor map's rules.
+//
+// The warpgroups of a Mosaic GPU kernel (Kernel::warpgroups > 1) run as
+// cooperative workers (Cooperative.h), each in lockstep by itself: a CTA
+// barrier waits for every warpgroup, a named barrier (bar.sync id, 128)
+// for the running one, an mbarrier wait until the phase completes. TMA
+// copies happen when issued and complete their transaction bytes at
+// once. Race detection counts a completed mbarrier phase or wait and a
+// named barrier as a synchronization of the whole CTA (coarser than the
+// hardware: it may miss races, it does not invent them).
 //
 // Poison that LLVM would propagate (shifts by the width or more,
 // out-of-range float-to-int conversions, broken nsw/nuw/exact promises)
@@ -23,8 +34,12 @@
 #ifndef PK_BACKENDS_CUDA_SIM_EXECUTOR_H
 #define PK_BACKENDS_CUDA_SIM_EXECUTOR_H
 
+#include "backends/cuda/sim/Cooperative.h"
 #include "backends/cuda/sim/Kernel.h"
 #include "backends/cuda/sim/Memory.h"
+#include "runtime/TensorMap.h"
+
+#include <map>
 
 #include <stdexcept>
 #include <string>
@@ -47,6 +62,9 @@ struct LaunchState {
   uint32_t launch = 0;
   uint32_t sharedMemory = 0; ///< the CTA's dynamic shared memory allocation, 0 if none
   std::vector<uint64_t> params; ///< one word per kernel parameter
+  /// The launch's tensor maps; a tensor map parameter's word is its index
+  /// here. `address` is a pointer word of the simulator's memory.
+  std::vector<rt::TensorMapDesc> tensorMaps;
 };
 
 /// Counters over a whole simulation.
@@ -92,6 +110,11 @@ private:
   void evalMemory(const Instr &instr, const Mask &mask);
   void evalAtomic(const Instr &instr, const Mask &mask);
   void evalMma(const Instr &instr, const Mask &mask);
+  void evalAsync(const Instr &instr, const Mask &mask);
+  /// A CTA barrier (gpu.barrier, bar.sync 0) reached by `mask`.
+  void ctaBarrier(const Instr &instr, const Mask &mask);
+  /// TMA: one box between global memory and shared memory.
+  void tmaCopy(const Instr &instr, uint16_t thread, bool toShared);
   void evalFor(const Instr &instr, const Mask &mask);
   void evalIf(const Instr &instr, const Mask &mask);
   void evalWhile(const Instr &instr, const Mask &mask);
@@ -114,6 +137,20 @@ private:
   uint64_t cta[3] = {0, 0, 0};
   uint32_t linearCta = 0;
   uint32_t interval = 0;
+
+  /// An mbarrier of the running CTA (keyed by its pointer word).
+  struct Mbarrier {
+    uint32_t expected = 0, pending = 0;
+    int64_t transactions = 0; ///< bytes announced and not yet arrived
+    uint64_t phase = 0;       ///< phases completed
+  };
+  std::map<uint64_t, Mbarrier> mbarriers;
+  Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);
+  void completeIfDone(Mbarrier &m);
+  /// Several warpgroups: their scheduler, and the CTA barrier's state.
+  Cooperative *workers = nullptr;
+  unsigned ctaBarrierArrived = 0;
+  uint64_t ctaBarrierGeneration = 0;
 };
 
 } // namespace pk::sim

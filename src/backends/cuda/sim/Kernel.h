@@ -49,6 +49,12 @@ enum class Op : uint16_t {
   ThreadId, BlockId, BlockDim, GridDim, LaneId, Barrier, Shuffle,
   // Tensor cores: one warp's mma.sync.
   Mma,
+  // Hopper's asynchronous machinery (EvalAsync.cpp): mbarriers, TMA
+  // copies (done at once when issued), named barriers, and what has no
+  // effect on values here (fences, bulk groups, setmaxnreg): Nop.
+  // PtrCast passes a pointer on unchanged (llvm.addrspacecast).
+  MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, NamedBarrier, Nop,
+  PtrCast,
   // Memory.
   AddressOf, GEP, Load, Store, AtomicRMW, CmpXchg,
   // Structured control flow.
@@ -97,6 +103,9 @@ struct Kernel {
   std::string name;
   unsigned blockSize[3] = {1, 1, 1};
   unsigned threads() const { return blockSize[0] * blockSize[1] * blockSize[2]; }
+  /// Pallas threads (warpgroups of 128 threads) of a Mosaic GPU kernel,
+  /// which run concurrently (Executor.h); 0 for other kernels.
+  unsigned warpgroups = 0;
   std::vector<Slot> slots;
   std::vector<Block> blocks; ///< blocks[0]: the body
   std::vector<int32_t> params;

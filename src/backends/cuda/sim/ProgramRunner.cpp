@@ -67,6 +67,39 @@ int64_t evaluateSize(mlir::AffineExpr expr, const std::vector<int64_t> &symbols)
   }
 }
 
+/// A manifest tensor map encoded for these sizes over the buffer at
+/// `address`, checked as cuTensorMapEncodeTiled checks it.
+rt::TensorMapDesc tensorMapOf(const backends::TensorMapArg &t, uint64_t address,
+                              const std::vector<int64_t> &symbols, const std::string &kernel) {
+  rt::TensorMapDesc d;
+  d.rank = static_cast<unsigned>(t.shape.size());
+  if (d.rank == 0 || d.rank > rt::kMaxTensorMapRank || t.box.size() != d.rank ||
+      t.strides.size() + 1 != d.rank)
+    throw SimError("kernel '" + kernel + "': a malformed tensor map argument");
+  d.elementBytes = byteWidth(t.dtype);
+  d.isFloat = kindOf(t.dtype) == DTypeKind::Float;
+  d.address = address;
+  // The manifest lists dimensions outermost first; CUDA innermost first.
+  d.strides[0] = d.elementBytes;
+  for (unsigned i = 0; i < d.rank; ++i) {
+    d.dims[d.rank - 1 - i] = static_cast<uint64_t>(std::max<int64_t>(0, evaluateSize(t.shape[i].expr, symbols)));
+    d.box[d.rank - 1 - i] = static_cast<uint32_t>(t.box[i]);
+    d.elementStrides[i] = t.elementStrides.empty() ? 1 : static_cast<uint32_t>(t.elementStrides[d.rank - 1 - i]);
+    if (i + 1 < d.rank)
+      d.strides[d.rank - 1 - i] =
+          static_cast<uint64_t>(std::max<int64_t>(0, evaluateSize(t.strides[i].expr, symbols)));
+  }
+  d.swizzle = t.swizzle;
+  d.interleave = t.interleave;
+  d.l2Promotion = t.l2Promotion;
+  d.oobFill = t.oobFill;
+  d.dataType = 0;
+  std::string why = rt::checkTensorMap(d);
+  if (!why.empty())
+    throw SimError("kernel '" + kernel + "': a tensor map argument cuTensorMapEncodeTiled would refuse: " + why);
+  return d;
+}
+
 std::vector<HostArray> runProgram(Device &device, const backends::CudaProgram &program,
                                   const ExportSignature &signature, const std::vector<HostArray> &inputs) {
   const std::string exportName = "export '" + signature.name + "'";
@@ -162,14 +195,20 @@ std::vector<HostArray> runProgram(Device &device, const backends::CudaProgram &p
                        " = " + std::to_string(g));
       grid[i] = static_cast<uint64_t>(g);
     }
+    // CTAs of a cluster run like any others: the simulator models no
+    // cluster-wide operation (the CUDA backend lowers none yet).
     for (unsigned i = 0; i < 3; ++i)
-      if (launch.cluster[i] != 1)
-        throw SimError(exportName + ": kernel '" + launch.kernel + "' uses clusters, which the simulator does "
-                                                                   "not model");
+      if (launch.cluster[i] == 0 || grid[i] % launch.cluster[i] != 0)
+        throw SimError(exportName + ": kernel '" + launch.kernel + "' has grid dimension " + std::to_string(i) +
+                       " = " + std::to_string(grid[i]) + ", not a multiple of its cluster dimension " +
+                       std::to_string(launch.cluster[i]));
     std::vector<LaunchArg> args;
     for (const backends::KernelArg &arg : launch.args) {
       if (const auto *b = std::get_if<BufferRef>(&arg.value))
         args.push_back(LaunchArg::pointer(buffer(*b)));
+      else if (const auto *t = std::get_if<backends::TensorMapArg>(&arg.value))
+        args.push_back(LaunchArg::map(tensorMapOf(*t, makePointer(buffer(t->buffer), 0), symbols,
+                                                  launch.kernel)));
       else {
         unsigned s = std::get<unsigned>(arg.value);
         if (s >= symbols.size())

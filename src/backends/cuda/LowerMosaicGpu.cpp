@@ -1,0 +1,313 @@
+//===- LowerMosaicGpu.cpp - Barriers, async copies and views --------------===//
+//
+// The thread-level code of the Mosaic GPU ops the outline stage leaves in
+// a kernel. A Pallas thread is a warpgroup, so each op is executed by its
+// 128 threads together: what the program does once per Pallas thread
+// (an arrival, a TMA copy, a bulk group) is done by the warpgroup's first
+// thread after the warpgroup has synchronized, and what every thread must
+// observe (a barrier phase, a finished bulk group) is awaited by all of
+// them. Copies TMA cannot carry (MeshTma.h) are done by the warpgroup's
+// threads element by element, and then complete their barrier like a TMA
+// copy would.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/Async.h"
+#include "backends/cuda/Distribute.h"
+#include "backends/cuda/OutlineMesh.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+namespace {
+
+RefInfo &refOf(Emitter &e, Value ref) { return e.refs.at(ref.getAsOpaquePointer()); }
+
+Value i32Of(Emitter &e, Value index) {
+  return arith::IndexCastOp::create(e.b, e.loc, e.b.getI32Type(), index);
+}
+
+Value isFirstThread(Emitter &e) {
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
+}
+
+/// The index of `indices` in a row-major array of `shape`.
+Value linearOf(Emitter &e, ValueRange indices, ArrayRef<int64_t> shape) {
+  SmallVector<Value> c;
+  for (Value v : indices)
+    c.push_back(e.values.lookup(v));
+  if (c.empty())
+    return e.index(0);
+  return e.linearIndex(c, shape);
+}
+
+/// The element index (from the buffer's start) of a Ref coordinate.
+Value elementIndex(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
+  SmallVector<Value> array(ref.offsets.begin(), ref.offsets.end());
+  for (size_t j = 0; j < refCoordinate.size(); ++j)
+    array[ref.refToArray[j]] = arith::AddIOp::create(e.b, e.loc, array[ref.refToArray[j]], refCoordinate[j]);
+  Value linear = e.index(0);
+  for (size_t d = 0; d < array.size(); ++d)
+    linear = arith::AddIOp::create(e.b, e.loc, linear,
+                                   arith::MulIOp::create(e.b, e.loc, array[d], ref.strides[d]));
+  return linear;
+}
+
+Value pointerAt(Emitter &e, const RefInfo &ref, Value element) {
+  return ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, element)
+                    : e.globalPointer(ref.base, ref.element, element);
+}
+
+// ---- Barriers.
+
+struct BarrierAt {
+  Value barrier; ///< !llvm.ptr<3> to the mbarrier
+  Value parity;  ///< !llvm.ptr<3> to the thread's parity word for it
+  Value bit;     ///< i32: the barrier's bit in that word
+};
+
+BarrierAt barrierAt(Emitter &e, Value barrier, ValueRange indices) {
+  const BarrierInfo &info = e.barriers.at(barrier.getAsOpaquePointer());
+  Value linear = linearOf(e, indices, info.shape);
+  BarrierAt at;
+  at.barrier = e.sharedPointer(e.index(info.offset), e.b.getI64Type(), linear);
+  Value word = arith::DivUIOp::create(e.b, e.loc, linear, e.index(32));
+  Value slot = arith::AddIOp::create(
+      e.b, e.loc, arith::MulIOp::create(e.b, e.loc, word, e.index(info.ctaThreads)), e.ctaThreadId());
+  at.parity = e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot);
+  at.bit = i32Of(e, arith::RemUIOp::create(e.b, e.loc, linear, e.index(32)));
+  return at;
+}
+
+/// One arrival of the running Pallas thread, once all of its threads got
+/// here (so that what they did before happens before the arrival).
+void arriveOnce(Emitter &e, Value barrier) {
+  e.barrier();
+  e.guarded(isFirstThread(e), [&] { async::mbarrierArrive(e.b, e.loc, barrier); });
+}
+
+LogicalResult lowerBarrierArrive(Emitter &e, pk::BarrierArriveOp op) {
+  arriveOnce(e, barrierAt(e, op.getBarrier(), op.getIndices()).barrier);
+  return success();
+}
+
+LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
+  BarrierAt at = barrierAt(e, op.getBarrier(), op.getIndices());
+  Value word = LLVM::LoadOp::create(e.b, e.loc, e.b.getI32Type(), at.parity);
+  Value one = e.i32(1);
+  Value parity = arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), one);
+  async::mbarrierWait(e.b, e.loc, at.barrier, parity);
+  Value flipped = arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, one, at.bit));
+  LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity);
+  return success();
+}
+
+// ---- Async copies.
+
+/// The warpgroup copies `from` to `to` (Refs of one shape), element by
+/// element: thread t moves elements t, t + 128, ...
+void copyBySimt(Emitter &e, const RefInfo &from, const RefInfo &to) {
+  ArrayRef<int64_t> shape = to.refShape;
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  int64_t rounds = (count + 127) / 128;
+  auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(rounds), e.index(1));
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(loop.getBody());
+  Value linear = arith::AddIOp::create(
+      e.b, e.loc, arith::MulIOp::create(e.b, e.loc, loop.getInductionVar(), e.index(128)), e.threadId());
+  Value inside = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, linear, e.index(count));
+  e.guarded(inside, [&] {
+    SmallVector<Value> coordinate(shape.size());
+    Value rest = linear;
+    for (size_t d = shape.size(); d-- > 0;) {
+      coordinate[d] = d == 0 ? rest : arith::RemUIOp::create(e.b, e.loc, rest, e.index(shape[d])).getResult();
+      if (d > 0)
+        rest = arith::DivUIOp::create(e.b, e.loc, rest, e.index(shape[d]));
+    }
+    Type memory = from.element.isInteger(1) ? e.b.getI8Type() : from.element;
+    if (memory.isInteger() && !memory.isSignlessInteger())
+      memory = e.b.getIntegerType(memory.getIntOrFloatBitWidth());
+    Value v = LLVM::LoadOp::create(e.b, e.loc, memory, pointerAt(e, from, elementIndex(e, from, coordinate)));
+    LLVM::StoreOp::create(e.b, e.loc, v, pointerAt(e, to, elementIndex(e, to, coordinate)));
+  });
+}
+
+/// The TMA boxes of a copy marked by the outline stage: each box's
+/// coordinates in the array (i32, outermost first) and shared memory
+/// address.
+struct TmaBoxes {
+  Value tensorMap;
+  SmallVector<SmallVector<Value>> coordinates;
+  SmallVector<Value> shared;
+};
+
+TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInfo &shared) {
+  TmaBoxes boxes;
+  boxes.tensorMap = e.func.getArgument(op->getAttrOfType<IntegerAttr>(kTmaParamAttr).getInt());
+  int64_t splitDim = op->getAttrOfType<IntegerAttr>(kTmaSplitDimAttr).getInt();
+  int64_t count = op->getAttrOfType<IntegerAttr>(kTmaBoxesAttr).getInt();
+  int64_t bytes = op->getAttrOfType<IntegerAttr>(kTmaBytesAttr).getInt();
+  // The window's extent along the split dimension, and a box's.
+  int64_t extent = global.block[splitDim], boxExtent = extent / count;
+  SmallVector<Value> zeros(shared.refShape.size(), e.index(0));
+  Value sharedStart = elementIndex(e, shared, zeros);
+  for (int64_t i = 0; i < count; ++i) {
+    SmallVector<Value> c;
+    for (size_t d = 0; d < global.offsets.size(); ++d) {
+      Value at = global.offsets[d];
+      if (static_cast<int64_t>(d) == splitDim && i > 0)
+        at = arith::AddIOp::create(e.b, e.loc, at, e.index(i * boxExtent));
+      c.push_back(i32Of(e, at));
+    }
+    boxes.coordinates.push_back(c);
+    // Boxes land one after another: the shared window is contiguous.
+    int64_t elementsBefore = i * (bytes / count) / elementBytes(shared.element);
+    boxes.shared.push_back(pointerAt(
+        e, shared, arith::AddIOp::create(e.b, e.loc, sharedStart, e.index(elementsBefore))));
+  }
+  return boxes;
+}
+
+LogicalResult lowerCopyGmemToSmem(Emitter &e, pk::CopyGmemToSmemOp op) {
+  const RefInfo &src = refOf(e, op.getSrc()), &dst = refOf(e, op.getDst());
+  Value barrier = barrierAt(e, op.getBarrier(), op.getBarrierIndices()).barrier;
+  // The warpgroup is done with what `dst` held.
+  e.barrier();
+  if (!op->hasAttr(kTmaParamAttr)) {
+    copyBySimt(e, src, dst);
+    arriveOnce(e, barrier);
+    return success();
+  }
+  TmaBoxes boxes = tmaBoxes(e, op, src, dst);
+  int64_t bytes = op->getAttrOfType<IntegerAttr>(kTmaBytesAttr).getInt();
+  e.guarded(isFirstThread(e), [&] {
+    async::mbarrierArriveExpectTx(e.b, e.loc, barrier, e.i32(bytes));
+    for (size_t i = 0; i < boxes.shared.size(); ++i)
+      TmaLoadOp::create(e.b, e.loc, boxes.tensorMap, boxes.coordinates[i], boxes.shared[i], barrier,
+                        /*multicast_mask=*/Value());
+  });
+  return success();
+}
+
+LogicalResult lowerCopySmemToGmem(Emitter &e, pk::CopySmemToGmemOp op) {
+  const RefInfo &src = refOf(e, op.getSrc()), &dst = refOf(e, op.getDst());
+  Value predicate = op.getPredicate() ? e.values.lookup(op.getPredicate()) : Value();
+  e.barrier();
+  if (!op->hasAttr(kTmaParamAttr)) {
+    e.guarded(predicate, [&] { copyBySimt(e, src, dst); });
+    e.barrier();
+    return success();
+  }
+  TmaBoxes boxes = tmaBoxes(e, op, dst, src);
+  e.guarded(e.andOf(isFirstThread(e), predicate), [&] {
+    for (size_t i = 0; i < boxes.shared.size(); ++i)
+      TmaStoreOp::create(e.b, e.loc, boxes.shared[i], boxes.tensorMap, boxes.coordinates[i]);
+  });
+  if (!op.getNoCommit())
+    e.guarded(isFirstThread(e), [&] { async::bulkCommitGroup(e.b, e.loc); });
+  return success();
+}
+
+// ---- Views.
+
+LogicalResult recordRefView(Emitter &e, pk::RefViewOp op) {
+  const RefInfo &parent = refOf(e, op.getRef());
+  if (llvm::any_of(op.getStrides(), [](int64_t s) { return s != 1; }))
+    return e.fail(op, "the CUDA backend does not lower strided views (x_ref.at[pl.ds(start, size, "
+                      "stride)]) of Mosaic GPU Refs yet");
+  RefInfo ref = parent;
+  auto type = llvm::cast<pk::RefType>(op.getType());
+  ref.refShape.assign(type.getShape().begin(), type.getShape().end());
+  ref.refToArray.clear();
+  unsigned dynamic = 0;
+  for (size_t j = 0; j < parent.refShape.size(); ++j) {
+    unsigned a = parent.refToArray[j];
+    int64_t offset = op.getStaticOffsets()[j];
+    Value start = ShapedType::isDynamic(offset) ? e.values.lookup(op.getOffsets()[dynamic++])
+                                                : e.index(offset);
+    ref.offsets[a] = arith::AddIOp::create(e.b, e.loc, parent.offsets[a], start);
+    ref.block[a] = op.getSizes()[j];
+    if (!llvm::is_contained(op.getSqueeze(), static_cast<int64_t>(j)))
+      ref.refToArray.push_back(a);
+  }
+  e.refs[op.getResult().getAsOpaquePointer()] = ref;
+  return success();
+}
+
+} // namespace
+
+LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
+  auto type = llvm::cast<pk::BarrierType>(op.getType());
+  BarrierInfo info;
+  info.offset = static_cast<int64_t>(op.getOffset());
+  info.parityOffset = static_cast<int64_t>(op.getParityOffset());
+  info.shape.assign(type.getShape().begin(), type.getShape().end());
+  info.ctaThreads = 32 * e.numWarps * std::max(1u, e.warpgroups);
+  e.barriers[op.getResult().getAsOpaquePointer()] = info;
+  int64_t count = type.getNumBarriers(), words = (count + 31) / 32;
+  // Every thread starts waiting for phase 0 of each barrier.
+  for (int64_t w = 0; w < words; ++w) {
+    Value slot = arith::AddIOp::create(e.b, e.loc, e.index(w * info.ctaThreads), e.ctaThreadId());
+    LLVM::StoreOp::create(e.b, e.loc, e.i32(0),
+                          e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot));
+  }
+  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
+  e.guarded(first, [&] {
+    auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(count), e.index(1));
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(loop.getBody());
+    async::mbarrierInit(e.b, e.loc,
+                        e.sharedPointer(e.index(info.offset), e.b.getI64Type(), loop.getInductionVar()),
+                        e.i32(type.getNumArrivals()));
+  });
+  async::fenceMbarrierInit(e.b, e.loc);
+  ::mlir::gpu::BarrierOp::create(e.b, e.loc);
+  return success();
+}
+
+std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
+  if (auto view = llvm::dyn_cast<pk::RefViewOp>(op))
+    return recordRefView(e, view);
+  if (auto arrive = llvm::dyn_cast<pk::BarrierArriveOp>(op))
+    return lowerBarrierArrive(e, arrive);
+  if (auto wait = llvm::dyn_cast<pk::BarrierWaitOp>(op))
+    return lowerBarrierWait(e, wait);
+  if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op))
+    return lowerCopyGmemToSmem(e, copy);
+  if (auto copy = llvm::dyn_cast<pk::CopySmemToGmemOp>(op))
+    return lowerCopySmemToGmem(e, copy);
+  if (auto wait = llvm::dyn_cast<pk::WaitSmemToGmemOp>(op)) {
+    // Only the issuing thread has bulk groups; the others learn from it.
+    async::bulkWaitGroup(e.b, e.loc, static_cast<unsigned>(wait.getAllowGroups()), wait.getReadOnly());
+    e.barrier();
+    return success();
+  }
+  if (llvm::isa<pk::CommitGroupOp>(op)) {
+    e.guarded(isFirstThread(e), [&] { async::bulkCommitGroup(e.b, e.loc); });
+    return success();
+  }
+  if (llvm::isa<pk::CommitSmemOp>(op)) {
+    async::fenceAsyncShared(e.b, e.loc);
+    e.barrier();
+    return success();
+  }
+  if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {
+    // A hint: the value is already in the layout its type carries.
+    e.values.map(cast.getResult(), e.values.lookup(cast.getValue()));
+    return success();
+  }
+  if (auto registers = llvm::dyn_cast<pk::SetMaxRegistersOp>(op)) {
+    async::setMaxRegisters(e.b, e.loc, static_cast<unsigned>(registers.getCount()),
+                           registers.getIncrease());
+    return success();
+  }
+  return std::nullopt;
+}
+
+} // namespace pk::gpu

@@ -1,0 +1,220 @@
+//===- OutlineMesh.cpp - Mosaic GPU kernels -> gpu.func -------------------===//
+#include "backends/cuda/OutlineMesh.h"
+
+#include "backends/cuda/MeshTma.h"
+#include "backends/cuda/Async.h"
+#include "backends/cuda/ir/PkGpuDialect.h"
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+namespace {
+
+int64_t storageBytes(Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits < 8 ? 1 : bits / 8;
+}
+
+int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+class MeshKernelBuilder {
+public:
+  MeshKernelBuilder(OpBuilder &b, pk::MeshKernelOp kernel, const LaunchPlan &plan)
+      : b(b), kernel(kernel), plan(plan), loc(kernel.getLoc()) {}
+
+  ::mlir::gpu::GPUFuncOp build();
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// Block and thread coordinates along every mesh axis (index).
+  void meshCoordinates();
+  /// Replaces axis and grid queries in the cloned body.
+  void replaceAxisQueries(Block &body);
+  /// Inlines the pk.run_scoped ops of `block`, allocating their scratch
+  /// from byte `top` of shared memory.
+  void inlineScopes(Block &block, int64_t top, bool topLevel);
+  Value allocate(Type type, int64_t &top);
+
+  OpBuilder &b;
+  pk::MeshKernelOp kernel;
+  const LaunchPlan &plan;
+  Location loc;
+  ::mlir::gpu::GPUFuncOp func;
+  SmallVector<Value> gridIds, clusterIds; ///< index
+  Value threadAxis;                       ///< index
+  int64_t scratchBytes = 0;
+};
+
+::mlir::gpu::GPUFuncOp MeshKernelBuilder::build() {
+  MLIRContext *ctx = b.getContext();
+  auto exportOp = kernel->getParentOfType<pk::ExportOp>();
+  MeshTmaPlan tma = planMeshTma(kernel);
+  size_t numOperands = kernel.getInputs().size() + kernel.getOutputs().size();
+  auto global = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+  SmallVector<Type> params(numOperands, global);
+  params.append(exportOp.getNumSymbols(), b.getI64Type());
+  unsigned firstTensorMap = params.size();
+  SmallVector<int64_t> tensorMapParams;
+  for (size_t t = 0; t < tma.tensorMaps.size(); ++t) {
+    tensorMapParams.push_back(params.size());
+    params.push_back(LLVM::LLVMPointerType::get(ctx));
+  }
+  func = ::mlir::gpu::GPUFuncOp::create(b, loc, plan.kernelName, b.getFunctionType(params, {}));
+  func->setAttr(::mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(plan.threadsPerBlock()), 1, 1}));
+  // Block values belong to one Pallas thread: a warpgroup's 4 warps.
+  func->setAttr("pkgpu.num_warps", b.getI64IntegerAttr(4));
+  func->setAttr(kWarpgroupsAttr, b.getI64IntegerAttr(plan.warpgroups));
+  if (!tensorMapParams.empty())
+    func->setAttr(kTensorMapParamsAttr, b.getDenseI64ArrayAttr(tensorMapParams));
+  SmallVector<int64_t> aliasedParams;
+  ArrayRef<int64_t> aliases = kernel.getInputOutputAliases();
+  for (size_t a = 0; a + 1 < aliases.size(); a += 2) {
+    aliasedParams.push_back(aliases[a]);
+    aliasedParams.push_back(static_cast<int64_t>(kernel.getInputs().size()) + aliases[a + 1]);
+  }
+  if (!aliasedParams.empty())
+    func->setAttr("pkgpu.aliases", b.getDenseI64ArrayAttr(aliasedParams));
+
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  meshCoordinates();
+
+  // The kernel's Refs: whole arrays.
+  Block &body = kernel.getBodyBlock();
+  IRMapping mapping;
+  for (unsigned i = 0; i < numOperands; ++i) {
+    auto ref = llvm::cast<pk::RefType>(body.getArgument(i).getType());
+    SmallVector<Value> sizes, offsets;
+    for (int64_t d : ref.getShape()) {
+      sizes.push_back(index(d));
+      offsets.push_back(index(0));
+    }
+    Value bound = GlobalRefOp::create(b, loc, ref, entry.getArgument(i), sizes, offsets,
+                                      b.getDenseI64ArrayAttr(ref.getShape()),
+                                      b.getDenseI64ArrayAttr({}));
+    mapping.map(body.getArgument(i), bound);
+  }
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  ::mlir::gpu::ReturnOp::create(b, loc);
+
+  // Copies TMA carries know their tensor map.
+  for (auto &[op, copy] : tma.copies) {
+    Operation *cloned = mapping.lookupOrNull(op);
+    cloned->setAttr(kTmaParamAttr, b.getI64IntegerAttr(firstTensorMap + copy.tensorMap));
+    cloned->setAttr(kTmaSplitDimAttr, b.getI64IntegerAttr(copy.splitDim));
+    cloned->setAttr(kTmaBoxesAttr, b.getI64IntegerAttr(copy.boxes));
+    cloned->setAttr(kTmaBytesAttr, b.getI64IntegerAttr(static_cast<int64_t>(copy.bytes)));
+  }
+  replaceAxisQueries(entry);
+  inlineScopes(entry, 0, /*topLevel=*/true);
+  func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr(alignTo(scratchBytes, 16)));
+  return func;
+}
+
+void MeshKernelBuilder::meshCoordinates() {
+  // CTAs are numbered row-major over (grid axes, cluster axes) on x.
+  Value cta = ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
+  Value clusterSize = index(kernel.getClusterSize());
+  Value rank = arith::RemUIOp::create(b, loc, cta, clusterSize);
+  Value cluster = arith::DivUIOp::create(b, loc, cta, clusterSize);
+  auto unflatten = [&](Value linear, ArrayRef<int64_t> sizes, SmallVector<Value> &ids) {
+    ids.assign(sizes.size(), Value());
+    for (size_t i = sizes.size(); i-- > 0;) {
+      if (i == 0) {
+        ids[i] = linear;
+        break;
+      }
+      ids[i] = arith::RemUIOp::create(b, loc, linear, index(sizes[i]));
+      linear = arith::DivUIOp::create(b, loc, linear, index(sizes[i]));
+    }
+  };
+  unflatten(cluster, kernel.getGrid(), gridIds);
+  unflatten(rank, kernel.getCluster(), clusterIds);
+  Value tid = ::mlir::gpu::ThreadIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
+  threadAxis = arith::DivUIOp::create(b, loc, tid, index(128));
+}
+
+void MeshKernelBuilder::replaceAxisQueries(Block &body) {
+  SmallVector<Operation *> queries;
+  body.walk([&](Operation *op) {
+    if (llvm::isa<pk::AxisIndexOp, pk::ProgramIdOp, pk::NumProgramsOp>(op))
+      queries.push_back(op);
+  });
+  for (Operation *op : queries) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    Value v;
+    if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op)) {
+      auto [kind, position] = *kernel.findAxis(axis.getAxis());
+      v = kind == 0 ? gridIds[position] : kind == 1 ? clusterIds[position] : threadAxis;
+    } else if (auto id = llvm::dyn_cast<pk::ProgramIdOp>(op)) {
+      v = gridIds[id.getAxis()];
+    } else {
+      v = index(kernel.getGrid()[llvm::cast<pk::NumProgramsOp>(op).getAxis()]);
+    }
+    v = arith::IndexCastOp::create(b, op->getLoc(), op->getResult(0).getType(), v);
+    op->getResult(0).replaceAllUsesWith(v);
+    op->erase();
+  }
+}
+
+Value MeshKernelBuilder::allocate(Type type, int64_t &top) {
+  if (auto barrier = llvm::dyn_cast<pk::BarrierType>(type)) {
+    int64_t count = barrier.getNumBarriers();
+    int64_t offset = alignTo(top, 8);
+    int64_t parity = alignTo(offset + 8 * count, 4);
+    int64_t words = (count + 31) / 32;
+    top = parity + 4 * words * plan.threadsPerBlock();
+    return BarrierAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset),
+                                  b.getI64IntegerAttr(parity));
+  }
+  auto ref = llvm::cast<pk::RefType>(type);
+  int64_t offset = alignTo(top, kMeshSmemAlignment);
+  top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
+  return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset));
+}
+
+void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op);
+    if (!scoped) {
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          inlineScopes(inner, top, /*topLevel=*/false);
+      continue;
+    }
+    Block &scope = scoped.getBodyBlock();
+    int64_t inner = top;
+    b.setInsertionPoint(scoped);
+    for (BlockArgument arg : scope.getArguments())
+      arg.replaceAllUsesWith(allocate(arg.getType(), inner));
+    scratchBytes = std::max(scratchBytes, inner);
+    inlineScopes(scope, inner, /*topLevel=*/false);
+    auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());
+    scoped->replaceAllUsesWith(yield.getValues());
+    yield->erase();
+    block.getOperations().splice(scoped->getIterator(), scope.getOperations());
+    // The next scope reuses this one's memory (and may initialize barriers
+    // in it): every thread must be done with it.
+    if (!topLevel)
+      ::mlir::gpu::BarrierOp::create(b, loc);
+    scoped->erase();
+  }
+}
+
+} // namespace
+
+::mlir::gpu::GPUFuncOp outlineMeshKernel(OpBuilder &b, pk::MeshKernelOp kernel, const LaunchPlan &plan) {
+  return MeshKernelBuilder(b, kernel, plan).build();
+}
+
+} // namespace pk::gpu

@@ -1,0 +1,40 @@
+//===- OutlineMesh.h - Mosaic GPU kernels -> gpu.func -----------*- C++ -*-===//
+//
+// The outline stage's half for `pk.mesh_kernel`: one CTA per (cluster,
+// CTA in cluster), one warpgroup per Pallas thread. The kernel's Refs are
+// whole arrays in global memory; mesh axes become block and thread
+// indices; every `pk.run_scoped` is inlined with its allocations placed
+// in shared memory like a stack (scratch buffers as `pkgpu.shared_ref`,
+// barriers as `pkgpu.barrier_alloc`); the copies TMA carries
+// (MeshTma.h) get tensor map parameters and are marked with the
+// attributes below for pk-gpu-distribute.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_BACKENDS_CUDA_OUTLINEMESH_H
+#define PK_BACKENDS_CUDA_OUTLINEMESH_H
+
+#include "backends/cuda/LaunchPlan.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace pk::gpu {
+
+/// On a copy TMA carries: the kernel parameter of its tensor map (i64).
+constexpr const char *kTmaParamAttr = "pkgpu.tma_param";
+/// ... the array dimension cut into boxes, and how many (i64 each).
+constexpr const char *kTmaSplitDimAttr = "pkgpu.tma_split_dim";
+constexpr const char *kTmaBoxesAttr = "pkgpu.tma_boxes";
+/// ... the bytes the whole copy moves (i64).
+constexpr const char *kTmaBytesAttr = "pkgpu.tma_bytes";
+/// On a kernel: Pallas threads (warpgroups) per CTA (i64).
+constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
+
+/// Builds the kernel of `kernel` at `b`'s insertion point (in a
+/// gpu.module).
+mlir::gpu::GPUFuncOp outlineMeshKernel(mlir::OpBuilder &b, pk::MeshKernelOp kernel,
+                                       const LaunchPlan &plan);
+
+} // namespace pk::gpu
+
+#endif // PK_BACKENDS_CUDA_OUTLINEMESH_H

@@ -1,0 +1,186 @@
+//===- EvalAsync.cpp - mbarriers, TMA copies, named barriers --------------===//
+//
+// PTX ISA semantics ("mbarrier", "cp.async.bulk.tensor"): an mbarrier
+// counts pending arrivals and transaction bytes of its current phase; the
+// phase completes when both reach zero, and the next one starts expecting
+// the init count again. try_wait.parity(P) returns once the phase of
+// parity P is no longer the current one. A TMA load copies its box at
+// once and completes its bytes on its mbarrier; a TMA store copies its
+// box at once (bulk groups have nothing left to wait for).
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/sim/Executor.h"
+
+#include <cstring>
+
+namespace pk::sim {
+
+Executor::Mbarrier &Executor::mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer) {
+  auto it = mbarriers.find(pointer);
+  if (it == mbarriers.end())
+    fail(instr, thread, "an mbarrier operation on shared memory byte " +
+                            std::to_string(pointerOffset(pointer)) + ", where no mbarrier was initialized");
+  return it->second;
+}
+
+void Executor::completeIfDone(Mbarrier &m) {
+  if (m.pending != 0 || m.transactions != 0)
+    return;
+  ++m.phase;
+  m.pending = m.expected;
+  interval = nextInterval++;
+}
+
+void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
+  // Operands: load (shared, map, mbarrier, coordinates...); store (shared,
+  // map, coordinates...). Coordinates are PTX's: innermost first.
+  size_t firstCoordinate = toShared ? 3 : 2;
+  uint64_t mapWord = reg(instr.in[1])[t];
+  if (mapWord >= launch->tensorMaps.size())
+    fail(instr, t, "a TMA copy through a tensor map parameter the launch did not pass");
+  const rt::TensorMapDesc &map = launch->tensorMaps[mapWord];
+  unsigned rank = map.rank;
+  if (instr.in.size() - firstCoordinate != rank)
+    fail(instr, t, "a TMA copy with " + std::to_string(instr.in.size() - firstCoordinate) +
+                       " coordinates through a tensor map of rank " + std::to_string(rank));
+  if (map.swizzle != rt::TmaSwizzle::None || map.interleave != rt::TmaInterleave::None)
+    fail(instr, t, "a TMA copy through a swizzled or interleaved tensor map (not modelled)");
+  int64_t start[rt::kMaxTensorMapRank];
+  for (unsigned i = 0; i < rank; ++i)
+    start[i] = signExtend(reg(instr.in[firstCoordinate + i])[t], 32);
+  uint64_t shared = reg(instr.in[0])[t];
+  if (pointerOffset(shared) % 128 != 0)
+    fail(instr, t, "a TMA copy to or from shared memory at byte " + std::to_string(pointerOffset(shared)) +
+                       " (it must be 128-byte aligned)");
+  unsigned bytes = map.elementBytes;
+  uint64_t boxElements = 1;
+  for (unsigned i = 0; i < rank; ++i)
+    boxElements *= map.box[i];
+  Accessor who{interval, launch->launch, linearCta, t, instr.id};
+  uint8_t element[16];
+  for (uint64_t n = 0; n < boxElements; ++n) {
+    // The element's place in the box (innermost first) and in the array.
+    uint64_t rest = n, offset = 0;
+    bool inside = true;
+    for (unsigned i = 0; i < rank; ++i) {
+      int64_t g = start[i] + static_cast<int64_t>(rest % map.box[i]);
+      rest /= map.box[i];
+      if (g < 0 || static_cast<uint64_t>(g) >= map.dims[i])
+        inside = false;
+      else
+        offset += static_cast<uint64_t>(g) * map.strides[i];
+    }
+    uint64_t global = makePointer(pointerAllocation(map.address),
+                                  pointerOffset(map.address) + static_cast<int64_t>(offset));
+    uint64_t local = makePointer(pointerAllocation(shared), pointerOffset(shared) + static_cast<int64_t>(n * bytes));
+    Violation v;
+    if (toShared) {
+      if (inside) {
+        v = memory.read(global, Space::Global, bytes, bytes, element, who);
+        if (v.kind != Violation::Kind::None)
+          fail(instr, t, "the TMA load's source: " + describeViolation(v, false, bytes));
+      } else {
+        // Out of bounds: zeros, or NaN for floats with the NaN fill.
+        std::memset(element, 0, bytes);
+        if (map.oobFill == rt::TmaOobFill::Nan && map.isFloat)
+          std::memset(element, 0xff, bytes);
+      }
+      v = memory.write(local, Space::Shared, bytes, bytes, element, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, "the TMA load's destination: " + describeViolation(v, true, bytes));
+    } else {
+      v = memory.read(local, Space::Shared, bytes, bytes, element, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, "the TMA store's source: " + describeViolation(v, false, bytes));
+      if (!inside)
+        continue; // never written
+      v = memory.write(global, Space::Global, bytes, bytes, element, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, "the TMA store's destination: " + describeViolation(v, true, bytes));
+    }
+  }
+  if (toShared) {
+    Mbarrier &m = mbarrierAt(instr, t, reg(instr.in[2])[t]);
+    m.transactions -= static_cast<int64_t>(boxElements * bytes);
+    if (m.transactions < 0)
+      fail(instr, t, "a TMA load completes " + std::to_string(boxElements * bytes) +
+                         " bytes on an mbarrier whose phase expects fewer (arrive.expect_tx first)");
+    completeIfDone(m);
+  }
+}
+
+void Executor::evalAsync(const Instr &instr, const Mask &mask) {
+  switch (instr.op) {
+  case Op::MbarInit:
+    for (uint16_t t : mask) {
+      uint64_t pointer = reg(instr.in[0])[t];
+      if (pointerAllocation(pointer) != launch->sharedMemory || pointerOffset(pointer) % 8 != 0)
+        fail(instr, t, "mbarrier.init of memory that is not 8-byte aligned shared memory");
+      uint32_t count = static_cast<uint32_t>(reg(instr.in[1])[t]);
+      if (count == 0)
+        fail(instr, t, "mbarrier.init with an arrival count of 0");
+      Mbarrier &m = mbarriers[pointer];
+      m = Mbarrier{count, count, 0, 0};
+    }
+    return;
+  case Op::MbarArrive:
+  case Op::MbarArriveExpectTx:
+    for (uint16_t t : mask) {
+      Mbarrier &m = mbarrierAt(instr, t, reg(instr.in[0])[t]);
+      if (instr.op == Op::MbarArriveExpectTx)
+        m.transactions += static_cast<int64_t>(reg(instr.in[1])[t] & 0xffffffffu);
+      --m.pending;
+      completeIfDone(m);
+      if (!instr.out.empty())
+        reg(instr.out[0])[t] = 0; // the state token: unused
+    }
+    return;
+  case Op::MbarTryWait: {
+    uint16_t first = mask.front();
+    uint64_t pointer = reg(instr.in[0])[first];
+    uint64_t parity = reg(instr.in[1])[first] & 1;
+    for (uint16_t t : mask)
+      if (reg(instr.in[0])[t] != pointer || (reg(instr.in[1])[t] & 1) != parity)
+        fail(instr, t, "threads of one warpgroup wait on different mbarriers or parities at once "
+                       "(not modelled)");
+    Mbarrier &m = mbarrierAt(instr, first, pointer);
+    auto done = [&m, parity] { return (m.phase & 1) != parity; };
+    if (!done()) {
+      std::string what = "for phase parity " + std::to_string(parity) + " of the mbarrier at shared byte " +
+                         std::to_string(pointerOffset(pointer)) + "\n    at " + describeOp(k.ops[instr.id]);
+      if (!workers)
+        fail(instr, first, "deadlock: the CTA waits " + what + "\n  and no other thread of it can arrive");
+      workers->wait(what, done);
+    }
+    interval = nextInterval++;
+    return;
+  }
+  case Op::TmaLoad:
+  case Op::TmaStore:
+    for (uint16_t t : mask)
+      tmaCopy(instr, t, instr.op == Op::TmaLoad);
+    return;
+  case Op::NamedBarrier: {
+    uint64_t count = reg(instr.in[1])[mask.front()];
+    if (mask.size() != count)
+      fail(instr, mask.front(),
+           "a named barrier for " + std::to_string(count) + " threads reached by " +
+               std::to_string(mask.size()) + " (a barrier under divergent control flow)");
+    if (count != 128 || !workers)
+      fail(instr, mask.front(), "a named barrier other than one warpgroup's (not modelled)");
+    interval = nextInterval++;
+    return;
+  }
+  case Op::PtrCast: {
+    const uint64_t *from = reg(instr.in[0]);
+    uint64_t *to = reg(instr.out[0]);
+    for (uint16_t t : mask)
+      to[t] = from[t];
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace pk::sim
