@@ -40,6 +40,7 @@ struct CompileOptions {
   bool writeDeps = false; ///< -MD
   std::string depFile;    ///< -MF
   std::vector<std::string> depTargets; ///< -MT
+  std::vector<std::string> exports;    ///< --export: compile only these (default: all)
 };
 
 struct RunOptions {

@@ -1,6 +1,8 @@
 //===- CompileCommands.cpp - pkc check, pkc compile -----------------------===//
 #include "Commands.h"
 
+#include <algorithm>
+
 #include "DepFile.h"
 #include "LaunchHeader.h"
 
@@ -11,6 +13,7 @@
 #include "mlir/IR/OperationSupport.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -84,6 +87,28 @@ std::vector<ExportSignature> signatures(mlir::ModuleOp module) {
 
 } // namespace
 
+/// Erases the exports `keep` does not name (none when it is empty); an
+/// error for a name that is not an export.
+static bool keepExports(Session &session, mlir::ModuleOp module, const std::vector<std::string> &keep,
+                 const std::string &input) {
+  if (keep.empty())
+    return true;
+  std::vector<std::string> names;
+  for (pk::ExportOp e : module.getOps<pk::ExportOp>())
+    names.push_back(e.getSymName().str());
+  for (const std::string &name : keep)
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      session.diagnostics().error(SourceRange(), "--export " + name + ": no export named '" + name +
+                                                     "' in " + input + " (exports: " +
+                                                     llvm::join(names, ", ") + ")");
+      return false;
+    }
+  for (pk::ExportOp e : llvm::make_early_inc_range(module.getOps<pk::ExportOp>()))
+    if (std::find(keep.begin(), keep.end(), e.getSymName().str()) == keep.end())
+      e.erase();
+  return true;
+}
+
 int runCompile(const CommonOptions &common, const CompileOptions &compile,
                const DiagnosticOptions &diagnostics) {
   Session session(llvm::errs());
@@ -110,7 +135,7 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
     if (!session.addDefines(common.defines, options))
       return 1;
     mlir::OwningOpRef<mlir::ModuleOp> ir = session.loadIR(common.input, options);
-    if (!ir)
+    if (!ir || !keepExports(session, *ir, compile.exports, common.input))
       return 1;
     std::string primaryOutput;
     if (int status = compileForTargets(session, *ir, common, compile, primaryOutput))
@@ -140,7 +165,7 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
   if (!session.addDefines(common.defines, options))
     return 1;
   mlir::OwningOpRef<mlir::ModuleOp> ir = session.loadIR(common.input, options);
-  if (!ir)
+  if (!ir || !keepExports(session, *ir, compile.exports, common.input))
     return 1;
   if (compile.emit == "header") {
     // Without artifacts beside it, the header loads the manifest pkc

@@ -35,12 +35,17 @@ options to `pkc run` (--cta-order=shuffled, ...). With --device=cuda it
 runs them on the GPU (through the runtime library), and skips (exit 77)
 when the machine has no CUDA GPU.
 
+With --prepare DIR, nothing runs: the program is compiled for --target
+and each case's inputs and JAX's outputs are saved in DIR, for a GPU
+machine that has neither pkc nor JAX (gpu_replay.py, scripts/gpu-check.sh).
+
 Usage: differential.py --pkc PATH/TO/pkc FILE.pk [--case "..."]...
 """
 
 import argparse
 import contextlib
 import io
+import json
 import os
 import shlex
 import subprocess
@@ -159,15 +164,16 @@ def compare(name, expected, actual, case):
     return None
 
 
-def run_case(pkc, path, case, workdir, extra_args=()):
+def reference_run(path, case, workdir):
+    """The case's random inputs (also saved as workdir/in{k}.npy), the names
+    of the export's parameters, JAX's (or the reference function's)
+    outputs, and what the run printed."""
     module = pk_prelude.load_pk(path, case.defines)
     params = module.signature(case.export)
     rng = np.random.default_rng(case.seed)
-    inputs, args = [], [pkc, "run", path, "--entry", case.export, *extra_args]
-    for name, value in case.defines.items():
-        args += ["-D", f"{name}={value}"]
+    inputs = []
     fn_params = list(__import__("inspect").signature(module.exports[case.export]).parameters)
-    for index, (param, array_type) in enumerate(zip(fn_params, params)):
+    for index, array_type in enumerate(params):
         shape = []
         for dim in array_type.dims:
             if isinstance(dim, pk_prelude.Symbol):
@@ -177,10 +183,8 @@ def run_case(pkc, path, case, workdir, extra_args=()):
             else:
                 shape.append(int(dim))
         x = random_input(rng, array_type.dtype, shape, case.low, case.high, case.int_range)
-        file = os.path.join(workdir, f"in{index}.npy")
-        np.save(file, x)
+        np.save(os.path.join(workdir, f"in{index}.npy"), x)
         inputs.append(x)
-        args += ["--in", f"{param}={file}"]
     printed = io.StringIO()
     if case.reference:
         result = module.globals[case.reference](*inputs)
@@ -190,8 +194,25 @@ def run_case(pkc, path, case, workdir, extra_args=()):
             expected = module.run(case.export, inputs)
             jax.effects_barrier()
         if pk_prelude.gpu_races_found():
-            return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
-                    "Mosaic GPU program"]
+            raise RaceFound()
+    return inputs, fn_params[:len(inputs)], expected, printed.getvalue()
+
+
+class RaceFound(Exception):
+    """JAX's GPU interpret mode found a race: the program is not valid."""
+
+
+def run_case(pkc, path, case, workdir, extra_args=()):
+    try:
+        inputs, names, expected, printed = reference_run(path, case, workdir)
+    except RaceFound:
+        return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
+                "Mosaic GPU program"]
+    args = [pkc, "run", path, "--entry", case.export, *extra_args]
+    for name, value in case.defines.items():
+        args += ["-D", f"{name}={value}"]
+    for index, name in enumerate(names):
+        args += ["--in", f"{name}={os.path.join(workdir, f'in{index}.npy')}"]
     for k in range(len(expected)):
         args += ["--out", f"{k}={os.path.join(workdir, f'out{k}.npy')}"]
     run = subprocess.run(args, capture_output=True, text=True)
@@ -205,8 +226,8 @@ def run_case(pkc, path, case, workdir, extra_args=()):
                 f"{run.stderr}"]
     problems = []
     if case.stdout and "--device=interpreter" in extra_args:
-        if run.stdout != printed.getvalue():
-            problems.append("printed output differs:\n--- JAX\n" + printed.getvalue() +
+        if run.stdout != printed:
+            problems.append("printed output differs:\n--- JAX\n" + printed +
                             "--- pkc\n" + run.stdout)
     for k, e in enumerate(expected):
         actual = load_output(os.path.join(workdir, f"out{k}.npy"), e.dtype)
@@ -214,6 +235,40 @@ def run_case(pkc, path, case, workdir, extra_args=()):
         if problem:
             problems.append(problem)
     return problems
+
+
+def prepare_case(pkc, path, case, out, target):
+    """For a GPU machine without pkc or JAX (scripts/gpu-check.sh): compiles
+    the program for `target` and saves the case's inputs and JAX's outputs
+    beside it, for gpu_replay.py. Returns problems (a failed compile)."""
+    if case.cuda_rejects is not None:
+        return []  # checked on the simulator where pkc is
+    stem = os.path.splitext(os.path.basename(path))[0]
+    key = f"{stem}-{case.export}" + "".join(f"-{k}={v}" for k, v in sorted(case.defines.items()))
+    artifacts = os.path.join(out, "artifacts", key)
+    manifest = os.path.join(artifacts, stem + ".json")
+    if not os.path.exists(manifest):
+        args = [pkc, "compile", path, "--export", case.export, f"--target={target}", "-o", artifacts]
+        for name, value in case.defines.items():
+            args += ["-D", f"{name}={value}"]
+        run = subprocess.run(args, capture_output=True, text=True)
+        if run.returncode != 0:
+            return [f"pkc failed ({run.returncode}): {' '.join(shlex.quote(a) for a in args)}\n"
+                    f"{run.stderr}"]
+    cases = os.path.join(out, "cases")
+    os.makedirs(cases, exist_ok=True)
+    directory = tempfile.mkdtemp(prefix=key + "-", dir=cases)
+    try:
+        _, _, expected, _ = reference_run(path, case, directory)
+    except RaceFound:
+        return ["JAX's GPU interpret mode found a data race in the kernel"]
+    for k, e in enumerate(expected):
+        np.save(os.path.join(directory, f"expected{k}.npy"), e)
+    with open(os.path.join(directory, "case.json"), "w") as f:
+        json.dump({"file": os.path.relpath(path), "case": case.text, "export": case.export,
+                   "manifest": os.path.relpath(manifest, directory),
+                   "outputs": len(expected)}, f)
+    return []
 
 
 def cuda_gpu_present():
@@ -236,13 +291,17 @@ def main():
                         help="where pkc runs the kernels (pkc run --device)")
     parser.add_argument("--pkc-arg", action="append", default=[],
                         help="another option for pkc run (repeatable)")
+    parser.add_argument("--prepare", metavar="DIR",
+                        help="instead of running: compile for --target and save inputs and "
+                             "JAX's outputs in DIR for tests/pallas/gpu_replay.py")
+    parser.add_argument("--target", default="cuda:sm_90a", help="with --prepare")
     parser.add_argument("file")
     options = parser.parse_args()
     cases = options.case or cases_in(options.file)
     if not cases:
         print(f"{options.file}: no '# DIFF:' cases", file=sys.stderr)
         return 1
-    if options.device == "cuda" and not cuda_gpu_present():
+    if options.device == "cuda" and not options.prepare and not cuda_gpu_present():
         print(f"{options.file}: skipped: no CUDA GPU (or driver) on this machine")
         return 77
     global pk_prelude, jax
@@ -252,8 +311,11 @@ def main():
     failed = 0
     for text in cases:
         case = Case(text)
-        with tempfile.TemporaryDirectory() as workdir:
-            problems = run_case(options.pkc, options.file, case, workdir, extra)
+        if options.prepare:
+            problems = prepare_case(options.pkc, options.file, case, options.prepare, options.target)
+        else:
+            with tempfile.TemporaryDirectory() as workdir:
+                problems = run_case(options.pkc, options.file, case, workdir, extra)
         status = "ok" if not problems else "FAILED"
         print(f"{status}: {options.file}: {text}")
         for p in problems:
