@@ -50,14 +50,19 @@ prepare() {
   echo "gpu-check: $(ls "$dir/replay/cases" | wc -l) cases prepared"
   bench/kernels/build_artifacts.sh "$pkc" "$dir/bench" sm_90a
   "$pkc" compile samples/add.pk --target=cuda:sm_90a -o "$dir/add"
+  # The runtime's sample programs (samples/runtime), as its build makes them.
+  for sample in add matmul; do
+    "$pkc" compile "samples/$sample.pk" --target=cuda:sm_90a --target=cuda:sm_80 -o "$dir/samples"
+  done
   # The runtime's build needs these; the GPU machine has no package
   # registry. The layout keeps their CMake packages' relative paths.
   local deps=$dir/deps multiarch=lib/x86_64-linux-gnu
   mkdir -p "$deps/include" "$deps/share/cmake" "$deps/$multiarch/cmake"
-  cp -r /usr/include/nlohmann /usr/include/dlpack /usr/include/gtest "$deps/include/"
+  cp -r /usr/include/nlohmann /usr/include/dlpack /usr/include/gtest /usr/include/gmock "$deps/include/"
   cp -r /usr/share/cmake/nlohmann_json "$deps/share/cmake/"
   cp -r "/usr/$multiarch/cmake/GTest" "$deps/$multiarch/cmake/"
-  cp /usr/$multiarch/libgtest.a /usr/$multiarch/libgtest_main.a "$deps/$multiarch/"
+  cp /usr/$multiarch/libgtest.a /usr/$multiarch/libgtest_main.a /usr/$multiarch/libgmock.a \
+    /usr/$multiarch/libgmock_main.a "$deps/$multiarch/"
   du -sh "$dir"
   echo "gpu-check: carry $dir; on the GPU machine run: scripts/gpu-check.sh run $dir"
 }
@@ -65,7 +70,12 @@ prepare() {
 result() { echo "$dir/results/$1.txt"; }
 
 step_build() {
-  cmake -S . -B build-gpu -G Ninja -DPK_RUNTIME_ONLY=ON -DCMAKE_PREFIX_PATH="$root/$dir/deps" \
+  # Outside the source tree: the runtime's CMake package must not point
+  # into it.
+  local deps=${TMPDIR:-/tmp}/pk-gpu-check-deps
+  rm -rf "$deps" && cp -r "$dir/deps" "$deps"
+  cmake -S . -B build-gpu -G Ninja -DPK_RUNTIME_ONLY=ON -DCMAKE_PREFIX_PATH="$deps" \
+    -DPK_SAMPLE_ARTIFACTS="$root/$dir/samples" \
     > "$(result build)" 2>&1 && ninja -C build-gpu >> "$(result build)" 2>&1
   local status=$?
   echo "status $status" >> "$(result build)"

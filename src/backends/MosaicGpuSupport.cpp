@@ -41,8 +41,8 @@ namespace {
 /// What the CUDA backend does not lower yet in a kernel it otherwise
 /// takes: the construct's name, or "".
 std::string unsupportedOnCuda(mlir::Operation *op) {
-  if (llvm::isa<pk::RefTransposeOp, pk::WgmmaOp, pk::WgmmaWaitOp, pk::GetGlobalOp,
-                pk::SemaphoreSignalOp, pk::SemaphoreWaitOp, pk::PipelineOp>(op))
+  if (llvm::isa<pk::RefTransposeOp, pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp,
+                pk::PipelineOp>(op))
     return mosaicGpuName(op).str();
   if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op))
     if (!copy.getCollectiveAxes().empty())
@@ -57,9 +57,6 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
         return "plgpu.ClusterBarrier";
       if (llvm::isa<pk::SemaphoreType>(t))
         return "semaphore scratch (plgpu.SemaphoreType)";
-      auto ref = llvm::dyn_cast<pk::RefType>(t);
-      if (ref && ref.getSpace() == pk::MemorySpace::GPUAccumulator)
-        return "wgmma accumulators (plgpu.ACC)";
     }
   return "";
 }

@@ -218,6 +218,25 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     setLayout(dot.getResult(), blocked(dot.getType()));
     return success();
   }
+  if (auto wgmma = llvm::dyn_cast<WgmmaTileOp>(op)) {
+    // The accumulator lives in the registers wgmma writes.
+    auto type = llvm::cast<RankedTensorType>(wgmma.getType());
+    int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+    if (type.getRank() != 2 || m % 64 != 0 || n < 8 || n > 256 || (n & (n - 1)) != 0 ||
+        numWarps % 4 != 0)
+      return op->emitError() << "plgpu.wgmma needs an M x N accumulator with M a multiple of 64 "
+                                "and N a power of two from 8 to 256; got "
+                             << type;
+    Layout l = Layout::wgmmaAccumulator(m, n, numWarps);
+    convertOperand(op, 0, l);
+    setLayout(wgmma.getResult(), l);
+    return success();
+  }
+  if (auto wait = llvm::dyn_cast<WgmmaWaitTileOp>(op)) {
+    for (auto [operand, result] : llvm::zip(wait.getAccumulators(), wait.getResults()))
+      setLayout(result, *layoutOf(operand.getType()));
+    return success();
+  }
   if (llvm::isa<pk::SliceOp, pk::ConcatenateOp>(op)) {
     setLayout(op->getResult(0), blocked(op->getResult(0).getType()));
     return success();

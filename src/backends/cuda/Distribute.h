@@ -40,6 +40,12 @@ struct RefInfo {
   llvm::SmallVector<unsigned> refToArray;
   /// Identifies the memory: Refs of one class may overlap.
   unsigned memoryClass = 0;
+  /// Shared: -1 for row-major; else each 2-D tile (the last two array
+  /// dimensions) is stored as wgmma operand strips with this swizzle
+  /// (bytes), tiles one after another (pkgpu.shared_ref's `strips`).
+  int64_t strips = -1;
+  /// Shared: the buffer's shape (per array dimension).
+  llvm::SmallVector<int64_t> arrayShape;
 };
 
 /// An array of mbarriers (pkgpu.barrier_alloc).
@@ -105,6 +111,9 @@ public:
   // Memory.
   mlir::Value sharedPointer(mlir::Value byteOffset, mlir::Type element, mlir::Value elementIndex);
   mlir::Value globalPointer(mlir::Value base, mlir::Type element, mlir::Value elementIndex);
+  /// The address of the element of `ref`'s memory at `arrayCoordinate`
+  /// (index values, one per array dimension), whatever its layout.
+  mlir::Value refPointer(const RefInfo &ref, llvm::ArrayRef<mlir::Value> arrayCoordinate);
   /// A load of `storage` memory converted to the signless value type
   /// (i8 -> i1 for bools).
   mlir::Value loadValue(mlir::Value pointer, mlir::Type storage, mlir::Type value);

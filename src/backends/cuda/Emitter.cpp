@@ -261,6 +261,44 @@ Value Emitter::globalPointer(Value base, Type element, Value elementIndex) {
   return LLVM::GEPOp::create(b, loc, base.getType(), memory, base, ValueRange{offset64});
 }
 
+Value Emitter::refPointer(const RefInfo &ref, ArrayRef<Value> c) {
+  if (!ref.shared || ref.strips < 0) {
+    Value linear = index(0);
+    for (size_t d = 0; d < c.size(); ++d)
+      linear = arith::AddIOp::create(b, loc, linear, arith::MulIOp::create(b, loc, c[d], ref.strides[d]));
+    return ref.shared ? sharedPointer(index(ref.sharedOffset), ref.element, linear)
+                      : globalPointer(ref.base, ref.element, linear);
+  }
+  // Strips (SharedLayout::strips): within a tile of R x C elements, column
+  // c's bytes lie in strip (c * bytes) / span, each strip R rows of span
+  // bytes; then the swizzle permutes 16-byte chunks within each span:
+  // address bits [4, 4 + s) ^= bits [7, 7 + s), s = log2(span / 16).
+  size_t rank = c.size();
+  int64_t rows = ref.arrayShape[rank - 2], columns = ref.arrayShape[rank - 1];
+  int64_t bytes = elementBytes(ref.element);
+  int64_t span = ref.strips ? ref.strips : 16;
+  Value tile = index(0);
+  int64_t tileStride = 1;
+  for (size_t d = rank - 2; d-- > 0;) {
+    tile = arith::AddIOp::create(b, loc, tile, arith::MulIOp::create(b, loc, c[d], index(tileStride)));
+    tileStride *= ref.arrayShape[d];
+  }
+  Value column = arith::MulIOp::create(b, loc, c[rank - 1], index(bytes));
+  Value strip = arith::DivUIOp::create(b, loc, column, index(span));
+  Value within = arith::RemUIOp::create(b, loc, column, index(span));
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, tile, index(rows * columns * bytes)),
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, strip, index(rows * span)),
+                            arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, c[rank - 2], index(span)),
+                                                  within)));
+  if (ref.strips) {
+    int64_t mask = span / 16 - 1;
+    Value chunk = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, offset, index(7)), index(mask));
+    offset = arith::XOrIOp::create(b, loc, offset, arith::ShLIOp::create(b, loc, chunk, index(4)));
+  }
+  return sharedPointer(index(ref.sharedOffset), b.getI8Type(), offset);
+}
+
 Value Emitter::loadValue(Value pointer, Type storage, Type value) {
   if (storage.isInteger(1)) {
     Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), pointer);

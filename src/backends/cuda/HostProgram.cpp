@@ -42,6 +42,10 @@ backends::TensorMapArg tensorMapArg(const MeshTensorMap &map, BufferRef buffer, 
     stride *= map.shape[d];
   }
   arg.box = map.box;
+  arg.swizzle = map.swizzle == 128  ? rt::TmaSwizzle::B128
+                : map.swizzle == 64 ? rt::TmaSwizzle::B64
+                : map.swizzle == 32 ? rt::TmaSwizzle::B32
+                                    : rt::TmaSwizzle::None;
   return arg;
 }
 

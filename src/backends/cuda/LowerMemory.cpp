@@ -103,8 +103,9 @@ Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate,
                                    arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], ref.strides[d]));
   }
   a.linear = linear;
-  a.pointer = ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, linear)
-                         : e.globalPointer(ref.base, ref.element, linear);
+  a.pointer = ref.shared && ref.strips >= 0 ? e.refPointer(ref, arrayCoordinate)
+              : ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, linear)
+                           : e.globalPointer(ref.base, ref.element, linear);
   return a;
 }
 
@@ -236,6 +237,9 @@ LogicalResult recordSharedRef(Emitter &e, SharedRefOp op) {
     ref.refToArray.push_back(static_cast<unsigned>(ref.refToArray.size()));
   }
   ref.strides = stridesOf(e, ref.sizes);
+  ref.arrayShape = ref.refShape;
+  if (std::optional<int64_t> strips = op.getStrips())
+    ref.strips = *strips;
   ref.memoryClass = 1'000'000u + static_cast<unsigned>(ref.sharedOffset);
   e.refs[op.getResult().getAsOpaquePointer()] = ref;
   return success();

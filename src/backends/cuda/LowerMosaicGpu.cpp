@@ -14,6 +14,7 @@
 #include "backends/cuda/Async.h"
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/OutlineMesh.h"
+#include "backends/cuda/Wgmma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -45,21 +46,17 @@ Value linearOf(Emitter &e, ValueRange indices, ArrayRef<int64_t> shape) {
   return e.linearIndex(c, shape);
 }
 
-/// The element index (from the buffer's start) of a Ref coordinate.
-Value elementIndex(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
+/// The array coordinate of a Ref coordinate.
+SmallVector<Value> arrayCoordinate(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
   SmallVector<Value> array(ref.offsets.begin(), ref.offsets.end());
   for (size_t j = 0; j < refCoordinate.size(); ++j)
     array[ref.refToArray[j]] = arith::AddIOp::create(e.b, e.loc, array[ref.refToArray[j]], refCoordinate[j]);
-  Value linear = e.index(0);
-  for (size_t d = 0; d < array.size(); ++d)
-    linear = arith::AddIOp::create(e.b, e.loc, linear,
-                                   arith::MulIOp::create(e.b, e.loc, array[d], ref.strides[d]));
-  return linear;
+  return array;
 }
 
-Value pointerAt(Emitter &e, const RefInfo &ref, Value element) {
-  return ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, element)
-                    : e.globalPointer(ref.base, ref.element, element);
+/// The address of the element at a Ref coordinate.
+Value pointerAt(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
+  return e.refPointer(ref, arrayCoordinate(e, ref, refCoordinate));
 }
 
 // ---- Barriers.
@@ -133,8 +130,8 @@ void copyBySimt(Emitter &e, const RefInfo &from, const RefInfo &to) {
     Type memory = from.element.isInteger(1) ? e.b.getI8Type() : from.element;
     if (memory.isInteger() && !memory.isSignlessInteger())
       memory = e.b.getIntegerType(memory.getIntOrFloatBitWidth());
-    Value v = LLVM::LoadOp::create(e.b, e.loc, memory, pointerAt(e, from, elementIndex(e, from, coordinate)));
-    LLVM::StoreOp::create(e.b, e.loc, v, pointerAt(e, to, elementIndex(e, to, coordinate)));
+    Value v = LLVM::LoadOp::create(e.b, e.loc, memory, pointerAt(e, from, coordinate));
+    LLVM::StoreOp::create(e.b, e.loc, v, pointerAt(e, to, coordinate));
   });
 }
 
@@ -150,26 +147,22 @@ struct TmaBoxes {
 TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInfo &shared) {
   TmaBoxes boxes;
   boxes.tensorMap = e.func.getArgument(op->getAttrOfType<IntegerAttr>(kTmaParamAttr).getInt());
-  int64_t splitDim = op->getAttrOfType<IntegerAttr>(kTmaSplitDimAttr).getInt();
-  int64_t count = op->getAttrOfType<IntegerAttr>(kTmaBoxesAttr).getInt();
-  int64_t bytes = op->getAttrOfType<IntegerAttr>(kTmaBytesAttr).getInt();
-  // The window's extent along the split dimension, and a box's.
-  int64_t extent = global.block[splitDim], boxExtent = extent / count;
+  // The shared window's first byte: its first element (strips tiles start
+  // with it too).
   SmallVector<Value> zeros(shared.refShape.size(), e.index(0));
-  Value sharedStart = elementIndex(e, shared, zeros);
-  for (int64_t i = 0; i < count; ++i) {
+  Value start = pointerAt(e, shared, zeros);
+  for (Attribute a : op->getAttrOfType<ArrayAttr>(kTmaBoxesAttr)) {
+    ArrayRef<int64_t> fields = llvm::cast<DenseI64ArrayAttr>(a).asArrayRef();
     SmallVector<Value> c;
     for (size_t d = 0; d < global.offsets.size(); ++d) {
       Value at = global.offsets[d];
-      if (static_cast<int64_t>(d) == splitDim && i > 0)
-        at = arith::AddIOp::create(e.b, e.loc, at, e.index(i * boxExtent));
+      if (fields[d])
+        at = arith::AddIOp::create(e.b, e.loc, at, e.index(fields[d]));
       c.push_back(i32Of(e, at));
     }
     boxes.coordinates.push_back(c);
-    // Boxes land one after another: the shared window is contiguous.
-    int64_t elementsBefore = i * (bytes / count) / elementBytes(shared.element);
-    boxes.shared.push_back(pointerAt(
-        e, shared, arith::AddIOp::create(e.b, e.loc, sharedStart, e.index(elementsBefore))));
+    boxes.shared.push_back(LLVM::GEPOp::create(e.b, e.loc, start.getType(), e.b.getI8Type(), start,
+                                               ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(fields.back())}));
   }
   return boxes;
 }
@@ -240,6 +233,55 @@ LogicalResult recordRefView(Emitter &e, pk::RefViewOp op) {
   return success();
 }
 
+// ---- Tensor cores.
+
+LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
+  auto isOperand = [](const RefInfo *r) { return r && r->shared && r->strips >= 0; };
+  auto find = [&](Value ref) -> const RefInfo * {
+    auto it = e.refs.find(ref.getAsOpaquePointer());
+    return it == e.refs.end() ? nullptr : &it->second;
+  };
+  const RefInfo *a = find(op.getA()), *b = find(op.getB());
+  if (!isOperand(a) || !isOperand(b))
+    return e.fail(op, "plgpu.wgmma reads A and B from plgpu.SMEM buffers of the kernel's scratch; "
+                      "these operands are not such buffers");
+  auto accType = llvm::cast<RankedTensorType>(op.getAccumulator().getType());
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  Type element = a->element;
+  if (a->refShape.size() != 2 || b->refShape.size() != 2 || a->refShape[0] != m ||
+      b->refShape[1] != n || a->refShape[1] != b->refShape[0])
+    return e.fail(op, "plgpu.wgmma multiplies an M x K by a K x N operand into an M x N "
+                      "accumulator; the shapes do not match");
+  if (!(element.isF16() || element.isBF16()) || b->element != element ||
+      !accType.getElementType().isF32())
+    return e.fail(op, "the CUDA backend lowers plgpu.wgmma for f16 and bf16 operands with an f32 "
+                      "accumulator so far");
+  int64_t k = a->refShape[1];
+  if (k % wgmmaInstructionK(2) != 0)
+    return e.fail(op, "plgpu.wgmma needs K a multiple of 16 for 16-bit operands");
+  SmallVector<Value> zeros(2, e.index(0));
+  Value aPointer = pointerAt(e, *a, zeros), bPointer = pointerAt(e, *b, zeros);
+  Value accumulator = e.values.lookup(op.getAccumulator());
+  // A is stored K-major (M rows of K), B MN-major (K rows of N).
+  auto result = WgmmaOp::create(
+      e.b, e.loc, accumulator.getType(), accumulator, aPointer, bPointer, e.b.getI64IntegerAttr(m),
+      e.b.getI64IntegerAttr(n), e.b.getI64IntegerAttr(k), TypeAttr::get(element),
+      TypeAttr::get(element), e.b.getI64IntegerAttr(a->strips), e.b.getI64IntegerAttr(b->strips),
+      /*a_transposed=*/UnitAttr(), /*b_transposed=*/e.b.getUnitAttr(), e.b.getBoolAttr(true));
+  e.values.map(op.getResult(), result.getResult());
+  return success();
+}
+
+LogicalResult lowerWgmmaWaitTile(Emitter &e, WgmmaWaitTileOp op) {
+  SmallVector<Value> accumulators;
+  for (Value v : op.getAccumulators())
+    accumulators.push_back(e.values.lookup(v));
+  auto wait = WgmmaWaitOp::create(e.b, e.loc, ValueRange(accumulators).getTypes(),
+                                  e.b.getI64IntegerAttr(op.getPending()), accumulators);
+  e.values.map(op.getResults(), wait.getResults());
+  return success();
+}
+
 } // namespace
 
 LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
@@ -274,6 +316,10 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
 std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
   if (auto view = llvm::dyn_cast<pk::RefViewOp>(op))
     return recordRefView(e, view);
+  if (auto wgmma = llvm::dyn_cast<WgmmaTileOp>(op))
+    return lowerWgmmaTile(e, wgmma);
+  if (auto wait = llvm::dyn_cast<WgmmaWaitTileOp>(op))
+    return lowerWgmmaWaitTile(e, wait);
   if (auto arrive = llvm::dyn_cast<pk::BarrierArriveOp>(op))
     return lowerBarrierArrive(e, arrive);
   if (auto wait = llvm::dyn_cast<pk::BarrierWaitOp>(op))

@@ -95,16 +95,91 @@ bool isSharedRef(Value root) {
   return llvm::cast<pk::RefType>(root.getType()).getSpace() == pk::MemorySpace::GPUShared;
 }
 
-/// The TMA copy of a window of operand `operand`, if TMA can carry it.
-std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, Type element) {
+/// The boxes of a copy between a global window and a row-major shared
+/// one: the outermost non-unit dimension is cut into boxes that land one
+/// after another. None when another dimension exceeds TMA's limit.
+std::optional<std::vector<MeshTmaCopy::Box>> rowMajorBoxes(const Window &global, int64_t bytes,
+                                                          std::vector<int64_t> &box) {
+  size_t rank = global.rootShape.size();
+  size_t first = 0;
+  while (first + 1 < rank && global.extent[first] == 1)
+    ++first;
+  for (size_t d = first + 1; d < rank; ++d)
+    if (global.extent[d] > kTmaMaxBox)
+      return std::nullopt;
+  box.assign(global.extent.begin(), global.extent.end());
+  box[first] = std::min(global.extent[first], kTmaMaxBox);
+  if (global.extent[first] % box[first] != 0)
+    return std::nullopt;
+  int64_t boxBytes = bytes;
+  for (int64_t e : box)
+    boxBytes *= e;
+  std::vector<MeshTmaCopy::Box> boxes;
+  for (int64_t i = 0; i < global.extent[first] / box[first]; ++i) {
+    MeshTmaCopy::Box b;
+    b.start.assign(rank, 0);
+    b.start[first] = i * box[first];
+    b.sharedByte = i * boxBytes;
+    boxes.push_back(b);
+  }
+  return boxes;
+}
+
+/// The boxes of a copy between a global window and one 2-D tile of a
+/// buffer stored as wgmma strips (SharedLayout::strips): one box per
+/// strip (and per 256 rows), each as wide as the swizzle's span.
+std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, const Window &shared,
+                                                       int64_t bytes, int64_t swizzle,
+                                                       std::vector<int64_t> &box) {
+  size_t rank = global.rootShape.size(), sharedRank = shared.rootShape.size();
+  if (rank < 2)
+    return std::nullopt;
+  // The shared window is one whole tile; the global one has its shape.
+  for (size_t d = 0; d + 2 < sharedRank; ++d)
+    if (shared.extent[d] != 1)
+      return std::nullopt;
+  int64_t rows = shared.rootShape[sharedRank - 2], columns = shared.rootShape[sharedRank - 1];
+  if (shared.extent[sharedRank - 2] != rows || shared.extent[sharedRank - 1] != columns ||
+      shared.dynamicOffset[sharedRank - 2] || shared.dynamicOffset[sharedRank - 1] ||
+      shared.staticOffset[sharedRank - 2] || shared.staticOffset[sharedRank - 1])
+    return std::nullopt;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (global.extent[d] != 1)
+      return std::nullopt;
+  if (global.extent[rank - 2] != rows || global.extent[rank - 1] != columns)
+    return std::nullopt;
+  int64_t span = swizzle ? swizzle : 16, width = span / bytes;
+  if (columns * bytes % span != 0 || rows % 8 != 0)
+    return std::nullopt;
+  int64_t boxRows = std::min<int64_t>(rows, kTmaMaxBox);
+  if (rows % boxRows != 0)
+    return std::nullopt;
+  box.assign(rank, 1);
+  box[rank - 2] = boxRows;
+  box[rank - 1] = width;
+  std::vector<MeshTmaCopy::Box> boxes;
+  for (int64_t strip = 0; strip < columns / width; ++strip)
+    for (int64_t r = 0; r < rows; r += boxRows) {
+      MeshTmaCopy::Box b;
+      b.start.assign(rank, 0);
+      b.start[rank - 2] = r;
+      b.start[rank - 1] = strip * width;
+      b.sharedByte = strip * rows * span + r * span;
+      boxes.push_back(b);
+    }
+  return boxes;
+}
+
+/// The TMA copy of `global` to or from `shared`, if TMA can carry it; its
+/// box and swizzle in `map`.
+std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, Type element,
+                                   MeshTensorMap &map) {
   int64_t bytes = storageBytes(element);
   unsigned bits = element.getIntOrFloatBitWidth();
   if (bits != 1 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
     return std::nullopt;
   size_t rank = global.rootShape.size();
-  if (rank == 0 || rank > rt::kMaxTensorMapRank)
-    return std::nullopt;
-  if (!isSharedRef(shared.root) || !isAlignedContiguous(shared, bytes))
+  if (rank == 0 || rank > rt::kMaxTensorMapRank || !isSharedRef(shared.root))
     return std::nullopt;
   // Global strides (every dimension but the innermost) are multiples of 16
   // bytes; so is the innermost box dimension.
@@ -114,23 +189,18 @@ std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, T
     if (stride % 16 != 0)
       return std::nullopt;
   }
-  if (global.extent.back() * bytes % 16 != 0)
+  auto sharedType = llvm::cast<pk::RefType>(shared.root.getType());
+  std::optional<std::vector<MeshTmaCopy::Box>> boxes;
+  if (sharedType.getRank() >= 2 && feedsWgmma(shared.root)) {
+    map.swizzle = wgmmaOperandSwizzle(sharedType);
+    boxes = stripBoxes(global, shared, bytes, map.swizzle, map.box);
+  } else if (isAlignedContiguous(shared, bytes)) {
+    boxes = rowMajorBoxes(global, bytes, map.box);
+  }
+  if (!boxes || map.box.back() * bytes % 16 != 0)
     return std::nullopt;
   MeshTmaCopy copy;
-  copy.window.assign(global.extent.begin(), global.extent.end());
-  // Every box dimension fits TMA's limit but the outermost non-unit one,
-  // which is cut into boxes that land one after another.
-  size_t first = 0;
-  while (first + 1 < rank && global.extent[first] == 1)
-    ++first;
-  for (size_t d = first + 1; d < rank; ++d)
-    if (global.extent[d] > kTmaMaxBox)
-      return std::nullopt;
-  copy.splitDim = static_cast<unsigned>(first);
-  int64_t box = std::min(global.extent[first], kTmaMaxBox);
-  if (global.extent[first] % box != 0)
-    return std::nullopt;
-  copy.boxes = global.extent[first] / box;
+  copy.boxes = std::move(*boxes);
   copy.bytes = bytes;
   for (int64_t e : global.extent)
     copy.bytes *= e;
@@ -139,10 +209,35 @@ std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, T
 
 } // namespace
 
+bool feedsWgmma(Value ref) {
+  for (OpOperand &use : ref.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto view = llvm::dyn_cast<pk::RefViewOp>(user))
+      if (feedsWgmma(view.getResult()))
+        return true;
+    if (auto wgmma = llvm::dyn_cast<pk::WgmmaOp>(user))
+      if (use.get() != wgmma.getAcc())
+        return true;
+  }
+  return false;
+}
+
+int64_t wgmmaOperandSwizzle(pk::RefType ref) {
+  if (ref.getTransforms())
+    for (Attribute t : ref.getTransforms())
+      if (auto swizzle = llvm::dyn_cast<pk::SwizzleTransformAttr>(t))
+        return swizzle.getSwizzle();
+  int64_t row = ref.getShape().back() * storageBytes(ref.getElementType());
+  for (int64_t span : {128, 64, 32})
+    if (row % span == 0)
+      return span;
+  return 0;
+}
+
 MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
   MeshTmaPlan plan;
   Block &body = kernel.getBodyBlock();
-  std::map<std::tuple<unsigned, std::vector<int64_t>>, unsigned> known;
+  std::map<std::tuple<unsigned, std::vector<int64_t>, int64_t>, unsigned> known;
   kernel.walk([&](Operation *op) {
     Value global, shared;
     if (auto load = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op)) {
@@ -161,16 +256,17 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
     if (!arg || arg.getOwner() != &body || !s)
       return;
     Type element = llvm::cast<pk::RefType>(global.getType()).getElementType();
-    std::optional<MeshTmaCopy> copy = tmaCopy(*g, *s, element);
+    MeshTensorMap map;
+    std::optional<MeshTmaCopy> copy = tmaCopy(*g, *s, element, map);
     if (!copy)
       return;
-    std::vector<int64_t> box = copy->window;
-    box[copy->splitDim] /= copy->boxes;
-    auto key = std::make_tuple(arg.getArgNumber(), box);
+    map.operand = arg.getArgNumber();
+    map.shape.assign(g->rootShape.begin(), g->rootShape.end());
+    map.element = element;
+    auto key = std::make_tuple(map.operand, map.box, map.swizzle);
     auto [it, inserted] = known.try_emplace(key, static_cast<unsigned>(plan.tensorMaps.size()));
     if (inserted)
-      plan.tensorMaps.push_back({arg.getArgNumber(), std::vector<int64_t>(g->rootShape.begin(), g->rootShape.end()),
-                                 box, element});
+      plan.tensorMaps.push_back(map);
     copy->tensorMap = it->second;
     plan.copies[op] = *copy;
   });

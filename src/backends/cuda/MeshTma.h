@@ -33,18 +33,19 @@ constexpr int64_t kTmaMaxBox = 256;
 struct MeshTensorMap {
   unsigned operand = 0;        ///< the kernel's inputs, then its outputs
   std::vector<int64_t> shape;  ///< the operand's, outermost first
-  std::vector<int64_t> box;    ///< one TMA box; the outermost dimension may be split
+  std::vector<int64_t> box;    ///< one TMA box
+  int64_t swizzle = 0;         ///< bytes: 0, 32, 64, 128
   mlir::Type element;
 };
 
-/// A copy carried by TMA: its tensor map and how it is cut into boxes.
+/// A copy carried by TMA: its tensor map and the boxes it is cut into.
 struct MeshTmaCopy {
+  struct Box {
+    std::vector<int64_t> start; ///< per array dimension, from the window's start
+    int64_t sharedByte = 0;     ///< from the shared window's first byte
+  };
   unsigned tensorMap = 0;
-  /// The window's extent per array dimension (1 where squeezed).
-  std::vector<int64_t> window;
-  /// The array dimension cut into boxes (window larger than the box there).
-  unsigned splitDim = 0;
-  int64_t boxes = 1;
+  std::vector<Box> boxes;
   uint64_t bytes = 0; ///< of the whole window
 };
 
@@ -59,6 +60,14 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel);
 /// The views from `ref` down to the Ref they look into, innermost first
 /// (empty when `ref` is not a view).
 llvm::SmallVector<pk::RefViewOp> viewChain(mlir::Value ref);
+
+/// Whether the shared memory Ref `ref` (or a view of it) is an operand of
+/// a wgmma: such buffers are stored as wgmma reads them (strips).
+bool feedsWgmma(mlir::Value ref);
+/// The swizzle (bytes) a wgmma operand buffer of `ref`'s type is stored
+/// with: the one its SwizzleTransform names, else the widest whose span
+/// divides a tile row; 0 for 16-byte strips.
+int64_t wgmmaOperandSwizzle(pk::RefType ref);
 
 } // namespace pk::gpu
 

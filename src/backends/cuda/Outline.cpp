@@ -107,7 +107,7 @@ private:
   for (Attribute t : call.getScratchTypes()) {
     auto ref = llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue());
     offset = (offset + 15) / 16 * 16;
-    scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset)));
+    scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr()));
     offset += ref.getNumElements() * storageBytes(ref.getElementType());
   }
   func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr((offset + 15) / 16 * 16));
@@ -285,6 +285,7 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
     auto kernels = ::mlir::gpu::GPUModuleOp::create(b, module.getLoc(), "pk_kernels");
     module->setAttr(::mlir::gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
     SmallVector<Operation *> exports;
+    bool failed = false;
     for (auto exportOp : module.getOps<pk::ExportOp>()) {
       exports.push_back(exportOp);
       exportOp.walk([&](Operation *op) {
@@ -292,11 +293,13 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
         if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
           KernelBuilder(b, call, plans.at(op)).build();
         else if (auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op))
-          outlineMeshKernel(b, mesh, plans.at(op));
+          failed |= !outlineMeshKernel(b, mesh, plans.at(op));
       });
     }
     for (Operation *op : exports)
       op->erase();
+    if (failed)
+      signalPassFailure();
   }
 };
 

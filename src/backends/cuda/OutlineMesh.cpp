@@ -39,7 +39,7 @@ private:
   /// Inlines the pk.run_scoped ops of `block`, allocating their scratch
   /// from byte `top` of shared memory.
   void inlineScopes(Block &block, int64_t top, bool topLevel);
-  Value allocate(Type type, int64_t &top);
+  Value allocate(mlir::BlockArgument arg, int64_t &top);
 
   OpBuilder &b;
   pk::MeshKernelOp kernel;
@@ -49,6 +49,9 @@ private:
   SmallVector<Value> gridIds, clusterIds; ///< index
   Value threadAxis;                       ///< index
   int64_t scratchBytes = 0;
+
+public:
+  bool failed_ = false;
 };
 
 ::mlir::gpu::GPUFuncOp MeshKernelBuilder::build() {
@@ -110,12 +113,19 @@ private:
   for (auto &[op, copy] : tma.copies) {
     Operation *cloned = mapping.lookupOrNull(op);
     cloned->setAttr(kTmaParamAttr, b.getI64IntegerAttr(firstTensorMap + copy.tensorMap));
-    cloned->setAttr(kTmaSplitDimAttr, b.getI64IntegerAttr(copy.splitDim));
-    cloned->setAttr(kTmaBoxesAttr, b.getI64IntegerAttr(copy.boxes));
+    SmallVector<Attribute> boxes;
+    for (const MeshTmaCopy::Box &box : copy.boxes) {
+      SmallVector<int64_t> fields(box.start.begin(), box.start.end());
+      fields.push_back(box.sharedByte);
+      boxes.push_back(b.getDenseI64ArrayAttr(fields));
+    }
+    cloned->setAttr(kTmaBoxesAttr, b.getArrayAttr(boxes));
     cloned->setAttr(kTmaBytesAttr, b.getI64IntegerAttr(static_cast<int64_t>(copy.bytes)));
   }
   replaceAxisQueries(entry);
   inlineScopes(entry, 0, /*topLevel=*/true);
+  if (failed(promoteAccumulators(func)))
+    failed_ = true;
   func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr(alignTo(scratchBytes, 16)));
   return func;
 }
@@ -167,7 +177,8 @@ void MeshKernelBuilder::replaceAxisQueries(Block &body) {
   }
 }
 
-Value MeshKernelBuilder::allocate(Type type, int64_t &top) {
+Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
+  Type type = arg.getType();
   if (auto barrier = llvm::dyn_cast<pk::BarrierType>(type)) {
     int64_t count = barrier.getNumBarriers();
     int64_t offset = alignTo(top, 8);
@@ -178,9 +189,18 @@ Value MeshKernelBuilder::allocate(Type type, int64_t &top) {
                                   b.getI64IntegerAttr(parity));
   }
   auto ref = llvm::cast<pk::RefType>(type);
+  if (ref.getSpace() == pk::MemorySpace::GPUAccumulator)
+    return AccumulatorOp::create(b, loc, ref);
+  if (ref.getRank() >= 2 && feedsWgmma(arg)) {
+    // Stored as wgmma reads it, at a multiple of the swizzle's period.
+    int64_t swizzle = wgmmaOperandSwizzle(ref);
+    int64_t offset = alignTo(top, std::max<int64_t>(kMeshSmemAlignment, 8 * swizzle));
+    top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
+    return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), b.getI64IntegerAttr(swizzle));
+  }
   int64_t offset = alignTo(top, kMeshSmemAlignment);
   top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
-  return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset));
+  return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr());
 }
 
 void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
@@ -196,7 +216,7 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
     int64_t inner = top;
     b.setInsertionPoint(scoped);
     for (BlockArgument arg : scope.getArguments())
-      arg.replaceAllUsesWith(allocate(arg.getType(), inner));
+      arg.replaceAllUsesWith(allocate(arg, inner));
     scratchBytes = std::max(scratchBytes, inner);
     inlineScopes(scope, inner, /*topLevel=*/false);
     auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());
@@ -214,7 +234,9 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
 } // namespace
 
 ::mlir::gpu::GPUFuncOp outlineMeshKernel(OpBuilder &b, pk::MeshKernelOp kernel, const LaunchPlan &plan) {
-  return MeshKernelBuilder(b, kernel, plan).build();
+  MeshKernelBuilder builder(b, kernel, plan);
+  ::mlir::gpu::GPUFuncOp func = builder.build();
+  return builder.failed_ ? ::mlir::gpu::GPUFuncOp() : func;
 }
 
 } // namespace pk::gpu

@@ -22,16 +22,22 @@ namespace pk::gpu {
 
 /// On a copy TMA carries: the kernel parameter of its tensor map (i64).
 constexpr const char *kTmaParamAttr = "pkgpu.tma_param";
-/// ... the array dimension cut into boxes, and how many (i64 each).
-constexpr const char *kTmaSplitDimAttr = "pkgpu.tma_split_dim";
+/// ... its boxes: per box, its start in each array dimension from the
+/// window's start, then its byte offset in the shared window (an array of
+/// array<i64>).
 constexpr const char *kTmaBoxesAttr = "pkgpu.tma_boxes";
 /// ... the bytes the whole copy moves (i64).
 constexpr const char *kTmaBytesAttr = "pkgpu.tma_bytes";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 
+/// Turns the kernel's wgmma accumulators (pkgpu.accumulator Refs) into
+/// SSA values (PromoteAccumulators.cpp); errors at the user's line for
+/// uses it cannot follow.
+mlir::LogicalResult promoteAccumulators(mlir::gpu::GPUFuncOp func);
+
 /// Builds the kernel of `kernel` at `b`'s insertion point (in a
-/// gpu.module).
+/// gpu.module); null after an error.
 mlir::gpu::GPUFuncOp outlineMeshKernel(mlir::OpBuilder &b, pk::MeshKernelOp kernel,
                                        const LaunchPlan &plan);
 

@@ -193,9 +193,16 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
     WgmmaOperandTile b{n, k, bytes, static_cast<Swizzle>(op.getBSwizzle()), op.getBTransposed()};
 
     // A warpgroup's rows: slice t of warpgroup g starts at row
-    // 64 (warpgroups t + g) (Layout::wgmmaAccumulator).
-    Value g =
-        arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), warpgroupId(rewriter, loc));
+    // 64 (warpgroups t + g) (Layout::wgmmaAccumulator). The warpgroups
+    // sharing the tile are consecutive: in a Mosaic GPU kernel each one
+    // multiplies a tile of its own (warpgroups is 1, g 0).
+    Value id = warpgroupId(rewriter, loc);
+    if (warpgroups == 1)
+      id = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+    else
+      id = arith::RemUIOp::create(rewriter, loc, id,
+                                  arith::ConstantIntOp::create(rewriter, loc, warpgroups, 32));
+    Value g = arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), id);
     Value rowStep = i64Constant(rewriter, loc, a.instructionOffset(64, 0) >> 4);
     Value descA = arith::AddIOp::create(
         rewriter, loc, descriptorBase(rewriter, loc, op.getA(), a.descriptorBits()),

@@ -200,6 +200,16 @@ LogicalResult SharedRefOp::verify() {
     return emitOpError() << "must produce a !pk.ref";
   if (static_cast<int64_t>(getOffset()) < 0)
     return emitOpError() << "offset must not be negative";
+  if (std::optional<int64_t> strips = getStrips()) {
+    if (*strips != 0 && *strips != 32 && *strips != 64 && *strips != 128)
+      return emitOpError() << "strips must be a swizzle of 0, 32, 64 or 128 bytes, got " << *strips;
+    if (ref.getRank() < 2)
+      return emitOpError() << "strips lay out 2-D tiles; the Ref has rank " << ref.getRank();
+    int64_t period = *strips ? 8 * *strips : 16;
+    if (static_cast<int64_t>(getOffset()) % period != 0)
+      return emitOpError() << "a buffer stored as " << *strips
+                           << "-byte swizzled strips starts at a multiple of " << period;
+  }
   return success();
 }
 

@@ -35,11 +35,15 @@ def PkGpu_SharedRefOp : PkGpu_Op<"shared_ref", [Pure]> {
   let description = [{
     A scratch buffer at byte `offset` of the kernel's dynamic shared
     memory. It lives as long as the CTA, so it persists across the grid
-    points the CTA runs in sequence.
+    points the CTA runs in sequence. Row-major, or with `strips` (a
+    swizzle in bytes: 0, 32, 64 or 128) each of its 2-D tiles (the last
+    two dimensions) is stored as wgmma reads its operands:
+    SharedLayout::strips of that swizzle (Layout.h), tiles one after
+    another, at a multiple of the swizzle's period.
   }];
-  let arguments = (ins I64Attr:$offset);
+  let arguments = (ins I64Attr:$offset, OptionalAttr<I64Attr>:$strips);
   let results = (outs AnyType:$ref);
-  let assemblyFormat = "`offset` $offset attr-dict `:` qualified(type($ref))";
+  let assemblyFormat = "`offset` $offset (`strips` $strips^)? attr-dict `:` qualified(type($ref))";
   let hasVerifier = 1;
 }
 
@@ -74,6 +78,42 @@ def PkGpu_BarrierAllocOp : PkGpu_Op<"barrier_alloc", []> {
   let assemblyFormat = [{
     `offset` $offset `parity` $parity_offset attr-dict `:` qualified(type($barrier))
   }];
+}
+
+def PkGpu_AccumulatorOp : PkGpu_Op<"accumulator", []> {
+  let summary = "a wgmma accumulator Ref (plgpu.ACC), before it becomes values";
+  let description = [{
+    A `plgpu.ACC` scratch allocation: a Ref in registers, zero at first.
+    The outline stage replaces every access to it by SSA values
+    (`pkgpu.wgmma_tile`, `pkgpu.wgmma_wait_tile`, loop-carried through
+    scf.for and scf.if) and erases it.
+  }];
+  let results = (outs AnyType:$ref);
+  let assemblyFormat = "attr-dict `:` qualified(type($ref))";
+}
+
+def PkGpu_WgmmaTileOp : PkGpu_Op<"wgmma_tile", []> {
+  let summary = "acc + a @ b on one warpgroup's tensor cores, as block values";
+  let description = [{
+    `plgpu.wgmma(acc, a, b)` after the accumulator became values: the
+    result is `accumulator + a @ b`, for `a` (M x K) and `b` (K x N) in
+    shared memory stored as `pkgpu.shared_ref ... strips` tiles. Issued
+    asynchronously: the result may be read only after a
+    `pkgpu.wgmma_wait_tile` has returned it.
+  }];
+  let arguments = (ins AnyRankedTensor:$accumulator, AnyType:$a, AnyType:$b);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $accumulator `,` $a `,` $b attr-dict `:` type($accumulator) `,` qualified(type($a)) `,`
+    qualified(type($b)) `->` type($result)
+  }];
+}
+
+def PkGpu_WgmmaWaitTileOp : PkGpu_Op<"wgmma_wait_tile", [AllTypesMatch<["accumulators", "results"]>]> {
+  let summary = "waits for all but `pending` wgmma groups; returns the accumulators";
+  let arguments = (ins I64Attr:$pending, Variadic<AnyRankedTensor>:$accumulators);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$pending (`,` $accumulators^ `:` type($accumulators))? attr-dict";
 }
 
 include "backends/cuda/ir/PkGpuAsyncOps.td"

@@ -288,6 +288,7 @@ private:
   bool decodeOp(mlir::Block &from, uint32_t blockId, Operation *op);
   bool decodeConstant(Operation *op);
   bool decodeMma(Block &into, mlir::NVVM::MmaOp mma);
+  bool decodeWgmma(Block &into, mlir::NVVM::WgmmaMmaAsyncOp wgmma);
   /// A region's single block as a new simulator block; its id.
   std::optional<uint32_t> decodeRegion(Operation *owner, Region &region);
 
@@ -418,12 +419,101 @@ bool Decoder::decodeMma(Block &into, NVVM::MmaOp mma) {
   return true;
 }
 
+bool Decoder::decodeWgmma(Block &into, NVVM::WgmmaMmaAsyncOp wgmma) {
+  Operation *op = wgmma.getOperation();
+  NVVM::MMAShapeAttr shape = wgmma.getShape();
+  auto halves = [](NVVM::WGMMATypes t) { return t == NVVM::WGMMATypes::f16 || t == NVVM::WGMMATypes::bf16; };
+  NVVM::WGMMATypes a = wgmma.getTypeA(), b = wgmma.getTypeB();
+  auto it = fields.find(wgmma.getInouts());
+  int64_t n = shape.getN();
+  if (shape.getM() != 64 || shape.getK() != 16 || !halves(a) || a != b ||
+      wgmma.getTypeD() != NVVM::WGMMATypes::f32 || wgmma.getSatfinite() || it == fields.end() ||
+      static_cast<int64_t>(it->second.size()) != n / 2 ||
+      wgmma.getScaleA() != NVVM::WGMMAScaleIn::one || wgmma.getScaleB() != NVVM::WGMMAScaleIn::one)
+    return fail(op, "a wgmma other than m64nNk16 with f16 or bf16 operands and f32 accumulators");
+  Instr instr = operandsOnly(op, Op::Wgmma);
+  instr.in.clear();
+  instr.in.push_back(*use(wgmma.getDescriptorA()));
+  instr.in.push_back(*use(wgmma.getDescriptorB()));
+  for (int32_t slot : it->second)
+    instr.in.push_back(slot);
+  instr.kind = a == NVVM::WGMMATypes::bf16 ? Kind::BF16 : Kind::F16;
+  instr.resultKind = Kind::F32;
+  instr.imm = n;
+  // Flags: bit 0 D scaled by one (accumulate), bit 1 A MN-major, bit 2 B
+  // MN-major (the NVVM layouts: A row and B col are K-major).
+  instr.imm2 = (wgmma.getScaleD() == NVVM::WGMMAScaleOut::one ? 1 : 0) |
+               (wgmma.getLayoutA() == NVVM::MMALayout::col ? 2 : 0) |
+               (wgmma.getLayoutB() == NVVM::MMALayout::row ? 4 : 0);
+  ValueType f32;
+  f32.kind = Kind::F32;
+  auto &list = fields[wgmma.getResults()];
+  for (int64_t i = 0; i < n / 2; ++i) {
+    instr.out.push_back(define(Value(), f32));
+    list.push_back(instr.out.back());
+  }
+  into.body.push_back(std::move(instr));
+  return true;
+}
+
 bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
   Block &into = k.blocks[blockId];
   llvm::StringRef name = op->getName().getStringRef();
+  // Structs of scalars (wgmma's accumulators): a slot per field, followed
+  // through undef, insertvalue and extractvalue without instructions
+  // (slots are never written twice).
+  if (auto structType = op->getNumResults() == 1
+                            ? llvm::dyn_cast<LLVM::LLVMStructType>(op->getResult(0).getType())
+                            : nullptr) {
+    if (name == "llvm.mlir.undef" || name == "llvm.mlir.poison") {
+      auto &list = fields[op->getResult(0)];
+      for (Type t : structType.getBody()) {
+        std::optional<ValueType> v = classify(t);
+        if (!v || v->isVector)
+          return fail(op, "a struct with a field the simulator does not model");
+        int32_t slot = define(Value(), v);
+        k.constants.push_back({slot, std::vector<uint64_t>(1, 0)});
+        list.push_back(slot);
+      }
+      return true;
+    }
+    if (auto insert = llvm::dyn_cast<LLVM::InsertValueOp>(op)) {
+      auto it = fields.find(insert.getContainer());
+      if (it == fields.end() || insert.getPosition().size() != 1 || insert.getPosition()[0] < 0 ||
+          insert.getPosition()[0] >= static_cast<int64_t>(it->second.size()))
+        return fail(op, "an insertvalue the simulator cannot follow");
+      auto list = it->second;
+      list[insert.getPosition()[0]] = *use(insert.getValue());
+      fields[insert.getResult()] = list;
+      return true;
+    }
+    if (auto wgmma = llvm::dyn_cast<NVVM::WgmmaMmaAsyncOp>(op))
+      return decodeWgmma(into, wgmma);
+    if (auto asmOp = llvm::dyn_cast<LLVM::InlineAsmOp>(op)) {
+      // The empty asm that ties registers in place (a compiler barrier):
+      // its results are its operands.
+      if (!asmOp.getAsmString().empty() || asmOp.getOperands().size() != structType.getBody().size())
+        return fail(op, "inline assembly (only the empty register barrier is modelled)");
+      auto &list = fields[op->getResult(0)];
+      for (Value v : asmOp.getOperands())
+        list.push_back(*use(v));
+      return true;
+    }
+  }
   if (llvm::isa<arith::ConstantOp, ub::PoisonOp>(op) || name == "llvm.mlir.constant" ||
       name == "llvm.mlir.poison" || name == "llvm.mlir.undef")
     return decodeConstant(op);
+  if (llvm::isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp>(op)) {
+    // wgmma completes when it is issued here: fences and groups are no-ops.
+    emit(from, into, op, Op::Nop);
+    return true;
+  }
+  if (auto cast = llvm::dyn_cast<LLVM::PtrToIntOp>(op)) {
+    if (classify(cast.getArg().getType())->addressSpace != 3)
+      return fail(op, "a ptrtoint of a pointer other than to shared memory");
+    emit(from, into, op, Op::SharedAddress);
+    return true;
+  }
   // cmpxchg yields a struct {value, success}; extractvalue picks a field.
   if (auto exchange = llvm::dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
     std::optional<ValueType> t = classify(exchange.getVal().getType());

@@ -43,8 +43,18 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
   if (instr.in.size() - firstCoordinate != rank)
     fail(instr, t, "a TMA copy with " + std::to_string(instr.in.size() - firstCoordinate) +
                        " coordinates through a tensor map of rank " + std::to_string(rank));
-  if (map.swizzle != rt::TmaSwizzle::None || map.interleave != rt::TmaInterleave::None)
-    fail(instr, t, "a TMA copy through a swizzled or interleaved tensor map (not modelled)");
+  if (map.interleave != rt::TmaInterleave::None)
+    fail(instr, t, "a TMA copy through an interleaved tensor map (not modelled)");
+  // A swizzled box lands with 16-byte chunks permuted within each span:
+  // address bits [4, 4 + b) ^= bits [7, 7 + b) (PTX ISA, "Tensor
+  // swizzling modes"), the address counted from shared memory's start.
+  unsigned span = rt::swizzleBytes(map.swizzle);
+  auto swizzled = [span](int64_t address) {
+    if (!span)
+      return address;
+    int64_t mask = span / 16 - 1;
+    return address ^ (((address >> 7) & mask) << 4);
+  };
   int64_t start[rt::kMaxTensorMapRank];
   for (unsigned i = 0; i < rank; ++i)
     start[i] = signExtend(reg(instr.in[firstCoordinate + i])[t], 32);
@@ -52,6 +62,8 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
   if (pointerOffset(shared) % 128 != 0)
     fail(instr, t, "a TMA copy to or from shared memory at byte " + std::to_string(pointerOffset(shared)) +
                        " (it must be 128-byte aligned)");
+  if (map.swizzle != rt::TmaSwizzle::None && map.box[0] * map.elementBytes > rt::swizzleBytes(map.swizzle))
+    fail(instr, t, "a swizzled TMA box wider than the swizzle's span");
   unsigned bytes = map.elementBytes;
   uint64_t boxElements = 1;
   for (unsigned i = 0; i < rank; ++i)
@@ -72,7 +84,8 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
     }
     uint64_t global = makePointer(pointerAllocation(map.address),
                                   pointerOffset(map.address) + static_cast<int64_t>(offset));
-    uint64_t local = makePointer(pointerAllocation(shared), pointerOffset(shared) + static_cast<int64_t>(n * bytes));
+    uint64_t local = makePointer(pointerAllocation(shared),
+                                 swizzled(pointerOffset(shared) + static_cast<int64_t>(n * bytes)));
     Violation v;
     if (toShared) {
       if (inside) {

@@ -167,6 +167,18 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalVector(instr, mask);
   case Op::Mma:
     return evalMma(instr, mask);
+  case Op::Wgmma:
+    return evalWgmma(instr, mask);
+  case Op::SharedAddress: {
+    const uint64_t *from = reg(instr.in[0]);
+    uint64_t *to = reg(instr.out[0]);
+    for (uint16_t t : mask) {
+      if (pointerAllocation(from[t]) != launch->sharedMemory)
+        fail(instr, t, "a ptrtoint of a pointer that is not into the CTA's shared memory");
+      to[t] = static_cast<uint64_t>(pointerOffset(from[t]));
+    }
+    return;
+  }
   case Op::MbarInit: case Op::MbarArrive: case Op::MbarArriveExpectTx: case Op::MbarTryWait:
   case Op::TmaLoad: case Op::TmaStore: case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
     return evalAsync(instr, mask);

@@ -111,6 +111,7 @@ private:
   void evalAtomic(const Instr &instr, const Mask &mask);
   void evalMma(const Instr &instr, const Mask &mask);
   void evalAsync(const Instr &instr, const Mask &mask);
+  void evalWgmma(const Instr &instr, const Mask &mask);
   /// A CTA barrier (gpu.barrier, bar.sync 0) reached by `mask`.
   void ctaBarrier(const Instr &instr, const Mask &mask);
   /// TMA: one box between global memory and shared memory.

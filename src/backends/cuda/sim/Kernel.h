@@ -47,8 +47,10 @@ enum class Op : uint16_t {
   VExtract, VInsert, VFromElements, VBroadcast, VShuffle,
   // Threads.
   ThreadId, BlockId, BlockDim, GridDim, LaneId, Barrier, Shuffle,
-  // Tensor cores: one warp's mma.sync.
-  Mma,
+  // Tensor cores: one warp's mma.sync; one warpgroup's wgmma (done when
+  // issued, EvalWgmma.cpp). SharedAddress: a shared pointer as the
+  // integer address descriptors hold (its offset in shared memory).
+  Mma, Wgmma, SharedAddress,
   // Hopper's asynchronous machinery (EvalAsync.cpp): mbarriers, TMA
   // copies (done at once when issued), named barriers, and what has no
   // effect on values here (fences, bulk groups, setmaxnreg): Nop.

@@ -66,7 +66,8 @@ gpu.module @kernels {
     %smem = llvm.mlir.addressof @pk_shared_memory : !llvm.ptr<3>
     %b = llvm.getelementptr %smem[16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
     // CHECK: %[[WG:[a-zA-Z0-9_]+]], %{{.*}} = gpu.shuffle idx
-    // CHECK: %[[WG64:.*]] = arith.extui %[[WG]] : i32 to i64
+    // CHECK: %[[G:.*]] = arith.remui %[[WG]], %c2_i32
+    // CHECK: %[[WG64:.*]] = arith.extui %[[G]] : i32 to i64
     // CHECK: arith.muli %[[WG64]], %c512_i64
     // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<s32>, <zero>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
     // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]

@@ -1,0 +1,112 @@
+//===- EvalWgmma.cpp - wgmma.mma_async of one warpgroup -------------------===//
+//
+// PTX ISA semantics, modelled independently of the compiler's Wgmma.cpp:
+// one wgmma.mma_async.m64nNk16 of a warpgroup computes D = A B (+ D) for
+// A 64 x 16 and B 16 x N read from shared memory through their matrix
+// descriptors ("Matrix Descriptor Format": start address, leading and
+// stride byte offsets, swizzle mode), D in the accumulator fragment of
+// "Register Fragments: wgmma D": thread i of the warpgroup (warp w, lane
+// l) holds, in register r, row 16 w + l / 4 + 8 ((r % 4) / 2) and column
+// 8 (r / 4) + 2 (l % 4) + r % 2. Operands are read from the canonical
+// swizzled layouts ("Shared Memory Matrix Layout"); the unswizzled
+// (interleaved) ones are not modelled. The instruction completes when it
+// is issued; products are exact and summed in double, rounded to f32 once.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/sim/Executor.h"
+#include "backends/cuda/sim/Numerics.h"
+
+namespace pk::sim {
+
+namespace {
+
+struct Descriptor {
+  uint64_t start = 0, leading = 0, stride = 0;
+  unsigned span = 0; ///< the swizzle's span in bytes; 0 for none
+};
+
+Descriptor decode(uint64_t d) {
+  Descriptor r;
+  r.start = (d & 0x3FFF) << 4;
+  r.leading = ((d >> 16) & 0x3FFF) << 4;
+  r.stride = ((d >> 32) & 0x3FFF) << 4;
+  switch (d >> 62) {
+  case 1: r.span = 128; break;
+  case 2: r.span = 64; break;
+  case 3: r.span = 32; break;
+  default: r.span = 0; break;
+  }
+  return r;
+}
+
+/// Address bits [4, 4 + b) ^= bits [7, 7 + b), b = log2(span / 16).
+uint64_t swizzle(uint64_t address, unsigned span) {
+  uint64_t mask = span / 16 - 1;
+  return address ^ (((address >> 7) & mask) << 4);
+}
+
+/// The shared memory address of element (mn, k) of an operand: K-major
+/// (rows of MN, each one span holding K), or MN-major (rows of K, each
+/// span holding MN; further MN in strips `leading` bytes apart); groups
+/// of 8 rows are `stride` bytes apart.
+uint64_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn, unsigned k, unsigned bytes) {
+  uint64_t address;
+  if (!mnMajor)
+    address = d.start + (mn / 8) * d.stride + (mn % 8) * d.span + k * bytes;
+  else
+    address = d.start + (uint64_t(mn) * bytes / d.span) * d.leading + (k / 8) * d.stride +
+              (k % 8) * d.span + (uint64_t(mn) * bytes % d.span);
+  return swizzle(address, d.span);
+}
+
+} // namespace
+
+void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
+  unsigned n = static_cast<unsigned>(instr.imm);
+  bool accumulate = instr.imm2 & 1, aMnMajor = instr.imm2 & 2, bMnMajor = instr.imm2 & 4;
+  if (mask.size() % 128 != 0)
+    fail(instr, mask.front(), "wgmma executed by " + std::to_string(mask.size()) +
+                                  " threads; it needs whole warpgroups");
+  for (size_t g = 0; g < mask.size(); g += 128) {
+    uint16_t first = mask[g];
+    if (first % 128 != 0 || mask[g + 127] != first + 127)
+      fail(instr, first, "wgmma executed by a part of a warpgroup (it needs all 128 threads)");
+    uint64_t da = reg(instr.in[0])[first], db = reg(instr.in[1])[first];
+    for (unsigned t = 1; t < 128; ++t)
+      if (reg(instr.in[0])[first + t] != da || reg(instr.in[1])[first + t] != db)
+        fail(instr, first + t, "threads of a warpgroup disagree on wgmma's matrix descriptors");
+    Descriptor a = decode(da), b = decode(db);
+    if (!a.span || !b.span)
+      fail(instr, first, "a wgmma operand without a swizzle (the interleaved layouts are not modelled)");
+    auto read = [&](uint64_t address) {
+      uint8_t bytes[2];
+      uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(address));
+      Accessor who{interval, launch->launch, linearCta, first, instr.id};
+      Violation v = memory.read(pointer, Space::Shared, 2, 2, bytes, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, first, "a wgmma operand: " + describeViolation(v, false, 2));
+      return floatWordToDouble(instr.kind, uint64_t(bytes[0]) | uint64_t(bytes[1]) << 8);
+    };
+    double A[64][16], B[16][256];
+    for (unsigned m = 0; m < 64; ++m)
+      for (unsigned k = 0; k < 16; ++k)
+        A[m][k] = read(elementAddress(a, aMnMajor, m, k, 2));
+    for (unsigned k = 0; k < 16; ++k)
+      for (unsigned c = 0; c < n; ++c)
+        B[k][c] = read(elementAddress(b, bMnMajor, c, k, 2));
+    for (unsigned i = 0; i < 128; ++i) {
+      uint16_t thread = static_cast<uint16_t>(first + i);
+      unsigned w = i / 32, l = i % 32;
+      for (unsigned r = 0; r < n / 2; ++r) {
+        unsigned row = 16 * w + l / 4 + 8 * ((r % 4) / 2), column = 8 * (r / 4) + 2 * (l % 4) + r % 2;
+        double sum = accumulate ? floatWordToDouble(Kind::F32, reg(instr.in[2 + r])[thread]) : 0.0;
+        double products = 0;
+        for (unsigned k = 0; k < 16; ++k)
+          products += A[row][k] * B[k][column];
+        reg(instr.out[r])[thread] = doubleToFloatWord(Kind::F32, sum + products);
+      }
+    }
+  }
+}
+
+} // namespace pk::sim
