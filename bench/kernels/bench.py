@@ -9,6 +9,8 @@ ratio to the row's reference:
   softmax    f32 rows x 256      GB/s; reference: torch.softmax
   layernorm  f32 rows x 256      GB/s; reference: torch.layer_norm
   matmul     bf16 4096^3         TFLOP/s; reference: torch.matmul (cuBLAS)
+  mgpu       bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS);
+             bench/kernels/matmul_mgpu.pk, TMA + mbarriers + wgmma
 
 pkc's artifacts are compiled beforehand (bench/kernels/build_artifacts.sh,
 on any machine with pkc) and launched here through the runtime library
@@ -301,11 +303,26 @@ def bench_matmul(pk, triton, repeat):
     report("matmul bf16 4096^3 (+relu)", "TFLOP/s", 2 * n ** 3, rows, "torch")
 
 
+def bench_matmul_mgpu(pk, triton, repeat, n):
+    """The Mosaic-GPU-style kernel (TMA, mbarriers, wgmma) against cuBLAS
+    and Triton, plain bf16 matmul."""
+    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    ref = x @ y
+    rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
+    launch = pk.kernel(f"{pk.dir}/matmul_mgpu.json", f"matmul_{n}").bind(x, y, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    t = triton["matmul"](x, y, out) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, ref, 5e-2)))
+    report(f"matmul bf16 {n}^3, Mosaic GPU style (TMA + wgmma)", "TFLOP/s", 2 * n ** 3, rows, "torch")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
     parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
-    parser.add_argument("--only", default="add,softmax,layernorm,matmul")
+    parser.add_argument("--only", default="add,softmax,layernorm,matmul,mgpu")
     parser.add_argument("--repeat", type=int, default=50)
     options = parser.parse_args()
     if not torch.cuda.is_available():
@@ -326,6 +343,9 @@ def main():
             bench_rows(pk, triton, options.repeat, name)
     if "matmul" in only:
         bench_matmul(pk, triton, max(5, options.repeat // 5))
+    if "mgpu" in only:
+        for n in (4096, 8192):
+            bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)
     return 0
 
 

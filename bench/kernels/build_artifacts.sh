@@ -11,3 +11,5 @@ for sample in add softmax layernorm; do
 done
 # matmul at 4096^3: a kernel of its own (the sample unrolls K).
 "$pkc" compile "$root/bench/kernels/matmul_bf16.pk" --target=cuda:$arch -o "$out"
+# The Mosaic GPU style matmul (TMA, wgmma): sm_90a only.
+"$pkc" compile "$root/bench/kernels/matmul_mgpu.pk" --target=cuda:sm_90a -o "$out"

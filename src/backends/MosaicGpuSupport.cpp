@@ -41,9 +41,14 @@ namespace {
 /// What the CUDA backend does not lower yet in a kernel it otherwise
 /// takes: the construct's name, or "".
 std::string unsupportedOnCuda(mlir::Operation *op) {
-  if (llvm::isa<pk::RefTransposeOp, pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp,
-                pk::PipelineOp>(op))
+  if (llvm::isa<pk::RefTransposeOp, pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
     return mosaicGpuName(op).str();
+  if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op)) {
+    if (pipeline.getWarpSpecialized())
+      return mosaicGpuName(op).str();
+    if (!pipeline.getOutSpecs().empty())
+      return "plgpu.emit_pipeline with out_specs";
+  }
   if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op))
     if (!copy.getCollectiveAxes().empty())
       return "collective (multicast) plgpu.copy_gmem_to_smem";

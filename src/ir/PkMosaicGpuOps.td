@@ -530,7 +530,7 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     pk.pipeline (%a, %b) grid [4] max_concurrent_steps 2
         {in_specs = [#pk.block_spec<[64, 64], computed>, #pk.block_spec<[64, 64], computed>],
          out_specs = [], delay_release = array<i64: 1, 1>}
-        : (!pk.ref<64x256xf16, #pk.memory_space<gmem>>, !pk.ref<256x64xf16, #pk.memory_space<gmem>>) -> ()
+        : (!pk.ref<64x256xf16, #pk.memory_space<gmem>>, !pk.ref<256x64xf16, #pk.memory_space<gmem>>)
       index_map {
       ^bb0(%k: i32):
         pk.scope_yield %c0, %k, %k, %c0 : i32, i32, i32, i32
@@ -561,7 +561,7 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   let assemblyFormat = [{
     `(` $refs `)` (`init` `(` $inits^ `)`)? `grid` $grid `max_concurrent_steps`
     $max_concurrent_steps (`warp_specialized` $warp_specialized^)? attr-dict `:`
-    `(` type($refs) `)` (`,` `(` type($inits)^ `)`)? `->` type($results)
+    `(` type($refs) `)` (`,` `(` type($inits)^ `)`)? (`->` type($results)^)?
     `index_map` $index_map `body` $body
   }];
   let hasVerifier = 1;

@@ -12,6 +12,7 @@
 #include "backends/MosaicGpuSupport.h"
 #include "backends/cuda/HostProgram.h"
 #include "backends/cuda/LaunchPlan.h"
+#include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
 #include "backends/cuda/Pipeline.h"
 #include "backends/cuda/Toolkit.h"
@@ -125,10 +126,14 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   Dumper dump(options.dumpDir);
   dump.ir("00-pk.mlir", pkModule);
 
-  std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(pkModule, gpu::kDefaultNumWarps);
-  std::vector<CudaProgram> programs = gpu::buildHostPrograms(pkModule, plans);
-
+  // Pipelines become copies and loops first: the host program's tensor
+  // maps come from those copies.
   OwningOpRef<ModuleOp> module = pkModule.clone();
+  if (failed(gpu::expandPipelines(*module)))
+    return std::nullopt;
+  std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(*module, gpu::kDefaultNumWarps);
+  std::vector<CudaProgram> programs = gpu::buildHostPrograms(*module, plans);
+
   if (failed(
           runStage(*module, dump, "01-outlined",
                    [&](PassManager &pm) { gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps); })) ||

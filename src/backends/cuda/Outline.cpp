@@ -279,6 +279,8 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(expandPipelines(module)))
+      return signalPassFailure();
     OpBuilder b(module.getContext());
     std::map<Operation *, LaunchPlan> plans = planLaunches(module, defaultNumWarps);
     b.setInsertionPointToEnd(module.getBody());

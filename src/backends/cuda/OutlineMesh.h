@@ -31,6 +31,13 @@ constexpr const char *kTmaBytesAttr = "pkgpu.tma_bytes";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 
+/// Rewrites every plgpu.emit_pipeline (pk.pipeline) of a Mosaic GPU
+/// kernel into scoped slots, barriers, copies and a loop
+/// (ExpandPipelines.cpp). Runs before the outline stage plans TMA copies,
+/// as the first thing pk-gpu-outline does and before the host program is
+/// built.
+mlir::LogicalResult expandPipelines(mlir::ModuleOp module);
+
 /// Turns the kernel's wgmma accumulators (pkgpu.accumulator Refs) into
 /// SSA values (PromoteAccumulators.cpp); errors at the user's line for
 /// uses it cannot follow.

@@ -20,8 +20,13 @@ def PkGpuOutline : Pass<"pk-gpu-outline", "::mlir::ModuleOp"> {
     that runs them in order. Program ids, grid sizes and symbolic sizes
     become values; BlockSpec index maps compute each operand's block
     offset, clamped as Pallas clamps it, and `pkgpu.global_ref` /
-    `pkgpu.shared_ref` bind the kernel's Refs to memory. The pk.exports are
-    removed: the launch plan is kept in the manifest.
+    `pkgpu.shared_ref` bind the kernel's Refs to memory. Every
+    `pk.mesh_kernel` (plgpu.kernel) becomes a kernel too, one warpgroup
+    per Pallas thread (OutlineMesh.h): its pipelines expanded into copies
+    and loops, its scopes inlined with their scratch placed in shared
+    memory, its TMA copies given tensor map parameters, its wgmma
+    accumulators turned into values. The pk.exports are removed: the
+    launch plan is kept in the manifest.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::pk::gpu::PkGpuDialect",

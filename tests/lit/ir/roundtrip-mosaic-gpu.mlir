@@ -105,6 +105,21 @@ pk.export @pipeline(%a: tensor<64x256xf16> {pk.name = "a", pk.shape = affine_map
       ^bb0(%k: i32, %blk: !pk.ref<64x64xf16, #pk.memory_space<shared>>, %carry: tensor<64x64xf32>):
         pk.scope_yield %carry : tensor<64x64xf32>
       }
+    // A pipeline without a carry has no results (and prints no arrow).
+    // CHECK: pk.pipeline(%{{.*}}) grid [4] max_concurrent_steps 2
+    // CHECK-SAME: : (!pk.ref<64x256xf16, #pk.memory_space<gmem>>) index_map {
+    pk.pipeline(%a_gmem) grid [4] max_concurrent_steps 2
+        {delay_release = array<i64: 0>, in_specs = [#pk.block_spec<[64, 64], computed, memory_space = shared>],
+         out_specs = []}
+        : (!pk.ref<64x256xf16, #pk.memory_space<gmem>>)
+      index_map {
+      ^bb0(%k: i32):
+        %c0 = arith.constant 0 : i32
+        pk.scope_yield %c0, %k : i32, i32
+      } body {
+      ^bb0(%k: i32, %blk: !pk.ref<64x64xf16, #pk.memory_space<shared>>):
+        pk.scope_yield
+      }
     // CHECK: pk.get_global : !pk.semaphore<[]>
     %sem = pk.get_global : !pk.semaphore<[]>
     %one = arith.constant 1 : i32

@@ -1,0 +1,259 @@
+//===- ExpandPipelines.cpp - plgpu.emit_pipeline as copies and a loop -----===//
+//
+// A `pk.pipeline` (plgpu.emit_pipeline) of a Mosaic GPU kernel becomes the
+// program a Mosaic GPU author would write by hand, in pk ops the rest of
+// the CUDA backend already lowers: a scope allocating, per pipelined
+// input, `max_concurrent_steps` shared-memory slots of its block and one
+// barrier per slot; copies of the first steps' blocks; and a loop over the
+// grid's steps that waits for its slot, runs the body on the slots' views,
+// then refills the slot step - delay used with step - delay + slots (the
+// body's asynchronous readers of that slot, wgmma, have been waited for by
+// then). Copies are TMA loads where TMA applies (MeshTma), so the loads of
+// the next steps run while the body computes.
+//
+// Not expanded yet, and rejected by name: out_specs (outputs written by
+// the pipeline), warp-specialized pipelines, and block dimensions other
+// than blocked or squeezed.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/OutlineMesh.h"
+
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace pk::gpu {
+
+using namespace mlir;
+
+namespace {
+
+/// A slot view's static offsets: the slot (dynamic), then zeros.
+SmallVector<int64_t> slotOffsets(size_t rank) {
+  SmallVector<int64_t> offsets(rank, 0);
+  offsets[0] = ShapedType::kDynamic;
+  return offsets;
+}
+
+class PipelineExpander {
+public:
+  PipelineExpander(pk::PipelineOp op) : op(op), b(op), loc(op.getLoc()) {}
+
+  LogicalResult expand();
+
+private:
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// The grid indices (i32) of linear step `step` (i32), row-major.
+  SmallVector<Value> indicesOf(Value step);
+  /// Copies step `step`'s blocks of the pipelined inputs into `slot`.
+  void issue(Value step, Value slot);
+
+  pk::PipelineOp op;
+  OpBuilder b;
+  Location loc;
+  SmallVector<unsigned> pipelined; ///< operand numbers
+  SmallVector<Value> buffers;      ///< per pipelined operand
+  Value barriers;
+};
+
+SmallVector<Value> PipelineExpander::indicesOf(Value step) {
+  ArrayRef<int64_t> grid = op.getGrid();
+  SmallVector<Value> indices(grid.size());
+  Value rest = step;
+  for (size_t d = grid.size(); d-- > 0;) {
+    indices[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, i32(grid[d])).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, i32(grid[d]));
+  }
+  return indices;
+}
+
+void PipelineExpander::issue(Value step, Value slot) {
+  // The index_map for this step: block indices of every operand.
+  Block &map = op.getIndexMap().front();
+  IRMapping mapping;
+  for (auto [arg, v] : llvm::zip(map.getArguments(), indicesOf(step)))
+    mapping.map(arg, v);
+  for (Operation &inner : map.without_terminator())
+    b.clone(inner, mapping);
+  SmallVector<Value> blockIndices;
+  for (Value v : map.getTerminator()->getOperands())
+    blockIndices.push_back(mapping.lookupOrDefault(v));
+  // Operand i's indices start after those of the operands before it.
+  SmallVector<unsigned> firstIndex;
+  unsigned next = 0;
+  for (unsigned i = 0; i < op.getRefs().size(); ++i) {
+    firstIndex.push_back(next);
+    next += op.getSpec(i).getRank();
+  }
+  Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
+  for (auto [p, i] : llvm::enumerate(pipelined)) {
+    pk::BlockSpecAttr spec = op.getSpec(i);
+    Value ref = op.getRefs()[i];
+    auto refType = llvm::cast<pk::RefType>(ref.getType());
+    SmallVector<Value> offsets;
+    SmallVector<int64_t> staticOffsets, squeeze;
+    for (unsigned d = 0; d < spec.getRank(); ++d) {
+      Value blockIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), blockIndices[firstIndex[i] + d]);
+      offsets.push_back(arith::MulIOp::create(b, loc, blockIndex, index(spec.getBlockShape()[d])));
+      staticOffsets.push_back(ShapedType::kDynamic);
+      if (spec.getDimKinds()[d] == pk::BlockDimKind::Squeezed)
+        squeeze.push_back(d);
+    }
+    SmallVector<int64_t> sizes(spec.getBlockShape().begin(), spec.getBlockShape().end());
+    SmallVector<int64_t> strides(sizes.size(), 1);
+    auto windowType = pk::RefType::get(spec.getKernelShape(), refType.getElementType(),
+                                       refType.getMemorySpace(), refType.getTransforms());
+    Value window = pk::RefViewOp::create(b, loc, windowType, ref, offsets,
+                                         b.getDenseI64ArrayAttr(staticOffsets), b.getDenseI64ArrayAttr(sizes),
+                                         b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(squeeze));
+    Value slotView = pk::RefViewOp::create(
+        b, loc, op.getBody().front().getArgument(op.getGrid().size() + i).getType(), buffers[p],
+        ValueRange{slotIndex}, b.getDenseI64ArrayAttr(slotOffsets(1 + windowType.getRank())),
+        b.getDenseI64ArrayAttr([&] {
+          SmallVector<int64_t> s{1};
+          s.append(windowType.getShape().begin(), windowType.getShape().end());
+          return s;
+        }()),
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(1 + windowType.getRank(), 1)),
+        b.getDenseI64ArrayAttr({0}));
+    pk::CopyGmemToSmemOp::create(b, loc, window, slotView, barriers, ValueRange{slotIndex},
+                                 b.getStrArrayAttr({}));
+  }
+}
+
+LogicalResult PipelineExpander::expand() {
+  if (op.getWarpSpecialized())
+    return op.emitError("the CUDA backend does not lower plgpu.emit_pipeline_warp_specialized yet; "
+                        "this kernel runs on pkc's interpreter for now (pkc run "
+                        "--device=interpreter)");
+  if (!op.getOutSpecs().empty())
+    return op.emitError("the CUDA backend does not lower plgpu.emit_pipeline with out_specs yet; "
+                        "write the outputs in the body or after the pipeline");
+  for (unsigned i = 0; i < op.getRefs().size(); ++i) {
+    for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
+      if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
+        return op.emitError("the CUDA backend pipelines blocked and squeezed block dimensions only "
+                            "(pl.Element and the like are not supported yet)");
+    if (op.isPipelined(i))
+      pipelined.push_back(i);
+  }
+  int64_t slots = op.getMaxConcurrentSteps(), steps = 1;
+  for (int64_t g : op.getGrid())
+    steps *= g;
+  int64_t delay = 0;
+  for (int64_t d : op.getDelayRelease())
+    delay = std::max(delay, d);
+  Block &body = op.getBody().front();
+  unsigned gridRank = op.getGrid().size();
+
+  // The scope: slots of every pipelined input, a barrier per slot.
+  auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+  SmallVector<StringRef> collective;
+  if (mesh && mesh.getThreadName())
+    collective.push_back(*mesh.getThreadName());
+  auto scope = pk::RunScopedOp::create(b, loc, op.getResultTypes(), b.getStrArrayAttr(collective),
+                                       ArrayAttr());
+  Block *scopeBody = new Block();
+  scope.getBody().push_back(scopeBody);
+  for (unsigned i : pipelined) {
+    auto slotType = llvm::cast<pk::RefType>(body.getArgument(gridRank + i).getType());
+    SmallVector<int64_t> shape{slots};
+    shape.append(slotType.getShape().begin(), slotType.getShape().end());
+    buffers.push_back(scopeBody->addArgument(
+        pk::RefType::get(shape, slotType.getElementType(), slotType.getMemorySpace(),
+                         slotType.getTransforms()),
+        loc));
+  }
+  barriers = scopeBody->addArgument(
+      pk::BarrierType::get(b.getContext(), {slots}, std::max<int64_t>(1, pipelined.size()),
+                           b.getArrayAttr({}), false),
+      loc);
+  b.setInsertionPointToStart(scopeBody);
+
+  // The first steps' blocks.
+  if (!pipelined.empty())
+    for (int64_t s = 0; s < std::min(slots, steps); ++s)
+      issue(i32(s), i32(s));
+
+  auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1), op.getInits());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *loopBody = loop.getBody();
+    if (!loopBody->empty())
+      loopBody->getTerminator()->erase();
+    b.setInsertionPointToEnd(loopBody);
+    Value step = loop.getInductionVar();
+    Value slot = arith::RemUIOp::create(b, loc, step, i32(slots));
+    Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
+    if (!pipelined.empty())
+      pk::BarrierWaitOp::create(b, loc, barriers, ValueRange{slotIndex});
+    // The body, on this step's indices, slots and carry.
+    IRMapping mapping;
+    for (auto [arg, v] : llvm::zip(body.getArguments().take_front(gridRank), indicesOf(step)))
+      mapping.map(arg, v);
+    for (unsigned i = 0; i < op.getRefs().size(); ++i) {
+      BlockArgument arg = body.getArgument(gridRank + i);
+      auto *at = llvm::find(pipelined, i);
+      if (at == pipelined.end()) {
+        mapping.map(arg, op.getRefs()[i]);
+        continue;
+      }
+      auto slotType = llvm::cast<pk::RefType>(arg.getType());
+      SmallVector<int64_t> sizes{1};
+      sizes.append(slotType.getShape().begin(), slotType.getShape().end());
+      mapping.map(arg, pk::RefViewOp::create(
+                           b, loc, slotType, buffers[at - pipelined.begin()], ValueRange{slotIndex},
+                           b.getDenseI64ArrayAttr(slotOffsets(sizes.size())),
+                           b.getDenseI64ArrayAttr(sizes),
+                           b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)),
+                           b.getDenseI64ArrayAttr({0})));
+    }
+    for (auto [arg, v] : llvm::zip(body.getArguments().drop_front(gridRank + op.getRefs().size()),
+                                   loop.getRegionIterArgs()))
+      mapping.map(arg, v);
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, mapping);
+    SmallVector<Value> carry;
+    for (Value v : body.getTerminator()->getOperands())
+      carry.push_back(mapping.lookupOrDefault(v));
+    // The slot step - delay used is free: fill it with step - delay + slots.
+    if (!pipelined.empty() && steps > slots) {
+      Value released = arith::SubIOp::create(b, loc, step, i32(delay));
+      Value refill = arith::AddIOp::create(b, loc, released, i32(slots));
+      Value due = arith::AndIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, refill, i32(steps)));
+      auto branch = scf::IfOp::create(b, loc, due, /*withElse=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      issue(refill, arith::RemUIOp::create(b, loc, released, i32(slots)));
+    }
+    scf::YieldOp::create(b, loc, carry);
+  }
+  // Every thread waits for the phases of the steps it did not run (the
+  // slots' last completions were all waited for in the loop).
+  pk::ScopeYieldOp::create(b, loc, loop.getResults());
+  op->replaceAllUsesWith(scope.getResults());
+  op->erase();
+  return success();
+}
+
+} // namespace
+
+LogicalResult expandPipelines(ModuleOp module) {
+  SmallVector<pk::PipelineOp> pipelines;
+  module.walk([&](pk::PipelineOp op) {
+    if (op->getParentOfType<pk::MeshKernelOp>())
+      pipelines.push_back(op);
+  });
+  bool failed = false;
+  for (pk::PipelineOp op : pipelines)
+    failed |= mlir::failed(PipelineExpander(op).expand());
+  return failure(failed);
+}
+
+} // namespace pk::gpu
