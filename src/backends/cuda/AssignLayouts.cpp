@@ -406,12 +406,15 @@ LogicalResult checkRegisterDemand(::mlir::gpu::GPUFuncOp func, unsigned numWarps
         shape += std::to_string(d) + "x";
       std::string element;
       llvm::raw_string_ostream(element) << type.getElementType();
-      mlir::emitError(reportLocation(op)) << "this block value (" << shape << element << ") needs " << registers
-                      << " registers in each of the " << numWarps * kWarpSize
-                      << " threads that hold it (" << numWarps
-                      << " warps), more than the " << kMaxRegistersPerThread
-                      << " a thread has; use smaller blocks (more grid steps), or more warps "
-                         "(compiler_params=plgpu.CompilerParams(num_warps=...))";
+      bool mesh = func->hasAttr("pkgpu.warpgroups");
+      mlir::emitError(reportLocation(op))
+          << "this block value (" << shape << element << ") needs " << registers
+          << " registers in each of the " << numWarps * kWarpSize << " threads that hold it ("
+          << (mesh ? "a Pallas thread's " : "") << numWarps << " warps), more than the "
+          << kMaxRegistersPerThread << " a thread has; "
+          << (mesh ? "use smaller tiles, or split the work between Pallas threads (num_threads=)"
+                   : "use smaller blocks (more grid steps), or more warps "
+                     "(compiler_params=plgpu.CompilerParams(num_warps=...))");
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

@@ -190,7 +190,7 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
   }
   auto ref = llvm::cast<pk::RefType>(type);
   if (ref.getSpace() == pk::MemorySpace::GPUAccumulator)
-    return AccumulatorOp::create(b, loc, ref);
+    return AccumulatorOp::create(b, arg.getOwner()->getParentOp()->getLoc(), ref);
   if (ref.getRank() >= 2 && feedsWgmma(arg)) {
     // Stored as wgmma reads it, at a multiple of the swizzle's period.
     int64_t swizzle = wgmmaOperandSwizzle(ref);
