@@ -44,8 +44,6 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
   if (llvm::isa<pk::RefTransposeOp, pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
     return mosaicGpuName(op).str();
   if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op)) {
-    if (pipeline.getWarpSpecialized())
-      return mosaicGpuName(op).str();
     if (!pipeline.getOutSpecs().empty())
       return "plgpu.emit_pipeline with out_specs";
   }

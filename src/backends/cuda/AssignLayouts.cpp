@@ -232,6 +232,23 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     setLayout(wgmma.getResult(), l);
     return success();
   }
+  if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {
+    // plgpu.layout_cast: the WGMMA layout where it applies (an accumulator
+    // tile), else the operand's; the value moves there.
+    auto type = llvm::dyn_cast<RankedTensorType>(cast.getType());
+    if (!type)
+      return success();
+    std::optional<Layout> l = layoutOf(cast.getValue().getType());
+    int64_t m = type.getRank() == 2 ? type.getDimSize(0) : 0, n = type.getRank() == 2 ? type.getDimSize(1) : 0;
+    if (cast.getLayout() == pk::GpuLayout::WGMMA && m % 64 == 0 && m > 0 && n >= 8 && n <= 256 &&
+        (n & (n - 1)) == 0 && numWarps % 4 == 0)
+      l = Layout::wgmmaAccumulator(m, n, numWarps);
+    if (!l)
+      l = blocked(type);
+    convertOperand(op, 0, *l);
+    setLayout(cast.getResult(), *l);
+    return success();
+  }
   if (auto wait = llvm::dyn_cast<WgmmaWaitTileOp>(op)) {
     for (auto [operand, result] : llvm::zip(wait.getAccumulators(), wait.getResults()))
       setLayout(result, *layoutOf(operand.getType()));

@@ -44,6 +44,12 @@ public:
   LogicalResult expand();
 
 private:
+  /// The scope's slots and barriers, as block arguments of `scope`.
+  void allocate(pk::RunScopedOp scope, bool warpSpecialized);
+  /// The loop of the compute threads at `b`: wait for the step's slot, run
+  /// the body, and either refill (`refill`) or tell the memory thread.
+  scf::ForOp consumerLoop(bool refill);
+  LogicalResult expandWarpSpecialized();
   Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   /// The grid indices (i32) of linear step `step` (i32), row-major.
@@ -56,7 +62,9 @@ private:
   Location loc;
   SmallVector<unsigned> pipelined; ///< operand numbers
   SmallVector<Value> buffers;      ///< per pipelined operand
-  Value barriers;
+  Value barriers;                  ///< per slot: its copies completed
+  Value consumed;                  ///< warp-specialized: per slot, the compute threads are done
+  int64_t slots = 0, steps = 1, delay = 0;
 };
 
 SmallVector<Value> PipelineExpander::indicesOf(Value step) {
@@ -125,38 +133,9 @@ void PipelineExpander::issue(Value step, Value slot) {
   }
 }
 
-LogicalResult PipelineExpander::expand() {
-  if (op.getWarpSpecialized())
-    return op.emitError("the CUDA backend does not lower plgpu.emit_pipeline_warp_specialized yet; "
-                        "this kernel runs on pkc's interpreter for now (pkc run "
-                        "--device=interpreter)");
-  if (!op.getOutSpecs().empty())
-    return op.emitError("the CUDA backend does not lower plgpu.emit_pipeline with out_specs yet; "
-                        "write the outputs in the body or after the pipeline");
-  for (unsigned i = 0; i < op.getRefs().size(); ++i) {
-    for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
-      if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
-        return op.emitError("the CUDA backend pipelines blocked and squeezed block dimensions only "
-                            "(pl.Element and the like are not supported yet)");
-    if (op.isPipelined(i))
-      pipelined.push_back(i);
-  }
-  int64_t slots = op.getMaxConcurrentSteps(), steps = 1;
-  for (int64_t g : op.getGrid())
-    steps *= g;
-  int64_t delay = 0;
-  for (int64_t d : op.getDelayRelease())
-    delay = std::max(delay, d);
+void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
   Block &body = op.getBody().front();
   unsigned gridRank = op.getGrid().size();
-
-  // The scope: slots of every pipelined input, a barrier per slot.
-  auto mesh = op->getParentOfType<pk::MeshKernelOp>();
-  SmallVector<StringRef> collective;
-  if (mesh && mesh.getThreadName())
-    collective.push_back(*mesh.getThreadName());
-  auto scope = pk::RunScopedOp::create(b, loc, op.getResultTypes(), b.getStrArrayAttr(collective),
-                                       ArrayAttr());
   Block *scopeBody = new Block();
   scope.getBody().push_back(scopeBody);
   for (unsigned i : pipelined) {
@@ -168,76 +147,175 @@ LogicalResult PipelineExpander::expand() {
                          slotType.getTransforms()),
         loc));
   }
-  barriers = scopeBody->addArgument(
-      pk::BarrierType::get(b.getContext(), {slots}, std::max<int64_t>(1, pipelined.size()),
-                           b.getArrayAttr({}), false),
-      loc);
-  b.setInsertionPointToStart(scopeBody);
+  auto barrierType = [&](int64_t arrivals) {
+    return pk::BarrierType::get(b.getContext(), {slots}, std::max<int64_t>(1, arrivals),
+                                b.getArrayAttr({}), false);
+  };
+  barriers = scopeBody->addArgument(barrierType(pipelined.size()), loc);
+  if (warpSpecialized)
+    consumed = scopeBody->addArgument(barrierType(*op.getNumComputeWgs()), loc);
+}
 
+scf::ForOp PipelineExpander::consumerLoop(bool refill) {
+  Block &body = op.getBody().front();
+  unsigned gridRank = op.getGrid().size();
+  auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1), op.getInits());
+  OpBuilder::InsertionGuard guard(b);
+  Block *loopBody = loop.getBody();
+  if (!loopBody->empty())
+    loopBody->getTerminator()->erase();
+  b.setInsertionPointToEnd(loopBody);
+  Value step = loop.getInductionVar();
+  Value slot = arith::RemUIOp::create(b, loc, step, i32(slots));
+  Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
+  if (!pipelined.empty())
+    pk::BarrierWaitOp::create(b, loc, barriers, ValueRange{slotIndex});
+  // The body, on this step's indices, slots and carry.
+  IRMapping mapping;
+  for (auto [arg, v] : llvm::zip(body.getArguments().take_front(gridRank), indicesOf(step)))
+    mapping.map(arg, v);
+  for (unsigned i = 0; i < op.getRefs().size(); ++i) {
+    BlockArgument arg = body.getArgument(gridRank + i);
+    auto *at = llvm::find(pipelined, i);
+    if (at == pipelined.end()) {
+      mapping.map(arg, op.getRefs()[i]);
+      continue;
+    }
+    auto slotType = llvm::cast<pk::RefType>(arg.getType());
+    SmallVector<int64_t> sizes{1};
+    sizes.append(slotType.getShape().begin(), slotType.getShape().end());
+    mapping.map(arg, pk::RefViewOp::create(
+                         b, loc, slotType, buffers[at - pipelined.begin()], ValueRange{slotIndex},
+                         b.getDenseI64ArrayAttr(slotOffsets(sizes.size())), b.getDenseI64ArrayAttr(sizes),
+                         b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)),
+                         b.getDenseI64ArrayAttr({0})));
+  }
+  for (auto [arg, v] : llvm::zip(body.getArguments().drop_front(gridRank + op.getRefs().size()),
+                                 loop.getRegionIterArgs()))
+    mapping.map(arg, v);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  SmallVector<Value> carry;
+  for (Value v : body.getTerminator()->getOperands())
+    carry.push_back(mapping.lookupOrDefault(v));
+  if (consumed && !pipelined.empty()) {
+    // This compute thread is done with the slot.
+    pk::BarrierArriveOp::create(b, loc, consumed, ValueRange{slotIndex});
+  } else if (refill && !pipelined.empty() && steps > slots) {
+    // The slot step - delay used is free: fill it with step - delay + slots.
+    Value released = arith::SubIOp::create(b, loc, step, i32(delay));
+    Value next = arith::AddIOp::create(b, loc, released, i32(slots));
+    Value due = arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, i32(steps)));
+    auto branch = scf::IfOp::create(b, loc, due, /*withElse=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    issue(next, arith::RemUIOp::create(b, loc, released, i32(slots)));
+  }
+  scf::YieldOp::create(b, loc, carry);
+  return loop;
+}
+
+LogicalResult PipelineExpander::expand() {
+  if (!op.getOutSpecs().empty())
+    return op.emitError("the CUDA backend does not lower plgpu.emit_pipeline with out_specs yet; "
+                        "write the outputs in the body or after the pipeline");
+  for (unsigned i = 0; i < op.getRefs().size(); ++i) {
+    for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
+      if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
+        return op.emitError("the CUDA backend pipelines blocked and squeezed block dimensions only "
+                            "(pl.Element and the like are not supported yet)");
+    if (op.isPipelined(i))
+      pipelined.push_back(i);
+  }
+  slots = op.getMaxConcurrentSteps();
+  for (int64_t g : op.getGrid())
+    steps *= g;
+  for (int64_t d : op.getDelayRelease())
+    delay = std::max(delay, d);
+  if (op.getWarpSpecialized())
+    return expandWarpSpecialized();
+
+  // The scope: slots of every pipelined input, a barrier per slot.
+  auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+  SmallVector<StringRef> collective;
+  if (mesh && mesh.getThreadName())
+    collective.push_back(*mesh.getThreadName());
+  auto scope = pk::RunScopedOp::create(b, loc, op.getResultTypes(), b.getStrArrayAttr(collective),
+                                       ArrayAttr());
+  allocate(scope, /*warpSpecialized=*/false);
+  b.setInsertionPointToStart(&scope.getBodyBlock());
   // The first steps' blocks.
   if (!pipelined.empty())
     for (int64_t s = 0; s < std::min(slots, steps); ++s)
       issue(i32(s), i32(s));
-
-  auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1), op.getInits());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *loopBody = loop.getBody();
-    if (!loopBody->empty())
-      loopBody->getTerminator()->erase();
-    b.setInsertionPointToEnd(loopBody);
-    Value step = loop.getInductionVar();
-    Value slot = arith::RemUIOp::create(b, loc, step, i32(slots));
-    Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
-    if (!pipelined.empty())
-      pk::BarrierWaitOp::create(b, loc, barriers, ValueRange{slotIndex});
-    // The body, on this step's indices, slots and carry.
-    IRMapping mapping;
-    for (auto [arg, v] : llvm::zip(body.getArguments().take_front(gridRank), indicesOf(step)))
-      mapping.map(arg, v);
-    for (unsigned i = 0; i < op.getRefs().size(); ++i) {
-      BlockArgument arg = body.getArgument(gridRank + i);
-      auto *at = llvm::find(pipelined, i);
-      if (at == pipelined.end()) {
-        mapping.map(arg, op.getRefs()[i]);
-        continue;
-      }
-      auto slotType = llvm::cast<pk::RefType>(arg.getType());
-      SmallVector<int64_t> sizes{1};
-      sizes.append(slotType.getShape().begin(), slotType.getShape().end());
-      mapping.map(arg, pk::RefViewOp::create(
-                           b, loc, slotType, buffers[at - pipelined.begin()], ValueRange{slotIndex},
-                           b.getDenseI64ArrayAttr(slotOffsets(sizes.size())),
-                           b.getDenseI64ArrayAttr(sizes),
-                           b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)),
-                           b.getDenseI64ArrayAttr({0})));
-    }
-    for (auto [arg, v] : llvm::zip(body.getArguments().drop_front(gridRank + op.getRefs().size()),
-                                   loop.getRegionIterArgs()))
-      mapping.map(arg, v);
-    for (Operation &inner : body.without_terminator())
-      b.clone(inner, mapping);
-    SmallVector<Value> carry;
-    for (Value v : body.getTerminator()->getOperands())
-      carry.push_back(mapping.lookupOrDefault(v));
-    // The slot step - delay used is free: fill it with step - delay + slots.
-    if (!pipelined.empty() && steps > slots) {
-      Value released = arith::SubIOp::create(b, loc, step, i32(delay));
-      Value refill = arith::AddIOp::create(b, loc, released, i32(slots));
-      Value due = arith::AndIOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, refill, i32(steps)));
-      auto branch = scf::IfOp::create(b, loc, due, /*withElse=*/false);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(branch.thenBlock());
-      issue(refill, arith::RemUIOp::create(b, loc, released, i32(slots)));
-    }
-    scf::YieldOp::create(b, loc, carry);
-  }
-  // Every thread waits for the phases of the steps it did not run (the
-  // slots' last completions were all waited for in the loop).
+  scf::ForOp loop = consumerLoop(/*refill=*/true);
   pk::ScopeYieldOp::create(b, loc, loop.getResults());
   op->replaceAllUsesWith(scope.getResults());
+  op->erase();
+  return success();
+}
+
+LogicalResult PipelineExpander::expandWarpSpecialized() {
+  // The memory thread never reaches the op (the program runs it in the
+  // compute threads): its loop goes before the outermost op holding the
+  // pipeline that every thread runs, and the slots around both.
+  Operation *anchor = op;
+  while (anchor->getParentOp() &&
+         !llvm::isa<pk::RunScopedOp, pk::MeshKernelOp>(anchor->getParentOp()))
+    anchor = anchor->getParentOp();
+  auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+  if (!anchor->getParentOp() || !mesh || !mesh.getThreadName() || anchor->getNumResults() != 0)
+    return op.emitError("plgpu.emit_pipeline_warp_specialized needs a kernel with a thread axis");
+  bool local = false;
+  op.getIndexMap().walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        if (anchor->isAncestor(def) && !op->isAncestor(def))
+          local = true;
+  });
+  if (local)
+    return op.emitError("the CUDA backend runs a warp-specialized pipeline's copies in its memory "
+                        "thread, so its index maps may use only values the whole kernel computes "
+                        "before the pipeline's branch");
+  b.setInsertionPoint(anchor);
+  auto scope = pk::RunScopedOp::create(b, loc, TypeRange{}, b.getStrArrayAttr({*mesh.getThreadName()}),
+                                       ArrayAttr());
+  allocate(scope, /*warpSpecialized=*/true);
+  Block &scopeBody = scope.getBodyBlock();
+  b.setInsertionPointToStart(&scopeBody);
+  // The memory thread: each step's copies once the compute threads are
+  // done with the slot's previous step.
+  Value wg = pk::AxisIndexOp::create(b, loc, b.getI32Type(), *op.getWgAxis());
+  Value isMemory = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, i32(*op.getMemoryThread()));
+  auto memory = scf::IfOp::create(b, loc, isMemory, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(memory.thenBlock());
+    if (std::optional<int64_t> registers = op.getMemoryRegisters())
+      pk::SetMaxRegistersOp::create(b, loc, b.getI64IntegerAttr(*registers), UnitAttr());
+    auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value step = loop.getInductionVar();
+    Value slot = arith::RemUIOp::create(b, loc, step, i32(slots));
+    Value reused = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(slots));
+    auto wait = scf::IfOp::create(b, loc, reused, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(wait.thenBlock());
+      pk::BarrierWaitOp::create(b, loc, consumed,
+                                ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(), slot)});
+    }
+    issue(step, slot);
+  }
+  pk::ScopeYieldOp::create(b, loc, ValueRange{});
+  // The anchor runs inside the scope, after the memory thread's branch.
+  anchor->moveBefore(scopeBody.getTerminator());
+  // The compute threads: the loop in place of the op.
+  b.setInsertionPoint(op);
+  scf::ForOp loop = consumerLoop(/*refill=*/false);
+  op->replaceAllUsesWith(loop.getResults());
   op->erase();
   return success();
 }

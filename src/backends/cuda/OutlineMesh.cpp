@@ -224,9 +224,11 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
     yield->erase();
     block.getOperations().splice(scoped->getIterator(), scope.getOperations());
     // The next scope reuses this one's memory (and may initialize barriers
-    // in it): every thread must be done with it.
-    if (!topLevel)
+    // in it): every thread must be done with it. Accumulators are registers.
+    if (!topLevel && inner > top) {
+      b.setInsertionPoint(scoped); // the nested scopes moved the builder
       ::mlir::gpu::BarrierOp::create(b, loc);
+    }
     scoped->erase();
   }
 }

@@ -49,7 +49,7 @@ private:
 bool Promoter::touches(Operation *op, const Values &current) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (llvm::isa<pk::WgmmaWaitOp>(inner))
+    if (llvm::isa<pk::WgmmaWaitOp, AccumulatorOp>(inner))
       found = true;
     for (Value v : inner->getOperands())
       if (current.count(v))
@@ -72,6 +72,14 @@ LogicalResult Promoter::wholeAccess(Operation *op, pk::RefType ref, ArrayRef<int
 LogicalResult Promoter::promote(Block &block, Values &current) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     b.setInsertionPoint(&op);
+    if (auto alloc = llvm::dyn_cast<AccumulatorOp>(op)) {
+      // Zero where it is allocated (each time, in a loop), as plgpu.ACC is.
+      auto ref = llvm::cast<pk::RefType>(alloc.getType());
+      auto type = RankedTensorType::get(ref.getShape(), ref.getElementType());
+      Value zero = arith::ConstantOp::create(b, op.getLoc(), type, b.getZeroAttr(type));
+      current.insert({alloc.getResult(), zero});
+      continue;
+    }
     if (auto wgmma = llvm::dyn_cast<pk::WgmmaOp>(op)) {
       auto it = current.find(wgmma.getAcc());
       if (it == current.end())
@@ -167,14 +175,14 @@ LogicalResult Promoter::promoteFor(scf::ForOp loop, Values &current) {
   Values inner = current;
   unsigned first = loop.getNumRegionIterArgs() + 1;
   unsigned i = 0;
-  for (auto &[ref, value] : inner)
-    value = body->getArgument(first + i++);
+  for (auto &[ref, value] : current)
+    inner[ref] = body->getArgument(first + i++);
   if (failed(promote(*body, inner)))
     return failure();
   Operation *yield = body->getTerminator();
   SmallVector<Value> yielded(yield->getOperands());
-  for (auto &[ref, value] : inner)
-    yielded.push_back(value);
+  for (auto &[ref, value] : current) // accumulators allocated inside stay there
+    yielded.push_back(inner.lookup(ref));
   yield->setOperands(yielded);
   for (auto [from, to] : llvm::zip(loop.getResults(), next.getResults()))
     from.replaceAllUsesWith(to);
@@ -205,8 +213,8 @@ LogicalResult Promoter::promoteIf(scf::IfOp branch, Values &current) {
     }
     Operation *yield = target.getTerminator();
     SmallVector<Value> yielded(yield->getOperands());
-    for (auto &[ref, value] : inner)
-      yielded.push_back(value);
+    for (auto &[ref, value] : current)
+      yielded.push_back(inner.lookup(ref));
     yield->setOperands(yielded);
     return success();
   };
@@ -230,19 +238,7 @@ LogicalResult promoteAccumulators(::mlir::gpu::GPUFuncOp func) {
   if (accumulators.empty())
     return success();
   OpBuilder b(func.getContext());
-  // Every accumulator starts as zeros, in the block that allocates it.
   Values current;
-  for (AccumulatorOp op : accumulators) {
-    if (op->getBlock() != &func.getBody().front())
-      return op.emitError("the CUDA backend allocates wgmma accumulators (plgpu.ACC) only at the "
-                          "kernel's top level (in scratch_shapes or a pl.run_scoped outside "
-                          "loops and branches)");
-    auto ref = llvm::cast<pk::RefType>(op.getType());
-    auto type = RankedTensorType::get(ref.getShape(), ref.getElementType());
-    b.setInsertionPoint(op);
-    Value zero = arith::ConstantOp::create(b, op.getLoc(), type, b.getZeroAttr(type));
-    current.insert({op.getResult(), zero});
-  }
   Promoter promoter(b);
   if (failed(promoter.promote(func.getBody().front(), current)))
     return failure();
