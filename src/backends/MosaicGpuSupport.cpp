@@ -41,7 +41,7 @@ namespace {
 /// What the CUDA backend does not lower yet in a kernel it otherwise
 /// takes: the construct's name, or "".
 std::string unsupportedOnCuda(mlir::Operation *op) {
-  if (llvm::isa<pk::RefTransposeOp, pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
+  if (llvm::isa<pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
     return mosaicGpuName(op).str();
   if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op)) {
     if (!pipeline.getOutSpecs().empty())

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace pk::gpu {
 
@@ -235,6 +236,25 @@ LogicalResult recordRefView(Emitter &e, pk::RefViewOp op) {
 
 // ---- Tensor cores.
 
+/// Whether the index `v` is provably a multiple of `m`: a constant, or
+/// sums and products built from one.
+bool isMultipleOf(Value v, int64_t m) {
+  if (m <= 1)
+    return true;
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c % m == 0;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+    return isMultipleOf(def->getOperand(0), m);
+  if (llvm::isa<arith::AddIOp>(def))
+    return isMultipleOf(def->getOperand(0), m) && isMultipleOf(def->getOperand(1), m);
+  if (llvm::isa<arith::MulIOp>(def))
+    return isMultipleOf(def->getOperand(0), m) || isMultipleOf(def->getOperand(1), m);
+  return false;
+}
+
 LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   auto isOperand = [](const RefInfo *r) { return r && r->shared && r->strips >= 0; };
   auto find = [&](Value ref) -> const RefInfo * {
@@ -259,15 +279,29 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   int64_t k = a->refShape[1];
   if (k % wgmmaInstructionK(2) != 0)
     return e.fail(op, "plgpu.wgmma needs K a multiple of 16 for 16-bit operands");
+  // An operand is a whole stored tile, or a window of one starting on a
+  // strip (columns) and on a group of 8 rows.
+  for (const RefInfo *r : {a, b}) {
+    size_t rank = r->arrayShape.size();
+    int64_t width = (r->strips ? r->strips : 16) / elementBytes(r->element);
+    if (!isMultipleOf(r->offsets[rank - 1], width) || !isMultipleOf(r->offsets[rank - 2], 8))
+      return e.fail(op, "plgpu.wgmma reads a window of a shared buffer whose columns do not start at "
+                        "a multiple of " + std::to_string(width) +
+                        " elements (one swizzled strip) or whose rows do not start at a multiple of 8");
+  }
+  // Stored with its first dimension as rows: A (M x K) K-major, B (K x N)
+  // N-major; a transposed view (plgpu.transpose_ref) flips it.
+  auto rowsFirst = [](const RefInfo *r) { return r->refToArray[0] < r->refToArray[1]; };
+  bool aTransposed = !rowsFirst(a), bTransposed = rowsFirst(b);
   SmallVector<Value> zeros(2, e.index(0));
   Value aPointer = pointerAt(e, *a, zeros), bPointer = pointerAt(e, *b, zeros);
   Value accumulator = e.values.lookup(op.getAccumulator());
-  // A is stored K-major (M rows of K), B MN-major (K rows of N).
   auto result = WgmmaOp::create(
       e.b, e.loc, accumulator.getType(), accumulator, aPointer, bPointer, e.b.getI64IntegerAttr(m),
       e.b.getI64IntegerAttr(n), e.b.getI64IntegerAttr(k), TypeAttr::get(element),
       TypeAttr::get(element), e.b.getI64IntegerAttr(a->strips), e.b.getI64IntegerAttr(b->strips),
-      /*a_transposed=*/UnitAttr(), /*b_transposed=*/e.b.getUnitAttr(), e.b.getBoolAttr(true));
+      aTransposed ? e.b.getUnitAttr() : UnitAttr(), bTransposed ? e.b.getUnitAttr() : UnitAttr(),
+      e.b.getBoolAttr(true));
   e.values.map(op.getResult(), result.getResult());
   return success();
 }
@@ -279,6 +313,20 @@ LogicalResult lowerWgmmaWaitTile(Emitter &e, WgmmaWaitTileOp op) {
   auto wait = WgmmaWaitOp::create(e.b, e.loc, ValueRange(accumulators).getTypes(),
                                   e.b.getI64IntegerAttr(op.getPending()), accumulators);
   e.values.map(op.getResults(), wait.getResults());
+  return success();
+}
+
+LogicalResult recordRefTranspose(Emitter &e, pk::RefTransposeOp op) {
+  // The same memory, its dimensions permuted: coordinates reach the array
+  // through refToArray.
+  const RefInfo &parent = refOf(e, op.getRef());
+  RefInfo ref = parent;
+  ArrayRef<int64_t> perm = op.getPermutation();
+  for (size_t i = 0; i < perm.size(); ++i) {
+    ref.refShape[i] = parent.refShape[perm[i]];
+    ref.refToArray[i] = parent.refToArray[perm[i]];
+  }
+  e.refs[op.getResult().getAsOpaquePointer()] = ref;
   return success();
 }
 
@@ -316,6 +364,8 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
 std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
   if (auto view = llvm::dyn_cast<pk::RefViewOp>(op))
     return recordRefView(e, view);
+  if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op))
+    return recordRefTranspose(e, transpose);
   if (auto wgmma = llvm::dyn_cast<WgmmaTileOp>(op))
     return lowerWgmmaTile(e, wgmma);
   if (auto wait = llvm::dyn_cast<WgmmaWaitTileOp>(op))

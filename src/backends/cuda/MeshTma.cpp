@@ -212,8 +212,8 @@ std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, T
 bool feedsWgmma(Value ref) {
   for (OpOperand &use : ref.getUses()) {
     Operation *user = use.getOwner();
-    if (auto view = llvm::dyn_cast<pk::RefViewOp>(user))
-      if (feedsWgmma(view.getResult()))
+    if (llvm::isa<pk::RefViewOp, pk::RefTransposeOp>(user))
+      if (feedsWgmma(user->getResult(0)))
         return true;
     if (auto wgmma = llvm::dyn_cast<pk::WgmmaOp>(user))
       if (use.get() != wgmma.getAcc())
@@ -253,7 +253,9 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
     }
     std::optional<Window> g = windowOf(global), s = windowOf(shared);
     auto arg = g ? llvm::dyn_cast<BlockArgument>(g->root) : BlockArgument();
-    if (!arg || arg.getOwner() != &body || !s)
+    // Both ends must be windows of allocations (a transposed view is
+    // copied element by element).
+    if (!arg || arg.getOwner() != &body || !s || !llvm::isa<BlockArgument>(s->root))
       return;
     Type element = llvm::cast<pk::RefType>(global.getType()).getElementType();
     MeshTensorMap map;
