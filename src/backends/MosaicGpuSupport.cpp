@@ -47,9 +47,6 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
     if (!pipeline.getOutSpecs().empty())
       return "plgpu.emit_pipeline with out_specs";
   }
-  if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op))
-    if (!copy.getCollectiveAxes().empty())
-      return "collective (multicast) plgpu.copy_gmem_to_smem";
   auto isClusterBarrier = [](mlir::Type t) {
     auto barrier = llvm::dyn_cast<pk::BarrierType>(t);
     return barrier && barrier.isClusterBarrier();

@@ -241,8 +241,9 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
   kernel.walk([&](Operation *op) {
     Value global, shared;
     if (auto load = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op)) {
-      if (!load.getCollectiveAxes().empty())
-        return; // multicast: not lowered (rejected by name)
+      // A collective copy (collective_axes) gives every CTA along the axes
+      // the same data: each loads it itself (TMA multicast would load it
+      // once for all; not used yet).
       global = load.getSrc();
       shared = load.getDst();
     } else if (auto store = llvm::dyn_cast<pk::CopySmemToGmemOp>(op)) {

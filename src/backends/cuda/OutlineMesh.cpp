@@ -122,6 +122,9 @@ public:
     cloned->setAttr(kTmaBoxesAttr, b.getArrayAttr(boxes));
     cloned->setAttr(kTmaBytesAttr, b.getI64IntegerAttr(static_cast<int64_t>(copy.bytes)));
   }
+  // Every CTA loads a collective copy's data itself (MeshTma.h); outside
+  // the mesh its axes mean nothing.
+  func.walk([&](pk::CopyGmemToSmemOp copy) { copy.setCollectiveAxesAttr(b.getStrArrayAttr({})); });
   replaceAxisQueries(entry);
   inlineScopes(entry, 0, /*topLevel=*/true);
   if (failed(promoteAccumulators(func)))
