@@ -11,6 +11,8 @@ ratio to the row's reference:
   matmul     bf16 4096^3         TFLOP/s; reference: torch.matmul (cuBLAS)
   mgpu       bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS);
              bench/kernels/matmul_mgpu.pk, TMA + mbarriers + wgmma
+  attention  flash attention fwd TFLOP/s; reference: torch SDPA (flash backend);
+             bench/kernels/attention_mgpu.pk
 
 pkc's artifacts are compiled beforehand (bench/kernels/build_artifacts.sh,
 on any machine with pkc) and launched here through the runtime library
@@ -318,11 +320,33 @@ def bench_matmul_mgpu(pk, triton, repeat, n):
     report(f"matmul bf16 {n}^3, Mosaic GPU style (TMA + wgmma)", "TFLOP/s", 2 * n ** 3, rows, "torch")
 
 
+def bench_attention(pk, repeat):
+    """pkc's Mosaic-GPU-style flash attention forward against PyTorch's SDPA
+    with its flash backend: bf16, 4 x 8 heads, 4096 tokens, d = 128."""
+    bh, t, d = 32, 4096, 128
+    q, k, v = (torch.randn(bh, t, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    out = torch.empty_like(q)
+    four = lambda x: x.view(4, 8, t, d)
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def sdpa():
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(four(q), four(k), four(v))
+
+    ref = sdpa().view(bh, t, d)
+    rows = [("torch sdpa", time_gpu(sdpa, repeat))]
+    launch = pk.kernel(f"{pk.dir}/attention_mgpu.json", "attention_bench").bind(q, k, v, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    # Forward attention: 2 matmuls of 2 t^2 d flops per head.
+    report("flash attention fwd bf16 (32 heads, 4096 tokens, d=128)", "TFLOP/s", 4 * bh * t * t * d,
+           rows, "torch sdpa")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
     parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
-    parser.add_argument("--only", default="add,softmax,layernorm,matmul,mgpu")
+    parser.add_argument("--only", default="add,softmax,layernorm,matmul,mgpu,attention")
     parser.add_argument("--repeat", type=int, default=50)
     options = parser.parse_args()
     if not torch.cuda.is_available():
@@ -346,6 +370,8 @@ def main():
     if "mgpu" in only:
         for n in (4096, 8192):
             bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)
+    if "attention" in only:
+        bench_attention(pk, max(5, options.repeat // 5))
     return 0
 
 
