@@ -11,7 +11,8 @@ ratio to the row's reference:
   matmul     bf16 4096^3         TFLOP/s; reference: torch.matmul (cuBLAS)
   mgpu       bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS);
              bench/kernels/matmul_mgpu.pk, TMA + mbarriers + wgmma
-  attention  flash attention fwd TFLOP/s; reference: torch SDPA (flash backend);
+  attention  flash attention fwd TFLOP/s; reference: torch SDPA (flash backend),
+             and Triton's tutorial kernel;
              bench/kernels/attention_mgpu.pk
 
 pkc's artifacts are compiled beforehand (bench/kernels/build_artifacts.sh,
@@ -156,6 +157,37 @@ def triton_kernels():
             acc += tl.dot(x, y)
         tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
 
+    @triton.jit
+    def attention_kernel(q, k, v, o, T, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+        # The Triton tutorial's flash-attention forward, reduced to what the
+        # benchmark needs (no causal mask, contiguous (BH, T, D) arrays).
+        head, block = tl.program_id(0), tl.program_id(1)
+        base = head * T * D
+        rm = block * BM + tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        qb = tl.load(q + base + rm[:, None] * D + rd[None, :])
+        m_i = tl.full((BM,), float("-inf"), tl.float32)
+        l_i = tl.zeros((BM,), tl.float32)
+        acc = tl.zeros((BM, D), tl.float32)
+        for start in range(0, T, BN):
+            rn = start + tl.arange(0, BN)
+            kb = tl.load(k + base + rn[None, :] * D + rd[:, None])
+            s = tl.dot(qb, kb) * scale
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            p = tl.exp(s - m_new[:, None])
+            alpha = tl.exp(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            vb = tl.load(v + base + rn[:, None] * D + rd[None, :])
+            acc += tl.dot(p.to(tl.bfloat16), vb)
+            m_i = m_new
+        tl.store(o + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.bfloat16))
+
+    def attention(q, k, v, o):
+        bh, t, d = q.shape
+        return lambda: attention_kernel[(bh, t // 128)](q, k, v, o, t, 1.0 / d ** 0.5, D=d, BM=128,
+                                                         BN=64, num_warps=8, num_stages=3)
+
     def add(x, y, o):
         n = x.numel()
         return lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024)
@@ -175,7 +207,8 @@ def triton_kernels():
         return lambda: matmul_kernel[grid](x, y, o, m, n, k, BM=128, BN=128, BK=64,
                                            num_warps=8, num_stages=3)
 
-    return {"add": add, "softmax": softmax, "layernorm": layernorm, "matmul": matmul}
+    return {"add": add, "softmax": softmax, "layernorm": layernorm, "matmul": matmul,
+            "attention": attention}
 
 
 # ---- JAX Pallas, from the .pk sources themselves --------------------------
@@ -320,9 +353,10 @@ def bench_matmul_mgpu(pk, triton, repeat, n):
     report(f"matmul bf16 {n}^3, Mosaic GPU style (TMA + wgmma)", "TFLOP/s", 2 * n ** 3, rows, "torch")
 
 
-def bench_attention(pk, repeat):
+def bench_attention(pk, triton, repeat):
     """pkc's Mosaic-GPU-style flash attention forward against PyTorch's SDPA
-    with its flash backend: bf16, 4 x 8 heads, 4096 tokens, d = 128."""
+    with its flash backend and the Triton tutorial's kernel: bf16, 4 x 8
+    heads, 4096 tokens, d = 128."""
     bh, t, d = 32, 4096, 128
     q, k, v = (torch.randn(bh, t, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     out = torch.empty_like(q)
@@ -337,6 +371,9 @@ def bench_attention(pk, repeat):
     rows = [("torch sdpa", time_gpu(sdpa, repeat))]
     launch = pk.kernel(f"{pk.dir}/attention_mgpu.json", "attention_bench").bind(q, k, v, out)
     attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    t_out = torch.empty_like(q)
+    tri = triton["attention"](q, k, v, t_out) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(tri, repeat), lambda: (tri(), close(t_out, ref, 5e-2)))
     # Forward attention: 2 matmuls of 2 t^2 d flops per head.
     report("flash attention fwd bf16 (32 heads, 4096 tokens, d=128)", "TFLOP/s", 4 * bh * t * t * d,
            rows, "torch sdpa")
@@ -371,7 +408,7 @@ def main():
         for n in (4096, 8192):
             bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)
     if "attention" in only:
-        bench_attention(pk, max(5, options.repeat // 5))
+        bench_attention(pk, triton, max(5, options.repeat // 5))
     return 0
 
 
