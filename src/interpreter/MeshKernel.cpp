@@ -5,13 +5,9 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include <thread>
-
 namespace pk::interp {
 
 namespace {
-
-thread_local size_t currentWorker = 0;
 
 std::string indexText(const std::vector<int64_t> &index) {
   std::string s = "(";
@@ -47,130 +43,6 @@ std::string lineOf(mlir::Location loc) {
 }
 
 //===----------------------------------------------------------------------===//
-// Scheduler
-//===----------------------------------------------------------------------===//
-
-bool Scheduler::switchFrom(size_t from) {
-  size_t n = workers.size();
-  for (size_t k = 1; k <= n; ++k) {
-    size_t j = (from + k) % n;
-    Worker &w = workers[j];
-    if (w.state == Worker::State::Ready && j != from) {
-      current = j;
-      return true;
-    }
-    if (w.state == Worker::State::Blocked && w.ready()) {
-      w.state = Worker::State::Ready;
-      current = j;
-      return true;
-    }
-  }
-  return false;
-}
-
-RunError Scheduler::deadlock() {
-  std::string message = "deadlock: every Pallas thread that has not finished is waiting";
-  mlir::Operation *first = nullptr;
-  for (size_t i = 0; i < workers.size(); ++i) {
-    const Worker &w = workers[i];
-    if (w.state != Worker::State::Blocked)
-      continue;
-    if (!first)
-      first = w.op;
-    message += "; " + (describe ? describe(i) : "thread " + std::to_string(i)) + " waits for " +
-               w.what + " at " + lineOf(w.op->getLoc());
-  }
-  return RunError{message, first ? first->getLoc() : mlir::Location(mlir::UnknownLoc())};
-}
-
-void Scheduler::wait(mlir::Operation *op, const std::string &what,
-                     const std::function<bool()> &ready) {
-  if (ready())
-    return;
-  if (single) {
-    workers[0].state = Worker::State::Blocked;
-    workers[0].op = op;
-    workers[0].what = what;
-    throw deadlock();
-  }
-  std::unique_lock<std::mutex> lock(mutex);
-  size_t self = currentWorker;
-  Worker &me = workers[self];
-  me.state = Worker::State::Blocked;
-  me.ready = ready;
-  me.op = op;
-  me.what = what;
-  if (!switchFrom(self)) {
-    if (!error)
-      error = deadlock();
-    aborting = true;
-    changed.notify_all();
-    throw Aborted{};
-  }
-  changed.notify_all();
-  changed.wait(lock, [&] { return current == self || aborting; });
-  if (aborting)
-    throw Aborted{};
-}
-
-void Scheduler::finish(size_t i) {
-  std::unique_lock<std::mutex> lock(mutex);
-  workers[i].state = Worker::State::Done;
-  if (!aborting && !switchFrom(i)) {
-    bool blocked = false;
-    for (const Worker &w : workers)
-      blocked |= w.state == Worker::State::Blocked;
-    if (blocked) {
-      if (!error)
-        error = deadlock();
-      aborting = true;
-    }
-  }
-  changed.notify_all();
-}
-
-void Scheduler::run(size_t n, const std::function<void(size_t)> &work) {
-  workers.assign(n, Worker());
-  error.reset();
-  aborting = false;
-  current = 0;
-  single = n == 1;
-  if (single) {
-    currentWorker = 0;
-    work(0);
-    return;
-  }
-  std::vector<std::thread> threads;
-  threads.reserve(n);
-  for (size_t i = 0; i < n; ++i)
-    threads.emplace_back([this, i, &work] {
-      currentWorker = i;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] { return current == i || aborting; });
-        if (aborting) {
-          workers[i].state = Worker::State::Done;
-          return;
-        }
-      }
-      try {
-        work(i);
-      } catch (const RunError &e) {
-        std::unique_lock<std::mutex> lock(mutex);
-        if (!error)
-          error = e;
-        aborting = true;
-      } catch (const Aborted &) {
-      }
-      finish(i);
-    });
-  for (std::thread &t : threads)
-    t.join();
-  if (error)
-    throw *error;
-}
-
-//===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
 
@@ -202,7 +74,7 @@ std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<Tens
   for (size_t a = 0; a + 1 < aliases.size(); a += 2)
     *gmem[numIn + aliases[a + 1]].data = *inputs[aliases[a]];
 
-  Scheduler scheduler;
+  pk::Cooperative scheduler;
   MeshRun run;
   run.op = op;
   run.scheduler = &scheduler;
@@ -252,13 +124,22 @@ std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<Tens
       t.id = nextId++;
       evaluators.push_back(std::make_unique<Evaluator>(maxSteps));
     }
-    scheduler.describe = [&](size_t w) {
+    auto describe = [&](size_t w) {
       const ThreadContext &t = threads[w];
       std::string s =
           "thread " + std::to_string(t.threadIndex) + " of block " + indexText(t.cta->gridIndex);
       if (!t.cta->clusterIndex.empty())
         s += " (cluster position " + indexText(t.cta->clusterIndex) + ")";
       return s;
+    };
+    // At the first waiting op, naming every wait (the tags are the ops).
+    scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
+      std::string message = "deadlock: every Pallas thread that has not finished is waiting";
+      for (const pk::Cooperative::Waiting &w : blocked)
+        message += "; " + describe(w.worker) + " waits for " + w.what + " at " +
+                   lineOf(static_cast<mlir::Operation *>(w.tag)->getLoc());
+      auto first = static_cast<mlir::Operation *>(blocked.front().tag);
+      return std::make_exception_ptr(RunError{message, first->getLoc()});
     };
     scheduler.run(n, [&](size_t w) {
       Evaluator &ev = *evaluators[w];

@@ -5,9 +5,10 @@
 // CTAs with semaphores) run concurrently enough for producer / consumer
 // protocols: each is an OS thread, but a Scheduler lets exactly one run at
 // a time and switches only when the running one must wait (a barrier
-// phase, a semaphore, a pipeline slot). Execution is therefore
-// deterministic, and when every unfinished thread waits the run stops with
-// a deadlock error at a waiting op instead of hanging.
+// phase, a semaphore, a pipeline slot): pk::Cooperative
+// (support/Cooperative.h). Execution is therefore deterministic, and when
+// every unfinished thread waits the run stops with a deadlock error at a
+// waiting op instead of hanging.
 //
 // Barriers follow JAX's GPU interpret mode: a thread waits for exactly the
 // phase after the last one it waited for; a barrier must not complete
@@ -23,51 +24,14 @@
 
 #include "interpreter/Evaluator.h"
 #include "ir/PkDialect.h"
+#include "support/Cooperative.h"
 
-#include <condition_variable>
-#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace pk::interp {
-
-/// Thrown in the threads the scheduler stops after an error elsewhere.
-struct Aborted {};
-
-/// Runs workers as cooperative threads, one at a time.
-class Scheduler {
-public:
-  /// Runs `work(i)` for every i below n; throws the first RunError.
-  void run(size_t n, const std::function<void(size_t)> &work);
-  /// Blocks the calling worker at `op` until `ready()`; `what` says what
-  /// it waits for, for a deadlock message.
-  void wait(mlir::Operation *op, const std::string &what, const std::function<bool()> &ready);
-  /// A label for worker i in messages ("thread 1 of block (0, 2)").
-  std::function<std::string(size_t)> describe;
-
-private:
-  struct Worker {
-    enum class State { Ready, Blocked, Done } state = State::Ready;
-    std::function<bool()> ready;
-    mlir::Operation *op = nullptr;
-    std::string what;
-  };
-  bool switchFrom(size_t from);
-  RunError deadlock();
-  void finish(size_t i);
-
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<Worker> workers;
-  size_t current = 0;
-  bool single = false;
-  bool aborting = false;
-  std::optional<RunError> error;
-};
 
 /// One mbarrier.
 struct Barrier {
@@ -123,7 +87,7 @@ struct ThreadContext {
 /// A running pk.mesh_kernel.
 struct MeshRun {
   pk::MeshKernelOp op;
-  Scheduler *scheduler = nullptr;
+  pk::Cooperative *scheduler = nullptr;
   std::vector<std::unique_ptr<CtaState>> ctas; ///< every CTA, row-major (grid, then cluster)
   std::map<mlir::Operation *, std::unique_ptr<SemaphoreArray>> globals; ///< pl.get_global
   /// The CTA at grid x cluster coordinates.

@@ -163,7 +163,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
                          std::to_string(pointerOffset(pointer)) + "\n    at " + describeOp(k.ops[instr.id]);
       if (!workers)
         fail(instr, first, "deadlock: the CTA waits " + what + "\n  and no other thread of it can arrive");
-      workers->wait(what, done);
+      workers->wait(nullptr, what, done);
     }
     interval = nextInterval++;
     return;

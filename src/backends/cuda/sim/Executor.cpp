@@ -60,12 +60,12 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
     return;
   }
   // Each warpgroup runs by itself, as a cooperative worker.
-  Cooperative scheduler;
-  scheduler.describeDeadlock = [&](const std::vector<std::pair<size_t, std::string>> &blocked) {
+  pk::Cooperative scheduler;
+  scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
     std::string message = where(-1) + ": deadlock: every warpgroup that has not finished waits";
-    for (const auto &[group, what] : blocked)
-      message += "\n  warpgroup " + std::to_string(group) + " waits " + what;
-    return message;
+    for (const pk::Cooperative::Waiting &w : blocked)
+      message += "\n  warpgroup " + std::to_string(w.worker) + " waits " + w.what;
+    return std::make_exception_ptr(SimError(message));
   };
   workers = &scheduler;
   ctaBarrierArrived = 0;
@@ -97,7 +97,7 @@ void Executor::ctaBarrier(const Instr &instr, const Mask &mask) {
       ctaBarrierArrived = 0;
       ++ctaBarrierGeneration;
     } else {
-      workers->wait("at a CTA barrier (bar.sync 0) for the other warpgroups\n    at " +
+      workers->wait(nullptr, "at a CTA barrier (bar.sync 0) for the other warpgroups\n    at " +
                         describeOp(k.ops[instr.id]),
                     [this, generation] { return ctaBarrierGeneration != generation; });
     }

@@ -18,7 +18,7 @@
 //    (a deadlock), TMA copies outside their tensor map's rules.
 //
 // The warpgroups of a Mosaic GPU kernel (Kernel::warpgroups > 1) run as
-// cooperative workers (Cooperative.h), each in lockstep by itself: a CTA
+// cooperative workers (support/Cooperative.h), each in lockstep by itself: a CTA
 // barrier waits for every warpgroup, a named barrier (bar.sync id, 128)
 // for the running one, an mbarrier wait until the phase completes. TMA
 // copies happen when issued and complete their transaction bytes at
@@ -34,10 +34,10 @@
 #ifndef PK_BACKENDS_CUDA_SIM_EXECUTOR_H
 #define PK_BACKENDS_CUDA_SIM_EXECUTOR_H
 
-#include "backends/cuda/sim/Cooperative.h"
 #include "backends/cuda/sim/Kernel.h"
 #include "backends/cuda/sim/Memory.h"
 #include "runtime/TensorMap.h"
+#include "support/Cooperative.h"
 
 #include <map>
 
@@ -149,7 +149,7 @@ private:
   Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);
   void completeIfDone(Mbarrier &m);
   /// Several warpgroups: their scheduler, and the CTA barrier's state.
-  Cooperative *workers = nullptr;
+  pk::Cooperative *workers = nullptr;
   unsigned ctaBarrierArrived = 0;
   uint64_t ctaBarrierGeneration = 0;
 };

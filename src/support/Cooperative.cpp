@@ -1,11 +1,10 @@
-//===- Cooperative.cpp - Warpgroups that wait for one another -------------===//
-#include "backends/cuda/sim/Cooperative.h"
+//===- Cooperative.cpp - Workers that run one at a time and wait ----------===//
+#include "support/Cooperative.h"
 
-#include "backends/cuda/sim/Executor.h"
-
+#include <stdexcept>
 #include <thread>
 
-namespace pk::sim {
+namespace pk {
 
 namespace {
 
@@ -28,12 +27,14 @@ bool Cooperative::handOff(size_t from) {
   return false;
 }
 
-std::exception_ptr Cooperative::deadlockError() const {
-  std::vector<std::pair<size_t, std::string>> blocked;
+std::exception_ptr Cooperative::deadlock() const {
+  std::vector<Waiting> blocked;
   for (size_t j = 0; j < workers.size(); ++j)
     if (workers[j].state == Worker::State::Blocked)
-      blocked.push_back({j, workers[j].what});
-  return std::make_exception_ptr(SimError(describeDeadlock ? describeDeadlock(blocked) : "deadlock"));
+      blocked.push_back({j, workers[j].tag, workers[j].what});
+  if (deadlockError)
+    return deadlockError(blocked);
+  return std::make_exception_ptr(std::runtime_error("deadlock: every worker waits"));
 }
 
 void Cooperative::abortAll(std::exception_ptr e) {
@@ -48,7 +49,13 @@ void Cooperative::run(size_t n, const std::function<void(size_t)> &work) {
   current = 0;
   aborting = false;
   error = nullptr;
+  single = n == 1;
+  if (single) {
+    work(0);
+    return;
+  }
   std::vector<std::thread> threads;
+  threads.reserve(n);
   for (size_t i = 0; i < n; ++i)
     threads.emplace_back([&, i] {
       {
@@ -74,7 +81,7 @@ void Cooperative::run(size_t n, const std::function<void(size_t)> &work) {
       for (const Worker &w : workers)
         blocked |= w.state == Worker::State::Blocked;
       if (!handOff(i) && blocked)
-        abortAll(deadlockError());
+        abortAll(deadlock());
       changed.notify_all();
     });
   for (std::thread &t : threads)
@@ -83,17 +90,20 @@ void Cooperative::run(size_t n, const std::function<void(size_t)> &work) {
     std::rethrow_exception(error);
 }
 
-void Cooperative::wait(const std::string &what, const std::function<bool()> &ready) {
+void Cooperative::wait(void *tag, const std::string &what, const std::function<bool()> &ready) {
   if (ready())
     return;
+  if (single) {
+    // Nothing else runs: the wait can never end.
+    workers[0] = {Worker::State::Blocked, ready, tag, what};
+    std::rethrow_exception(deadlock());
+  }
   std::unique_lock<std::mutex> lock(mutex);
   size_t me = current;
   Worker &self = workers[me];
-  self.state = Worker::State::Blocked;
-  self.ready = ready;
-  self.what = what;
+  self = {Worker::State::Blocked, ready, tag, what};
   if (!handOff(me)) {
-    abortAll(deadlockError());
+    abortAll(deadlock());
     throw Aborted{};
   }
   changed.notify_all();
@@ -102,4 +112,4 @@ void Cooperative::wait(const std::string &what, const std::function<bool()> &rea
     throw Aborted{};
 }
 
-} // namespace pk::sim
+} // namespace pk
