@@ -70,25 +70,36 @@ private:
   SmallVector<Value> programIds; ///< index, per grid axis
 };
 
-::mlir::gpu::GPUFuncOp KernelBuilder::build() {
-  MLIRContext *ctx = b.getContext();
-  auto global = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
-  SmallVector<Type> params(call.getInputs().size() + call.getOutputs().size(), global);
-  params.append(exportOp.getNumSymbols(), b.getI64Type());
-  func = ::mlir::gpu::GPUFuncOp::create(b, loc, plan.kernelName, b.getFunctionType(params, {}));
+} // namespace
+
+::mlir::gpu::GPUFuncOp createKernelFunc(OpBuilder &b, Location loc, const LaunchPlan &plan,
+                                        size_t numInputs, size_t numOutputs, unsigned numSymbols,
+                                        ArrayRef<int64_t> aliases, ArrayRef<Type> extraParams,
+                                        unsigned numWarps) {
+  auto global = LLVM::LLVMPointerType::get(b.getContext(), /*addressSpace=*/1);
+  SmallVector<Type> params(numInputs + numOutputs, global);
+  params.append(numSymbols, b.getI64Type());
+  params.append(extraParams.begin(), extraParams.end());
+  auto func = ::mlir::gpu::GPUFuncOp::create(b, loc, plan.kernelName, b.getFunctionType(params, {}));
   func->setAttr(::mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(plan.threadsPerBlock()), 1, 1}));
-  func->setAttr("pkgpu.num_warps", b.getI64IntegerAttr(plan.numWarps));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({static_cast<int32_t>(plan.threadsPerBlock()), 1, 1}));
+  func->setAttr("pkgpu.num_warps", b.getI64IntegerAttr(numWarps));
   // An aliased input and output are one buffer at run time.
   SmallVector<int64_t> aliasedParams;
-  ArrayRef<int64_t> aliases = call.getInputOutputAliases();
   for (size_t a = 0; a + 1 < aliases.size(); a += 2) {
     aliasedParams.push_back(aliases[a]);
-    aliasedParams.push_back(static_cast<int64_t>(call.getInputs().size()) + aliases[a + 1]);
+    aliasedParams.push_back(static_cast<int64_t>(numInputs) + aliases[a + 1]);
   }
   if (!aliasedParams.empty())
     func->setAttr("pkgpu.aliases", b.getDenseI64ArrayAttr(aliasedParams));
+  return func;
+}
+
+namespace {
+
+::mlir::gpu::GPUFuncOp KernelBuilder::build() {
+  func = createKernelFunc(b, loc, plan, call.getInputs().size(), call.getOutputs().size(),
+                          exportOp.getNumSymbols(), call.getInputOutputAliases(), {}, plan.numWarps);
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);

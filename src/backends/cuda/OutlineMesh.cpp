@@ -59,32 +59,19 @@ public:
   auto exportOp = kernel->getParentOfType<pk::ExportOp>();
   MeshTmaPlan tma = planMeshTma(kernel);
   size_t numOperands = kernel.getInputs().size() + kernel.getOutputs().size();
-  auto global = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
-  SmallVector<Type> params(numOperands, global);
-  params.append(exportOp.getNumSymbols(), b.getI64Type());
-  unsigned firstTensorMap = params.size();
-  SmallVector<int64_t> tensorMapParams;
-  for (size_t t = 0; t < tma.tensorMaps.size(); ++t) {
-    tensorMapParams.push_back(params.size());
-    params.push_back(LLVM::LLVMPointerType::get(ctx));
-  }
-  func = ::mlir::gpu::GPUFuncOp::create(b, loc, plan.kernelName, b.getFunctionType(params, {}));
-  func->setAttr(::mlir::gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(plan.threadsPerBlock()), 1, 1}));
+  // Tensor maps are passed after the operands and the symbols.
+  unsigned firstTensorMap = numOperands + exportOp.getNumSymbols();
+  SmallVector<Type> tensorMaps(tma.tensorMaps.size(), LLVM::LLVMPointerType::get(ctx));
   // Block values belong to one Pallas thread: a warpgroup's 4 warps.
-  func->setAttr("pkgpu.num_warps", b.getI64IntegerAttr(4));
+  func = createKernelFunc(b, loc, plan, kernel.getInputs().size(), kernel.getOutputs().size(),
+                          exportOp.getNumSymbols(), kernel.getInputOutputAliases(), tensorMaps,
+                          /*numWarps=*/4);
   func->setAttr(kWarpgroupsAttr, b.getI64IntegerAttr(plan.warpgroups));
+  SmallVector<int64_t> tensorMapParams;
+  for (size_t t = 0; t < tensorMaps.size(); ++t)
+    tensorMapParams.push_back(firstTensorMap + t);
   if (!tensorMapParams.empty())
     func->setAttr(kTensorMapParamsAttr, b.getDenseI64ArrayAttr(tensorMapParams));
-  SmallVector<int64_t> aliasedParams;
-  ArrayRef<int64_t> aliases = kernel.getInputOutputAliases();
-  for (size_t a = 0; a + 1 < aliases.size(); a += 2) {
-    aliasedParams.push_back(aliases[a]);
-    aliasedParams.push_back(static_cast<int64_t>(kernel.getInputs().size()) + aliases[a + 1]);
-  }
-  if (!aliasedParams.empty())
-    func->setAttr("pkgpu.aliases", b.getDenseI64ArrayAttr(aliasedParams));
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);

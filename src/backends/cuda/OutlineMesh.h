@@ -31,6 +31,16 @@ constexpr const char *kTmaBytesAttr = "pkgpu.tma_bytes";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 
+/// The gpu.func both outliners start from (Outline.cpp): one global
+/// pointer per operand (inputs, then outputs), one i64 per symbol, then
+/// `extraParams`; the kernel attribute, the known block size, the warps
+/// that hold a block value (`pkgpu.num_warps`) and the parameters that are
+/// one buffer (`pkgpu.aliases`, from (input, output) alias pairs).
+mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder &b, mlir::Location loc, const LaunchPlan &plan,
+                                      size_t numInputs, size_t numOutputs, unsigned numSymbols,
+                                      llvm::ArrayRef<int64_t> aliases,
+                                      llvm::ArrayRef<mlir::Type> extraParams, unsigned numWarps);
+
 /// Rewrites every plgpu.emit_pipeline (pk.pipeline) of a Mosaic GPU
 /// kernel into scoped slots, barriers, copies and a loop
 /// (ExpandPipelines.cpp). Runs before the outline stage plans TMA copies,
