@@ -45,16 +45,8 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
                        " coordinates through a tensor map of rank " + std::to_string(rank));
   if (map.interleave != rt::TmaInterleave::None)
     fail(instr, t, "a TMA copy through an interleaved tensor map (not modelled)");
-  // A swizzled box lands with 16-byte chunks permuted within each span:
-  // address bits [4, 4 + b) ^= bits [7, 7 + b) (PTX ISA, "Tensor
-  // swizzling modes"), the address counted from shared memory's start.
+  // A swizzled box lands with its 16-byte chunks permuted (Types.h).
   unsigned span = rt::swizzleBytes(map.swizzle);
-  auto swizzled = [span](int64_t address) {
-    if (!span)
-      return address;
-    int64_t mask = span / 16 - 1;
-    return address ^ (((address >> 7) & mask) << 4);
-  };
   int64_t start[rt::kMaxTensorMapRank];
   for (unsigned i = 0; i < rank; ++i)
     start[i] = signExtend(reg(instr.in[firstCoordinate + i])[t], 32);
@@ -85,7 +77,7 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
     uint64_t global = makePointer(pointerAllocation(map.address),
                                   pointerOffset(map.address) + static_cast<int64_t>(offset));
     uint64_t local = makePointer(pointerAllocation(shared),
-                                 swizzled(pointerOffset(shared) + static_cast<int64_t>(n * bytes)));
+                                 swizzledAddress(pointerOffset(shared) + static_cast<int64_t>(n * bytes), span));
     Violation v;
     if (toShared) {
       if (inside) {

@@ -39,12 +39,6 @@ Descriptor decode(uint64_t d) {
   return r;
 }
 
-/// Address bits [4, 4 + b) ^= bits [7, 7 + b), b = log2(span / 16).
-uint64_t swizzle(uint64_t address, unsigned span) {
-  uint64_t mask = span / 16 - 1;
-  return address ^ (((address >> 7) & mask) << 4);
-}
-
 /// The shared memory address of element (mn, k) of an operand: K-major
 /// (rows of MN, each one span holding K), or MN-major (rows of K, each
 /// span holding MN; further MN in strips `leading` bytes apart); groups
@@ -56,7 +50,7 @@ uint64_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn, unsigned
   else
     address = d.start + (uint64_t(mn) * bytes / d.span) * d.leading + (k / 8) * d.stride +
               (k % 8) * d.span + (uint64_t(mn) * bytes % d.span);
-  return swizzle(address, d.span);
+  return static_cast<uint64_t>(swizzledAddress(static_cast<int64_t>(address), d.span));
 }
 
 } // namespace

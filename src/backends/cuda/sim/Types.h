@@ -88,6 +88,18 @@ inline uint64_t makePointer(uint32_t allocation, int64_t offset) {
 inline uint32_t pointerAllocation(uint64_t word) { return static_cast<uint32_t>(word >> kOffsetBits); }
 inline int64_t pointerOffset(uint64_t word) { return signExtend(word & widthMask(kOffsetBits), kOffsetBits); }
 
+/// A shared memory byte address as TMA writes and wgmma reads it under a
+/// swizzle of `span` bytes (0: none): 16-byte chunks permuted within each
+/// span, address bits [4, 4 + b) ^= bits [7, 7 + b), b = log2(span / 16)
+/// (PTX ISA, "Tensor swizzling modes"). The address counts from shared
+/// memory's start.
+inline int64_t swizzledAddress(int64_t address, unsigned span) {
+  if (span == 0)
+    return address;
+  int64_t mask = span / 16 - 1;
+  return address ^ (((address >> 7) & mask) << 4);
+}
+
 } // namespace pk::sim
 
 #endif // PK_BACKENDS_CUDA_SIM_TYPES_H
