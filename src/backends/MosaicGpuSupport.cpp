@@ -29,6 +29,9 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::GetGlobalOp) { return "pl.get_global"; })
       .Case([](pk::SemaphoreSignalOp) { return "pl.semaphore_signal"; })
       .Case([](pk::SemaphoreWaitOp) { return "pl.semaphore_wait"; })
+      .Case([](pk::SemaphoreReadOp) { return "pl.semaphore_read"; })
+      .Case([](pk::DmaStartOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
+      .Case([](pk::DmaWaitOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::PipelineOp op) {
         return op.getWarpSpecialized() ? "plgpu.emit_pipeline_warp_specialized"
                                        : "plgpu.emit_pipeline";
@@ -61,16 +64,52 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
   return "";
 }
 
+/// Whether the TPU backend lowers `op`, one of the ops above: explicit
+/// memory management in an ordinary pallas_call (scoped VMEM/SMEM scratch
+/// and semaphores, Ref views, async copies, semaphores).
+bool tpuLowers(mlir::Operation *op) {
+  if (op->getParentOfType<pk::MeshKernelOp>())
+    return false;
+  if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op))
+    return llvm::all_of(scoped.getBodyBlock().getArgumentTypes(), [](mlir::Type t) {
+      if (auto ref = llvm::dyn_cast<pk::RefType>(t)) {
+        std::optional<MemorySpace> space = ref.getSpace();
+        return !space || *space == MemorySpace::VMEM || *space == MemorySpace::SMEM;
+      }
+      return llvm::isa<pk::SemaphoreType>(t);
+    });
+  return llvm::isa<pk::RefViewOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp, pk::SemaphoreReadOp,
+                   pk::DmaStartOp, pk::DmaWaitOp>(op);
+}
+
 } // namespace
 
 mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &target) {
   llvm::StringSet<> reported;
   bool cuda = target.kind == Target::Kind::Cuda;
   module.walk([&](mlir::Operation *op) {
+    if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op); call && cuda) {
+      for (mlir::Attribute t : call.getScratchTypes())
+        if (llvm::isa<pk::SemaphoreType>(llvm::cast<mlir::TypeAttr>(t).getValue()) &&
+            reported.insert("semaphore scratch").second)
+          op->emitError() << "the CUDA backend does not lower semaphore scratch "
+                             "(pltpu.SemaphoreType) in a pallas_call yet; this kernel runs on "
+                             "pkc's interpreter for now (pkc run --device=interpreter)";
+      return;
+    }
     llvm::StringRef name = mosaicGpuName(op);
     if (name.empty())
       return;
     if (!cuda) {
+      if (tpuLowers(op))
+        return;
+      if (llvm::isa<pk::RunScopedOp>(op) && !op->getParentOfType<pk::MeshKernelOp>()) {
+        if (reported.insert(name).second)
+          op->emitError() << "on TPU pl.run_scoped allocates pltpu.VMEM / pltpu.SMEM buffers and "
+                             "semaphores; Mosaic GPU allocations (plgpu.SMEM, plgpu.Barrier, "
+                             "plgpu.ACC) cannot be compiled for it";
+        return;
+      }
       if (reported.insert(name).second)
         op->emitError() << name
                         << " is a Mosaic GPU (NVIDIA) construct; the TPU backend cannot compile it";
@@ -84,7 +123,15 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
       return;
     }
     bool inMeshKernel = llvm::isa<pk::MeshKernelOp>(op) || op->getParentOfType<pk::MeshKernelOp>();
+    // A view an async copy takes is reported as the copy.
+    if (llvm::isa<pk::RefViewOp>(op) && !inMeshKernel &&
+        llvm::any_of(op->getUsers(), [](mlir::Operation *user) {
+          return llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::RefViewOp>(user);
+        }))
+      return;
     std::string missing = inMeshKernel ? unsupportedOnCuda(op) : name.str() + " outside plgpu.kernel";
+    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::SemaphoreReadOp>(op))
+      missing = name.str() + " (a TPU construct)";
     if (!missing.empty() && reported.insert(missing).second)
       op->emitError() << "the CUDA backend does not lower " << missing
                       << " yet; this kernel runs on pkc's interpreter for now "

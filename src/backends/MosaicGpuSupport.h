@@ -5,7 +5,10 @@
 // scoped scratch, views, barriers and async copies for sm_90 and newer
 // (docs/mosaic-gpu.md); what it does not lower yet, and everything on the
 // TPU backend, is rejected by name at the user's line instead of failing
-// somewhere inside a pipeline.
+// somewhere inside a pipeline. The ops TPU kernels share with the model
+// (pl.run_scoped of VMEM/SMEM/semaphores, Ref views, semaphores) and the
+// TPU async copies go the other way: the TPU backend lowers them outside
+// Mosaic GPU kernels, the CUDA backend rejects them by name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_BACKENDS_MOSAICGPUSUPPORT_H

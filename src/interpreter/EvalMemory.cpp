@@ -96,6 +96,8 @@ void Evaluator::evalLoad(Operation *operation) {
   forEachWindowElement(w, ref, [&](int64_t k, int64_t at) {
     bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
     if (selected && at >= 0) {
+      if (!pendingDmas.empty())
+        checkNotInFlight(operation, data, at, false);
       if (data.element.isFloat)
         result->f[k] = data.f[at];
       else
@@ -130,6 +132,8 @@ void Evaluator::evalStore(Operation *operation) {
     bool selected = !mask || mask->i[mask->rank() == 0 ? 0 : k] != 0;
     if (!selected || at < 0)
       return;
+    if (!pendingDmas.empty())
+      checkNotInFlight(operation, data, at, true);
     if (data.element.isFloat)
       data.f[at] = value.f[value.rank() == 0 ? 0 : k];
     else

@@ -18,37 +18,6 @@ namespace pk::interp {
 
 using namespace mlir;
 
-namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-/// Calls f(flat element index, storage offset) for each element of a
-/// buffer (or view), row-major.
-template <typename F> void forEachElement(const RefBuffer &ref, F f) {
-  const std::vector<int64_t> &shape = ref.viewShape();
-  std::vector<int64_t> strides = ref.elementStrides();
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::vector<int64_t> index(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t at = ref.base();
-    for (size_t d = 0; d < shape.size(); ++d)
-      at += index[d] * strides[d];
-    f(k, at);
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-}
-
 TensorPtr readAll(const RefBuffer &ref) {
   TensorPtr t = makeTensor(ref.data->element, ref.viewShape());
   forEachElement(ref, [&](int64_t k, int64_t at) {
@@ -69,6 +38,15 @@ void writeAll(RefBuffer &ref, const Tensor &value) {
       data.i[at] = wrapInt(value.i[k], data.element.width);
   });
   ref.written = true;
+}
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 std::unique_ptr<RefBuffer> newBuffer(pk::RefType type) {
@@ -345,20 +323,7 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
 
-  // Semaphores.
-  auto semaphoreAt = [&](Value sem, OperandRange indices) -> int64_t & {
-    auto *array = static_cast<SemaphoreArray *>(syncObjects.lookup(sem));
-    if (!array)
-      fail(op, "internal error: a semaphore is not allocated");
-    std::vector<int64_t> index;
-    for (Value v : indices)
-      index.push_back(get(v)->i[0]);
-    auto type = llvm::cast<pk::SemaphoreType>(sem.getType());
-    int64_t flat = flatIndex(type.getShape(), index);
-    if (flat < 0 || flat >= static_cast<int64_t>(array->counts.size()))
-      fail(op, "semaphore index " + shapeText(index) + " is out of range");
-    return array->counts[flat];
-  };
+  // pl.get_global: one semaphore array per op for the whole kernel.
   if (auto global = llvm::dyn_cast<pk::GetGlobalOp>(op)) {
     if (!thread)
       fail(op, "pl.get_global runs only inside a Mosaic GPU kernel");
@@ -368,24 +333,6 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
       array->counts.assign(static_cast<size_t>(global.getType().getNumElements()), 0);
     }
     syncObjects[global.getResult()] = array.get();
-    return true;
-  }
-  if (auto signal = llvm::dyn_cast<pk::SemaphoreSignalOp>(op)) {
-    semaphoreAt(signal.getSemaphore(), signal.getIndices()) += get(signal.getIncrement())->i[0];
-    return true;
-  }
-  if (auto wait = llvm::dyn_cast<pk::SemaphoreWaitOp>(op)) {
-    int64_t &count = semaphoreAt(wait.getSemaphore(), wait.getIndices());
-    int64_t value = get(wait.getValue())->i[0];
-    if (count < value) {
-      if (!thread)
-        fail(op, "deadlock: the semaphore can never reach the value (nothing else runs)");
-      int64_t *c = &count;
-      thread->run->scheduler->wait(op, "a semaphore to reach " + std::to_string(value),
-                                   [c, value] { return *c >= value; });
-    }
-    if (!wait.getNoDecrement())
-      count -= value;
     return true;
   }
   return false;
@@ -433,6 +380,13 @@ void Evaluator::evalRunScoped(Operation *operation) {
   int64_t users = collective ? op->getParentOfType<pk::MeshKernelOp>().getNumThreads() : 1;
   if (++alloc->releases < users)
     return;
+  // Scoped semaphores go away with the scope: copies on them must have
+  // been waited for (TPU kernels; GPU semaphores are checked by the waits).
+  if (!thread)
+    for (size_t i = 0; i < alloc->slots.size(); ++i)
+      if (alloc->slots[i].semaphores)
+        checkSemaphoresSettled(operation, *alloc->slots[i].semaphores,
+                               body.getArgument(i).getType(), "the scope ends");
   for (Allocation::Slot &slot : alloc->slots) {
     if (!slot.barriers)
       continue;

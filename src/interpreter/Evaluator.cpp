@@ -51,7 +51,7 @@ void Evaluator::eval(mlir::Operation *op) {
     fail(op, "the kernel did not finish within the interpreter's step budget; is there an "
              "endless loop? (raise the budget with --max-steps)");
   if (evalArith(op) || evalMath(op) || evalStructure(op) || evalControlFlow(op) ||
-      evalMosaicGpu(op))
+      evalMosaicGpu(op) || evalDma(op))
     return;
   if (llvm::isa<pk::LoadOp>(op))
     return evalLoad(op);

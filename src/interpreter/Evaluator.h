@@ -42,6 +42,45 @@ struct RefBuffer {
   int64_t base() const { return isView ? offset : 0; }
 };
 
+/// Calls f(flat element index, storage offset) for each element of a
+/// buffer (or view), row-major.
+template <typename F> void forEachElement(const RefBuffer &ref, F f) {
+  const std::vector<int64_t> &shape = ref.viewShape();
+  std::vector<int64_t> strides = ref.elementStrides();
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t at = ref.base();
+    for (size_t d = 0; d < shape.size(); ++d)
+      at += index[d] * strides[d];
+    f(k, at);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+/// All the elements of a buffer (or view), and writing all of them.
+TensorPtr readAll(const RefBuffer &ref);
+void writeAll(RefBuffer &ref, const Tensor &value);
+
+struct SemaphoreArray;
+
+/// A copy started (pk.dma_start) and not yet waited for: the elements of
+/// its destination, which the kernel must not touch until the wait
+/// (EvalDma.cpp).
+struct PendingDma {
+  const Tensor *dst;
+  std::vector<int64_t> elements; ///< storage offsets in `dst`, sorted
+  SemaphoreArray *semaphores;
+  int64_t semaphore; ///< which one of the array
+  mlir::Location start;
+};
+
 struct ThreadContext;
 
 /// What is fixed for one program of a pallas_call.
@@ -100,6 +139,9 @@ private:
   bool evalControlFlow(mlir::Operation *op);
   // EvalMosaicGpu.cpp
   bool evalMosaicGpu(mlir::Operation *op);
+  // EvalDma.cpp
+  bool evalDma(mlir::Operation *op);
+  int64_t &semaphoreCount(mlir::Operation *op, mlir::Value sem, mlir::OperandRange indices);
   void evalRunScoped(mlir::Operation *op);
   void evalPipeline(mlir::Operation *op);
   /// Binds a view buffer owned by this evaluator to `v`.
@@ -108,6 +150,16 @@ private:
 public:
   /// Sync objects (barriers, semaphores) bound to values (EvalMosaicGpu.cpp).
   llvm::DenseMap<mlir::Value, void *> syncObjects;
+  /// Copies in flight; they outlive a program (a kernel may wait in the
+  /// next grid step for a copy it started in this one).
+  std::vector<PendingDma> pendingDmas;
+  /// Fails when `op` touches element `at` of `data` while a copy into it
+  /// is in flight.
+  void checkNotInFlight(mlir::Operation *op, const Tensor &data, int64_t at, bool write);
+  /// Fails when a semaphore of `semaphores` is not back at zero where it
+  /// goes away (`what`: "the kernel ends", "the scope ends").
+  void checkSemaphoresSettled(mlir::Operation *op, const SemaphoreArray &semaphores,
+                              mlir::Type type, const char *what);
 
 private:
 

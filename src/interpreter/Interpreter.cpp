@@ -82,6 +82,21 @@ void copyBlock(Tensor &big, const std::vector<int64_t> &start, const std::vector
   }
 }
 
+/// Whether the kernel writes to a Ref: stores, atomics, copies into it,
+/// also through its views.
+bool writesTo(mlir::Value ref) {
+  for (mlir::OpOperand &use : ref.getUses()) {
+    mlir::Operation *user = use.getOwner();
+    if (llvm::isa<pk::StoreOp, pk::ScatterOp, pk::AtomicRmwOp, pk::AtomicCasOp>(user))
+      return true;
+    if (auto dma = llvm::dyn_cast<pk::DmaStartOp>(user); dma && dma.getDst() == ref)
+      return true;
+    if (llvm::isa<pk::RefViewOp, pk::RefTransposeOp>(user) && writesTo(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
 class ExportRunner {
 public:
   ExportRunner(const RunOptions &options) : evaluator(options.maxSteps) {}
@@ -156,19 +171,28 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     o.ref.data = makeTensor(elementKindOf(o.dtype), std::vector<int64_t>(kernelShape.begin(), kernelShape.end()));
     o.ref.dtype = o.dtype;
     // Inputs are written back only if the kernel writes to them.
-    o.writeBack = i >= numIn;
-    if (i < numIn)
-      for (mlir::Operation *user : kernel.getArgument(prefetch + i).getUsers())
-        o.writeBack |= llvm::isa<pk::StoreOp, pk::ScatterOp, pk::AtomicRmwOp, pk::AtomicCasOp>(user);
+    o.writeBack = i >= numIn || writesTo(kernel.getArgument(prefetch + i));
   }
+  // Scratch buffers and semaphores live for the whole call.
   std::vector<RefBuffer> scratch;
+  std::vector<std::unique_ptr<SemaphoreArray>> semaphores;
   for (mlir::Attribute t : op.getScratchTypes()) {
-    auto type = llvm::cast<pk::RefType>(llvm::cast<mlir::TypeAttr>(t).getValue());
-    DType dtype = *dtypeOf(type.getElementType());
-    RefBuffer buffer{makeTensor(elementKindOf(dtype), std::vector<int64_t>(type.getShape())), dtype};
+    mlir::Type type = llvm::cast<mlir::TypeAttr>(t).getValue();
+    if (auto sem = llvm::dyn_cast<pk::SemaphoreType>(type)) {
+      semaphores.push_back(std::make_unique<SemaphoreArray>());
+      semaphores.back()->counts.assign(static_cast<size_t>(sem.getNumElements()), 0);
+      scratch.emplace_back();
+      continue;
+    }
+    auto refType = llvm::cast<pk::RefType>(type);
+    DType dtype = *dtypeOf(refType.getElementType());
+    RefBuffer buffer{makeTensor(elementKindOf(dtype), std::vector<int64_t>(refType.getShape())),
+                     dtype};
     fillUninitialized(*buffer.data, dtype);
     scratch.push_back(buffer);
+    semaphores.emplace_back();
   }
+  evaluator.pendingDmas.clear();
 
   int64_t points = 1;
   for (int64_t g : grid)
@@ -221,8 +245,13 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     }
     for (size_t p = 0; p < prefetch; ++p)
       evaluator.bindRef(kernel.getArgument(p), &prefetched[p]);
-    for (size_t s = 0; s < scratch.size(); ++s)
-      evaluator.bindRef(kernel.getArgument(prefetch + operands.size() + s), &scratch[s]);
+    for (size_t s = 0; s < scratch.size(); ++s) {
+      mlir::Value arg = kernel.getArgument(prefetch + operands.size() + s);
+      if (semaphores[s])
+        evaluator.syncObjects[arg] = semaphores[s].get();
+      else
+        evaluator.bindRef(arg, &scratch[s]);
+    }
     evaluator.runRegion(op.getKernel(), {});
     for (size_t i = 0; i < operands.size(); ++i)
       if (operands[i].writeBack)
@@ -234,6 +263,13 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
       index[d] = 0;
     }
   }
+
+  // Every copy must have been waited for, every signal matched.
+  for (size_t s = 0; s < semaphores.size(); ++s)
+    if (semaphores[s])
+      evaluator.checkSemaphoresSettled(op, *semaphores[s],
+                                       kernel.getArgument(prefetch + operands.size() + s).getType(),
+                                       "the kernel ends");
 
   std::vector<TensorPtr> results;
   for (size_t i = numIn; i < operands.size(); ++i) {

@@ -63,6 +63,15 @@ def Pk_MemorySpaceAttr : EnumAttr<Pk_Dialect, Pk_MemorySpace, "memory_space"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Pk_SemaphoreKind : I32EnumAttr<"SemaphoreKind", "what a semaphore counts", [
+    I32EnumAttrCase<"Regular", 0, "regular">,
+    I32EnumAttrCase<"Barrier", 1, "barrier">,
+    I32EnumAttrCase<"DMA", 2, "dma">
+  ]> {
+  let cppNamespace = "::pk";
+  let genSpecializedAttr = 0;
+}
+
 def Pk_BlockDimKind : I32EnumAttr<"BlockDimKind", "how a BlockSpec maps one array axis", [
     I32EnumAttrCase<"Blocked", 0, "blocked">,
     I32EnumAttrCase<"Squeezed", 1, "squeezed">,

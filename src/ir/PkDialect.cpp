@@ -19,6 +19,9 @@ void PkDialect::initialize() {
       ,
 #define GET_OP_LIST
 #include "ir/PkMosaicGpuOps.cpp.inc"
+      ,
+#define GET_OP_LIST
+#include "ir/PkDmaOps.cpp.inc"
       >();
 }
 

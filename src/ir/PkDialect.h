@@ -34,10 +34,18 @@
 #define GET_OP_CLASSES
 #include "ir/PkMosaicGpuOps.h.inc"
 
+#define GET_OP_CLASSES
+#include "ir/PkDmaOps.h.inc"
+
 namespace pk {
 
 /// Registers pk and the upstream dialects pk IR uses (arith, math, scf).
 void registerPkDialects(mlir::DialectRegistry &registry);
+
+/// Checks that `numIndices` indices pick one element of an array of
+/// barriers or semaphores of `shape` (none for a single one).
+mlir::LogicalResult verifyElementIndices(mlir::Operation *op, llvm::ArrayRef<int64_t> shape,
+                                         size_t numIndices, llvm::StringRef what);
 
 /// The export that encloses `op`, or null.
 ExportOp getEnclosingExport(mlir::Operation *op);

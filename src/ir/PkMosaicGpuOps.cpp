@@ -54,6 +54,8 @@ int64_t byteWidthOf(Type element) {
 /// The enclosing mesh kernel, or null.
 MeshKernelOp enclosingMesh(Operation *op) { return op->getParentOfType<MeshKernelOp>(); }
 
+} // namespace
+
 LogicalResult verifyElementIndices(Operation *op, ArrayRef<int64_t> shape, size_t numIndices,
                                    StringRef what) {
   int64_t count = 1;
@@ -68,7 +70,6 @@ LogicalResult verifyElementIndices(Operation *op, ArrayRef<int64_t> shape, size_
                            << " array of rank " << shape.size() << ", got " << numIndices;
 }
 
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Attributes
@@ -476,11 +477,16 @@ LogicalResult SetMaxRegistersOp::verify() {
 
 LogicalResult SemaphoreSignalOp::verify() {
   auto type = llvm::cast<SemaphoreType>(getSemaphore().getType());
+  if (type.isDma())
+    return emitOpError() << "signals regular semaphores; a DMA semaphore is signalled by the "
+                            "copies that name it";
   return verifyElementIndices(*this, type.getShape(), getIndices().size(), "semaphore");
 }
 
 LogicalResult SemaphoreWaitOp::verify() {
   auto type = llvm::cast<SemaphoreType>(getSemaphore().getType());
+  if (type.isDma())
+    return emitOpError() << "waits on regular semaphores; wait for a copy with pk.dma_wait";
   return verifyElementIndices(*this, type.getShape(), getIndices().size(), "semaphore");
 }
 

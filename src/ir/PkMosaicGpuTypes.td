@@ -42,23 +42,30 @@ def Pk_BarrierType : Pk_Type<"Barrier", "barrier"> {
 }
 
 def Pk_SemaphoreType : Pk_Type<"Semaphore", "semaphore"> {
-  let summary = "an array of 32-bit counters in global memory";
+  let summary = "an array of counters that programs and DMAs synchronize on";
   let description = [{
-    `plgpu.SemaphoreType.REGULAR` (or `.BARRIER`): counters that
-    `pl.semaphore_signal` increments and `pl.semaphore_wait` waits on (and
-    decrements); they synchronize blocks of the grid. They start at zero.
+    `plgpu.SemaphoreType.REGULAR` / `pltpu.SemaphoreType.REGULAR` (or
+    `.BARRIER`): counters that `pl.semaphore_signal` increments and
+    `pl.semaphore_wait` waits on (and decrements); on GPUs they live in
+    global memory and synchronize blocks of the grid. `dma`
+    (`pltpu.SemaphoreType.DMA`): what an async copy (`pk.dma_start`)
+    signals when it lands and its `pk.dma_wait` waits for. They start at
+    zero.
 
     ```mlir
     !pk.semaphore<[]>
     !pk.semaphore<[4], barrier>
+    !pk.semaphore<[2], dma>
     ```
   }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "bool":$isBarrier);
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::pk::SemaphoreKind":$kind);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getRank() const { return getShape().size(); }
     int64_t getNumElements() const;
+    bool isBarrier() const { return getKind() == ::pk::SemaphoreKind::Barrier; }
+    bool isDma() const { return getKind() == ::pk::SemaphoreKind::DMA; }
   }];
 }
 

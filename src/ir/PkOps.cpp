@@ -242,8 +242,8 @@ LogicalResult PallasCallOp::verify() {
       return failure();
   }
   for (Attribute t : getScratchTypes())
-    if (!llvm::isa<RefType>(llvm::cast<TypeAttr>(t).getValue()))
-      return emitOpError() << "scratch types must be !pk.ref types";
+    if (!llvm::isa<RefType, SemaphoreType>(llvm::cast<TypeAttr>(t).getValue()))
+      return emitOpError() << "scratch types must be !pk.ref or !pk.semaphore types";
 
   ArrayRef<int64_t> aliases = getInputOutputAliases();
   if (aliases.size() % 2)
@@ -271,6 +271,14 @@ LogicalResult PallasCallOp::verifyRegions() {
   SmallVector<BlockSpecAttr> specs = getAllSpecs();
   size_t prefetch = getNumScalarPrefetch();
   for (size_t i = 0; i < expected; ++i) {
+    if (i >= numIn + numOut) {
+      Type scratch = llvm::cast<TypeAttr>(getScratchTypes()[i - numIn - numOut]).getValue();
+      if (scratch != kernel.getArgument(i).getType())
+        return emitOpError() << "kernel argument " << i << " has type "
+                             << kernel.getArgument(i).getType() << " but scratch buffer is "
+                             << scratch;
+      continue;
+    }
     auto ref = llvm::dyn_cast<RefType>(kernel.getArgument(i).getType());
     if (!ref)
       return emitOpError() << "kernel argument " << i << " must be a !pk.ref";
@@ -279,13 +287,6 @@ LogicalResult PallasCallOp::verifyRegions() {
       if (ref.getShape() != array.getShape() || ref.getElementType() != array.getElementType())
         return emitOpError() << "kernel argument " << i << " has type " << ref
                              << " but scalar-prefetch operand " << i << " is " << array;
-      continue;
-    }
-    if (i >= numIn + numOut) {
-      Type scratch = llvm::cast<TypeAttr>(getScratchTypes()[i - numIn - numOut]).getValue();
-      if (scratch != ref)
-        return emitOpError() << "kernel argument " << i << " has type " << ref
-                             << " but scratch buffer is " << scratch;
       continue;
     }
     Type operand = i < numIn ? getInputs()[i].getType() : getOutputs()[i - numIn].getType();

@@ -192,30 +192,37 @@ int64_t SemaphoreType::getNumElements() const {
 }
 
 LogicalResult SemaphoreType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<int64_t> shape, bool isBarrier) {
+                                    ArrayRef<int64_t> shape, SemaphoreKind) {
   return verifyShape(emitError, shape, "semaphore array");
 }
 
 Type SemaphoreType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
-  bool isBarrier = false;
+  SemaphoreKind kind = SemaphoreKind::Regular;
   if (parser.parseLess() || parseShapeList(parser, shape))
     return {};
   if (succeeded(parser.parseOptionalComma())) {
-    if (parser.parseKeyword("barrier"))
+    SMLoc at = parser.getCurrentLocation();
+    StringRef word;
+    if (parser.parseKeyword(&word))
       return {};
-    isBarrier = true;
+    std::optional<SemaphoreKind> k = symbolizeSemaphoreKind(word);
+    if (!k || *k == SemaphoreKind::Regular) {
+      parser.emitError(at, "expected 'barrier' or 'dma'");
+      return {};
+    }
+    kind = *k;
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<SemaphoreType>(parser.getContext(), shape, isBarrier);
+  return parser.getChecked<SemaphoreType>(parser.getContext(), shape, kind);
 }
 
 void SemaphoreType::print(AsmPrinter &printer) const {
   printer << '<';
   printShapeList(printer, getShape());
-  if (getIsBarrier())
-    printer << ", barrier";
+  if (getKind() != SemaphoreKind::Regular)
+    printer << ", " << stringifySemaphoreKind(getKind());
   printer << '>';
 }
 

@@ -21,6 +21,7 @@ const RuleTable &rules() {
     addReduceRules(t);
     addDotRules(t);
     addElementwiseRules(t);
+    addDmaRules(t);
     return t;
   }();
   return table;
@@ -34,9 +35,18 @@ Type BodyLowering::convertType(Type type) {
   return type;
 }
 
-const RefBinding *BodyLowering::ref(Value pkRef) const {
+const RefBinding *BodyLowering::ref(Value pkRef) {
   auto it = refs.find(pkRef);
-  return it == refs.end() ? nullptr : &it->second;
+  if (it != refs.end())
+    return &it->second;
+  Operation *view = views.lookup(pkRef);
+  if (!view)
+    return nullptr;
+  FailureOr<RefBinding> binding = lowerRefViewHere(view, *this);
+  if (failed(binding))
+    return nullptr;
+  viewBindings.push_back(*binding);
+  return &viewBindings.back();
 }
 
 LogicalResult BodyLowering::lowerOps(Block &block) {

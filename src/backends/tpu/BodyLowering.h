@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <deque>
 #include <functional>
 
 namespace pk::backends::tpu {
@@ -63,7 +64,12 @@ public:
   void map(mlir::Value pkValue, mlir::Value value) { values.map(pkValue, value); }
   mlir::Value lookup(mlir::Value pkValue) const { return values.lookupOrNull(pkValue); }
   void bindRef(mlir::Value pkRef, RefBinding binding) { refs[pkRef] = std::move(binding); }
-  const RefBinding *ref(mlir::Value pkRef) const;
+  /// A Ref view (pk.ref_view) is taken where it is used, once per use, as
+  /// Pallas applies a Ref's transforms in each primitive that reads them.
+  void deferView(mlir::Value pkRef, mlir::Operation *view) { views[pkRef] = view; }
+  /// The memref a pk Ref is, emitting its view's slices at the insertion
+  /// point for a view; null (after an error) when there is none.
+  const RefBinding *ref(mlir::Value pkRef);
 
   mlir::OpBuilder &builder() { return b; }
   const KernelPlan &plan() const { return kernelPlan; }
@@ -87,7 +93,13 @@ private:
   mlir::Value symbols;
   mlir::IRMapping values;
   llvm::DenseMap<mlir::Value, RefBinding> refs;
+  llvm::DenseMap<mlir::Value, mlir::Operation *> views;
+  std::deque<RefBinding> viewBindings; ///< one per use of a view
 };
+
+/// The binding of a Ref view (pk.ref_view `view`) at the insertion point:
+/// tpu.memref_slice / memref_squeeze of its base (LowerDma.cpp).
+mlir::FailureOr<RefBinding> lowerRefViewHere(mlir::Operation *view, BodyLowering &lowering);
 
 // The rule families, one file each.
 void addGridRules(RuleTable &rules);        // LowerGrid.cpp
@@ -96,6 +108,7 @@ void addShapeRules(RuleTable &rules);       // LowerShape.cpp
 void addReduceRules(RuleTable &rules);      // LowerReduce.cpp
 void addDotRules(RuleTable &rules);         // LowerDot.cpp
 void addElementwiseRules(RuleTable &rules); // LowerElementwise.cpp
+void addDmaRules(RuleTable &rules);         // LowerDma.cpp
 
 } // namespace pk::backends::tpu
 

@@ -22,6 +22,14 @@ MemRefType memrefTypeFor(ArrayRef<int64_t> shape, Type element, mosaic::MemorySp
                          mosaic::MemorySpaceAttr::get(ctx, space));
 }
 
+MemRefType semaphoreMemRefType(pk::SemaphoreType type) {
+  MLIRContext *ctx = type.getContext();
+  Type element = type.isDma() ? Type(mosaic::DMASemaphoreType::get(ctx))
+                              : Type(mosaic::SemaphoreType::get(ctx));
+  return MemRefType::get(type.getShape(), element, MemRefLayoutAttrInterface(),
+                         mosaic::MemorySpaceAttr::get(ctx, mosaic::MemorySpace::SemaphoreMem));
+}
+
 mosaic::MemorySpace mosaicMemorySpace(Attribute pkMemorySpace) {
   auto attr = llvm::dyn_cast_or_null<pk::MemorySpaceAttr>(pkMemorySpace);
   if (!attr)
@@ -212,6 +220,10 @@ KernelPlan planCall(pk::PallasCallOp call, pk::ExportOp exportOp, unsigned callI
     plan.windows.push_back(w);
   }
   for (Attribute t : call.getScratchTypes()) {
+    if (auto sem = llvm::dyn_cast<pk::SemaphoreType>(llvm::cast<TypeAttr>(t).getValue())) {
+      plan.scratchTypes.push_back(semaphoreMemRefType(sem));
+      continue;
+    }
     auto ref = llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue());
     plan.scratchTypes.push_back(memrefTypeFor(ref.getShape(), ref.getElementType(),
                                               mosaicMemorySpace(ref.getMemorySpace())));

@@ -80,6 +80,9 @@ KernelPlan planKernel(pk::PallasCallOp call);
 /// i32 (Mosaic keeps i1 in mask registers only), the memory space mapped.
 mlir::MemRefType memrefTypeFor(llvm::ArrayRef<int64_t> shape, mlir::Type element,
                                mosaic::MemorySpace space);
+/// The Mosaic memref of a semaphore array: `memref<2x!tpu.dma_semaphore,
+/// #tpu.memory_space<semaphore_mem>>`.
+mlir::MemRefType semaphoreMemRefType(pk::SemaphoreType type);
 /// Mosaic's memory space for a pk one (VMEM when absent).
 mosaic::MemorySpace mosaicMemorySpace(mlir::Attribute pkMemorySpace);
 /// The full array's symbolic shape for a pallas_call operand or result.

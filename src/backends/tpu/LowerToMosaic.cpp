@@ -178,8 +178,13 @@ LogicalResult buildKernelModule(OpBuilder &b, const KernelPlan &plan) {
     Value ref = body.getArgument(prefetch + w.specIndex);
     lowering.bindRef(ref, binding(entry->getArgument(arg++), ref, w.spec));
   }
-  for (unsigned i = prefetch + plan.windows.size(); i < body.getNumArguments(); ++i)
-    lowering.bindRef(body.getArgument(i), binding(entry->getArgument(arg++), body.getArgument(i)));
+  for (unsigned i = prefetch + plan.windows.size(); i < body.getNumArguments(); ++i) {
+    if (llvm::isa<pk::SemaphoreType>(body.getArgument(i).getType()))
+      lowering.map(body.getArgument(i), entry->getArgument(arg++));
+    else
+      lowering.bindRef(body.getArgument(i),
+                       binding(entry->getArgument(arg++), body.getArgument(i)));
+  }
   lowering.onYield = [&](pk::YieldOp yield) -> LogicalResult {
     func::ReturnOp::create(kb, yield.getLoc());
     return success();

@@ -190,7 +190,9 @@ LogicalResult checkCall(pk::PallasCallOp call) {
   unsigned prefetch = call.getNumScalarPrefetch();
   unsigned numIn = call.getInputs().size(), numOut = call.getOutputs().size();
   for (unsigned i = numIn + numOut; i < kernel.getNumArguments(); ++i) {
-    auto ref = llvm::cast<pk::RefType>(kernel.getArgument(i).getType());
+    auto ref = llvm::dyn_cast<pk::RefType>(kernel.getArgument(i).getType());
+    if (!ref)
+      continue; // a semaphore
     if (is64Bit(ref))
       return no64Bit(call, ref.getElementType());
     if (auto space = llvm::dyn_cast_or_null<pk::MemorySpaceAttr>(ref.getMemorySpace());
@@ -241,8 +243,9 @@ LogicalResult checkRefAccess(Operation *op, Value ref, bool isLoad, Value mask, 
   if (space == mosaic::MemorySpace::Any || space == mosaic::MemorySpace::HBM)
     return op->emitError() << "a Ref in memory space '" << mosaic::stringifyMemorySpace(space)
                            << "' cannot be " << what
-                           << " directly on TPU (it needs async copies, which pkc does not "
-                              "support); give its BlockSpec memory_space=pltpu.VMEM";
+                           << " directly on TPU; copy it to or from a VMEM buffer with "
+                              "pltpu.make_async_copy / pltpu.sync_copy, or give its BlockSpec "
+                              "memory_space=pltpu.VMEM";
   if (space == mosaic::MemorySpace::SMEM) {
     if (llvm::isa<ShapedType>(valueType))
       return op->emitError() << "only scalars can be " << what

@@ -176,8 +176,14 @@ json callJson(const KernelPlan &plan, Buffers &buffers) {
     windows.push_back(windowJson(plan, w, w.isOutput ? w.index : firstInput + w.index));
   json scratch = json::array();
   for (auto [i, type] : llvm::enumerate(plan.scratchTypes)) {
-    auto ref = llvm::cast<pk::RefType>(
-        llvm::cast<TypeAttr>(call.getScratchTypes()[i]).getValue());
+    Type scratchType = llvm::cast<TypeAttr>(call.getScratchTypes()[i]).getValue();
+    if (auto sem = llvm::dyn_cast<pk::SemaphoreType>(scratchType)) {
+      scratch.push_back({{"semaphore", sem.isDma() ? "dma" : "regular"},
+                         {"shape", type.getShape()},
+                         {"memory_space", "semaphore_mem"}});
+      continue;
+    }
+    auto ref = llvm::cast<pk::RefType>(scratchType);
     auto space = llvm::cast<mosaic::MemorySpaceAttr>(type.getMemorySpace());
     scratch.push_back({{"dtype", ref.getElementType().isInteger(1) ? "int32" : dtypeName(ref.getElementType())},
                        {"shape", type.getShape()},

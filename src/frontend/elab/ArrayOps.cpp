@@ -654,8 +654,9 @@ ArrayPtr ArrayOps::remainder(const ArrayPtr &a, const ArrayPtr &b, DType dtype, 
     remNeg = arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::slt, rem, zero->value);
     bNeg = arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::slt, divisor, zero->value);
   }
+  // (rem < 0) != (b < 0) and rem != 0, in jnp.remainder's operand order.
   mlir::Value adjust = arith::AndIOp::create(
-      bld, loc, nonZero, arith::XOrIOp::create(bld, loc, remNeg, bNeg));
+      bld, loc, arith::XOrIOp::create(bld, loc, remNeg, bNeg), nonZero);
   mlir::Value shifted = fp ? mlir::Value(arith::AddFOp::create(bld, loc, rem, divisor))
                            : mlir::Value(arith::AddIOp::create(bld, loc, rem, divisor));
   return wrap(select(adjust, shifted, rem, r), a->shape, dtype);

@@ -37,6 +37,9 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &modules);
 void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
 /// pltpu.roll and pltpu.repeat (BuiltinsArrays.cpp).
 void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu);
+/// pltpu.SemaphoreType, make_async_copy, async_copy, sync_copy and the
+/// semaphore ops' pltpu names (TpuMemory.cpp).
+void defineTpuMemory(Elaborator &el, NamespaceObj &tpu, NamespaceObj &pl);
 /// `x[index]` on a value with indices computed in the kernel (dynamic
 /// ints, pl.ds, one integer array).
 Obj indexValueDynamic(Elaborator &el, const std::shared_ptr<ArrayObj> &value, const Obj &index,

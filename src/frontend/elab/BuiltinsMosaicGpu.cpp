@@ -115,12 +115,17 @@ Obj barrierAllocation(Elaborator &el, CallArgs &args, bool cluster) {
   return alloc;
 }
 
-Obj semaphoreAllocation(Elaborator &el, std::vector<int64_t> shape, bool barrier, SourceRange r) {
+} // namespace
+
+Obj semaphoreAllocation(Elaborator &el, std::vector<int64_t> shape, pk::SemaphoreKind kind,
+                        SourceRange r) {
   auto alloc = std::make_shared<AllocationObj>(AllocationObj::What::Semaphore,
-                                               pk::SemaphoreType::get(ctxOf(el), shape, barrier));
+                                               pk::SemaphoreType::get(ctxOf(el), shape, kind));
   alloc->range = r;
   return alloc;
 }
+
+namespace {
 
 Obj accumulator(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"shape"}, {"dtype", std::make_shared<DTypeObj>(DType::F32)}});
@@ -478,7 +483,10 @@ Obj callMosaicGpu(Elaborator &el, const Obj &callee, CallArgs &args) {
     // plgpu.SemaphoreType.REGULAR((4,)): an array of semaphores.
     BoundArgs a = el.bind(args, {{"shape"}});
     std::vector<int64_t> shape = el.toShape(a[0], a.range(0), "semaphore shape");
-    return semaphoreAllocation(el, shape, llvm::cast<pk::SemaphoreType>(alloc->type).getIsBarrier(),
+    for (int64_t d : shape)
+      if (d <= 0)
+        el.fail(a.range(0), "semaphore array dimensions must be positive");
+    return semaphoreAllocation(el, shape, llvm::cast<pk::SemaphoreType>(alloc->type).getKind(),
                                args.range);
   }
   if (llvm::isa<LayoutObj>(callee.get()))
@@ -654,8 +662,10 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   n.members["ACC"] = acc;
   n.members["WGMMAAccumulatorRef"] = acc;
   auto semaphores = std::make_shared<NamespaceObj>("plgpu.SemaphoreType");
-  semaphores->members["REGULAR"] = semaphoreAllocation(el, {}, false, SourceRange());
-  semaphores->members["BARRIER"] = semaphoreAllocation(el, {}, true, SourceRange());
+  semaphores->members["REGULAR"] =
+      semaphoreAllocation(el, {}, pk::SemaphoreKind::Regular, SourceRange());
+  semaphores->members["BARRIER"] =
+      semaphoreAllocation(el, {}, pk::SemaphoreKind::Barrier, SourceRange());
   n.members["SemaphoreType"] = semaphores;
   n.members["Semaphore"] = semaphores;
   define(n, "Mesh", mesh);

@@ -570,6 +570,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   auto triton = makePallasTritonNamespace(el, "jax.experimental.pallas.triton", pl);
   auto gpu = makePallasTritonNamespace(el, "jax.experimental.pallas.gpu", pl);
   auto mosaicGpu = makeMosaicGpuNamespace(el, *pl, llvm::cast<NamespaceObj>(*m["jax.lax"]));
+  defineTpuMemory(el, *tpu, *pl); // after pl's semaphore ops, which pltpu aliases
   pl->members["tpu"] = tpu;
   pl->members["triton"] = triton;
   pl->members["gpu"] = gpu;

@@ -152,6 +152,9 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
 Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
 /// plgpu.SMEM(shape, dtype, transforms=) and plgpu.GMEM(...): an allocation.
 Obj allocateGpuMemory(Elaborator &el, MemorySpace space, CallArgs &args);
+/// pltpu/plgpu.SemaphoreType.X: a request for semaphores of a kind.
+Obj semaphoreAllocation(Elaborator &el, std::vector<int64_t> shape, pk::SemaphoreKind kind,
+                        SourceRange r);
 /// pl.program_id / pl.num_programs in a mesh kernel: its grid axes.
 Obj meshProgramId(Elaborator &el, int64_t axis, SourceRange r);
 Obj meshNumPrograms(Elaborator &el, int64_t axis, SourceRange r);

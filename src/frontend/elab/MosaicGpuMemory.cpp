@@ -60,6 +60,17 @@ SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
 
 Obj noValue() { return none(); }
 
+/// One regular (or barrier) semaphore: signal and wait do not take DMA
+/// semaphores, whose counts belong to the copies that name them.
+SyncRefObj &regularSemaphore(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+  SyncRefObj &sem = syncArg(el, o, r, false, "the semaphore");
+  if (llvm::cast<pk::SemaphoreType>(sem.value.getType()).isDma())
+    el.fail(r, std::string(what) + " takes a regular semaphore (pltpu.SemaphoreType.REGULAR); a "
+                                   "DMA semaphore is signalled by the copies that name it and "
+                                   "waited for with the copy's .wait()");
+  return sem;
+}
+
 mlir::Value i32Value(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
   ArrayPtr a = el.arrays().toArray(o, r);
   if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
@@ -191,12 +202,12 @@ Obj semaphoreSignal(Elaborator &el, CallArgs &args) {
                                {"device_id", none(), true},
                                {"device_id_type", none(), true},
                                {"core_index", none(), true}});
-  requireMesh(el, args.range, "pl.semaphore_signal");
+  el.requireKernel(args.range, "pl.semaphore_signal");
   if (!isNone(a[2]) || !isNone(a[4]))
     el.fail(isNone(a[2]) ? a.range(4) : a.range(2),
             "signalling a semaphore of another device or core is not supported: pkc compiles "
             "kernels for one device");
-  SyncRefObj &sem = syncArg(el, a[0], a.range(0), false, "the semaphore");
+  SyncRefObj &sem = regularSemaphore(el, a[0], a.range(0), "pl.semaphore_signal");
   pk::SemaphoreSignalOp::create(el.builder(), el.loc(args.range), sem.value, sem.indices,
                                 i32Value(el, a[1], a.range(1), "the increment"));
   return noValue();
@@ -205,13 +216,23 @@ Obj semaphoreSignal(Elaborator &el, CallArgs &args) {
 Obj semaphoreWait(Elaborator &el, CallArgs &args) {
   BoundArgs a =
       el.bind(args, {{"sem_or_view"}, {"value", makeInt(1)}, {"decrement", makeBool(true), true}});
-  requireMesh(el, args.range, "pl.semaphore_wait");
-  SyncRefObj &sem = syncArg(el, a[0], a.range(0), false, "the semaphore");
+  el.requireKernel(args.range, "pl.semaphore_wait");
+  SyncRefObj &sem = regularSemaphore(el, a[0], a.range(0), "pl.semaphore_wait");
   auto op = pk::SemaphoreWaitOp::create(el.builder(), el.loc(args.range), sem.value, sem.indices,
                                         i32Value(el, a[1], a.range(1), "the value"));
   if (!el.truthy(a[2], a.range(2)))
     op.setNoDecrement(true);
   return noValue();
+}
+
+Obj semaphoreRead(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"sem_or_view"}});
+  el.requireKernel(args.range, "pl.semaphore_read");
+  SyncRefObj &sem = syncArg(el, a[0], a.range(0), false, "the semaphore");
+  mlir::Value v =
+      pk::SemaphoreReadOp::create(el.builder(), el.loc(args.range), el.builder().getI32Type(),
+                                  sem.value, sem.indices);
+  return el.arrays().wrap(v, {}, DType::I32, false);
 }
 
 Obj getGlobal(Elaborator &el, CallArgs &args) {
@@ -403,6 +424,7 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &n, NamespaceObj &pl) {
         });
   define(pl, "semaphore_signal", semaphoreSignal);
   define(pl, "semaphore_wait", semaphoreWait);
+  define(pl, "semaphore_read", semaphoreRead);
   define(pl, "get_global", getGlobal);
 }
 

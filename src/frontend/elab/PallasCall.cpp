@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
@@ -383,17 +384,23 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   for (size_t i = 0; i < operands.size(); ++i)
     operands[i].spec = i < numInputs ? inSpecs[i] : outSpecs[i - numInputs];
 
-  // Scratch buffers (None entries give the kernel None).
-  std::vector<std::shared_ptr<ScratchShapeObj>> scratch;
+  // Scratch buffers and semaphores (None entries give the kernel None).
+  std::vector<mlir::Type> scratchTypeList;
   std::vector<Obj> scratchLeaves;
   pytreeLeaves(callable.scratchShapes, scratchLeaves);
   for (const Obj &s : scratchLeaves) {
-    auto shape = std::dynamic_pointer_cast<ScratchShapeObj>(s);
-    if (!shape)
+    if (auto *shape = llvm::dyn_cast<ScratchShapeObj>(s.get())) {
+      scratchTypeList.push_back(pk::RefType::get(shape->shape, storageType(ctx, shape->dtype),
+                                                 pk::MemorySpaceAttr::get(ctx, shape->space)));
+      continue;
+    }
+    auto *alloc = llvm::dyn_cast<AllocationObj>(s.get());
+    if (!alloc || alloc->what != AllocationObj::What::Semaphore)
       fail(callable.scratchRange, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
-                           "jnp.float32), got " + repr(*s));
-    scratch.push_back(shape);
+                           "jnp.float32) or semaphores (pltpu.SemaphoreType.DMA), got " + repr(*s));
+    scratchTypeList.push_back(alloc->type);
   }
+  const auto &scratch = scratchTypeList;
 
   // The op, created now so that index maps and the kernel can fill its
   // regions; its spec attributes are set once they are known.
@@ -404,9 +411,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     outShapeAttrs.push_back(mlir::AffineMapAttr::get(symbolicShape(operands[i].physicalDims())));
   }
   std::vector<mlir::Attribute> scratchTypes;
-  for (const auto &s : scratch)
-    scratchTypes.push_back(mlir::TypeAttr::get(pk::RefType::get(
-        s->shape, storageType(ctx, s->dtype), pk::MemorySpaceAttr::get(ctx, s->space))));
+  for (mlir::Type t : scratch)
+    scratchTypes.push_back(mlir::TypeAttr::get(t));
   auto op = pk::PallasCallOp::create(
       b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
       mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
@@ -500,6 +506,11 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   // Pallas passes them.
   std::vector<Obj> refs;
   for (size_t i = 0; i < refTypes.size(); ++i) {
+    if (llvm::isa<pk::SemaphoreType>(refTypes[i])) {
+      refs.push_back(
+          std::make_shared<SyncRefObj>(MgpuObject::Which::SemaphoreRef, kernel->getArgument(i)));
+      continue;
+    }
     auto type = llvm::cast<pk::RefType>(refTypes[i]);
     DType dtype = *dtypeOf(type.getElementType());
     refs.push_back(std::make_shared<RefObj>(kernel->getArgument(i),
@@ -523,7 +534,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     if (splat && seq) {
       size_t at = first;
       for (const Obj &item : seq->items) {
-        bool isRef = llvm::isa<RefObj>(item.get());
+        bool isRef = llvm::isa<RefObj, SyncRefObj>(item.get());
         addArgument(item, isRef ? static_cast<int64_t>(at) : -1);
         std::vector<Obj> leaves;
         pytreeLeaves(item, leaves);
@@ -531,7 +542,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       }
       return;
     }
-    addArgument(structured, llvm::isa<RefObj>(structured.get()) ? static_cast<int64_t>(first) : -1);
+    addArgument(structured, llvm::isa<RefObj, SyncRefObj>(structured.get()) ? static_cast<int64_t>(first) : -1);
   };
   for (const Obj &tree : inputTrees)
     rebuild(tree, /*splat=*/false);

@@ -15,6 +15,7 @@
 #define PK_MOSAIC_BASE_TD
 
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 
@@ -28,6 +29,7 @@ def Mosaic_Dialect : Dialect {
     Mosaic bindings parse and verify.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
@@ -36,6 +38,20 @@ def Mosaic_Dialect : Dialect {
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+class Mosaic_Type<string name, string typeMnemonic>
+    : TypeDef<Mosaic_Dialect, name, [MemRefElementTypeInterface]> {
+  let mnemonic = typeMnemonic;
+}
+
+// Element types of semaphore memrefs (`memref<2x!tpu.dma_semaphore,
+// #tpu.memory_space<semaphore_mem>>`).
+def Mosaic_SemaphoreType : Mosaic_Type<"Semaphore", "semaphore"> {
+  let summary = "a regular semaphore (pl.semaphore_signal / semaphore_wait)";
+}
+def Mosaic_DMASemaphoreType : Mosaic_Type<"DMASemaphore", "dma_semaphore"> {
+  let summary = "a semaphore that async copies signal when they land";
 }
 
 class Mosaic_Attr<string name, string attrMnemonic, list<Trait> traits = []>

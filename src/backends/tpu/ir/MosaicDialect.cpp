@@ -22,6 +22,9 @@
 #include "backends/tpu/ir/MosaicDialect.cpp.inc"
 #include "backends/tpu/ir/MosaicEnums.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "backends/tpu/ir/MosaicTypes.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "backends/tpu/ir/MosaicAttrs.cpp.inc"
 
@@ -31,6 +34,10 @@
 namespace pk::mosaic {
 
 void MosaicDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "backends/tpu/ir/MosaicTypes.cpp.inc"
+      >();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "backends/tpu/ir/MosaicAttrs.cpp.inc"
@@ -232,6 +239,74 @@ mlir::LogicalResult ReduceIndexOp::verify() {
   if (out.getShape() != llvm::ArrayRef<int64_t>(expected))
     return emitOpError("expects the input's shape without axis ") << axis << ", got " << out;
   return mlir::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memref views, DMAs
+//===----------------------------------------------------------------------===//
+
+mlir::LogicalResult MemRefSliceOp::verify() {
+  auto source = llvm::cast<mlir::MemRefType>(getMemRef().getType());
+  auto result = llvm::cast<mlir::MemRefType>(getResult().getType());
+  if (static_cast<int64_t>(getBaseIdx().size()) != source.getRank())
+    return emitOpError("expects one base index per dimension (")
+           << source.getRank() << "), got " << getBaseIdx().size();
+  if (result.getRank() != source.getRank() ||
+      result.getElementType() != source.getElementType() ||
+      result.getMemorySpace() != source.getMemorySpace())
+    return emitOpError("expects a window of the memref's rank, element type and memory space, "
+                       "got ")
+           << result;
+  for (int64_t d = 0; d < source.getRank(); ++d)
+    if (result.getShape()[d] > source.getShape()[d])
+      return emitOpError("expects a window no larger than the memref, got ") << result;
+  return mlir::success();
+}
+
+mlir::LogicalResult MemRefSqueezeOp::verify() {
+  auto source = llvm::cast<mlir::MemRefType>(getInput().getType());
+  auto result = llvm::cast<mlir::MemRefType>(getResult().getType());
+  // The result keeps the source's dimensions in order, less some 1s.
+  size_t r = 0;
+  for (int64_t d : source.getShape()) {
+    if (r < static_cast<size_t>(result.getRank()) && result.getShape()[r] == d)
+      ++r;
+    else if (d != 1)
+      return emitOpError("can only drop unit dimensions, got ") << source << " -> " << result;
+  }
+  if (r != static_cast<size_t>(result.getRank()) ||
+      result.getElementType() != source.getElementType())
+    return emitOpError("can only drop unit dimensions, got ") << source << " -> " << result;
+  return mlir::success();
+}
+
+namespace {
+
+bool isDmaSemaphore(mlir::Value sem) {
+  auto type = llvm::cast<mlir::MemRefType>(sem.getType());
+  return type.getRank() == 0 && llvm::isa<DMASemaphoreType>(type.getElementType());
+}
+
+mlir::LogicalResult verifyDma(mlir::Operation *op, mlir::Value src, mlir::Value dst,
+                              mlir::Value sem) {
+  auto from = llvm::cast<mlir::MemRefType>(src.getType());
+  auto to = llvm::cast<mlir::MemRefType>(dst.getType());
+  if (from.getShape() != to.getShape() || from.getElementType() != to.getElementType())
+    return op->emitOpError("copies between memrefs of the same shape and element type, got ")
+           << from << " and " << to;
+  if (sem && !isDmaSemaphore(sem))
+    return op->emitOpError("expects one DMA semaphore, got ") << sem.getType();
+  return mlir::success();
+}
+
+} // namespace
+
+mlir::LogicalResult EnqueueDMAOp::verify() {
+  return verifyDma(*this, getSource(), getTarget(), getTargetSemaphore());
+}
+
+mlir::LogicalResult WaitDMA2Op::verify() {
+  return verifyDma(*this, getSrc(), getDst(), getSemaphore());
 }
 
 } // namespace pk::mosaic

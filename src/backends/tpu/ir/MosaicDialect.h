@@ -12,12 +12,16 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
 
 #include "backends/tpu/ir/MosaicDialect.h.inc"
 #include "backends/tpu/ir/MosaicEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "backends/tpu/ir/MosaicTypes.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "backends/tpu/ir/MosaicAttrs.h.inc"

@@ -13,6 +13,7 @@
 include "backends/tpu/ir/MosaicBase.td"
 
 include "mlir/IR/BuiltinTypeInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Mosaic_Op<string mnemonic, list<Trait> traits = []>
@@ -185,6 +186,133 @@ def Mosaic_ReduceIndexOp : Mosaic_Op<"reduce_index", [Pure]> {
   let results = (outs VectorOfNonZeroRankOf<[I32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memref views, DMAs, semaphores and scopes
+//===----------------------------------------------------------------------===//
+
+def Mosaic_SemaphoreMemRef : MemRefOf<[Mosaic_SemaphoreType, Mosaic_DMASemaphoreType]>;
+
+def Mosaic_MemRefSliceOp : Mosaic_Op<"memref_slice", [Pure, AttrSizedOperandSegments]> {
+  let summary = "a window of a memref starting at `base_idx`, of the result's shape";
+  let description = [{
+    What Pallas emits for `x_ref.at[pl.ds(i, 8), :]` and `sem.at[i]` (then
+    `tpu.memref_squeeze` for integer indices). pkc never uses
+    `dynamic_sizes`.
+  }];
+  let arguments = (ins AnyMemRef:$mem_ref, Variadic<I32>:$base_idx, Variadic<I32>:$dynamic_sizes);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $mem_ref `[` $base_idx `]` (`<` $dynamic_sizes^ `>`)? attr-dict `:` type($mem_ref) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mosaic_MemRefSqueezeOp : Mosaic_Op<"memref_squeeze", [Pure]> {
+  let summary = "drops unit dimensions of a memref";
+  let arguments = (ins AnyMemRef:$input);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Mosaic_EnqueueDMAOp : Mosaic_Op<"enqueue_dma", [AttrSizedOperandSegments]> {
+  let summary = "starts a copy between two memrefs that signals a DMA semaphore";
+  let description = [{
+    `.start()` of `pltpu.make_async_copy(src, dst, sem)`. pkc emits the
+    local form: no source semaphore, device or core.
+  }];
+  let arguments = (ins
+    AnyMemRef:$source,
+    Optional<Mosaic_SemaphoreMemRef>:$source_semaphore,
+    AnyMemRef:$target,
+    Optional<Mosaic_SemaphoreMemRef>:$target_semaphore,
+    Optional<I32>:$device_id,
+    Optional<I32>:$core_id,
+    Optional<I32>:$subcore_id,
+    DefaultValuedAttr<I32Attr, "0">:$priority,
+    DefaultValuedAttr<BoolAttr, "false">:$strict_ordering
+  );
+  let assemblyFormat = [{
+    `source` `(` $source `:` type($source) `)`
+    (`source_semaphore` `(` $source_semaphore^ `:` type($source_semaphore) `)`)?
+    `target` `(` $target `:` type($target) `)`
+    (`target_semaphore` `(` $target_semaphore^ `:` type($target_semaphore) `)`)?
+    (`device_id` `(` $device_id^ `)`)? (`core_id` `(` $core_id^ `)`)?
+    (`subcore_id` `(` $subcore_id^ `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Mosaic_WaitDMA2Op : Mosaic_Op<"wait_dma2", [AttrSizedOperandSegments]> {
+  let summary = "waits for a copy from `src` to `dst` to land on its semaphore";
+  let arguments = (ins
+    Mosaic_SemaphoreMemRef:$semaphore,
+    AnyMemRef:$src,
+    AnyMemRef:$dst,
+    Optional<I32>:$device_id,
+    Optional<I32>:$core_id,
+    DefaultValuedAttr<BoolAttr, "false">:$strict_ordering
+  );
+  let assemblyFormat = [{
+    `semaphore` `(` $semaphore `:` type($semaphore) `)`
+    `src` `(` $src `:` type($src) `)`
+    `dst` `(` $dst `:` type($dst) `)`
+    (`device_id` `(` $device_id^ `)`)? (`core_id` `(` $core_id^ `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Mosaic_SemaphoreSignalOp : Mosaic_Op<"sem_signal", [AttrSizedOperandSegments]> {
+  let summary = "adds `amount` to a semaphore";
+  let arguments = (ins
+    Mosaic_SemaphoreMemRef:$semaphore,
+    I32:$amount,
+    Optional<I32>:$device_id,
+    Optional<I32>:$core_id,
+    Optional<I32>:$subcore_id
+  );
+  let assemblyFormat = [{
+    $semaphore `,` $amount (`device_id` $device_id^)? (`core_id` $core_id^)? (`subcore_id` $subcore_id^)?
+    attr-dict `:` type($semaphore)
+  }];
+}
+
+def Mosaic_SemaphoreWaitOp : Mosaic_Op<"sem_wait"> {
+  let summary = "waits until a semaphore reaches `amount`, then subtracts it";
+  let arguments = (ins Mosaic_SemaphoreMemRef:$semaphore, I32:$amount);
+  let assemblyFormat = "$semaphore `,` $amount attr-dict `:` type($semaphore)";
+}
+
+def Mosaic_SemaphoreReadOp : Mosaic_Op<"sem_read"> {
+  let summary = "a semaphore's count";
+  let arguments = (ins Mosaic_SemaphoreMemRef:$semaphore);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$semaphore attr-dict `:` type($semaphore) `->` type($result)";
+}
+
+def Mosaic_SemaphoreAllocOp : Mosaic_Op<"sem_alloc"> {
+  let summary = "semaphores for the extent of the enclosing tpu.region";
+  let results = (outs Mosaic_SemaphoreMemRef:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Mosaic_RegionOp : Mosaic_Op<"region", [RecursiveMemoryEffects]> {
+  let summary = "a scope for allocations (pl.run_scoped)";
+  let description = [{
+    Buffers (`memref.alloca`) and semaphores (`tpu.sem_alloc`) allocated in
+    its body live until it ends. Printed in the generic form, as Mosaic
+    prints it.
+  }];
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$region);
+}
+
+def Mosaic_YieldOp : Mosaic_Op<"yield", [Pure, ReturnLike, Terminator, HasParent<"RegionOp">]> {
+  let summary = "ends a tpu.region with its results";
+  let arguments = (ins Variadic<AnyType>:$results);
+  let assemblyFormat = "attr-dict ($results^ `:` type($results))?";
 }
 
 #endif // PK_MOSAIC_OPS_TD
