@@ -123,6 +123,12 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
       return;
     }
     bool inMeshKernel = llvm::isa<pk::MeshKernelOp>(op) || op->getParentOfType<pk::MeshKernelOp>();
+    // Scoped VMEM/SMEM buffers of an ordinary kernel are shared memory, as
+    // its scratch is (semaphores are not lowered).
+    if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op) &&
+        llvm::all_of(llvm::cast<pk::RunScopedOp>(op).getBodyBlock().getArgumentTypes(),
+                     [](mlir::Type t) { return llvm::isa<pk::RefType>(t); }))
+      return;
     // A view an async copy takes is reported as the copy.
     if (llvm::isa<pk::RefViewOp>(op) && !inMeshKernel &&
         llvm::any_of(op->getUsers(), [](mlir::Operation *user) {
@@ -132,6 +138,8 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
     std::string missing = inMeshKernel ? unsupportedOnCuda(op) : name.str() + " outside plgpu.kernel";
     if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::SemaphoreReadOp>(op))
       missing = name.str() + " (a TPU construct)";
+    if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op))
+      missing = "scoped semaphores (pltpu.SemaphoreType) in a pallas_call";
     if (!missing.empty() && reported.insert(missing).second)
       op->emitError() << "the CUDA backend does not lower " << missing
                       << " yet; this kernel runs on pkc's interpreter for now "

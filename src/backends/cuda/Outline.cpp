@@ -56,6 +56,9 @@ private:
   void unflatten(Value linear, ArrayRef<unsigned> axes);
   /// One program: Refs bound to this program's blocks, and the body.
   void program(ArrayRef<Value> scratch);
+  /// Inlines `scopes` (pk.run_scoped ops, inner ones first), each of
+  /// their buffers a shared-memory Ref of its own after the scratch.
+  void inlineScopes(ArrayRef<pk::RunScopedOp> scopes);
   Value blockOffset(pk::BlockSpecAttr spec, unsigned d, Value blockIndex, Value size);
   void replaceGridQueries(ArrayRef<Operation *> body);
 
@@ -68,6 +71,7 @@ private:
   SmallVector<Value> symbols;   ///< index values of the export's symbols
   SmallVector<Value> gridSizes; ///< index, per grid axis
   SmallVector<Value> programIds; ///< index, per grid axis
+  int64_t sharedEnd = 0;         ///< bytes of shared memory allocated so far
 };
 
 } // namespace
@@ -121,7 +125,7 @@ namespace {
     scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr()));
     offset += ref.getNumElements() * storageBytes(ref.getElementType());
   }
-  func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr((offset + 15) / 16 * 16));
+  sharedEnd = offset;
 
   if (plan.sequentialAxes.empty()) {
     program(scratch);
@@ -139,6 +143,7 @@ namespace {
     b.setInsertionPointAfter(loop);
   }
   ::mlir::gpu::ReturnOp::create(b, loc);
+  func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr((sharedEnd + 15) / 16 * 16));
   return func;
 }
 
@@ -259,7 +264,36 @@ void KernelBuilder::program(ArrayRef<Value> scratch) {
   SmallVector<Operation *> body;
   for (Operation &op : kernel.without_terminator())
     body.push_back(b.clone(op, mapping));
+  // Before replaceGridQueries, which erases some of `body`.
+  SmallVector<pk::RunScopedOp> scopes;
+  for (Operation *root : body)
+    root->walk([&](pk::RunScopedOp scoped) { scopes.push_back(scoped); });
   replaceGridQueries(body);
+  inlineScopes(scopes);
+}
+
+void KernelBuilder::inlineScopes(ArrayRef<pk::RunScopedOp> scopes) {
+  // Post-order: inner scopes first, so each is inlined into its parent's
+  // body before the parent moves. Every buffer gets memory of its own (no
+  // reuse between scopes), so no two Refs alias and the barriers placed
+  // for scratch buffers cover these too.
+  for (pk::RunScopedOp scoped : scopes) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(scoped);
+    Block &scope = scoped.getBodyBlock();
+    for (BlockArgument arg : scope.getArguments()) {
+      auto ref = llvm::cast<pk::RefType>(arg.getType()); // rejectMosaicGpuOps checked
+      sharedEnd = (sharedEnd + 15) / 16 * 16;
+      arg.replaceAllUsesWith(SharedRefOp::create(b, scoped.getLoc(), ref,
+                                                 b.getI64IntegerAttr(sharedEnd), IntegerAttr()));
+      sharedEnd += ref.getNumElements() * storageBytes(ref.getElementType());
+    }
+    auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());
+    scoped->replaceAllUsesWith(yield.getValues());
+    yield->erase();
+    scoped->getBlock()->getOperations().splice(scoped->getIterator(), scope.getOperations());
+    scoped->erase();
+  }
 }
 
 void KernelBuilder::replaceGridQueries(ArrayRef<Operation *> body) {

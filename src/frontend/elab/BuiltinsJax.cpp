@@ -181,7 +181,7 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   // Parts of JAX that only run outside kernels, on devices: importing and
   // naming them is fine, using them in a .pk program is an error at that use.
   for (const char *part : {"random", "config", "sharding", "devices", "device_put", "distributed",
-                           "block_until_ready", "export", "make_mesh", "local_devices"}) {
+                           "export", "make_mesh", "local_devices"}) {
     auto opaque = std::make_shared<NamespaceObj>(std::string("jax.") + part);
     opaque->opaque = true;
     opaque->why = std::string("jax.") + part +
@@ -189,6 +189,12 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
     n.members[part] = opaque;
   }
   n.members["tree"] = makeTreeNamespace("jax.tree", /*prefixed=*/false);
+  // jax.block_until_ready(x) waits for x and returns it: in an export, whose
+  // steps run in order, it is x.
+  define(n, "block_until_ready", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    return a[0];
+  });
 }
 
 } // namespace pk::elab
