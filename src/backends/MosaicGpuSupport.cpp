@@ -33,8 +33,9 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::DmaStartOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::DmaWaitOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::PipelineOp op) {
-        return op.getWarpSpecialized() ? "plgpu.emit_pipeline_warp_specialized"
-                                       : "plgpu.emit_pipeline";
+        return op.isTpu()                ? "pltpu.emit_pipeline"
+               : op.getWarpSpecialized() ? "plgpu.emit_pipeline_warp_specialized"
+                                         : "plgpu.emit_pipeline";
       })
       .Default([](mlir::Operation *) { return ""; });
 }
@@ -78,6 +79,8 @@ bool tpuLowers(mlir::Operation *op) {
       }
       return llvm::isa<pk::SemaphoreType>(t);
     });
+  if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op))
+    return pipeline.isTpu();
   return llvm::isa<pk::RefViewOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp, pk::SemaphoreReadOp,
                    pk::DmaStartOp, pk::DmaWaitOp>(op);
 }
@@ -136,7 +139,8 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
         }))
       return;
     std::string missing = inMeshKernel ? unsupportedOnCuda(op) : name.str() + " outside plgpu.kernel";
-    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::SemaphoreReadOp>(op))
+    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::SemaphoreReadOp>(op) ||
+        (llvm::isa<pk::PipelineOp>(op) && llvm::cast<pk::PipelineOp>(op).isTpu()))
       missing = name.str() + " (a TPU construct)";
     if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op))
       missing = "scoped semaphores (pltpu.SemaphoreType) in a pallas_call";

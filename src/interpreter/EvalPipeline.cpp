@@ -9,6 +9,12 @@
 // output whose index map ignores the grid is copied out once, after the
 // last step, from the last slot.
 //
+// A TPU pipeline (pltpu.emit_pipeline) has one buffer per operand: its
+// inputs are copied in before every step and its outputs out after every
+// step, which gives what Pallas's schedule gives (a block revisited on
+// consecutive steps accumulates in the buffer; the last step to write a
+// block wins).
+//
 // A warp-specialized pipeline is run by every compute thread on the same
 // slots: a step's inputs are copied in once, after every compute thread
 // finished the step that used the slot before, and its outputs are copied
@@ -126,6 +132,7 @@ void Evaluator::evalPipeline(Operation *operation) {
   int64_t slotsPerOperand = static_cast<int64_t>(op.getMaxConcurrentSteps());
   size_t numOperands = op.getRefs().size(), numIns = op.getNumIns();
   bool shared = op.getWarpSpecialized() && thread;
+  bool tpu = op.isTpu();
   int64_t computeThreads = shared ? static_cast<int64_t>(*op.getNumComputeWgs()) : 1;
   Block &mapBlock = op.getIndexMap().front();
   Block &body = op.getBody().front();
@@ -230,16 +237,19 @@ void Evaluator::evalPipeline(Operation *operation) {
     carry = runRegion(op.getBody(), args);
     if (++state->done[s] == computeThreads) {
       for (size_t i = numIns; i < numOperands; ++i) {
-        if (!op.isPipelined(static_cast<unsigned>(i)) || invariant[i])
+        if (!op.isPipelined(static_cast<unsigned>(i)) || (invariant[i] && !tpu))
           continue;
-        if (blocks[i] != state->lastStore[i] || s == steps - 1) {
+        // A TPU pipeline keeps one buffer per operand, so writing it out
+        // after every step leaves each block as Pallas leaves it (the last
+        // step that wrote it wins).
+        if (tpu || blocks[i] != state->lastStore[i] || s == steps - 1) {
           RefBuffer target = blockView(operation, *arrays[i], op.getSpec(static_cast<unsigned>(i)),
                                        blocks[i], what(i));
           copy(*state->slots[i][slot], target);
           state->lastStore[i] = blocks[i];
         }
       }
-      if (s == steps - 1)
+      if (s == steps - 1 && !tpu)
         for (size_t i = numIns; i < numOperands; ++i)
           if (op.isPipelined(static_cast<unsigned>(i)) && invariant[i]) {
             RefBuffer target = blockView(operation, *arrays[i],

@@ -29,7 +29,7 @@ LogicalResult verifyCopy(Operation *op, RefType src, RefType dst, SemaphoreType 
 } // namespace
 
 LogicalResult DmaStartOp::verify() {
-  if (getPriority() < 0 || getPriority() > 1)
+  if (getPriority() > 1)
     return emitOpError() << "priority must be 0 or 1, got " << getPriority();
   return verifyCopy(*this, getSrc().getType(), getDst().getType(), getSemaphore().getType(),
                     getIndices().size());

@@ -497,7 +497,13 @@ LogicalResult SemaphoreWaitOp::verify() {
 bool PipelineOp::isPipelined(unsigned i) {
   Attribute space = getSpec(i).getMemorySpace();
   auto s = llvm::dyn_cast_or_null<MemorySpaceAttr>(space);
-  return !s || s.getValue() != MemorySpace::GPUGlobal;
+  return !s || (s.getValue() != MemorySpace::GPUGlobal && s.getValue() != MemorySpace::Any &&
+                s.getValue() != MemorySpace::HBM);
+}
+
+bool PipelineOp::isTpu() {
+  return !getRefs().empty() &&
+         !inSpace(llvm::cast<RefType>(getRefs()[0].getType()), MemorySpace::GPUGlobal);
 }
 
 LogicalResult PipelineOp::verify() {
@@ -517,8 +523,12 @@ LogicalResult PipelineOp::verify() {
   for (unsigned i = 0; i < numSpecs; ++i) {
     auto ref = llvm::cast<RefType>(getRefs()[i].getType());
     BlockSpecAttr spec = getSpec(i);
-    if (!inSpace(ref, MemorySpace::GPUGlobal))
-      return emitOpError() << "operand " << i << " must be a Ref in global memory";
+    if (inSpace(ref, MemorySpace::GPUGlobal) == isTpu())
+      return emitOpError() << "operand " << i
+                           << (isTpu() ? " must be a TPU Ref, as the first one is"
+                                       : " must be a Ref in global memory");
+    if (isTpu() && getWarpSpecialized())
+      return emitOpError() << "TPU pipelines are not warp-specialized";
     if (spec.getRank() != ref.getRank())
       return emitOpError() << "operand " << i << " has rank " << ref.getRank()
                            << " but its block spec has rank " << spec.getRank();
@@ -563,11 +573,14 @@ LogicalResult PipelineOp::verifyRegions() {
                              << " must be the global Ref itself";
       continue;
     }
-    if (!ref || !inSpace(ref, MemorySpace::GPUShared) ||
-        ref.getShape() != ArrayRef<int64_t>(getSpec(i).getKernelShape()) ||
+    bool bufferSpace =
+        ref && (isTpu() ? (inSpace(ref, MemorySpace::VMEM) || inSpace(ref, MemorySpace::SMEM))
+                        : inSpace(ref, MemorySpace::GPUShared));
+    if (!bufferSpace || ref.getShape() != ArrayRef<int64_t>(getSpec(i).getKernelShape()) ||
         ref.getElementType() != operand.getElementType())
-      return emitOpError() << "body argument for operand " << i
-                           << " must be a shared-memory Ref of its block";
+      return emitOpError() << "body argument for operand " << i << " must be a "
+                           << (isTpu() ? "VMEM or SMEM" : "shared-memory")
+                           << " Ref of its block";
   }
   for (size_t c = 0; c < getInits().size(); ++c)
     if (body.getArgument(gridRank + getRefs().size() + c).getType() != getInits()[c].getType())

@@ -502,7 +502,7 @@ def Pk_SemaphoreWaitOp : Pk_Op<"semaphore_wait", []> {
 //===----------------------------------------------------------------------===//
 
 def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemoryEffects]> {
-  let summary = "a software pipeline of GMEM<->SMEM block copies around a body";
+  let summary = "a software pipeline of block copies around a body";
   let description = [{
     `plgpu.emit_pipeline(body, grid=, in_specs=, out_specs=,
     max_concurrent_steps=, init_carry=)(*gmem_refs)`. The `grid` runs in
@@ -520,6 +520,11 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     `delay_release` steps late); an output block is copied out after a
     step when the next step writes another block of it, and after the last
     step. Transforms of the body's Refs say how the buffers are laid out.
+
+    `pltpu.emit_pipeline(body, grid=, in_specs=, out_specs=)(*refs)` is
+    the same op over TPU Refs (`any`, `hbm`, `vmem`): blocks are copied
+    between them and VMEM (or SMEM) buffers; specs in `any`/`hbm` pass the
+    operand to the body as it is.
 
     With `warp_specialized` (`emit_pipeline_warp_specialized`) the op runs
     in the `num_compute_wgs` compute threads of `wg_axis`, which all run
@@ -572,8 +577,12 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
       return ::llvm::cast<::pk::BlockSpecAttr>(
           i < getInSpecs().size() ? getInSpecs()[i] : getOutSpecs()[i - getInSpecs().size()]);
     }
-    /// Whether operand i is copied through shared memory.
+    /// Whether operand i is copied through a buffer (shared memory, or
+    /// VMEM/SMEM on TPU) rather than passed to the body as it is.
     bool isPipelined(unsigned i);
+    /// A TPU pipeline (pltpu.emit_pipeline): its operands are TPU Refs
+    /// (any, hbm, vmem) and its buffers VMEM or SMEM.
+    bool isTpu();
   }];
 }
 

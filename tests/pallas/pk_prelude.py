@@ -77,6 +77,24 @@ def _block_spec(block_shape=None, index_map=None, pipeline_mode=None, *, memory_
 _INTERPRET = os.environ.get("PK_PALLAS_INTERPRET", "1") != "0"
 
 
+def _tpu_info_on_cpu():
+    """pltpu.emit_pipeline asks for the TPU's tiling even in interpret mode,
+    which fails on a CPU ("Unsupported TPU device kind: cpu"); answer as a
+    TPU v5e would. The tiling only shapes copies of blocks that run past an
+    array's end."""
+    try:
+        from jax._src.pallas.mosaic import tpu_info
+    except ImportError:
+        return
+    if hasattr(tpu_info, "registry") and hasattr(tpu_info, "_get_tpu_info_impl"):
+        tpu_info.registry.setdefault(
+            "cpu", lambda: tpu_info._get_tpu_info_impl(tpu_info.ChipVersion.TPU_V5E, 1))
+
+
+if _INTERPRET:
+    _tpu_info_on_cpu()
+
+
 def _pallas_call(kernel, out_shape, **kwargs):
     kwargs["interpret"] = _INTERPRET
     kwargs.pop("compiler_params", None)  # backend options do not affect semantics

@@ -22,6 +22,7 @@ const RuleTable &rules() {
     addDotRules(t);
     addElementwiseRules(t);
     addDmaRules(t);
+    addPipelineRules(t);
     return t;
   }();
   return table;

@@ -109,6 +109,7 @@ void addReduceRules(RuleTable &rules);      // LowerReduce.cpp
 void addDotRules(RuleTable &rules);         // LowerDot.cpp
 void addElementwiseRules(RuleTable &rules); // LowerElementwise.cpp
 void addDmaRules(RuleTable &rules);         // LowerDma.cpp
+void addPipelineRules(RuleTable &rules);    // LowerPipeline.cpp
 
 } // namespace pk::backends::tpu
 

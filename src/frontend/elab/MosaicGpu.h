@@ -197,6 +197,8 @@ std::vector<std::string> axisNames(Elaborator &el, const Obj &o, SourceRange r, 
 void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &plgpu, NamespaceObj &pl);
 /// Defines emit_pipeline, emit_pipeline_warp_specialized, nd_loop.
 void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &plgpu);
+/// Defines pltpu.emit_pipeline (the same pk.pipeline over TPU Refs).
+void defineTpuPipelines(Elaborator &el, NamespaceObj &pltpu);
 
 } // namespace pk::elab
 

@@ -1,10 +1,10 @@
 //===- MosaicGpuPipeline.cpp - emit_pipeline and nd_loop ------------------===//
 //
-// plgpu.emit_pipeline and emit_pipeline_warp_specialized become one
-// pk.pipeline op each: the schedule of copies (how many steps ahead, which
-// thread issues them) is the lowering's business, the op says what each
-// step sees. plgpu.nd_loop is a lax.fori_loop over the steps a program
-// owns.
+// plgpu.emit_pipeline, emit_pipeline_warp_specialized and
+// pltpu.emit_pipeline become one pk.pipeline op each: the schedule of
+// copies (how many steps ahead, which thread issues them) is the
+// lowering's business, the op says what each step sees. plgpu.nd_loop is
+// a lax.fori_loop over the steps a program owns.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
@@ -41,6 +41,9 @@ struct PipelineSpec {
   int64_t numComputeWgs = 0, memoryThread = 0, memoryRegisters = 0;
   Obj computeContext;
   SourceRange range, specsRange;
+  /// pltpu.emit_pipeline: TPU Refs and VMEM blocks; the body takes the
+  /// blocks only (no grid indices, no carry).
+  bool tpu = false;
 };
 
 std::vector<Obj> specList(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
@@ -78,7 +81,7 @@ std::vector<int64_t> staticGrid(Elaborator &el, const Obj &o, SourceRange r) {
 /// The block attribute of one operand (index maps are computed in the
 /// op's index_map region) and its shape as the body sees it.
 pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefType ref,
-                            const std::string &what, bool &pipelined,
+                            const std::string &what, bool tpu, bool &pipelined,
                             std::vector<int64_t> &kernelShape) {
   mlir::MLIRContext *ctx = &el.context();
   size_t rank = ref.getShape().size();
@@ -132,16 +135,36 @@ pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefTyp
         mode && mode->unblocked)
       el.fail(spec.range, "pl.Unblocked indexing is not supported in a pipeline");
   }
-  pipelined = !spec.memorySpace || *spec.memorySpace == MemorySpace::GPUShared;
-  if (spec.memorySpace && *spec.memorySpace != MemorySpace::GPUShared &&
-      *spec.memorySpace != MemorySpace::GPUGlobal)
-    el.fail(spec.range, "a pipeline's blocks live in plgpu.SMEM (or stay in plgpu.GMEM)");
+  MemorySpace blockSpace;
+  if (tpu) {
+    MemorySpace given = spec.memorySpace.value_or(MemorySpace::VMEM);
+    if (given == MemorySpace::GPUShared || given == MemorySpace::GPUGlobal ||
+        given == MemorySpace::GPUAccumulator)
+      el.fail(spec.range, "a TPU pipeline's blocks live in pltpu.VMEM or pltpu.SMEM (or stay "
+                          "in pl.ANY / pltpu.HBM), not in GPU memory");
+    pipelined = given == MemorySpace::VMEM || given == MemorySpace::SMEM;
+    blockSpace = given;
+    // Blocks past the array's end would need partial copies.
+    for (size_t d = 0; d < rank && pipelined; ++d)
+      if (kinds[d] == pk::BlockDimKind::Blocked && ref.getShape()[d] % block[d] != 0)
+        el.fail(spec.range, "the blocks of " + what + " must divide it: dimension " +
+                                std::to_string(d) + " has " + std::to_string(ref.getShape()[d]) +
+                                " elements, not a multiple of the block's " +
+                                std::to_string(block[d]) +
+                                " (partial edge blocks in pltpu.emit_pipeline are not supported "
+                                "yet)");
+  } else {
+    pipelined = !spec.memorySpace || *spec.memorySpace == MemorySpace::GPUShared;
+    if (spec.memorySpace && *spec.memorySpace != MemorySpace::GPUShared &&
+        *spec.memorySpace != MemorySpace::GPUGlobal)
+      el.fail(spec.range, "a pipeline's blocks live in plgpu.SMEM (or stay in plgpu.GMEM)");
+    blockSpace = pipelined ? MemorySpace::GPUShared : MemorySpace::GPUGlobal;
+  }
   kernelShape.clear();
   for (size_t d = 0; d < rank; ++d)
     if (kinds[d] != pk::BlockDimKind::Squeezed)
       kernelShape.push_back(block[d]);
-  mlir::Attribute space =
-      pk::MemorySpaceAttr::get(ctx, pipelined ? MemorySpace::GPUShared : MemorySpace::GPUGlobal);
+  mlir::Attribute space = pk::MemorySpaceAttr::get(ctx, blockSpace);
   return pk::BlockSpecAttr::get(ctx, block, kinds, low, high, mlir::AffineMap(), space);
 }
 
@@ -169,17 +192,24 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
         (isIn ? "input " + std::to_string(i) : "output " + std::to_string(i - numIns));
     auto *refObj = llvm::dyn_cast<RefObj>(refObjs[i].get());
     if (!refObj)
-      el.fail(refRanges[i], "a pipeline's operands are Refs in GMEM, got " + typeName(*refObjs[i]));
+      el.fail(refRanges[i], std::string("a pipeline's operands are Refs") +
+                                (spec.tpu ? "" : " in GMEM") + ", got " + typeName(*refObjs[i]));
     mlir::Value ref = materializeRef(el, *refObj, refRanges[i]);
     auto type = llvm::cast<pk::RefType>(ref.getType());
-    if (type.getSpace() != MemorySpace::GPUGlobal)
+    std::optional<MemorySpace> operandSpace = type.getSpace();
+    if (spec.tpu && operandSpace &&
+        (*operandSpace == MemorySpace::GPUGlobal || *operandSpace == MemorySpace::GPUShared ||
+         *operandSpace == MemorySpace::GPUAccumulator))
+      el.fail(refRanges[i], "pltpu.emit_pipeline copies blocks of TPU Refs (pl.ANY, pltpu.HBM, "
+                            "VMEM), but " + what + " is in GPU memory");
+    if (!spec.tpu && operandSpace != MemorySpace::GPUGlobal)
       el.fail(refRanges[i],
               "a pipeline copies blocks of Refs in GMEM, but " + what + " is not in GMEM");
     const auto &blockSpec =
         llvm::cast<BlockSpecObj>(*(isIn ? spec.inSpecs[i] : spec.outSpecs[i - numIns]));
     bool pipelined = true;
     std::vector<int64_t> shape;
-    pk::BlockSpecAttr attr = blockAttr(el, blockSpec, type, what, pipelined, shape);
+    pk::BlockSpecAttr attr = blockAttr(el, blockSpec, type, what, spec.tpu, pipelined, shape);
     (isIn ? inAttrs : outAttrs).push_back(attr);
     mlir::ArrayAttr transforms;
     if (!blockSpec.transforms.empty()) {
@@ -214,11 +244,9 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     refs.push_back(ref);
     dtypes.push_back(*dtypeOf(type.getElementType()));
     kernelShapes.push_back(shape);
-    bodyTypes.push_back(
-        pipelined ? mlir::Type(pk::RefType::get(
-                        shape, type.getElementType(),
-                        pk::MemorySpaceAttr::get(ctx, MemorySpace::GPUShared), transforms))
-                  : mlir::Type(type));
+    bodyTypes.push_back(pipelined ? mlir::Type(pk::RefType::get(shape, type.getElementType(),
+                                                                attr.getMemorySpace(), transforms))
+                                  : mlir::Type(type));
   }
   if (spec.warpSpecialized && delays.size() > 1)
     for (int64_t d : delays)
@@ -312,7 +340,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     CallArgs bodyArgs;
     bodyArgs.range = r;
     bodyArgs.callee = "pipeline body";
-    bodyArgs.addPositional(makeTuple(indices), r);
+    if (!spec.tpu)
+      bodyArgs.addPositional(makeTuple(indices), r); // Mosaic GPU bodies get the step first
     for (size_t i = 0; i < refObjs.size(); ++i) {
       mlir::Value arg = body->getArgument(spec.grid.size() + i);
       bodyArgs.addPositional(
@@ -365,6 +394,25 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
 /// The function emit_pipeline returns: called with the GMEM Refs.
 Obj pipelineFunction(const std::shared_ptr<PipelineSpec> &spec) {
   auto fn = [spec](Elaborator &el, CallArgs &args) -> Obj {
+    if (spec->tpu) {
+      el.requireKernel(args.range, "a TPU pipeline");
+      if (el.activeMesh)
+        el.fail(args.range, "pltpu.emit_pipeline runs in a TPU kernel (pl.pallas_call), not in a "
+                            "Mosaic GPU kernel; use plgpu.emit_pipeline there");
+      for (size_t i = 0; i < args.keywords.size(); ++i) {
+        const std::string &k = args.keywords[i].first;
+        if (k != "allocations" && k != "scratches" && k != "first_cycle" && k != "last_cycle" &&
+            k != "init_accumulators" && k != "prefetch" && k != "postyeet" && k != "schedule")
+          el.fail(args.rangeOfKeyword(k),
+                  "a pipeline takes its Refs positionally, got '" + k + "'");
+        if (!isNone(args.keywords[i].second))
+          el.fail(args.rangeOfKeyword(k), "pltpu.emit_pipeline's " + k +
+                                              "= is not supported yet (the pipeline allocates "
+                                              "its own buffers and runs its whole grid)");
+      }
+      return emitPipelineOp(el, *spec, args.positional, args.positionalRanges, nullptr,
+                            args.range);
+    }
     requireMesh(el, args.range, "a Mosaic GPU pipeline");
     std::vector<Obj> refs = args.positional;
     std::vector<SourceRange> ranges = args.positionalRanges;
@@ -573,7 +621,40 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
       });
 }
 
+/// pltpu.emit_pipeline(body, *, grid, in_specs, out_specs, ...).
+Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"body"},
+                               {"grid", nullptr, true},
+                               {"in_specs", makeTuple({}), true},
+                               {"out_specs", makeTuple({}), true},
+                               {"tiling", none(), true},
+                               {"core_axis", none(), true},
+                               {"core_axis_name", none(), true},
+                               {"dimension_semantics", none(), true},
+                               {"trace_scopes", makeBool(true), true},
+                               {"no_pipelining", makeBool(false), true}});
+  for (size_t i : {5, 6})
+    if (!isNone(a[i]))
+      el.fail(a.range(i), "partitioning a pipeline across TensorCores (core_axis) is not "
+                          "supported: pkc compiles for one TPU core");
+  auto spec = std::make_shared<PipelineSpec>();
+  spec->tpu = true;
+  spec->range = args.range;
+  spec->body = a[0];
+  spec->grid = staticGrid(el, a[1], a.range(1));
+  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
+  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
+  spec->specsRange = a.range(2);
+  el.truthy(a[9], a.range(9)); // no_pipelining: pkc's TPU pipelines do not overlap yet
+  spec->maxConcurrentSteps = 1;  // one buffer per operand (LowerPipeline.cpp)
+  return pipelineFunction(spec);
+}
+
 } // namespace
+
+void defineTpuPipelines(Elaborator &el, NamespaceObj &tpu) {
+  define(tpu, "emit_pipeline", emitTpuPipeline);
+}
 
 void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &n) {
   define(n, "emit_pipeline",

@@ -173,6 +173,7 @@ void defineTpuMemory(Elaborator &el, NamespaceObj &tpu, NamespaceObj &pl) {
     define(tpu, remote, [remote](Elaborator &el, CallArgs &args) -> Obj {
       el.fail(args.range, std::string("pltpu.") + remote + ": " + kRemote);
     });
+  defineTpuPipelines(el, tpu);
   // The semaphore ops, under their deprecated pltpu names too.
   for (const char *name : {"semaphore_signal", "semaphore_wait", "semaphore_read"})
     if (pl.members.count(name))
