@@ -53,14 +53,13 @@ std::shared_ptr<SyncRefObj> dmaSemaphore(Elaborator &el, const Obj &o, SourceRan
 struct Copy {
   std::shared_ptr<RefObj> src, dst;
   std::shared_ptr<SyncRefObj> sem;
-  SourceRange range;
 };
 
 Copy checkedCopy(Elaborator &el, const Obj &src, const Obj &dst, const Obj &sem, SourceRange r,
                  SourceRange srcRange, SourceRange dstRange, SourceRange semRange) {
   el.requireKernel(r, "an async copy");
   Copy c{copyRef(el, src, srcRange, "source"), copyRef(el, dst, dstRange, "destination"),
-         dmaSemaphore(el, sem, semRange), r};
+         dmaSemaphore(el, sem, semRange)};
   if (c.src->shape != c.dst->shape)
     el.fail(r, "an async copy needs a source and destination of the same shape, got " +
                    shapeText(c.src->shape) + " and " + shapeText(c.dst->shape));
@@ -77,20 +76,18 @@ Copy checkedCopy(Elaborator &el, const Obj &src, const Obj &dst, const Obj &sem,
   return c;
 }
 
-std::vector<mlir::Value> semaphoreIndices(const SyncRefObj &sem) { return sem.indices; }
-
 void emitStart(Elaborator &el, const Copy &c, int64_t priority, SourceRange r) {
   mlir::Value src = materializeRef(el, *c.src, r);
   mlir::Value dst = materializeRef(el, *c.dst, r);
   auto op = pk::DmaStartOp::create(el.builder(), el.loc(r), src, dst, c.sem->value,
-                                   semaphoreIndices(*c.sem));
+                                   c.sem->indices);
   op.setPriority(static_cast<int32_t>(priority));
 }
 
 void emitWait(Elaborator &el, const Copy &c, SourceRange r) {
   mlir::Value src = materializeRef(el, *c.src, r);
   mlir::Value dst = materializeRef(el, *c.dst, r);
-  pk::DmaWaitOp::create(el.builder(), el.loc(r), src, dst, c.sem->value, semaphoreIndices(*c.sem));
+  pk::DmaWaitOp::create(el.builder(), el.loc(r), src, dst, c.sem->value, c.sem->indices);
 }
 
 const char *kRemote = "copies to or from another device or core are not supported: pkc compiles "
