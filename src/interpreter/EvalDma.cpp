@@ -15,6 +15,7 @@
 #include "interpreter/MeshRuntime.h"
 
 #include "ir/PkDialect.h"
+#include "support/ShapeText.h"
 
 #include <algorithm>
 
@@ -26,13 +27,6 @@ namespace {
 
 /// The most a DMA semaphore counts in Pallas's interpret mode (int16).
 constexpr int64_t kSemaphoreMax = 32767;
-
-std::string indexText(const std::vector<int64_t> &index) {
-  std::string s = "(";
-  for (size_t i = 0; i < index.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(index[i]);
-  return s + (index.size() == 1 ? ",)" : ")");
-}
 
 int64_t elementCount(const RefBuffer &ref) {
   int64_t n = 1;
@@ -54,8 +48,8 @@ int64_t &Evaluator::semaphoreCount(Operation *op, Value sem, OperandRange indice
   int64_t flat = 0;
   for (size_t d = 0; d < index.size(); ++d) {
     if (index[d] < 0 || index[d] >= shape[d])
-      fail(op, "semaphore index " + indexText(index) + " is out of range for an array of " +
-                   indexText(std::vector<int64_t>(shape.begin(), shape.end())));
+      fail(op, "semaphore index " + shapeText(index) + " is out of range for an array of " +
+                   shapeText(std::vector<int64_t>(shape.begin(), shape.end())));
     flat = flat * shape[d] + index[d];
   }
   return array->counts[flat];

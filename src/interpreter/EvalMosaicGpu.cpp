@@ -11,6 +11,7 @@
 
 #include "ir/DTypeMapping.h"
 #include "ir/PkDialect.h"
+#include "support/ShapeText.h"
 
 #include <cmath>
 
@@ -41,13 +42,6 @@ void writeAll(RefBuffer &ref, const Tensor &value) {
 }
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 std::unique_ptr<RefBuffer> newBuffer(pk::RefType type) {
   auto buffer = std::make_unique<RefBuffer>();

@@ -24,6 +24,7 @@
 #include "interpreter/MeshRuntime.h"
 
 #include "ir/DTypeMapping.h"
+#include "support/ShapeText.h"
 
 namespace pk::interp {
 
@@ -41,13 +42,6 @@ struct PipelineState {
 };
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 /// Whether a value computed in the index_map region depends on the grid
 /// indices (its block arguments).

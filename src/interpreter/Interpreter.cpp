@@ -6,6 +6,7 @@
 #include "interpreter/MeshRuntime.h"
 #include "ir/DTypeMapping.h"
 #include "ir/PkDialect.h"
+#include "support/ShapeText.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -14,13 +15,6 @@ namespace pk {
 using namespace interp;
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 DType dtypeOfTensor(mlir::Type type) {
   return *dtypeOf(llvm::cast<mlir::RankedTensorType>(type).getElementType());

@@ -2,6 +2,7 @@
 #include "ir/MosaicGpuRules.h"
 #include "ir/PkDialect.h"
 #include "ir/SmemTransforms.h"
+#include "support/ShapeText.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -20,13 +21,6 @@ std::string typeText(Type t) {
   llvm::raw_string_ostream os(s);
   os << t;
   return s;
-}
-
-std::string shapeText(ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 std::string elementName(Type t) {

@@ -2,6 +2,7 @@
 #include "ir/SmemTransforms.h"
 
 #include "ir/PkDialect.h"
+#include "support/ShapeText.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -12,13 +13,6 @@
 namespace pk {
 
 namespace {
-
-std::string shapeText(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 unsigned bitWidthOf(mlir::Type element) {
   if (auto integer = llvm::dyn_cast<mlir::IntegerType>(element))

@@ -8,6 +8,7 @@
 #include "backends/tpu/Rules.h"
 
 #include "backends/tpu/KernelPlan.h"
+#include "support/ShapeText.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -29,14 +30,7 @@ std::string str(AffineExpr e) {
   return s;
 }
 
-/// "(8, 128)" from sizes; "(N, 256)" from an array's symbolic shape, with
-/// the export's symbol names.
-std::string shapeText(ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
+using pk::shapeText; // the overload below would hide it
 
 std::string shapeText(AffineMap shape, pk::ExportOp exportOp) {
   std::string s = "(";

@@ -63,13 +63,13 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
                                << "'; --emit=mlir prints the Mosaic module";
     return std::nullopt;
   }
-  if (failed(rejectMosaicGpuOps(module, options.target)))
-    return std::nullopt;
   MLIRContext *ctx = module.getContext();
   // Errors point at the user's line; the op's IR would only confuse.
   bool printOp = ctx->shouldPrintOpOnDiagnostic();
   ctx->printOpOnDiagnostic(false);
   llvm::scope_exit restore([&] { ctx->printOpOnDiagnostic(printOp); });
+  if (failed(rejectMosaicGpuOps(module, options.target)))
+    return std::nullopt;
   DialectRegistry registry;
   registerTpuDialects(registry);
   ctx->appendDialectRegistry(registry);

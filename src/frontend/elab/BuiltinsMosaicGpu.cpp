@@ -15,6 +15,7 @@
 #include "frontend/elab/MosaicGpu.h"
 #include "ir/DTypeMapping.h"
 #include "ir/SmemTransforms.h"
+#include "support/ShapeText.h"
 
 namespace pk::elab {
 
@@ -37,13 +38,6 @@ const char *kBlackwell =
 const char *kMultiDevice =
     "it addresses the memory of other devices (NVLINK, multimem); pkc compiles kernels for one "
     "device";
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 std::vector<int64_t> positiveShape(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
   std::vector<int64_t> shape = el.toShape(o, r, what);

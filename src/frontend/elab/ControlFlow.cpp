@@ -12,6 +12,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Tree.h"
+#include "support/ShapeText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -23,13 +24,6 @@ using namespace ast;
 namespace {
 
 constexpr int kMaxTypeRounds = 6;
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 /// The type a loop-carried or branch-merged leaf has as an SSA value.
 struct Slot {

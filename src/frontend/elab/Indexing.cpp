@@ -6,19 +6,13 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "support/ShapeText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace pk::elab {
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 /// A normalized basic index: one window per axis, plus inserted axes.
 struct Window {

@@ -14,6 +14,7 @@
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
+#include "support/ShapeText.h"
 
 namespace pk::elab {
 
@@ -30,13 +31,6 @@ struct MosaicGpuState {
 };
 
 namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 MosaicGpuState &stateOf(Elaborator &el) {
   if (!el.mosaicGpuState)

@@ -13,19 +13,13 @@
 #include "ir/DTypeMapping.h"
 #include "ir/MosaicGpuRules.h"
 #include "ir/SmemTransforms.h"
+#include "support/ShapeText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace pk::elab {
 
 namespace {
-
-std::string shapeText(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &what) {
   auto *ref = llvm::dyn_cast<RefObj>(o.get());

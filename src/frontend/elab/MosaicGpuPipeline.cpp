@@ -14,19 +14,13 @@
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 #include "ir/SmemTransforms.h"
+#include "support/ShapeText.h"
 
 namespace pk::elab {
 
 namespace {
 
 using ast::BinaryOp;
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 /// What emit_pipeline(...) was given, before its operands arrive.
 struct PipelineSpec {

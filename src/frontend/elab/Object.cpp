@@ -2,6 +2,7 @@
 #include "frontend/elab/Object.h"
 
 #include "frontend/elab/MosaicGpu.h"
+#include "support/ShapeText.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -125,18 +126,6 @@ std::string formatFloat(double v) {
     }
   }
   return std::to_string(v);
-}
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
 }
 
 thread_local const std::vector<std::string> *symbolNames = nullptr;

@@ -14,19 +14,13 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "ir/DTypeMapping.h"
+#include "support/ShapeText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace pk::elab {
 
 namespace {
-
-std::string shapeText(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
 
 std::shared_ptr<RefObj> copyRef(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
   auto ref = std::dynamic_pointer_cast<RefObj>(o);

@@ -1,5 +1,6 @@
 //===- ProgramRunner.cpp - Buffers, copies and launches of an export ------===//
 #include "backends/cuda/sim/ProgramRunner.h"
+#include "support/ShapeText.h"
 
 #include "mlir/IR/AffineExpr.h"
 
@@ -20,13 +21,6 @@ int64_t checked(__int128 v, const char *what) {
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 } // namespace
