@@ -35,9 +35,11 @@ int64_t elementCount(const RefBuffer &ref) {
   return n;
 }
 
+int64_t &countOf(const SemaphoreSlot &slot) { return slot.array->counts[slot.index]; }
+
 } // namespace
 
-int64_t &Evaluator::semaphoreCount(Operation *op, Value sem, OperandRange indices) {
+SemaphoreSlot Evaluator::semaphoreAt(Operation *op, Value sem, OperandRange indices) {
   auto *array = static_cast<SemaphoreArray *>(syncObjects.lookup(sem));
   if (!array)
     fail(op, "internal error: a semaphore is not allocated");
@@ -49,10 +51,10 @@ int64_t &Evaluator::semaphoreCount(Operation *op, Value sem, OperandRange indice
   for (size_t d = 0; d < index.size(); ++d) {
     if (index[d] < 0 || index[d] >= shape[d])
       fail(op, "semaphore index " + shapeText(index) + " is out of range for an array of " +
-                   shapeText(std::vector<int64_t>(shape.begin(), shape.end())));
+                   shapeText(shape));
     flat = flat * shape[d] + index[d];
   }
-  return array->counts[flat];
+  return {array, flat};
 }
 
 void Evaluator::checkNotInFlight(Operation *op, const Tensor &data, int64_t at, bool write) {
@@ -79,7 +81,7 @@ void Evaluator::checkSemaphoresSettled(Operation *op, const SemaphoreArray &sema
                           std::to_string(semaphores.counts[i]) + " elements when " + what;
       // Point at the copy, where the missing wait belongs.
       for (const PendingDma &dma : pendingDmas)
-        if (dma.semaphores == &semaphores && dma.semaphore == static_cast<int64_t>(i))
+        if (dma.semaphore.array == &semaphores && dma.semaphore.index == static_cast<int64_t>(i))
           throw RunError{"this async copy is never waited for: its " + count, dma.start};
       fail(op, count + ": an async copy was started and never waited for");
     }
@@ -92,23 +94,24 @@ bool Evaluator::evalDma(Operation *op) {
   if (auto start = llvm::dyn_cast<pk::DmaStartOp>(op)) {
     RefBuffer &src = getRef(start.getSrc());
     RefBuffer &dst = getRef(start.getDst());
-    int64_t &count = semaphoreCount(op, start.getSemaphore(), start.getIndices());
+    SemaphoreSlot slot = semaphoreAt(op, start.getSemaphore(), start.getIndices());
     // The source must not be landing itself, nor the destination already.
     if (!pendingDmas.empty()) {
       forEachElement(src, [&](int64_t, int64_t at) { checkNotInFlight(op, *src.data, at, false); });
       forEachElement(dst, [&](int64_t, int64_t at) { checkNotInFlight(op, *dst.data, at, true); });
     }
     writeAll(dst, *readAll(src));
-    auto *array = static_cast<SemaphoreArray *>(syncObjects.lookup(start.getSemaphore()));
-    PendingDma pending{dst.data.get(), {}, array, &count - array->counts.data(), op->getLoc()};
+    PendingDma pending{dst.data.get(), {}, slot, op->getLoc()};
     forEachElement(dst, [&](int64_t, int64_t at) { pending.elements.push_back(at); });
     std::sort(pending.elements.begin(), pending.elements.end());
     pendingDmas.push_back(std::move(pending));
+    int64_t &count = countOf(slot);
     count = std::min(count + std::min(elementCount(dst), kSemaphoreMax), kSemaphoreMax);
     return true;
   }
   if (auto wait = llvm::dyn_cast<pk::DmaWaitOp>(op)) {
-    int64_t &count = semaphoreCount(op, wait.getSemaphore(), wait.getIndices());
+    SemaphoreSlot slot = semaphoreAt(op, wait.getSemaphore(), wait.getIndices());
+    int64_t &count = countOf(slot);
     int64_t needed = std::min(elementCount(getRef(wait.getDst())), kSemaphoreMax);
     if (count < needed)
       fail(op, "this wait is for a copy of " + std::to_string(needed) +
@@ -117,11 +120,9 @@ bool Evaluator::evalDma(Operation *op) {
                    ": no matching copy was started on it, so on a TPU it would wait forever");
     count -= needed;
     // The copies this wait accounts for, oldest first, are no longer in flight.
-    auto *array = static_cast<SemaphoreArray *>(syncObjects.lookup(wait.getSemaphore()));
-    int64_t which = &count - array->counts.data();
     int64_t settled = 0;
     for (auto it = pendingDmas.begin(); it != pendingDmas.end() && settled < needed;) {
-      if (it->semaphores != array || it->semaphore != which) {
+      if (it->semaphore != slot) {
         ++it;
         continue;
       }
@@ -132,17 +133,17 @@ bool Evaluator::evalDma(Operation *op) {
   }
   if (auto read = llvm::dyn_cast<pk::SemaphoreReadOp>(op)) {
     TensorPtr t = makeTensor(elementKindOf(read.getType()), {});
-    t->i[0] = semaphoreCount(op, read.getSemaphore(), read.getIndices());
+    t->i[0] = countOf(semaphoreAt(op, read.getSemaphore(), read.getIndices()));
     set(read.getResult(), t);
     return true;
   }
   if (auto signal = llvm::dyn_cast<pk::SemaphoreSignalOp>(op)) {
-    semaphoreCount(op, signal.getSemaphore(), signal.getIndices()) +=
+    countOf(semaphoreAt(op, signal.getSemaphore(), signal.getIndices())) +=
         get(signal.getIncrement())->i[0];
     return true;
   }
   if (auto wait = llvm::dyn_cast<pk::SemaphoreWaitOp>(op)) {
-    int64_t &count = semaphoreCount(op, wait.getSemaphore(), wait.getIndices());
+    int64_t &count = countOf(semaphoreAt(op, wait.getSemaphore(), wait.getIndices()));
     int64_t value = get(wait.getValue())->i[0];
     if (count < value) {
       if (!thread)

@@ -70,14 +70,21 @@ void writeAll(RefBuffer &ref, const Tensor &value);
 
 struct SemaphoreArray;
 
+/// One semaphore: an array and the element an op picked.
+struct SemaphoreSlot {
+  SemaphoreArray *array;
+  int64_t index;
+  bool operator==(const SemaphoreSlot &o) const { return array == o.array && index == o.index; }
+  bool operator!=(const SemaphoreSlot &o) const { return !(*this == o); }
+};
+
 /// A copy started (pk.dma_start) and not yet waited for: the elements of
 /// its destination, which the kernel must not touch until the wait
 /// (EvalDma.cpp).
 struct PendingDma {
   const Tensor *dst;
   std::vector<int64_t> elements; ///< storage offsets in `dst`, sorted
-  SemaphoreArray *semaphores;
-  int64_t semaphore; ///< which one of the array
+  SemaphoreSlot semaphore;
   mlir::Location start;
 };
 
@@ -141,7 +148,8 @@ private:
   bool evalMosaicGpu(mlir::Operation *op);
   // EvalDma.cpp
   bool evalDma(mlir::Operation *op);
-  int64_t &semaphoreCount(mlir::Operation *op, mlir::Value sem, mlir::OperandRange indices);
+  /// The semaphore `sem[indices]` names (checked in range).
+  SemaphoreSlot semaphoreAt(mlir::Operation *op, mlir::Value sem, mlir::OperandRange indices);
   void evalRunScoped(mlir::Operation *op);
   void evalPipeline(mlir::Operation *op);
   /// Binds a view buffer owned by this evaluator to `v`.

@@ -50,6 +50,28 @@ const RefBinding *BodyLowering::ref(Value pkRef) {
   return &viewBindings.back();
 }
 
+RefBinding wholeRefBinding(Value memref, pk::RefType ref) {
+  RefBinding binding;
+  binding.memref = memref;
+  for (int64_t d = 0; d < ref.getRank(); ++d)
+    binding.refAxis.push_back(static_cast<int>(d));
+  binding.boolAsI32 = ref.getElementType().isInteger(1);
+  return binding;
+}
+
+Value sliceMemref(OpBuilder &b, Location loc, Value base, ValueRange starts,
+                  ArrayRef<int64_t> shape, ArrayRef<int64_t> kept) {
+  auto type = llvm::cast<MemRefType>(base.getType());
+  auto window = [&](ArrayRef<int64_t> dims) {
+    return MemRefType::get(dims, type.getElementType(), MemRefLayoutAttrInterface(),
+                           type.getMemorySpace());
+  };
+  Value slice = mosaic::MemRefSliceOp::create(b, loc, window(shape), base, starts, ValueRange{});
+  if (kept == shape)
+    return slice;
+  return mosaic::MemRefSqueezeOp::create(b, loc, window(kept), slice);
+}
+
 LogicalResult BodyLowering::lowerOps(Block &block) {
   for (Operation &op : block)
     if (failed(lowerOp(&op)))

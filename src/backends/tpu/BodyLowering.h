@@ -97,6 +97,16 @@ private:
   std::deque<RefBinding> viewBindings; ///< one per use of a view
 };
 
+/// `memref` holding all of pk Ref type `ref`, axis for axis.
+RefBinding wholeRefBinding(mlir::Value memref, pk::RefType ref);
+
+/// tpu.memref_slice of `base` from `starts` (i32, one per axis) with
+/// `shape`, then tpu.memref_squeeze to `kept` when that drops unit axes:
+/// how Pallas takes a Ref window (and one semaphore of an array).
+mlir::Value sliceMemref(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                        mlir::ValueRange starts, llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<int64_t> kept);
+
 /// The binding of a Ref view (pk.ref_view `view`) at the insertion point:
 /// tpu.memref_slice / memref_squeeze of its base (LowerDma.cpp).
 mlir::FailureOr<RefBinding> lowerRefViewHere(mlir::Operation *view, BodyLowering &lowering);

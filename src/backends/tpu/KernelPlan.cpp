@@ -22,6 +22,10 @@ MemRefType memrefTypeFor(ArrayRef<int64_t> shape, Type element, mosaic::MemorySp
                          mosaic::MemorySpaceAttr::get(ctx, space));
 }
 
+MemRefType memrefTypeOf(pk::RefType ref) {
+  return memrefTypeFor(ref.getShape(), ref.getElementType(), mosaicMemorySpace(ref.getMemorySpace()));
+}
+
 MemRefType semaphoreMemRefType(pk::SemaphoreType type) {
   MLIRContext *ctx = type.getContext();
   Type element = type.isDma() ? Type(mosaic::DMASemaphoreType::get(ctx))
@@ -224,9 +228,8 @@ KernelPlan planCall(pk::PallasCallOp call, pk::ExportOp exportOp, unsigned callI
       plan.scratchTypes.push_back(semaphoreMemRefType(sem));
       continue;
     }
-    auto ref = llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue());
-    plan.scratchTypes.push_back(memrefTypeFor(ref.getShape(), ref.getElementType(),
-                                              mosaicMemorySpace(ref.getMemorySpace())));
+    plan.scratchTypes.push_back(
+        memrefTypeOf(llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue())));
   }
   return plan;
 }

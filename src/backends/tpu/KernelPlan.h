@@ -80,6 +80,8 @@ KernelPlan planKernel(pk::PallasCallOp call);
 /// i32 (Mosaic keeps i1 in mask registers only), the memory space mapped.
 mlir::MemRefType memrefTypeFor(llvm::ArrayRef<int64_t> shape, mlir::Type element,
                                mosaic::MemorySpace space);
+/// The Mosaic memref of a whole pk Ref (its memory space mapped).
+mlir::MemRefType memrefTypeOf(pk::RefType ref);
 /// The Mosaic memref of a semaphore array: `memref<2x!tpu.dma_semaphore,
 /// #tpu.memory_space<semaphore_mem>>`.
 mlir::MemRefType semaphoreMemRefType(pk::SemaphoreType type);

@@ -37,12 +37,7 @@ Value element(BodyLowering &l, Value base, ValueRange pkIndices, Location loc) {
     starts.push_back(toI32(b, loc, l.lookup(i)));
   if (pkIndices.empty()) // the one semaphore of a (1,) array
     starts.assign(type.getRank(), l.i32Constant(0, loc));
-  auto ones = MemRefType::get(SmallVector<int64_t>(type.getRank(), 1), type.getElementType(),
-                              MemRefLayoutAttrInterface(), type.getMemorySpace());
-  Value slice = mosaic::MemRefSliceOp::create(b, loc, ones, base, starts, ValueRange{});
-  auto scalar =
-      MemRefType::get({}, type.getElementType(), MemRefLayoutAttrInterface(), type.getMemorySpace());
-  return mosaic::MemRefSqueezeOp::create(b, loc, scalar, slice);
+  return sliceMemref(b, loc, base, starts, SmallVector<int64_t>(type.getRank(), 1), {});
 }
 
 Value semaphore(BodyLowering &l, Value pkSemaphore, ValueRange indices, Location loc) {
@@ -58,7 +53,6 @@ FailureOr<RefBinding> lowerRefViewHere(Operation *op, BodyLowering &l) {
     return op->emitError("the TPU backend does not know this Ref");
   OpBuilder &b = l.builder();
   Location loc = op->getLoc();
-  auto type = llvm::cast<MemRefType>(base->memref.getType());
   SmallVector<Value> starts;
   SmallVector<int64_t> sliceShape, squeezedShape;
   RefBinding result;
@@ -83,18 +77,7 @@ FailureOr<RefBinding> lowerRefViewHere(Operation *op, BodyLowering &l) {
     squeezedShape.push_back(view.getSizes()[axis]);
     result.refAxis.push_back(next++);
   }
-  // Offsets of axes a squeezed block axis hides are not in refAxis: none
-  // are, since a Ref has no axis for them.
-  auto sliceType = MemRefType::get(sliceShape, type.getElementType(), MemRefLayoutAttrInterface(),
-                                   type.getMemorySpace());
-  Value memref = mosaic::MemRefSliceOp::create(b, loc, sliceType, base->memref, starts, ValueRange{});
-  if (squeezedShape != sliceShape)
-    memref = mosaic::MemRefSqueezeOp::create(
-        b, loc,
-        MemRefType::get(squeezedShape, type.getElementType(), MemRefLayoutAttrInterface(),
-                        type.getMemorySpace()),
-        memref);
-  result.memref = memref;
+  result.memref = sliceMemref(b, loc, base->memref, starts, sliceShape, squeezedShape);
   return result;
 }
 
@@ -192,14 +175,7 @@ LogicalResult lowerRunScoped(Operation *op, BodyLowering &l) {
         continue;
       }
       auto ref = llvm::cast<pk::RefType>(arg.getType());
-      MemRefType type =
-          memrefTypeFor(ref.getShape(), ref.getElementType(), mosaicMemorySpace(ref.getMemorySpace()));
-      RefBinding binding;
-      binding.memref = memref::AllocaOp::create(b, loc, type);
-      for (int64_t d = 0; d < ref.getRank(); ++d)
-        binding.refAxis.push_back(static_cast<int>(d));
-      binding.boolAsI32 = ref.getElementType().isInteger(1);
-      l.bindRef(arg, binding);
+      l.bindRef(arg, wholeRefBinding(memref::AllocaOp::create(b, loc, memrefTypeOf(ref)), ref));
     }
     if (failed(l.lowerOps(scoped.getBodyBlock())))
       return failure();

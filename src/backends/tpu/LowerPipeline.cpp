@@ -39,7 +39,6 @@ LogicalResult lowerBlockOps(BodyLowering &l, Block &block) {
 Value blockWindow(BodyLowering &l, Value base, pk::BlockSpecAttr spec, ArrayRef<Value> indices,
                   Location loc) {
   OpBuilder &b = l.builder();
-  auto type = llvm::cast<MemRefType>(base.getType());
   SmallVector<Value> starts;
   SmallVector<int64_t> shape, kept;
   for (unsigned d = 0; d < spec.getRank(); ++d) {
@@ -52,16 +51,7 @@ Value blockWindow(BodyLowering &l, Value base, pk::BlockSpecAttr spec, ArrayRef<
     if (!spec.isSqueezed(d))
       kept.push_back(block);
   }
-  auto sliceType = MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
-                                   type.getMemorySpace());
-  Value window = mosaic::MemRefSliceOp::create(b, loc, sliceType, base, starts, ValueRange{});
-  if (kept != shape)
-    window = mosaic::MemRefSqueezeOp::create(
-        b, loc,
-        MemRefType::get(kept, type.getElementType(), MemRefLayoutAttrInterface(),
-                        type.getMemorySpace()),
-        window);
-  return window;
+  return sliceMemref(b, loc, base, starts, shape, kept);
 }
 
 void copyAndWait(OpBuilder &b, Location loc, Value from, Value to, Value sem) {
@@ -97,16 +87,13 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   Block &body = op.getBody().front();
   unsigned gridRank = op.getGrid().size();
   SmallVector<Value> buffers(numRefs), semaphores(numRefs);
-  auto dmaSemaphore = MemRefType::get(
-      {}, mosaic::DMASemaphoreType::get(ctx), MemRefLayoutAttrInterface(),
-      mosaic::MemorySpaceAttr::get(ctx, mosaic::MemorySpace::SemaphoreMem));
+  MemRefType dmaSemaphore =
+      semaphoreMemRefType(pk::SemaphoreType::get(ctx, {}, pk::SemaphoreKind::DMA));
   for (size_t i = 0; i < numRefs; ++i) {
     if (!op.isPipelined(i))
       continue;
     auto ref = llvm::cast<pk::RefType>(body.getArgument(gridRank + i).getType());
-    buffers[i] = memref::AllocaOp::create(
-        b, loc,
-        memrefTypeFor(ref.getShape(), ref.getElementType(), mosaicMemorySpace(ref.getMemorySpace())));
+    buffers[i] = memref::AllocaOp::create(b, loc, memrefTypeOf(ref));
     semaphores[i] = mosaic::SemaphoreAllocOp::create(b, loc, dmaSemaphore);
   }
 
@@ -153,13 +140,8 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
     l.map(body.getArgument(g), gridIndices[g]);
   for (size_t i = 0; i < numRefs; ++i) {
     BlockArgument arg = body.getArgument(gridRank + i);
-    auto ref = llvm::cast<pk::RefType>(arg.getType());
-    RefBinding binding;
-    binding.memref = op.isPipelined(i) ? buffers[i] : operands[i];
-    for (int64_t d = 0; d < ref.getRank(); ++d)
-      binding.refAxis.push_back(static_cast<int>(d));
-    binding.boolAsI32 = ref.getElementType().isInteger(1);
-    l.bindRef(arg, binding);
+    l.bindRef(arg, wholeRefBinding(op.isPipelined(i) ? buffers[i] : operands[i],
+                                   llvm::cast<pk::RefType>(arg.getType())));
   }
   if (failed(lowerBlockOps(l, body)))
     return failure();

@@ -26,15 +26,9 @@ namespace {
 /// (jaxlib 0.10); Mosaic upgrades older versions when it reads them.
 constexpr int64_t kMosaicVersion = 11;
 
-/// How a pk Ref's axes sit in its memref: identity, or (for windows)
-/// squeezed block axes as -1.
-SmallVector<int> refAxes(pk::BlockSpecAttr spec, int64_t rank) {
+/// How a window's axes sit in its memref: squeezed block axes as -1.
+SmallVector<int> refAxes(pk::BlockSpecAttr spec) {
   SmallVector<int> axes;
-  if (!spec) {
-    for (int64_t i = 0; i < rank; ++i)
-      axes.push_back(static_cast<int>(i));
-    return axes;
-  }
   int next = 0;
   for (unsigned d = 0; d < spec.getRank(); ++d)
     axes.push_back(spec.isSqueezed(d) ? -1 : next++);
@@ -43,7 +37,9 @@ SmallVector<int> refAxes(pk::BlockSpecAttr spec, int64_t rank) {
 
 RefBinding binding(Value memref, Value pkRef, pk::BlockSpecAttr spec = {}) {
   auto ref = llvm::cast<pk::RefType>(pkRef.getType());
-  return {memref, refAxes(spec, ref.getRank()), ref.getElementType().isInteger(1)};
+  if (!spec)
+    return wholeRefBinding(memref, ref);
+  return {memref, refAxes(spec), ref.getElementType().isInteger(1)};
 }
 
 DictionaryAttr windowParams(OpBuilder &b, const Window &w) {

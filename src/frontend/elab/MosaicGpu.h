@@ -19,6 +19,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <functional>
 #include <map>
 
 namespace pk::elab {
@@ -175,6 +176,12 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &kernel, CallArgs &args)
 Obj coreMap(Elaborator &el, const std::shared_ptr<MeshObj> &mesh, const Obj &body, SourceRange r);
 /// pl.run_state(f)(initial) at export level or in a kernel.
 Obj runState(Elaborator &el, const Obj &f, const Obj &initial, SourceRange r);
+/// Emits a pk.run_scoped holding `allocations` (a pytree of allocation
+/// requests) and runs `body` on the pytree of their Refs inside it; what
+/// body returns comes out of the scope (its block values as results).
+Obj scoped(Elaborator &el, const Obj &allocations, const std::vector<std::string> &collective,
+           SourceRange r, const std::function<Obj(const Obj &)> &body,
+           const std::vector<std::string> &argNames = {});
 /// pl.run_scoped(f, *types, collective_axes=, **kwtypes) in a kernel.
 Obj runScoped(Elaborator &el, CallArgs &args);
 /// lax.axis_index(name or names) in a kernel: an i32 value.

@@ -112,79 +112,6 @@ mlir::Type allocationType(Elaborator &el, const Obj &o) {
                           pk::MemorySpaceAttr::get(&el.context(), s.space));
 }
 
-/// Emits a pk.run_scoped holding `allocations` (a pytree of allocation
-/// requests) and runs `body` on the pytree of their Refs inside it; what
-/// body returns comes out of the scope (its block values as results).
-Obj scoped(Elaborator &el, const Obj &allocations, const std::vector<std::string> &collective,
-           SourceRange r, const std::function<Obj(const Obj &)> &body,
-           const std::vector<std::string> &argNames = {}) {
-  std::vector<Obj> leaves;
-  Tree tree = flattenWhere(el, allocations, isAllocation, leaves, r,
-                           "scratch must be allocations such as plgpu.SMEM((128,), jnp.float32), "
-                           "plgpu.Barrier() or plgpu.ACC((64, 64), jnp.float32)");
-  mlir::OpBuilder &b = el.builder();
-  mlir::MLIRContext *ctx = &el.context();
-  mlir::Location loc = el.loc(r);
-  std::vector<mlir::Attribute> axes;
-  for (const std::string &a : collective)
-    axes.push_back(mlir::StringAttr::get(ctx, a));
-  auto op = pk::RunScopedOp::create(b, loc, mlir::TypeRange{}, b.getArrayAttr(axes), nullptr);
-  std::vector<mlir::Type> types;
-  for (const Obj &leaf : leaves)
-    types.push_back(allocationType(el, leaf));
-  std::vector<mlir::Location> locs(types.size(), loc);
-  mlir::Block *block;
-  {
-    mlir::OpBuilder::InsertionGuard guard(b);
-    block = b.createBlock(&op.getBody(), {}, types, locs);
-  }
-  if (!argNames.empty() && argNames.size() == types.size())
-    op.setArgNamesAttr(
-        b.getStrArrayAttr(std::vector<llvm::StringRef>(argNames.begin(), argNames.end())));
-  std::vector<Obj> refs;
-  Obj result;
-  std::vector<Obj> resultLeaves;
-  TreeDef resultDef;
-  {
-    mlir::OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(block);
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      refs.push_back(refFor(block->getArgument(i)));
-      // plgpu.ACC.init(x): the accumulator starts with x.
-      if (auto *a = llvm::dyn_cast<AllocationObj>(leaves[i].get()); a && a->initialValue) {
-        storeRef(el, llvm::cast<RefObj>(*refs.back()), std::make_shared<EllipsisObj>(),
-                 a->initialValue, nullptr, a->range);
-      }
-    }
-    size_t next = 0;
-    result = body(rebuild(tree, refs, next));
-    resultDef = flatten(result, resultLeaves);
-    std::vector<mlir::Value> yielded;
-    for (Obj &leaf : resultLeaves) {
-      ArrayPtr a = el.arrays().toArray(leaf, r);
-      leaf = a;
-      yielded.push_back(a->value);
-    }
-    pk::ScopeYieldOp::create(b, loc, yielded);
-  }
-  if (resultLeaves.empty())
-    return result;
-  // The results are known now: rebuild the op with them.
-  std::vector<mlir::Type> resultTypes;
-  for (const Obj &leaf : resultLeaves)
-    resultTypes.push_back(llvm::cast<ArrayObj>(*leaf).value.getType());
-  auto withResults = pk::RunScopedOp::create(b, loc, resultTypes, op.getCollectiveAxesAttr(),
-                                             op.getArgNamesAttr());
-  withResults.getBody().takeBody(op.getBody());
-  op.erase();
-  std::vector<Obj> outs;
-  for (size_t i = 0; i < resultLeaves.size(); ++i) {
-    auto &a = llvm::cast<ArrayObj>(*resultLeaves[i]);
-    outs.push_back(el.arrays().wrap(withResults.getResult(i), a.shape, a.dtype, a.weak));
-  }
-  size_t next = 0;
-  return unflatten(resultDef, outs, next);
-}
 
 /// The shapes of an operand list for the op: static, or a diagnostic.
 std::vector<int64_t> staticShape(Elaborator &el, const std::vector<Dim> &dims,
@@ -639,6 +566,77 @@ Obj coreMap(Elaborator &el, const std::shared_ptr<MeshObj> &mesh, const Obj &bod
 //===----------------------------------------------------------------------===//
 // pl.run_scoped
 //===----------------------------------------------------------------------===//
+
+Obj scoped(Elaborator &el, const Obj &allocations, const std::vector<std::string> &collective,
+           SourceRange r, const std::function<Obj(const Obj &)> &body,
+           const std::vector<std::string> &argNames) {
+  std::vector<Obj> leaves;
+  Tree tree = flattenWhere(el, allocations, isAllocation, leaves, r,
+                           "scratch must be allocations such as plgpu.SMEM((128,), jnp.float32), "
+                           "plgpu.Barrier() or plgpu.ACC((64, 64), jnp.float32)");
+  mlir::OpBuilder &b = el.builder();
+  mlir::MLIRContext *ctx = &el.context();
+  mlir::Location loc = el.loc(r);
+  std::vector<mlir::Attribute> axes;
+  for (const std::string &a : collective)
+    axes.push_back(mlir::StringAttr::get(ctx, a));
+  auto op = pk::RunScopedOp::create(b, loc, mlir::TypeRange{}, b.getArrayAttr(axes), nullptr);
+  std::vector<mlir::Type> types;
+  for (const Obj &leaf : leaves)
+    types.push_back(allocationType(el, leaf));
+  std::vector<mlir::Location> locs(types.size(), loc);
+  mlir::Block *block;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    block = b.createBlock(&op.getBody(), {}, types, locs);
+  }
+  if (!argNames.empty() && argNames.size() == types.size())
+    op.setArgNamesAttr(
+        b.getStrArrayAttr(std::vector<llvm::StringRef>(argNames.begin(), argNames.end())));
+  std::vector<Obj> refs;
+  Obj result;
+  std::vector<Obj> resultLeaves;
+  TreeDef resultDef;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      refs.push_back(refFor(block->getArgument(i)));
+      // plgpu.ACC.init(x): the accumulator starts with x.
+      if (auto *a = llvm::dyn_cast<AllocationObj>(leaves[i].get()); a && a->initialValue) {
+        storeRef(el, llvm::cast<RefObj>(*refs.back()), std::make_shared<EllipsisObj>(),
+                 a->initialValue, nullptr, a->range);
+      }
+    }
+    size_t next = 0;
+    result = body(rebuild(tree, refs, next));
+    resultDef = flatten(result, resultLeaves);
+    std::vector<mlir::Value> yielded;
+    for (Obj &leaf : resultLeaves) {
+      ArrayPtr a = el.arrays().toArray(leaf, r);
+      leaf = a;
+      yielded.push_back(a->value);
+    }
+    pk::ScopeYieldOp::create(b, loc, yielded);
+  }
+  if (resultLeaves.empty())
+    return result;
+  // The results are known now: rebuild the op with them.
+  std::vector<mlir::Type> resultTypes;
+  for (const Obj &leaf : resultLeaves)
+    resultTypes.push_back(llvm::cast<ArrayObj>(*leaf).value.getType());
+  auto withResults = pk::RunScopedOp::create(b, loc, resultTypes, op.getCollectiveAxesAttr(),
+                                             op.getArgNamesAttr());
+  withResults.getBody().takeBody(op.getBody());
+  op.erase();
+  std::vector<Obj> outs;
+  for (size_t i = 0; i < resultLeaves.size(); ++i) {
+    auto &a = llvm::cast<ArrayObj>(*resultLeaves[i]);
+    outs.push_back(el.arrays().wrap(withResults.getResult(i), a.shape, a.dtype, a.weak));
+  }
+  size_t next = 0;
+  return unflatten(resultDef, outs, next);
+}
 
 Obj runScoped(Elaborator &el, CallArgs &args) {
   SourceRange r = args.range;

@@ -72,6 +72,19 @@ std::vector<int64_t> staticGrid(Elaborator &el, const Obj &o, SourceRange r) {
   return grid;
 }
 
+/// A pipeline's body, grid, in_specs and out_specs: the first four
+/// parameters of every emit_pipeline.
+std::shared_ptr<PipelineSpec> newPipelineSpec(Elaborator &el, const BoundArgs &a, SourceRange r) {
+  auto spec = std::make_shared<PipelineSpec>();
+  spec->range = r;
+  spec->body = a[0];
+  spec->grid = staticGrid(el, a[1], a.range(1));
+  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
+  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
+  spec->specsRange = a.range(2);
+  return spec;
+}
+
 /// The block attribute of one operand (index maps are computed in the
 /// op's index_map region) and its shape as the body sees it.
 pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefType ref,
@@ -484,13 +497,7 @@ Obj emitPipeline(Elaborator &el, CallArgs &args, bool warpSpecialized) {
     params.push_back(Param{"delay_release", none(), true});
   }
   BoundArgs a = el.bind(args, params);
-  auto spec = std::make_shared<PipelineSpec>();
-  spec->range = args.range;
-  spec->body = a[0];
-  spec->grid = staticGrid(el, a[1], a.range(1));
-  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
-  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
-  spec->specsRange = a.range(2);
+  auto spec = newPipelineSpec(el, a, args.range);
   spec->maxConcurrentSteps = el.toInt(a[4], a.range(4), "max_concurrent_steps");
   if (spec->maxConcurrentSteps < 1)
     el.fail(a.range(4), "max_concurrent_steps must be at least 1");
@@ -631,14 +638,8 @@ Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
     if (!isNone(a[i]))
       el.fail(a.range(i), "partitioning a pipeline across TensorCores (core_axis) is not "
                           "supported: pkc compiles for one TPU core");
-  auto spec = std::make_shared<PipelineSpec>();
+  auto spec = newPipelineSpec(el, a, args.range);
   spec->tpu = true;
-  spec->range = args.range;
-  spec->body = a[0];
-  spec->grid = staticGrid(el, a[1], a.range(1));
-  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
-  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
-  spec->specsRange = a.range(2);
   el.truthy(a[9], a.range(9)); // no_pipelining: pkc's TPU pipelines do not overlap yet
   spec->maxConcurrentSteps = 1;  // one buffer per operand (LowerPipeline.cpp)
   return pipelineFunction(spec);

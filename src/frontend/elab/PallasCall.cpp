@@ -385,12 +385,12 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     operands[i].spec = i < numInputs ? inSpecs[i] : outSpecs[i - numInputs];
 
   // Scratch buffers and semaphores (None entries give the kernel None).
-  std::vector<mlir::Type> scratchTypeList;
+  std::vector<mlir::Type> scratch;
   std::vector<Obj> scratchLeaves;
   pytreeLeaves(callable.scratchShapes, scratchLeaves);
   for (const Obj &s : scratchLeaves) {
     if (auto *shape = llvm::dyn_cast<ScratchShapeObj>(s.get())) {
-      scratchTypeList.push_back(pk::RefType::get(shape->shape, storageType(ctx, shape->dtype),
+      scratch.push_back(pk::RefType::get(shape->shape, storageType(ctx, shape->dtype),
                                                  pk::MemorySpaceAttr::get(ctx, shape->space)));
       continue;
     }
@@ -398,9 +398,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     if (!alloc || alloc->what != AllocationObj::What::Semaphore)
       fail(callable.scratchRange, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
                            "jnp.float32) or semaphores (pltpu.SemaphoreType.DMA), got " + repr(*s));
-    scratchTypeList.push_back(alloc->type);
+    scratch.push_back(alloc->type);
   }
-  const auto &scratch = scratchTypeList;
 
   // The op, created now so that index maps and the kernel can fill its
   // regions; its spec attributes are set once they are known.

@@ -130,19 +130,13 @@ Obj makeAsyncCopy(Elaborator &el, CallArgs &args, bool start) {
 Obj syncCopy(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"src_ref"}, {"dst_ref"}});
   el.requireKernel(args.range, "pltpu.sync_copy");
-  mlir::OpBuilder &b = el.builder();
-  mlir::Location loc = el.loc(args.range);
-  auto semType = pk::SemaphoreType::get(&el.context(), {}, pk::SemaphoreKind::DMA);
-  auto scope = pk::RunScopedOp::create(b, loc, mlir::TypeRange{}, b.getArrayAttr({}), nullptr);
-  mlir::OpBuilder::InsertionGuard guard(b);
-  mlir::Block *block = b.createBlock(&scope.getBody(), {}, {semType}, {loc});
-  b.setInsertionPointToEnd(block);
-  auto sem = std::make_shared<SyncRefObj>(MgpuObject::Which::SemaphoreRef, block->getArgument(0));
-  Copy c = checkedCopy(el, a[0], a[1], sem, args.range, a.range(0), a.range(1), args.range);
-  emitStart(el, c, 0, args.range);
-  emitWait(el, c, args.range);
-  pk::ScopeYieldOp::create(b, loc);
-  return none();
+  Obj request = semaphoreAllocation(el, {}, pk::SemaphoreKind::DMA, args.range);
+  return scoped(el, request, {}, args.range, [&](const Obj &sem) -> Obj {
+    Copy c = checkedCopy(el, a[0], a[1], sem, args.range, a.range(0), a.range(1), args.range);
+    emitStart(el, c, 0, args.range);
+    emitWait(el, c, args.range);
+    return none();
+  });
 }
 
 } // namespace
