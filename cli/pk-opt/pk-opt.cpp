@@ -11,6 +11,7 @@
 #include "backends/cuda/Pipeline.h"
 #include "backends/tpu/Passes.h"
 #include "ir/PkDialect.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
   pk::gpu::registerPkGpuPasses();
   pk::gpu::registerCudaPipelines();
   pk::backends::tpu::registerPkTpuPasses();
+  pk::registerPkTransformsPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "pk-opt: runs passes on pk IR\n", registry));
 }

@@ -4,11 +4,13 @@
 #include "driver/ImportPath.h"
 #include "frontend/parse/Parser.h"
 #include "ir/PkDialect.h"
+#include "transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Path.h"
@@ -112,6 +114,18 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::compileSource(const std::string &name
     return nullptr;
   mlir::OwningOpRef<mlir::ModuleOp> ir = elaborate(*module, options, engine, *mlirContext);
   modules.push_back(std::move(module));
+  return finishElaboration(std::move(ir));
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> Session::finishElaboration(mlir::OwningOpRef<mlir::ModuleOp> ir) {
+  if (!ir)
+    return ir;
+  mlir::PassManager pm(mlirContext.get());
+  pm.addPass(createPkFuseArrayCode());
+  if (mlir::failed(pm.run(*ir))) {
+    engine.error(SourceRange(), "internal error: pk-fuse-array-code failed");
+    return nullptr;
+  }
   return ir;
 }
 
@@ -146,7 +160,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
     return nullptr;
   ElaborationOptions withImports = options;
   withImports.imports = &importPath;
-  return elaborate(*main.module, withImports, engine, *mlirContext);
+  return finishElaboration(elaborate(*main.module, withImports, engine, *mlirContext));
 }
 
 } // namespace pk

@@ -67,6 +67,10 @@ public:
   Diagnostic diagnosticAt(mlir::Location location, Severity severity, std::string message);
 
 private:
+  /// The target-independent passes every consumer of elaborated IR sees
+  /// (pk-fuse-array-code); null when one fails.
+  mlir::OwningOpRef<mlir::ModuleOp> finishElaboration(mlir::OwningOpRef<mlir::ModuleOp> ir);
+
   SourceManager sourceManager;
   DiagnosticEngine engine;
   std::unique_ptr<mlir::MLIRContext> mlirContext;

@@ -407,6 +407,13 @@ def run_case(tools, case, workdir, verbose):
             if "call" in step:
                 steps.append({"export": program["export"], **step})
     steps = [s for s in steps if s["export"] == case.export]
+    # Array code at export level becomes kernels of pkc's own, where JAX
+    # runs XLA ops: each must be a valid, runnable Mosaic kernel; the
+    # user's kernels are compared with Pallas's.
+    for step in steps:
+        if step["call"].get("generated"):
+            check_runnable(modules[step["call"]["module"]], step, manifest)
+    steps = [s for s in steps if not s["call"].get("generated")]
     calls = jax_custom_calls(case)
     if len(steps) != len(calls):
         raise CaseError(f"pkc made {len(steps)} kernels, JAX {len(calls)}")

@@ -200,6 +200,8 @@ json callJson(const KernelPlan &plan, Buffers &buffers) {
                       {"scalar_prefetch", plan.prefetchTypes.size()},
                       {"windows", windows},
                       {"scratch", scratch}};
+  if (call->hasAttr("pk.generated")) // array code at export level, not a user kernel
+    description["generated"] = true;
   if (DictionaryAttr params = call.getCompilerParamsAttr()) {
     if (Attribute cost = params.get("cost_estimate"))
       description["cost_estimate"] = attrJson(cost);

@@ -102,7 +102,8 @@ Obj arrayAttribute(Elaborator &el, const Obj &value, const std::string &name, So
       {"prod", "prod"},       {"argmax", "argmax"}, {"argmin", "argmin"},   {"any", "any"},
       {"all", "all"},         {"var", "var"},       {"std", "std"},         {"squeeze", "squeeze"},
       {"ravel", "ravel"},     {"flatten", "ravel"}, {"swapaxes", "swapaxes"}, {"clip", "clip"},
-      {"round", "round"},     {"dot", "dot"}};
+      {"round", "round"},     {"dot", "dot"},         {"repeat", "repeat"}, {"cumsum", "cumsum"},
+      {"cumprod", "cumprod"}, {"take", "take"}};
   auto it = forwarded.find(name);
   if (it != forwarded.end())
     return jnpMethod(el, value, name, it->second, r);
@@ -291,21 +292,9 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     }
     if (name == "itemsize")
       return makeInt(byteWidth(g.dtype));
-    if (name == "astype") // converting to its own dtype is the array itself
-      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
-        BoundArgs a = el.bind(args, {{"self"}, {"dtype"}, {"copy", none(), true},
-                                     {"device", none(), true}});
-        const auto &g = llvm::cast<GlobalArrayObj>(*a[0]);
-        DType to = el.toDType(a[1], a.range(1), "dtype");
-        if (to != g.dtype)
-          el.fail(args.range, "converting the whole array '" + g.name + "' from " +
-                                  numpyName(g.dtype) + " to " + numpyName(to) +
-                                  " outside a kernel is not supported yet (array code outside "
-                                  "pallas_call); convert it in the kernel");
-        return a[0];
-      });
-    el.fail(r, "array '" + g.name + "' has no attribute '" + name +
-                   "' outside a kernel (available: shape, dtype, ndim, size, itemsize)");
+    if (name == "at")
+      return std::make_shared<ArrayAtObj>(value, nullptr);
+    return globalArrayMember(el, value, name, r);
   }
   case Object::Kind::ShapeDtypeStruct: {
     const auto &s = llvm::cast<ShapeDtypeStructObj>(*value);
@@ -453,6 +442,13 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
 Obj castToDType(Elaborator &el, DType dtype, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"x"}});
   const Obj &x = a[0];
+  if (el.mode() == EmitMode::Export && Elaborator::holdsGlobalArray(x))
+    return el.arrayCodeAtExport(numpyName(dtype), args.range, {x}, [&](std::vector<Obj> &v) {
+      CallArgs traced;
+      traced.range = args.range;
+      traced.addPositional(v[0], a.range(0));
+      return castToDType(el, dtype, traced);
+    });
   if (!el.inKernel()) {
     // Outside kernels there are no arrays: convert the static number.
     if (isFloat(dtype))

@@ -65,6 +65,10 @@ void installClassBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &
 
 /// `value.name`: namespace members, array attributes and methods, ...
 Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
+/// `x.name` on a whole array at export level other than its shape and
+/// dtype: a method (`x.reshape`) or property (`x.T`) that runs as array
+/// code in a generated kernel (ExportArrays.cpp).
+Obj globalArrayMember(Elaborator &el, const Obj &array, const std::string &name, SourceRange r);
 /// A dtype called as a function: `jnp.float32(x)`.
 Obj castToDType(Elaborator &el, DType dtype, CallArgs &args);
 

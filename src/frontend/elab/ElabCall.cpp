@@ -239,6 +239,8 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
     const auto &builtin = llvm::cast<BuiltinObj>(*callee);
     if (args.callee.empty())
       args.callee = builtin.name;
+    if (tracesAtExport(builtin.name, args))
+      return callAtExport(builtin.name, builtin.fn, args);
     return builtin.fn(*this, args);
   }
   case Object::Kind::BoundMethod: {

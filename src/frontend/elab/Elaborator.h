@@ -23,6 +23,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -263,6 +264,32 @@ public:
   /// `jax.vmap(fun, in_axes, out_axes, axis_size=)(args)` (Vmap.cpp).
   Obj applyVmap(const Obj &fun, const Obj &inAxes, const Obj &outAxes, const Obj &axisSize,
                 SourceRange vmapRange, CallArgs &args);
+
+  /// Array code at export level (ExportArrays.cpp): runs `compute` on block
+  /// values standing for the whole arrays among `inputs` (GlobalArray
+  /// leaves of pytrees; other values pass as they are) in a generated
+  /// pallas_call, and returns its result with each block value replaced by
+  /// a whole array. `what` ("jax.numpy.exp") names the operation in
+  /// messages and the kernel.
+  /// Symbolic dimensions of the arrays run one program per index (the
+  /// code must compute element-wise along them); symbolic sizes equal to
+  /// one of them in sequences among `inputs` (shapes), or anywhere in them
+  /// with `sizesAtTopLevel` (`x.reshape(B, 8)`), read as that one index.
+  Obj arrayCodeAtExport(const std::string &what, SourceRange r, std::vector<Obj> inputs,
+                        const std::function<Obj(std::vector<Obj> &)> &compute,
+                        bool sizesAtTopLevel = false);
+  /// Whether `o` holds a whole array (a GlobalArray leaf) anywhere.
+  static bool holdsGlobalArray(const Obj &o);
+  /// Whether calling the builtin `builtinName` with `args` here is array
+  /// code to run as a generated kernel: a jnp / lax / jax.nn function
+  /// applied to whole arrays, or making one, in an export's body.
+  bool tracesAtExport(const std::string &builtinName, const CallArgs &args) const;
+  /// Calls `fn` with `args` as array code at export level.
+  Obj callAtExport(const std::string &builtinName, const BuiltinObj::Fn &fn, CallArgs &args);
+  /// Where each jax.vmap level puts its axis in an output of `rank` dims:
+  /// innermost first, each at its out_axes position among the axes outside
+  /// it, so that leaving the vmap finds it where out_axes asks.
+  std::vector<BatchAxis> outputBatchAxes(size_t rank, const std::string &what);
 
   /// One active jax.vmap call: each pallas_call under it gets a leading
   /// grid axis of `size` that its kernel does not see.

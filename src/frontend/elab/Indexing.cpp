@@ -771,8 +771,9 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
       return *v;
     el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
   case Object::Kind::GlobalArray:
-    el.fail(r, "a whole array cannot be indexed outside a kernel; pass it to pallas_call and "
-               "index its Ref inside the kernel");
+    return el.arrayCodeAtExport("indexing", r, {container, index}, [&](std::vector<Obj> &v) {
+      return subscript(el, v[0], v[1], r);
+    });
   default:
     el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
   }

@@ -35,28 +35,6 @@ struct Operand {
   }
 };
 
-/// Where each jax.vmap level puts its axis in an output of `rank` dims:
-/// innermost first, each at its out_axes position among the axes outside
-/// it, so that leaving the vmap finds it where out_axes asks.
-std::vector<BatchAxis> outputBatchAxes(Elaborator &el, size_t rank, const std::string &what) {
-  const auto &levels = el.activeVmaps();
-  std::vector<int> layout(rank, -1); // -1: a program-visible axis; else a level index
-  for (size_t l = levels.size(); l-- > 0;) {
-    int64_t at = levels[l].outAxis.value_or(0);
-    int64_t n = static_cast<int64_t>(layout.size()) + 1;
-    if (at < -n || at >= n)
-      el.fail(levels[l].range, "jax.vmap out_axes=" + std::to_string(at) +
-                                   " is out of range for " + what + " (rank " +
-                                   std::to_string(n) + " under the vmap)");
-    layout.insert(layout.begin() + (at < 0 ? at + n : at), static_cast<int>(l));
-  }
-  std::vector<BatchAxis> batch;
-  for (size_t axis = 0; axis < layout.size(); ++axis)
-    if (layout[axis] >= 0)
-      batch.push_back({levels[layout[axis]].id, axis, levels[layout[axis]].size});
-  return batch;
-}
-
 std::vector<Obj> sequenceItems(Elaborator &el, const Obj &o, SourceRange r) {
   if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get()))
     return seq->items;
@@ -237,6 +215,26 @@ mlir::DictionaryAttr compilerParams(Elaborator &el, const Obj &params, const Obj
 
 } // namespace
 
+std::vector<BatchAxis> Elaborator::outputBatchAxes(size_t rank, const std::string &what) {
+  const auto &levels = activeVmaps();
+  std::vector<int> layout(rank, -1); // -1: a program-visible axis; else a level index
+  for (size_t l = levels.size(); l-- > 0;) {
+    int64_t at = levels[l].outAxis.value_or(0);
+    int64_t n = static_cast<int64_t>(layout.size()) + 1;
+    if (at < -n || at >= n)
+      fail(levels[l].range, "jax.vmap out_axes=" + std::to_string(at) +
+                                   " is out of range for " + what + " (rank " +
+                                   std::to_string(n) + " under the vmap)");
+    layout.insert(layout.begin() + (at < 0 ? at + n : at), static_cast<int>(l));
+  }
+  std::vector<BatchAxis> batch;
+  for (size_t axis = 0; axis < layout.size(); ++axis)
+    if (layout[axis] >= 0)
+      batch.push_back({levels[layout[axis]].id, axis, levels[layout[axis]].size});
+  return batch;
+}
+
+
 Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &args) {
   SourceRange r = args.range;
   if (emitMode == EmitMode::Kernel || emitMode == EmitMode::IndexMapRegion)
@@ -345,7 +343,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     }
     std::string what = "output " + std::to_string(i);
     operands.push_back({what, dims, dtype, nullptr, callable.outSpecsRange,
-                        outputBatchAxes(*this, dims.size(), what)});
+                        outputBatchAxes(dims.size(), what)});
   }
   size_t numOutputs = operands.size() - numInputs;
 

@@ -1,0 +1,158 @@
+//===- ParallelAxes.cpp ---------------------------------------------------===//
+#include "frontend/elab/ParallelAxes.h"
+
+#include "ir/PkDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace pk::elab {
+
+namespace {
+
+llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  if (auto t = llvm::dyn_cast<mlir::ShapedType>(v.getType()))
+    return t.getShape();
+  return {};
+}
+
+int firstTag(const ParallelAxes::Tags &t) {
+  for (int tag : t)
+    if (tag != ParallelAxes::kNone)
+      return tag;
+  return ParallelAxes::kNone;
+}
+
+} // namespace
+
+ParallelAxes::Tags ParallelAxes::of(mlir::Value value) const {
+  auto it = tags.find(value);
+  if (it != tags.end())
+    return it->second;
+  return Tags(shapeOf(value).size(), kNone);
+}
+
+std::optional<ParallelAxes::Conflict> ParallelAxes::propagate(mlir::Block &block) {
+  for (mlir::Operation &op : block)
+    if (std::optional<Conflict> c = visit(op))
+      return c;
+  return std::nullopt;
+}
+
+std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
+  // Ops that touch no tagged value compute the same thing at every index.
+  int used = kNone;
+  op.walk([&](mlir::Operation *inner) {
+    for (mlir::Value v : inner->getOperands())
+      if (used == kNone)
+        used = firstTag(of(v));
+  });
+  if (used == kNone || llvm::isa<pk::LoadOp>(op))
+    return std::nullopt;
+  auto conflict = [&](int tag, int other = kNone) { return Conflict{&op, tag, other}; };
+  if (op.getNumRegions() != 0 || op.getNumResults() != 1)
+    return conflict(used);
+  mlir::Value result = op.getResult(0);
+  size_t rank = shapeOf(result).size();
+
+  // Element-wise: operands have the result's shape (scalars broadcast);
+  // each axis keeps the one tag its operands agree on.
+  auto merge = [&](mlir::ValueRange operands, std::optional<int64_t> skipAxis)
+      -> std::optional<Conflict> {
+    Tags out(rank, kNone);
+    for (mlir::Value v : operands) {
+      Tags t = of(v);
+      if (t.empty())
+        continue;
+      if (t.size() != rank)
+        return conflict(firstTag(t));
+      for (size_t d = 0; d < rank; ++d) {
+        if (t[d] == kNone)
+          continue;
+        if (skipAxis && static_cast<int64_t>(d) == *skipAxis)
+          return conflict(t[d]);
+        if (out[d] != kNone && out[d] != t[d])
+          return conflict(out[d], t[d]);
+        out[d] = t[d];
+      }
+    }
+    tags[result] = out;
+    return std::nullopt;
+  };
+  mlir::Dialect *dialect = op.getDialect();
+  if (dialect && llvm::isa<mlir::arith::ArithDialect, mlir::math::MathDialect>(dialect))
+    return merge(op.getOperands(), std::nullopt);
+  if (auto concat = llvm::dyn_cast<pk::ConcatenateOp>(op))
+    return merge(concat.getOperands(), static_cast<int64_t>(concat.getDimension()));
+
+  mlir::Value operand = op.getOperand(0);
+  Tags in = of(operand);
+  llvm::ArrayRef<int64_t> inShape = shapeOf(operand), outShape = shapeOf(result);
+  Tags out(rank, kNone);
+  if (auto bcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op)) {
+    llvm::ArrayRef<int64_t> dims = bcast.getBroadcastDimensions();
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (in[d] == kNone)
+        continue;
+      if (outShape[dims[d]] != inShape[d]) // size 1 broadcast against a static size
+        return conflict(in[d]);
+      out[dims[d]] = in[d];
+    }
+  } else if (llvm::isa<pk::ReshapeOp>(op)) {
+    // Tagged axes must lead a prefix the reshape leaves as it is.
+    size_t prefix = 0;
+    for (size_t d = 0; d < in.size(); ++d)
+      if (in[d] != kNone)
+        prefix = d + 1;
+    if (outShape.size() < prefix || inShape.take_front(prefix) != outShape.take_front(prefix))
+      return conflict(used);
+    for (size_t d = 0; d < prefix; ++d)
+      out[d] = in[d];
+  } else if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
+    llvm::ArrayRef<int64_t> perm = transpose.getPermutation();
+    for (size_t d = 0; d < rank; ++d)
+      out[d] = in[perm[d]];
+  } else if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (in[d] == kNone)
+        continue;
+      if (slice.getStartIndices()[d] != 0 || slice.getLimitIndices()[d] != inShape[d] ||
+          slice.getStrides()[d] != 1)
+        return conflict(in[d]);
+      out[d] = in[d];
+    }
+  } else if (auto reduce = llvm::dyn_cast<pk::ReduceOp>(op)) {
+    llvm::ArrayRef<int64_t> axes = reduce.getAxes();
+    for (size_t d = 0; d < in.size(); ++d) {
+      bool reduced = llvm::is_contained(axes, static_cast<int64_t>(d));
+      if (reduced && in[d] != kNone)
+        return conflict(in[d]);
+      if (!reduced && !out.empty())
+        out[d - llvm::count_if(axes, [&](int64_t a) { return a < static_cast<int64_t>(d); })] = in[d];
+    }
+  } else if (auto arg = llvm::dyn_cast<pk::ArgReduceOp>(op)) {
+    size_t axis = arg.getAxis();
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (d == axis && in[d] != kNone)
+        return conflict(in[d]);
+      if (d != axis)
+        out[d < axis ? d : d - 1] = in[d];
+    }
+  } else if (auto dot = llvm::dyn_cast<pk::DotOp>(op)) {
+    Tags lhs = of(dot.getLhs()), rhs = of(dot.getRhs());
+    if (lhs.size() != 2 || rhs.size() != 2 || rank != 2)
+      return conflict(used);
+    int m = lhs[dot.getTransposeLhs() ? 1 : 0], kl = lhs[dot.getTransposeLhs() ? 0 : 1];
+    int kr = rhs[dot.getTransposeRhs() ? 1 : 0], n = rhs[dot.getTransposeRhs() ? 0 : 1];
+    if (kl != kNone || kr != kNone)
+      return conflict(kl != kNone ? kl : kr);
+    out = {m, n};
+  } else {
+    return conflict(used);
+  }
+  tags[result] = out;
+  return std::nullopt;
+}
+
+} // namespace pk::elab

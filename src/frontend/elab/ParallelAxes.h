@@ -1,0 +1,50 @@
+//===- ParallelAxes.h - Axes a traced body computes independently -*- C++ -*-===//
+//
+// Array code at export level on an array with a symbolic dimension runs
+// once per index of that dimension: it is traced with the dimension at size
+// 1, and is correct only if every element it computes along that axis
+// depends on the same index of its inputs, as element-wise math does and a
+// reduction over the axis does not. This analysis checks that: it tags the
+// symbolic axes of the loaded inputs and follows the tags through the
+// body's ops (an indexing map restricted to those axes), failing at the
+// first op that reads across a tagged axis or mixes two tags.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_PARALLELAXES_H
+#define PK_FRONTEND_ELAB_PARALLELAXES_H
+
+#include "mlir/IR/Block.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <vector>
+
+namespace pk::elab {
+
+class ParallelAxes {
+public:
+  static constexpr int kNone = -1;
+  using Tags = std::vector<int>; ///< per axis: a tag, or kNone
+
+  /// Declares `value`'s axes' tags (a loaded input).
+  void set(mlir::Value value, Tags axisTags) { tags[value] = std::move(axisTags); }
+  /// The tags of `value`: kNone everywhere unless something tagged it.
+  Tags of(mlir::Value value) const;
+
+  /// Why an op cannot run once per index of a tagged axis.
+  struct Conflict {
+    mlir::Operation *op;
+    int tag;
+    int otherTag; ///< a second tag the op mixes with `tag`, or kNone
+  };
+  /// Follows the tags through `block`'s ops, in order.
+  std::optional<Conflict> propagate(mlir::Block &block);
+
+private:
+  std::optional<Conflict> visit(mlir::Operation &op);
+  llvm::DenseMap<mlir::Value, Tags> tags;
+};
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_PARALLELAXES_H
