@@ -69,6 +69,12 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
 /// dtype: a method (`x.reshape`) or property (`x.T`) that runs as array
 /// code in a generated kernel (ExportArrays.cpp).
 Obj globalArrayMember(Elaborator &el, const Obj &array, const std::string &name, SourceRange r);
+/// `pl.CostEstimate(...)`: an object with the four fields as attributes.
+Obj makeCostEstimate(int64_t flops, int64_t transcendentals, int64_t bytesAccessed,
+                     int64_t remoteBytes);
+bool isCostEstimate(const Obj &o);
+/// `pl.estimate_cost(fun, *args, **kwargs)` (CostEstimate.cpp).
+Obj estimateCost(Elaborator &el, CallArgs &args);
 /// A dtype called as a function: `jnp.float32(x)`.
 Obj castToDType(Elaborator &el, DType dtype, CallArgs &args);
 

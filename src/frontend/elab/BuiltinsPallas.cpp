@@ -128,7 +128,7 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   call->scratchShapes = a[6];
   call->aliases = a[7];
   call->compilerParams = a[11];
-  if (!isNone(a[12]) && !llvm::isa<DictObj>(a[12].get()))
+  if (!isNone(a[12]) && !isCostEstimate(a[12]))
     el.fail(a.range(12), "cost_estimate must be a pl.CostEstimate(...), got " + typeName(*a[12]));
   call->costEstimate = a[12];
   if (!isNone(a[2])) {
@@ -379,12 +379,13 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   define(n, "CostEstimate", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"flops"}, {"transcendentals"}, {"bytes_accessed"},
                                  {"remote_bytes_transferred", makeInt(0)}});
-    auto fields = std::make_shared<DictObj>();
+    int64_t v[4];
     const char *names[] = {"flops", "transcendentals", "bytes_accessed", "remote_bytes_transferred"};
     for (int i = 0; i < 4; ++i)
-      fields->entries.emplace_back(makeStr(names[i]), makeInt(el.toInt(a[i], a.range(i), names[i])));
-    return fields;
+      v[i] = el.toInt(a[i], a.range(i), names[i]);
+    return makeCostEstimate(v[0], v[1], v[2], v[3]);
   });
+  define(n, "estimate_cost", estimateCost);
   define(n, "multiple_of", [](Elaborator &el, CallArgs &args) -> Obj {
     return el.bind(args, {{"x"}, {"values"}})[0];
   });

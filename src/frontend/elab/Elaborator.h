@@ -327,6 +327,7 @@ public:
 private:
   friend class ModeGuard;
   friend class CallScope;
+  friend class ArrayCodeTracer; // ExportArrays.cpp
 
   // Expressions (ElabExpr.cpp).
   Obj evalExpression(const ast::Expr &expr); ///< eval without the budget's catch

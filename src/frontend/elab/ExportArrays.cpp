@@ -92,278 +92,384 @@ bool Elaborator::holdsGlobalArray(const Obj &o) {
   return found;
 }
 
+/// An axis the generated kernel walks one block at a time, a grid axis of
+/// its own: a symbolic dimension (block 1), or the leading dimension of
+/// arrays too large for one block.
+struct TiledAxis {
+  Dim size;
+  int64_t block;
+  std::string owner; ///< the array it comes from, for messages
+  bool symbolic() const { return !size.isStatic(); }
+};
+
+/// One operation of array code at export level, traced and emitted as a
+/// generated pallas_call.
+class ArrayCodeTracer {
+public:
+  using Compute = std::function<Obj(std::vector<Obj> &)>;
+
+  ArrayCodeTracer(Elaborator &el, const std::string &what, SourceRange r, bool sizesAtTopLevel)
+      : el(el), what(what), r(r), sizesAtTopLevel(sizesAtTopLevel),
+        levels(el.activeVmaps()) {}
+
+  Obj run(const std::vector<Obj> &inputs, const Compute &compute) {
+    collectArrays(inputs);
+    // Large arrays are tiled along their leading axis when the code allows
+    // it (ParallelAxes says so); else, and for the rest, blocks are whole.
+    if (tileLeadingAxis()) {
+      if (trace(inputs, compute, /*mayFail=*/true))
+        return emit();
+      tiled.resize(firstStaticTile);
+      for (ParallelAxes::Tags &t : arrayTags)
+        for (int &tag : t)
+          if (tag >= static_cast<int>(firstStaticTile))
+            tag = ParallelAxes::kNone;
+    }
+    trace(inputs, compute, /*mayFail=*/false);
+    return emit();
+  }
+
+private:
+  /// Past this many elements a whole-array block is tiled if it can be
+  /// (a CTA holds a block in registers on CUDA).
+  static constexpr int64_t kWholeBlockElements = 16384;
+
+  void collectArrays(const std::vector<Obj> &inputs) {
+    std::map<void *, size_t> indexOfValue;
+    for (const Obj &input : inputs)
+      visitLeaves(input, [&](const Obj &leaf) {
+        auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
+        if (!g || indexOf.count(g))
+          return;
+        auto [it, inserted] = indexOfValue.try_emplace(g->value.getAsOpaquePointer(), arrays.size());
+        if (inserted)
+          arrays.push_back(g);
+        indexOf[g] = it->second;
+      });
+    for (const GlobalArrayObj *g : arrays)
+      batched |= !g->batch.empty();
+    // Symbolic dimensions: one program per index, traced at size 1.
+    for (const GlobalArrayObj *g : arrays) {
+      ParallelAxes::Tags t(g->shape.size(), ParallelAxes::kNone);
+      for (size_t d = 0; d < g->shape.size(); ++d)
+        if (!g->shape[d].isStatic())
+          t[d] = tagFor(g->shape[d], 1, *g);
+      arrayTags.push_back(std::move(t));
+    }
+    firstStaticTile = tiled.size();
+  }
+
+  int tagFor(const Dim &size, int64_t block, const GlobalArrayObj &g) {
+    for (size_t i = 0; i < tiled.size(); ++i)
+      if (tiled[i].size == size && tiled[i].block == block)
+        return static_cast<int>(i);
+    tiled.push_back({size, block,
+                     "'" + g.name + "' (" + shortName(g.dtype) + "[" + el.describeDims(g.shape) + "])"});
+    return static_cast<int>(tiled.size() - 1);
+  }
+
+  /// Tags the leading axis of the largest array (and of those of its rank
+  /// and leading size) when its whole block would be too large.
+  bool tileLeadingAxis() {
+    const GlobalArrayObj *largest = nullptr;
+    int64_t most = 0;
+    for (const GlobalArrayObj *g : arrays) {
+      int64_t n = 1;
+      for (const Dim &d : g->shape)
+        n *= d.isStatic() ? d.value : 1;
+      if (n > most) {
+        most = n;
+        largest = g;
+      }
+    }
+    if (!largest || most <= kWholeBlockElements || !largest->shape[0].isStatic())
+      return false;
+    size_t rank = largest->shape.size();
+    int64_t size = largest->shape[0].value;
+    // Rows of 8 (a TPU tile's sublanes); a vector in lane-sized chunks.
+    int64_t block = rank == 1 ? 4096 : 8;
+    if (size <= block)
+      return false;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      if (arrays[i]->shape.size() == rank && arrays[i]->shape[0] == largest->shape[0])
+        arrayTags[i][0] = tagFor(Dim{size, {}}, block, *arrays[i]);
+    return true;
+  }
+
+  std::vector<int64_t> blockShape(const std::vector<Dim> &dims, const ParallelAxes::Tags &tags) const {
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < dims.size(); ++d)
+      shape.push_back(tags[d] >= 0 ? tiled[tags[d]].block : dims[d].value);
+    return shape;
+  }
+
+  /// Sizes in shape arguments equal to a symbolic dimension (`x.reshape(B,
+  /// 8, 64)`) read as the block's 1 in the trace.
+  std::vector<Obj> standInSizes(std::vector<Obj> inputs) const {
+    auto standIn = [&](const Obj &leaf) -> Obj {
+      auto *sym = llvm::dyn_cast<SymIntObj>(leaf.get());
+      if (!sym)
+        return nullptr;
+      for (const TiledAxis &axis : tiled)
+        if (axis.symbolic() && axis.size.expr == sym->expr)
+          return std::make_shared<IntObj>(1);
+      return nullptr;
+    };
+    for (Obj &input : inputs) {
+      if (llvm::isa<SequenceObj>(input.get()))
+        input = mapLeaves(input, standIn);
+      else if (Obj one = standIn(input); one && sizesAtTopLevel)
+        input = one;
+    }
+    return inputs;
+  }
+
+  void discard() {
+    if (!kernel)
+      return;
+    kernel->dropAllDefinedValueUses();
+    kernel->dropAllReferences();
+    kernel.reset();
+  }
+
+  /// Traces the code on blocks; false (with `mayFail`) when a static tiling
+  /// does not hold, to trace again with whole blocks.
+  bool trace(const std::vector<Obj> &inputs, const Compute &compute, bool mayFail) {
+    results.clear();
+    resultTags.clear();
+    kernel = std::make_unique<mlir::Block>();
+    std::vector<mlir::Type> refTypes;
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      refTypes.push_back(pk::RefType::get(blockShape(arrays[i]->shape, arrayTags[i]),
+                                          storageType(&el.context(), arrays[i]->dtype), nullptr));
+      kernel->addArgument(refTypes.back(), el.loc(r));
+    }
+    ParallelAxes axes;
+    std::vector<Dim> savedGrid = el.grid;
+    size_t savedHidden = el.hiddenGrid;
+    el.grid.clear();
+    el.hiddenGrid = 0;
+    try {
+      Elaborator::ModeGuard mode(el, EmitMode::Kernel);
+      el.b.setInsertionPointToEnd(kernel.get());
+      std::vector<Obj> blocks;
+      for (size_t i = 0; i < arrays.size(); ++i) {
+        RefObj ref(kernel->getArgument(i), llvm::cast<pk::RefType>(refTypes[i]).getShape().vec(),
+                   arrays[i]->dtype);
+        blocks.push_back(loadRef(el, ref, std::make_shared<EllipsisObj>(), nullptr, nullptr, r));
+        if (auto *a = llvm::dyn_cast<ArrayObj>(blocks.back().get()); a && a->rank() > 0)
+          axes.set(a->value, arrayTags[i]);
+      }
+      std::vector<Obj> substituted;
+      for (const Obj &input : standInSizes(inputs))
+        substituted.push_back(mapLeaves(input, [&](const Obj &leaf) -> Obj {
+          auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
+          return g ? blocks[indexOf.at(g)] : nullptr;
+        }));
+      traced = compute(substituted);
+      visitLeaves(traced, [&](const Obj &leaf) {
+        if (llvm::isa<ArrayObj>(leaf.get()))
+          results.push_back(leaf);
+        else if (llvm::isa<RefObj, RefAtObj>(leaf.get()))
+          el.fail(r, what + " at export level gave a Ref; Refs exist only inside kernels");
+      });
+    } catch (ElabError &) {
+      el.grid = savedGrid;
+      el.hiddenGrid = savedHidden;
+      discard();
+      if (mayFail)
+        return false;
+      throw;
+    } catch (...) {
+      el.grid = savedGrid;
+      el.hiddenGrid = savedHidden;
+      discard();
+      throw;
+    }
+    el.grid = savedGrid;
+    el.hiddenGrid = savedHidden;
+
+    // Along tiled axes the code must compute element-wise, and every
+    // result must follow each of them.
+    std::optional<ParallelAxes::Conflict> conflict;
+    if (!tiled.empty())
+      conflict = axes.propagate(*kernel);
+    int missing = ParallelAxes::kNone;
+    const char *how = "reads across";
+    for (const Obj &result : results) {
+      const auto &a = llvm::cast<ArrayObj>(*result);
+      ParallelAxes::Tags t = a.rank() > 0 ? axes.of(a.value) : ParallelAxes::Tags();
+      for (size_t tag = 0; tag < tiled.size() && missing < 0; ++tag)
+        if (auto n = llvm::count(t, static_cast<int>(tag)); n != 1) {
+          missing = static_cast<int>(tag);
+          how = n ? "repeats" : "gives a result without";
+        }
+      resultTags.push_back(std::move(t));
+    }
+    if (conflict && conflict->otherTag >= 0 && !mayFail) {
+      discard();
+      el.fail(r, what + " outside a kernel combines arrays along the different symbolic sizes " +
+                     name(conflict->tag) + " and " + name(conflict->otherTag) +
+                     "; give them one size, or compute it in a kernel");
+    }
+    int bad = conflict ? conflict->tag : missing;
+    if (bad >= 0) {
+      discard();
+      if (mayFail)
+        return false;
+      el.fail(r, what + " on the whole array " + tiled[bad].owner + " outside a kernel " +
+                     (conflict ? "reads across" : how) + " its symbolic dimension " + name(bad) +
+                     "; array code at export level runs once per index of a symbolic dimension, "
+                     "so along it only element-wise work, reshapes and transposes that keep it, "
+                     "and reductions over other axes are supported (compute it in a kernel, or "
+                     "fix the size with -D)");
+    }
+    return true;
+  }
+
+  std::string name(int tag) const { return el.describeDims({tiled[tag].size}); }
+
+  /// The generated pallas_call for the traced code; its results as whole
+  /// arrays in the structure the code returned.
+  Obj emit() {
+    if (results.empty()) {
+      // Static results only (a shape, a dtype): nothing to compute.
+      discard();
+      return traced;
+    }
+    mlir::MLIRContext *ctx = &el.context();
+    mlir::OpBuilder &b = el.b;
+    // The grid: jax.vmap's levels (their axes squeezed), then the tiled axes.
+    std::vector<Dim> gridDims;
+    if (batched)
+      for (const Elaborator::VmapLevel &level : levels)
+        gridDims.push_back(level.size);
+    size_t firstTiledGridAxis = gridDims.size();
+    for (const TiledAxis &axis : tiled)
+      gridDims.push_back(axis.symbolic() ? axis.size
+                                         : Dim{(axis.size.value + axis.block - 1) / axis.block, {}});
+
+    std::vector<mlir::Value> operands;
+    for (const GlobalArrayObj *g : arrays)
+      operands.push_back(g->value);
+    std::vector<mlir::Type> resultTypes;
+    std::vector<mlir::Attribute> outShapeAttrs;
+    std::vector<std::vector<Dim>> outDims;
+    std::vector<std::vector<BatchAxis>> outBatch;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto &a = llvm::cast<ArrayObj>(*results[i]);
+      std::vector<Dim> dims;
+      for (size_t d = 0; d < a.shape.size(); ++d)
+        dims.push_back(resultTags[i][d] >= 0 ? tiled[resultTags[i][d]].size : Dim{a.shape[d], {}});
+      std::vector<BatchAxis> batch;
+      if (batched)
+        batch = el.outputBatchAxes(dims.size(), what + " result");
+      GlobalArrayObj shaped(nullptr, dims, a.dtype, "");
+      shaped.batch = batch;
+      std::vector<Dim> physical = shaped.physicalShape();
+      resultTypes.push_back(el.globalType(physical, a.dtype));
+      outShapeAttrs.push_back(mlir::AffineMapAttr::get(el.symbolicShape(physical)));
+      outDims.push_back(std::move(dims));
+      outBatch.push_back(std::move(batch));
+    }
+    auto op = pk::PallasCallOp::create(
+        b, el.loc(r), resultTypes, operands, b.getStringAttr(kernelNameFor(what)),
+        mlir::AffineMapAttr::get(el.symbolicShape(gridDims)), b.getArrayAttr({}),
+        b.getArrayAttr({}), b.getArrayAttr(outShapeAttrs), b.getArrayAttr({}),
+        b.getDenseI64ArrayAttr({}), nullptr, nullptr, b.getI64IntegerAttr(0));
+    op->setAttr("pk.generated", b.getUnitAttr());
+    if (batched)
+      op->setAttr("pk.vmap_axes", b.getI64IntegerAttr(static_cast<int64_t>(levels.size())));
+
+    // Blocks: whole along untiled axes, a block at the program's index
+    // along tiled ones, squeezed along jax.vmap's.
+    auto specFor = [&](const std::vector<Dim> &dims, const ParallelAxes::Tags &tags,
+                       const std::vector<BatchAxis> &batch) -> mlir::Attribute {
+      std::vector<int64_t> shape = blockShape(dims, tags);
+      std::vector<pk::BlockDimKind> kinds(shape.size(), pk::BlockDimKind::Blocked);
+      std::vector<mlir::AffineExpr> index;
+      for (size_t d = 0; d < dims.size(); ++d)
+        index.push_back(tags[d] >= 0 ? mlir::getAffineDimExpr(
+                                           static_cast<unsigned>(firstTiledGridAxis + tags[d]), ctx)
+                                     : mlir::getAffineConstantExpr(0, ctx));
+      for (const BatchAxis &axis : batch) {
+        auto level = std::find_if(levels.begin(), levels.end(),
+                                  [&](const Elaborator::VmapLevel &l) { return l.id == axis.level; });
+        if (level == levels.end())
+          el.fail(r, what + " uses an array mapped by a jax.vmap that has returned; pass arrays "
+                            "into vmapped functions as arguments");
+        auto at = static_cast<std::ptrdiff_t>(axis.axis);
+        shape.insert(shape.begin() + at, 1);
+        kinds.insert(kinds.begin() + at, pk::BlockDimKind::Squeezed);
+        index.insert(index.begin() + at,
+                     mlir::getAffineDimExpr(static_cast<unsigned>(level - levels.begin()), ctx));
+      }
+      std::vector<int64_t> zeros(shape.size(), 0);
+      auto map = mlir::AffineMap::get(static_cast<unsigned>(gridDims.size()),
+                                      static_cast<unsigned>(el.symbols().size()), index, ctx);
+      return pk::BlockSpecAttr::get(ctx, shape, kinds, zeros, zeros, map, nullptr);
+    };
+    std::vector<mlir::Attribute> inSpecs, outSpecs;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      inSpecs.push_back(specFor(arrays[i]->shape, arrayTags[i], arrays[i]->batch));
+    for (size_t i = 0; i < results.size(); ++i)
+      outSpecs.push_back(specFor(outDims[i], resultTags[i], outBatch[i]));
+    op.setInSpecsAttr(b.getArrayAttr(inSpecs));
+    op.setOutSpecsAttr(b.getArrayAttr(outSpecs));
+
+    // Finish the kernel: store each result whole into its output Ref.
+    op.getKernel().push_back(kernel.release());
+    mlir::Block &body = op.getKernelBlock();
+    {
+      Elaborator::ModeGuard mode(el, EmitMode::Kernel);
+      b.setInsertionPointToEnd(&body);
+      for (size_t i = 0; i < results.size(); ++i) {
+        const auto &a = llvm::cast<ArrayObj>(*results[i]);
+        mlir::Value out = body.addArgument(
+            pk::RefType::get(a.shape, storageType(ctx, a.dtype), nullptr), el.loc(r));
+        RefObj ref(out, a.shape, a.dtype);
+        storeRef(el, ref, std::make_shared<EllipsisObj>(), results[i], nullptr, r);
+      }
+      pk::YieldOp::create(b, el.loc(r));
+    }
+
+    size_t next = 0;
+    return mapLeaves(traced, [&](const Obj &leaf) -> Obj {
+      auto *a = llvm::dyn_cast<ArrayObj>(leaf.get());
+      if (!a)
+        return nullptr;
+      size_t i = next++;
+      auto g = std::make_shared<GlobalArrayObj>(op.getResult(i), outDims[i], a->dtype,
+                                                what + " result");
+      g->batch = outBatch[i];
+      return g;
+    });
+  }
+
+  Elaborator &el;
+  std::string what;
+  SourceRange r;
+  bool sizesAtTopLevel;
+  const std::vector<Elaborator::VmapLevel> &levels;
+
+  std::vector<const GlobalArrayObj *> arrays; ///< each whole array once
+  std::map<const GlobalArrayObj *, size_t> indexOf;
+  bool batched = false;
+  std::vector<TiledAxis> tiled;
+  size_t firstStaticTile = 0; ///< tiled axes from here on are static tiles
+  std::vector<ParallelAxes::Tags> arrayTags;
+
+  std::unique_ptr<mlir::Block> kernel;
+  Obj traced;
+  std::vector<Obj> results;
+  std::vector<ParallelAxes::Tags> resultTags;
+};
+
 Obj Elaborator::arrayCodeAtExport(const std::string &what, SourceRange r, std::vector<Obj> inputs,
                                   const std::function<Obj(std::vector<Obj> &)> &compute,
                                   bool sizesAtTopLevel) {
-  // The whole arrays among the inputs, each once.
-  std::vector<const GlobalArrayObj *> arrays;
-  std::map<const GlobalArrayObj *, size_t> indexOf;
-  std::map<void *, size_t> indexOfValue;
-  for (const Obj &input : inputs)
-    visitLeaves(input, [&](const Obj &leaf) {
-      auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
-      if (!g || indexOf.count(g))
-        return;
-      auto [it, inserted] = indexOfValue.try_emplace(g->value.getAsOpaquePointer(), arrays.size());
-      if (inserted)
-        arrays.push_back(g);
-      indexOf[g] = it->second;
-    });
-
-  // Symbolic dimensions: one program per index, the code traced with the
-  // dimension at size 1 (ParallelAxes checks it computes element-wise
-  // along it). Sizes equal to one of them in shape arguments
-  // (`x.reshape(B, 8, 64)`) read 1 in the trace, too.
-  std::vector<mlir::AffineExpr> symbolicAxes; // one tag per distinct size
-  std::vector<std::string> symbolicOwner;     // the array it comes from, for messages
-  std::vector<ParallelAxes::Tags> arrayTags;
-  for (const GlobalArrayObj *g : arrays) {
-    ParallelAxes::Tags t(g->shape.size(), ParallelAxes::kNone);
-    for (size_t d = 0; d < g->shape.size(); ++d) {
-      if (g->shape[d].isStatic())
-        continue;
-      auto it = std::find(symbolicAxes.begin(), symbolicAxes.end(), g->shape[d].expr);
-      t[d] = static_cast<int>(it - symbolicAxes.begin());
-      if (it == symbolicAxes.end()) {
-        symbolicAxes.push_back(g->shape[d].expr);
-        symbolicOwner.push_back("'" + g->name + "' (" + shortName(g->dtype) + "[" +
-                                describeDims(g->shape) + "])");
-      }
-    }
-    arrayTags.push_back(std::move(t));
-  }
-  auto symbolName = [&](int tag) { return describeDims({Dim{0, symbolicAxes[tag]}}); };
-  auto standIn = [&](const Obj &leaf) -> Obj {
-    auto *sym = llvm::dyn_cast<SymIntObj>(leaf.get());
-    if (sym && llvm::is_contained(symbolicAxes, sym->expr))
-      return std::make_shared<IntObj>(1);
-    return nullptr;
-  };
-  for (Obj &input : inputs) {
-    if (llvm::isa<SequenceObj>(input.get()))
-      input = mapLeaves(input, standIn);
-    else if (Obj one = standIn(input); one && sizesAtTopLevel)
-      input = one;
-  }
-
-  // Under jax.vmap, one program per batch element: the leading grid axes
-  // are the active vmaps', as for a pallas_call made there; then one per
-  // symbolic dimension.
-  const std::vector<VmapLevel> &levels = activeVmaps();
-  bool batched = false;
-  for (const GlobalArrayObj *g : arrays)
-    batched |= !g->batch.empty();
-  std::vector<Dim> gridDims;
-  if (batched)
-    for (const VmapLevel &level : levels)
-      gridDims.push_back(level.size);
-  size_t firstSymbolicGridAxis = gridDims.size();
-  for (mlir::AffineExpr e : symbolicAxes)
-    gridDims.push_back(Dim{0, e});
-
-  // Trace the code on a kernel block of its own: one Ref per whole array,
-  // read whole.
-  auto blockShapeOf = [](const std::vector<Dim> &dims) {
-    std::vector<int64_t> shape;
-    for (const Dim &d : dims)
-      shape.push_back(d.isStatic() ? d.value : 1);
-    return shape;
-  };
-  std::vector<mlir::Type> refTypes;
-  for (const GlobalArrayObj *g : arrays)
-    refTypes.push_back(pk::RefType::get(blockShapeOf(g->shape), storageType(ctx, g->dtype), nullptr));
-  auto kernel = std::make_unique<mlir::Block>();
-  for (mlir::Type t : refTypes)
-    kernel->addArgument(t, loc(r));
-  std::vector<Obj> results;
-  Obj traced;
-  ParallelAxes axes;
-  std::vector<Dim> savedGrid = grid;
-  size_t savedHidden = hiddenGrid;
-  grid.clear();
-  hiddenGrid = gridDims.size();
-  auto discard = [&] {
-    grid = savedGrid;
-    hiddenGrid = savedHidden;
-    kernel->dropAllDefinedValueUses();
-    kernel->dropAllReferences();
-  };
-  try {
-    ModeGuard mode(*this, EmitMode::Kernel);
-    b.setInsertionPointToEnd(kernel.get());
-    std::vector<Obj> blocks;
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      auto ref = std::make_shared<RefObj>(kernel->getArgument(i),
-                                          llvm::cast<pk::RefType>(refTypes[i]).getShape().vec(),
-                                          arrays[i]->dtype);
-      blocks.push_back(loadRef(*this, *ref, std::make_shared<EllipsisObj>(), nullptr, nullptr, r));
-      if (auto *a = llvm::dyn_cast<ArrayObj>(blocks.back().get()); a && a->rank() > 0)
-        axes.set(a->value, arrayTags[i]);
-    }
-    std::vector<Obj> substituted;
-    for (const Obj &input : inputs)
-      substituted.push_back(mapLeaves(input, [&](const Obj &leaf) -> Obj {
-        auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
-        return g ? blocks[indexOf.at(g)] : nullptr;
-      }));
-    traced = compute(substituted);
-    visitLeaves(traced, [&](const Obj &leaf) {
-      if (llvm::isa<ArrayObj>(leaf.get()))
-        results.push_back(leaf);
-      else if (llvm::isa<RefObj, RefAtObj>(leaf.get()))
-        fail(r, what + " at export level gave a Ref; Refs exist only inside kernels");
-    });
-  } catch (...) {
-    discard();
-    throw;
-  }
-  grid = savedGrid;
-  hiddenGrid = savedHidden;
-
-  // Along symbolic dimensions the code must compute element-wise, and
-  // every result must follow each of them.
-  auto acrossSymbolic = [&](int tag, const std::string &how) {
-    discard();
-    fail(r, what + " on the whole array " + symbolicOwner[tag] + " outside a kernel " + how +
-                " its symbolic dimension " + symbolName(tag) +
-                "; array code at export level runs once per index of a symbolic dimension, so "
-                "along it only element-wise work, reshapes and transposes that keep it, and "
-                "reductions over other axes are supported (compute it in a kernel, or fix the "
-                "size with -D)");
-  };
-  if (!symbolicAxes.empty()) {
-    if (std::optional<ParallelAxes::Conflict> c = axes.propagate(*kernel)) {
-      if (c->otherTag != ParallelAxes::kNone) {
-        discard();
-        fail(r, what + " outside a kernel combines arrays along the different symbolic sizes " +
-                    symbolName(c->tag) + " and " + symbolName(c->otherTag) +
-                    "; give them one size, or compute it in a kernel");
-      }
-      acrossSymbolic(c->tag, "reads across");
-    }
-  }
-  std::vector<ParallelAxes::Tags> resultTags;
-  for (const Obj &result : results) {
-    const auto &a = llvm::cast<ArrayObj>(*result);
-    ParallelAxes::Tags t = a.rank() > 0 ? axes.of(a.value) : ParallelAxes::Tags();
-    for (size_t tag = 0; tag < symbolicAxes.size(); ++tag) {
-      auto n = llvm::count(t, static_cast<int>(tag));
-      if (n != 1)
-        acrossSymbolic(static_cast<int>(tag), n ? "repeats" : "gives a result without");
-    }
-    resultTags.push_back(std::move(t));
-  }
-  if (results.empty()) {
-    // Static results only (a shape, a dtype): nothing to compute.
-    discard();
-    return traced;
-  }
-
-  // The generated pallas_call: inputs, then one output per block value
-  // the code returned.
-  std::vector<mlir::Value> operands;
-  for (const GlobalArrayObj *g : arrays)
-    operands.push_back(g->value);
-  std::vector<mlir::Type> resultTypes;
-  std::vector<mlir::Attribute> outShapeAttrs;
-  std::vector<std::vector<Dim>> outDims;
-  std::vector<std::vector<BatchAxis>> outBatch;
-  for (size_t i = 0; i < results.size(); ++i) {
-    const auto &a = llvm::cast<ArrayObj>(*results[i]);
-    std::vector<Dim> dims;
-    for (size_t d = 0; d < a.shape.size(); ++d)
-      dims.push_back(resultTags[i][d] == ParallelAxes::kNone
-                         ? Dim{a.shape[d], {}}
-                         : Dim{0, symbolicAxes[resultTags[i][d]]});
-    std::vector<BatchAxis> batch;
-    if (batched)
-      batch = outputBatchAxes(dims.size(), what + " result");
-    GlobalArrayObj shaped(nullptr, dims, a.dtype, "");
-    shaped.batch = batch;
-    std::vector<Dim> physical = shaped.physicalShape();
-    resultTypes.push_back(globalType(physical, a.dtype));
-    outShapeAttrs.push_back(mlir::AffineMapAttr::get(symbolicShape(physical)));
-    outDims.push_back(std::move(dims));
-    outBatch.push_back(std::move(batch));
-  }
-  auto op = pk::PallasCallOp::create(
-      b, loc(r), resultTypes, operands, b.getStringAttr(kernelNameFor(what)),
-      mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
-      b.getArrayAttr(outShapeAttrs), b.getArrayAttr({}), b.getDenseI64ArrayAttr({}), nullptr,
-      nullptr, b.getI64IntegerAttr(0));
-  op->setAttr("pk.generated", b.getUnitAttr());
-  if (batched)
-    op->setAttr("pk.vmap_axes", b.getI64IntegerAttr(static_cast<int64_t>(levels.size())));
-
-  // Blocks: whole along static axes, one index along symbolic ones (block
-  // 1 at the program's index) and along jax.vmap's (squeezed).
-  auto specFor = [&](const std::vector<Dim> &dims, const ParallelAxes::Tags &tags,
-                     const std::vector<BatchAxis> &batch) -> mlir::Attribute {
-    std::vector<int64_t> shape, zeros;
-    std::vector<pk::BlockDimKind> kinds;
-    std::vector<mlir::AffineExpr> index;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      shape.push_back(dims[d].isStatic() ? dims[d].value : 1);
-      kinds.push_back(pk::BlockDimKind::Blocked);
-      index.push_back(tags.empty() || tags[d] == ParallelAxes::kNone
-                          ? mlir::getAffineConstantExpr(0, ctx)
-                          : mlir::getAffineDimExpr(
-                                static_cast<unsigned>(firstSymbolicGridAxis + tags[d]), ctx));
-    }
-    for (const BatchAxis &axis : batch) {
-      auto level = std::find_if(levels.begin(), levels.end(),
-                                [&](const VmapLevel &l) { return l.id == axis.level; });
-      if (level == levels.end())
-        fail(r, what + " uses an array mapped by a jax.vmap that has returned; pass arrays "
-                       "into vmapped functions as arguments");
-      auto at = static_cast<std::ptrdiff_t>(axis.axis);
-      shape.insert(shape.begin() + at, 1);
-      kinds.insert(kinds.begin() + at, pk::BlockDimKind::Squeezed);
-      index.insert(index.begin() + at,
-                   mlir::getAffineDimExpr(static_cast<unsigned>(level - levels.begin()), ctx));
-    }
-    zeros.assign(shape.size(), 0);
-    auto map = mlir::AffineMap::get(static_cast<unsigned>(gridDims.size()),
-                                    static_cast<unsigned>(symbols().size()), index, ctx);
-    return pk::BlockSpecAttr::get(ctx, shape, kinds, zeros, zeros, map, nullptr);
-  };
-  std::vector<mlir::Attribute> inSpecs, outSpecs;
-  for (size_t i = 0; i < arrays.size(); ++i)
-    inSpecs.push_back(specFor(arrays[i]->shape, arrayTags[i], arrays[i]->batch));
-  for (size_t i = 0; i < results.size(); ++i)
-    outSpecs.push_back(specFor(outDims[i], resultTags[i], outBatch[i]));
-  op.setInSpecsAttr(b.getArrayAttr(inSpecs));
-  op.setOutSpecsAttr(b.getArrayAttr(outSpecs));
-
-  // Finish the kernel: store each result whole into its output Ref.
-  op.getKernel().push_back(kernel.release());
-  mlir::Block &body = op.getKernelBlock();
-  {
-    ModeGuard mode(*this, EmitMode::Kernel);
-    b.setInsertionPointToEnd(&body);
-    for (size_t i = 0; i < results.size(); ++i) {
-      const auto &a = llvm::cast<ArrayObj>(*results[i]);
-      mlir::Value out =
-          body.addArgument(pk::RefType::get(a.shape, storageType(ctx, a.dtype), nullptr), loc(r));
-      RefObj ref(out, a.shape, a.dtype);
-      storeRef(*this, ref, std::make_shared<EllipsisObj>(), results[i], nullptr, r);
-    }
-    pk::YieldOp::create(b, loc(r));
-  }
-
-  // The block values become whole arrays, in the structure the code
-  // returned.
-  size_t next = 0;
-  return mapLeaves(traced, [&](const Obj &leaf) -> Obj {
-    auto *a = llvm::dyn_cast<ArrayObj>(leaf.get());
-    if (!a)
-      return nullptr;
-    size_t i = next++;
-    auto g = std::make_shared<GlobalArrayObj>(op.getResult(i), outDims[i], a->dtype,
-                                              what + " result");
-    g->batch = outBatch[i];
-    return g;
-  });
+  ArrayCodeTracer tracer(*this, what, r, sizesAtTopLevel);
+  return tracer.run(inputs, compute);
 }
 
 bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &args) const {

@@ -177,8 +177,12 @@ mlir::DictionaryAttr compilerParams(Elaborator &el, const Obj &params, const Obj
                                     SourceRange r) {
   mlir::OpBuilder &b = el.builder();
   std::vector<mlir::NamedAttribute> backends;
-  if (costEstimate && !isNone(costEstimate))
-    backends.push_back(b.getNamedAttr("cost_estimate", paramAttr(el, costEstimate, r)));
+  if (auto *estimate = llvm::dyn_cast_or_null<NamespaceObj>(costEstimate.get())) {
+    auto fields = std::make_shared<DictObj>(); // pl.CostEstimate's, as a dict attribute
+    for (const auto &[name, value] : estimate->members)
+      fields->entries.emplace_back(makeStr(name), value);
+    backends.push_back(b.getNamedAttr("cost_estimate", paramAttr(el, fields, r)));
+  }
   if (!params || isNone(params))
     return backends.empty() ? mlir::DictionaryAttr() : b.getDictionaryAttr(backends);
   auto addBackend = [&](const std::string &backend,

@@ -19,7 +19,7 @@ llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
 
 int firstTag(const ParallelAxes::Tags &t) {
   for (int tag : t)
-    if (tag != ParallelAxes::kNone)
+    if (tag >= 0)
       return tag;
   return ParallelAxes::kNone;
 }
@@ -41,14 +41,35 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::propagate(mlir::Block &block
 }
 
 std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
+  // What is constant along axes: splats, and what a broadcast adds.
+  if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
+    auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(constant.getValue());
+    if (dense && dense.isSplat())
+      tags[constant.getResult()] = Tags(shapeOf(constant.getResult()).size(), kBroadcast);
+    return std::nullopt;
+  }
+  if (auto bcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op)) {
+    Tags in = of(bcast.getOperand());
+    llvm::ArrayRef<int64_t> inShape = shapeOf(bcast.getOperand()), outShape = shapeOf(bcast.getResult());
+    llvm::ArrayRef<int64_t> dims = bcast.getBroadcastDimensions();
+    Tags out(outShape.size(), kBroadcast);
+    for (size_t d = 0; d < in.size(); ++d) {
+      bool expanded = outShape[dims[d]] != inShape[d];
+      if (in[d] >= 0 && expanded) // a size-1 stand-in broadcast against a static size
+        return Conflict{&op, in[d], kNone};
+      out[dims[d]] = expanded ? kBroadcast : in[d];
+    }
+    tags[bcast.getResult()] = out;
+    return std::nullopt;
+  }
   // Ops that touch no tagged value compute the same thing at every index.
   int used = kNone;
   op.walk([&](mlir::Operation *inner) {
     for (mlir::Value v : inner->getOperands())
-      if (used == kNone)
+      if (used < 0)
         used = firstTag(of(v));
   });
-  if (used == kNone || llvm::isa<pk::LoadOp>(op))
+  if (used < 0 || llvm::isa<pk::LoadOp>(op))
     return std::nullopt;
   auto conflict = [&](int tag, int other = kNone) { return Conflict{&op, tag, other}; };
   if (op.getNumRegions() != 0 || op.getNumResults() != 1)
@@ -57,25 +78,41 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   size_t rank = shapeOf(result).size();
 
   // Element-wise: operands have the result's shape (scalars broadcast);
-  // each axis keeps the one tag its operands agree on.
+  // each axis keeps the one tag its operands agree on. An operand without
+  // the tag must be constant along the axis, or of size 1 there (a whole
+  // array JAX broadcasts).
   auto merge = [&](mlir::ValueRange operands, std::optional<int64_t> skipAxis)
       -> std::optional<Conflict> {
     Tags out(rank, kNone);
-    for (mlir::Value v : operands) {
-      Tags t = of(v);
-      if (t.empty())
-        continue;
-      if (t.size() != rank)
-        return conflict(firstTag(t));
-      for (size_t d = 0; d < rank; ++d) {
-        if (t[d] == kNone)
+    for (size_t d = 0; d < rank; ++d) {
+      int tag = kNone;
+      bool constant = true;
+      for (mlir::Value v : operands) {
+        Tags t = of(v);
+        if (t.empty())
+          continue;
+        if (t.size() != rank) {
+          if (firstTag(t) >= 0)
+            return conflict(firstTag(t));
+          constant = false;
+          continue;
+        }
+        constant &= t[d] == kBroadcast;
+        if (t[d] < 0)
           continue;
         if (skipAxis && static_cast<int64_t>(d) == *skipAxis)
           return conflict(t[d]);
-        if (out[d] != kNone && out[d] != t[d])
-          return conflict(out[d], t[d]);
-        out[d] = t[d];
+        if (tag >= 0 && tag != t[d])
+          return conflict(tag, t[d]);
+        tag = t[d];
       }
+      if (tag >= 0)
+        for (mlir::Value v : operands) {
+          Tags t = of(v);
+          if (t.size() == rank && t[d] == kNone && shapeOf(v)[d] != 1)
+            return conflict(tag);
+        }
+      out[d] = tag >= 0 ? tag : constant ? kBroadcast : kNone;
     }
     tags[result] = out;
     return std::nullopt;
@@ -90,20 +127,11 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   Tags in = of(operand);
   llvm::ArrayRef<int64_t> inShape = shapeOf(operand), outShape = shapeOf(result);
   Tags out(rank, kNone);
-  if (auto bcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op)) {
-    llvm::ArrayRef<int64_t> dims = bcast.getBroadcastDimensions();
-    for (size_t d = 0; d < in.size(); ++d) {
-      if (in[d] == kNone)
-        continue;
-      if (outShape[dims[d]] != inShape[d]) // size 1 broadcast against a static size
-        return conflict(in[d]);
-      out[dims[d]] = in[d];
-    }
-  } else if (llvm::isa<pk::ReshapeOp>(op)) {
+  if (llvm::isa<pk::ReshapeOp>(op)) {
     // Tagged axes must lead a prefix the reshape leaves as it is.
     size_t prefix = 0;
     for (size_t d = 0; d < in.size(); ++d)
-      if (in[d] != kNone)
+      if (in[d] >= 0)
         prefix = d + 1;
     if (outShape.size() < prefix || inShape.take_front(prefix) != outShape.take_front(prefix))
       return conflict(used);
@@ -115,7 +143,7 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
       out[d] = in[perm[d]];
   } else if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
     for (size_t d = 0; d < in.size(); ++d) {
-      if (in[d] == kNone)
+      if (in[d] < 0)
         continue;
       if (slice.getStartIndices()[d] != 0 || slice.getLimitIndices()[d] != inShape[d] ||
           slice.getStrides()[d] != 1)
@@ -126,7 +154,7 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
     llvm::ArrayRef<int64_t> axes = reduce.getAxes();
     for (size_t d = 0; d < in.size(); ++d) {
       bool reduced = llvm::is_contained(axes, static_cast<int64_t>(d));
-      if (reduced && in[d] != kNone)
+      if (reduced && in[d] >= 0)
         return conflict(in[d]);
       if (!reduced && !out.empty())
         out[d - llvm::count_if(axes, [&](int64_t a) { return a < static_cast<int64_t>(d); })] = in[d];
@@ -134,7 +162,7 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   } else if (auto arg = llvm::dyn_cast<pk::ArgReduceOp>(op)) {
     size_t axis = arg.getAxis();
     for (size_t d = 0; d < in.size(); ++d) {
-      if (d == axis && in[d] != kNone)
+      if (d == axis && in[d] >= 0)
         return conflict(in[d]);
       if (d != axis)
         out[d < axis ? d : d - 1] = in[d];
@@ -145,8 +173,8 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
       return conflict(used);
     int m = lhs[dot.getTransposeLhs() ? 1 : 0], kl = lhs[dot.getTransposeLhs() ? 0 : 1];
     int kr = rhs[dot.getTransposeRhs() ? 1 : 0], n = rhs[dot.getTransposeRhs() ? 0 : 1];
-    if (kl != kNone || kr != kNone)
-      return conflict(kl != kNone ? kl : kr);
+    if (kl >= 0 || kr >= 0)
+      return conflict(kl >= 0 ? kl : kr);
     out = {m, n};
   } else {
     return conflict(used);

@@ -7,7 +7,10 @@
 // reduction over the axis does not. This analysis checks that: it tags the
 // symbolic axes of the loaded inputs and follows the tags through the
 // body's ops (an indexing map restricted to those axes), failing at the
-// first op that reads across a tagged axis or mixes two tags.
+// first op that reads across a tagged axis, mixes two tags, or combines a
+// tagged axis with an untagged one of another size (which, traced at the
+// block's size, would hide a broadcast the whole arrays do not allow).
+// Large static axes are tiled the same way (ExportArrays.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_FRONTEND_ELAB_PARALLELAXES_H
@@ -24,7 +27,10 @@ namespace pk::elab {
 class ParallelAxes {
 public:
   static constexpr int kNone = -1;
-  using Tags = std::vector<int>; ///< per axis: a tag, or kNone
+  /// An axis along which the value is constant (a splat, or the new and
+  /// size-1 axes of a broadcast): it combines with any tag.
+  static constexpr int kBroadcast = -2;
+  using Tags = std::vector<int>; ///< per axis: a tag (>= 0), kNone or kBroadcast
 
   /// Declares `value`'s axes' tags (a loaded input).
   void set(mlir::Value value, Tags axisTags) { tags[value] = std::move(axisTags); }
