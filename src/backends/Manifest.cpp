@@ -77,7 +77,10 @@ std::string sha256Hex(const std::string &bytes) {
 namespace {
 
 json bufferJson(const BufferRef &b) {
-  return json{{b.kind == BufferRef::Kind::Param ? "param" : "temp", b.index}};
+  json ref{{b.kind == BufferRef::Kind::Param ? "param" : "temp", b.index}};
+  if (b.offset)
+    ref["offset"] = b.offset;
+  return ref;
 }
 
 json shapeJson(mlir::AffineMap shape, const std::vector<std::string> &symbols) {

@@ -35,10 +35,12 @@ struct SizeExpr {
   static SizeExpr constant(int64_t value, mlir::MLIRContext *ctx);
 };
 
-/// A device buffer a step refers to: an export param or a temporary.
+/// A device buffer a step refers to: an export param or a temporary, from
+/// `offset` bytes on (a view: a leading-axis slice of a dense array).
 struct BufferRef {
   enum class Kind { Param, Temp } kind = Kind::Param;
   unsigned index = 0;
+  uint64_t offset = 0;
 };
 
 /// A TMA tensor map over a buffer, which the runtime encodes at launch

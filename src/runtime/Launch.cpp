@@ -88,11 +88,14 @@ int64_t evaluate(const SizeExpr &e, const Export &exp, const int64_t *symbols,
 }
 
 uint64_t bufferAddress(const BufferRef &b, const Scratch &s, uint64_t tempBase) {
-  return b.kind == BufferRef::Kind::Param ? s.bound.address[b.index]
-                                          : tempBase + s.tempOffset[b.index];
+  return (b.kind == BufferRef::Kind::Param ? s.bound.address[b.index]
+                                           : tempBase + s.tempOffset[b.index]) +
+         b.offset;
 }
+/// The bytes from the view's start to the buffer's end (0 past it).
 uint64_t bufferBytes(const BufferRef &b, const Scratch &s) {
-  return b.kind == BufferRef::Kind::Param ? s.bound.bytes[b.index] : s.tempBytes[b.index];
+  uint64_t whole = b.kind == BufferRef::Kind::Param ? s.bound.bytes[b.index] : s.tempBytes[b.index];
+  return whole > b.offset ? whole - b.offset : 0;
 }
 std::string bufferName(const BufferRef &b, const Export &e) {
   return b.kind == BufferRef::Kind::Param ? "\"" + e.params[b.index].name + "\""
@@ -245,11 +248,19 @@ void launchStep(const pk_kernel &k, const LaunchStep &l, Function &f, size_t ste
       s.argPointers[i] = &s.tensorMaps[a.index];
       continue;
     case KernelArg::Kind::Param:
-      s.argValues[i] = s.bound.address[a.index];
+    case KernelArg::Kind::Temp: {
+      BufferRef buffer{a.kind == KernelArg::Kind::Param ? BufferRef::Kind::Param : BufferRef::Kind::Temp,
+                       a.index, a.offset};
+      // A view starts inside its buffer: what lies past the end is not
+      // the buffer's.
+      if (a.offset && bufferBytes(buffer, s) == 0)
+        fail(PK_ERROR_MANIFEST, e.name + ": " + where + " argument " + std::to_string(i) +
+                                    " starts " + std::to_string(a.offset) + " bytes into " +
+                                    bufferName(buffer, e) + ", past its end; the manifest is "
+                                    "inconsistent");
+      s.argValues[i] = bufferAddress(buffer, s, tempBase);
       break;
-    case KernelArg::Kind::Temp:
-      s.argValues[i] = tempBase + s.tempOffset[a.index];
-      break;
+    }
     case KernelArg::Kind::Symbol:
       s.argValues[i] = uint64_t(symbols[a.index]);
       break;

@@ -51,16 +51,19 @@ struct Export {
   unsigned numInputs = 0;
 };
 
-/// A buffer a step names: an export param or a temporary.
+/// A buffer a step names: an export param or a temporary, from `offset`
+/// bytes on (a view of it).
 struct BufferRef {
   enum class Kind : uint8_t { Param, Temp } kind = Kind::Param;
   unsigned index = 0;
+  uint64_t offset = 0;
 };
 
 struct KernelArg {
   /// TensorMap: `index` is into LaunchStep::tensorMaps.
   enum class Kind : uint8_t { Param, Temp, Symbol, TensorMap } kind = Kind::Param;
   unsigned index = 0;
+  uint64_t offset = 0; ///< Param, Temp: bytes into the buffer
 };
 
 /// A `tensor_map` argument: a CUtensorMap over `buffer`, encoded at launch

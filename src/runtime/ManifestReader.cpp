@@ -238,10 +238,14 @@ Export Reader::readExport(const json &value, const std::string &at) const {
 
 BufferRef Reader::buffer(const json &value, const Export &e, const Program &p,
                          const std::string &at) const {
-  if (!value.is_object() || value.size() != 1 ||
+  bool view = value.is_object() && value.contains("offset");
+  if (!value.is_object() || value.size() != 1 + size_t(view) ||
       !(value.contains("param") || value.contains("temp")))
-    error(at, "expected {\"param\": i} or {\"temp\": j}, got " + brief(value));
+    error(at, "expected {\"param\": i} or {\"temp\": j} (with an optional \"offset\"), got " +
+                  brief(value));
   BufferRef b;
+  if (view)
+    b.offset = count(value, "offset", at);
   if (value.contains("param")) {
     b.kind = BufferRef::Kind::Param;
     if (e.params.empty())
@@ -287,11 +291,12 @@ LaunchStep Reader::readLaunch(const json &value, const Export &e, const Program 
   for (size_t i = 0; i < args.size(); ++i) {
     std::string where = path(path(at, "args"), i);
     const json &a = args[i];
-    if (!a.is_object() || a.size() != 1 ||
+    bool view = a.is_object() && a.contains("offset") && (a.contains("param") || a.contains("temp"));
+    if (!a.is_object() || a.size() != 1 + size_t(view) ||
         !(a.contains("param") || a.contains("temp") || a.contains("symbol") ||
           a.contains("tensor_map")))
-      error(where, "expected {\"param\": i}, {\"temp\": j}, {\"symbol\": \"N\"} or "
-                   "{\"tensor_map\": {...}}, got " +
+      error(where, "expected {\"param\": i}, {\"temp\": j} (either with an optional "
+                   "\"offset\"), {\"symbol\": \"N\"} or {\"tensor_map\": {...}}, got " +
                        brief(a));
     KernelArg arg;
     if (a.contains("tensor_map")) {
@@ -313,6 +318,7 @@ LaunchStep Reader::readLaunch(const json &value, const Export &e, const Program 
       BufferRef b = buffer(a, e, p, where);
       arg.kind = b.kind == BufferRef::Kind::Param ? KernelArg::Kind::Param : KernelArg::Kind::Temp;
       arg.index = b.index;
+      arg.offset = b.offset;
     }
     l.args.push_back(arg);
   }

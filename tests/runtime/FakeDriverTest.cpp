@@ -202,6 +202,28 @@ TEST_F(FakeDriver, AddMatchesTheHost) {
   }
 }
 
+TEST_F(FakeDriver, AViewStartsInsideItsBuffer) {
+  // add_view reads x from byte 64 on (a slice pkc passes without a kernel).
+  pk::Module module = load(0);
+  int64_t n = 300;
+  Array<float> x(0, {n + 16}, randomValue), y(0, {n}, [](size_t i) { return float(i); }),
+      out(0, {n});
+  module.kernel("add_view").launch({x.dl(), y.dl(), out.dl()});
+  EXPECT_EQ(fake().lastLaunch().params[0], x.address() + 64);
+  std::vector<float> got = out.download();
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], x.host[i + 16] + y.host[i]) << i;
+  // A view past its buffer's end is the manifest's error, not a launch.
+  Array<float> small(0, {10}), ys(0, {4}), outs(0, {4});
+  size_t launches = fake().numLaunches();
+  pk::Status s = module.kernel("add_view").tryLaunch({small.dl(), ys.dl(), outs.dl()});
+  EXPECT_EQ(s.code(), PK_ERROR_MANIFEST);
+  EXPECT_NE(std::string(s.message()).find("starts 64 bytes into \"x\", past its end"),
+            std::string::npos)
+      << s.message();
+  EXPECT_EQ(fake().numLaunches(), launches);
+}
+
 TEST_F(FakeDriver, EmptyArraysLaunchNothing) {
   pk::Module module = load(0);
   Array<float> x(0, {0}), y(0, {0}), out(0, {0});

@@ -78,6 +78,19 @@ TEST(ManifestReader, IgnoresUnknownFields) {
   EXPECT_NO_THROW(readManifest(j.dump(), "test.json"));
 }
 
+TEST(ManifestReader, ReadsBufferViewOffsets) {
+  // A view: a buffer from a byte on (a slice pkc passes without a kernel).
+  json j = pk::test::testManifest();
+  j["artifacts"][0]["programs"][0]["steps"][0]["launch"]["args"][0] = {{"param", 0},
+                                                                       {"offset", 4096}};
+  pk::rt::Manifest m = readManifest(j.dump(), "test.json");
+  const auto &launch = std::get<LaunchStep>(m.artifacts[0].program(0)->steps[0]);
+  EXPECT_EQ(launch.args[0].kind, KernelArg::Kind::Param);
+  EXPECT_EQ(launch.args[0].index, 0u);
+  EXPECT_EQ(launch.args[0].offset, 4096u);
+  EXPECT_EQ(launch.args[1].offset, 0u);
+}
+
 struct BadCase {
   const char *name;
   std::function<void(json &)> mutate;
@@ -248,8 +261,22 @@ TEST(ManifestReader, RefusesWhatBreaksTheSchema) {
        },
        PK_ERROR_MANIFEST,
        "test.json: artifacts[0].programs[0].steps[0].launch.args[0]: expected {\"param\": i}, "
-       "{\"temp\": j}, {\"symbol\": \"N\"} or {\"tensor_map\": {...}}, got "
-       "{\"param\":0,\"temp\":0}"},
+       "{\"temp\": j} (either with an optional \"offset\"), {\"symbol\": \"N\"} or "
+       "{\"tensor_map\": {...}}, got {\"param\":0,\"temp\":0}"},
+      {"negative offset",
+       [](json &j) {
+         j["artifacts"][0]["programs"][0]["steps"][0]["launch"]["args"][0] = {{"param", 0},
+                                                                              {"offset", -16}};
+       },
+       PK_ERROR_MANIFEST,
+       "test.json: artifacts[0].programs[0].steps[0].launch.args[0].offset: expected a "
+       "non-negative integer, got -16"},
+      {"offset without a buffer",
+       [](json &j) {
+         j["artifacts"][0]["programs"][0]["steps"][0]["launch"]["args"][0] = {{"offset", 16}};
+       },
+       PK_ERROR_MANIFEST,
+       "test.json: artifacts[0].programs[0].steps[0].launch.args[0]: expected {\"param\": i}, "},
       {"copy into an input",
        [](json &j) {
          j["artifacts"][0]["programs"][2]["steps"][0]["copy"]["to"] = {{"param", 1}};

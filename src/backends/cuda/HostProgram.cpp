@@ -1,6 +1,7 @@
 //===- HostProgram.cpp ----------------------------------------------------===//
 #include "backends/cuda/HostProgram.h"
 
+#include "backends/cuda/BufferViews.h"
 #include "backends/cuda/MeshTma.h"
 #include "ir/DTypeMapping.h"
 
@@ -70,6 +71,14 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
     auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op);
     if (!call && !mesh)
       continue;
+    if (std::optional<uint64_t> offset = call ? bufferViewOffset(call) : std::nullopt) {
+      // A reshape or contiguous slice of a dense array: bytes of its buffer
+      // under another shape.
+      BufferRef view = buffers[call.getInputs()[0]];
+      view.offset += *offset;
+      buffers[call.getResult(0)] = view;
+      continue;
+    }
     ValueRange inputs = call ? call.getInputs() : mesh.getInputs();
     ValueRange outputs = call ? call.getOutputs() : mesh.getOutputs();
     ArrayRef<int64_t> aliases = call ? call.getInputOutputAliases() : mesh.getInputOutputAliases();
@@ -119,7 +128,7 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
   for (auto [j, v] : llvm::enumerate(returnOp.getOperands())) {
     BufferRef target{BufferRef::Kind::Param, numArgs + static_cast<unsigned>(j)};
     BufferRef source = buffers[v];
-    if (source.kind != target.kind || source.index != target.index)
+    if (source.kind != target.kind || source.index != target.index || source.offset != target.offset)
       program.steps.push_back(backends::BufferCopy{source, target, bytesOf(v)});
   }
   return program;

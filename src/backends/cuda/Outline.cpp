@@ -9,6 +9,7 @@
 // runs a copy of the kernel body.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/BufferViews.h"
 #include "backends/cuda/LaunchPlan.h"
 #include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
@@ -337,8 +338,10 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
       exports.push_back(exportOp);
       exportOp.walk([&](Operation *op) {
         b.setInsertionPointToEnd(kernels.getBody());
-        if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
-          KernelBuilder(b, call, plans.at(op)).build();
+        if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op)) {
+          if (!isBufferView(call))
+            KernelBuilder(b, call, plans.at(op)).build();
+        }
         else if (auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op))
           failed |= !outlineMeshKernel(b, mesh, plans.at(op));
       });

@@ -44,7 +44,9 @@ struct LaunchArg {
   bool isPointer = false;
   uint64_t word = 0;
   std::optional<rt::TensorMapDesc> tensorMap;
-  static LaunchArg pointer(uint32_t allocation) { return {true, makePointer(allocation, 0), {}}; }
+  static LaunchArg pointer(uint32_t allocation, int64_t offset = 0) {
+    return {true, makePointer(allocation, offset), {}};
+  }
   static LaunchArg integer(int64_t v) { return {false, static_cast<uint64_t>(v), {}}; }
   static LaunchArg map(const rt::TensorMapDesc &d) { return {true, 0, d}; }
 };

@@ -170,14 +170,18 @@ std::vector<HostArray> runProgram(Device &device, const backends::CudaProgram &p
       for (const backends::SizeExpr &e : copy->bytes)
         bytes = checked(static_cast<__int128>(bytes) * evaluateSize(e.expr, symbols), "a copy's size");
       Allocation &from = memory.get(buffer(copy->from)), &to = memory.get(buffer(copy->to));
-      if (bytes < 0 || static_cast<size_t>(bytes) > from.bytes.size() || static_cast<size_t>(bytes) > to.bytes.size())
+      size_t fromAt = copy->from.offset, toAt = copy->to.offset; // views start inside
+      if (bytes < 0 || fromAt > from.bytes.size() || toAt > to.bytes.size() ||
+          static_cast<size_t>(bytes) > from.bytes.size() - fromAt ||
+          static_cast<size_t>(bytes) > to.bytes.size() - toAt)
         throw SimError(exportName + ": a copy of " + std::to_string(bytes) + " bytes from " + from.name + " (" +
-                       std::to_string(from.bytes.size()) + " bytes) to " + to.name + " (" +
-                       std::to_string(to.bytes.size()) + " bytes)");
+                       std::to_string(from.bytes.size()) + " bytes, from byte " + std::to_string(fromAt) +
+                       ") to " + to.name + " (" + std::to_string(to.bytes.size()) + " bytes, from byte " +
+                       std::to_string(toAt) + ")");
       if (bytes)
-        std::memcpy(to.bytes.data(), from.bytes.data(), static_cast<size_t>(bytes));
+        std::memcpy(to.bytes.data() + toAt, from.bytes.data() + fromAt, static_cast<size_t>(bytes));
       for (int64_t i = 0; i < bytes; ++i)
-        to.shadow[i].initialized = from.shadow[i].initialized;
+        to.shadow[toAt + i].initialized = from.shadow[fromAt + i].initialized;
       continue;
     }
     const auto &launch = std::get<backends::CudaLaunch>(step);
@@ -199,10 +203,11 @@ std::vector<HostArray> runProgram(Device &device, const backends::CudaProgram &p
     std::vector<LaunchArg> args;
     for (const backends::KernelArg &arg : launch.args) {
       if (const auto *b = std::get_if<BufferRef>(&arg.value))
-        args.push_back(LaunchArg::pointer(buffer(*b)));
+        args.push_back(LaunchArg::pointer(buffer(*b), static_cast<int64_t>(b->offset)));
       else if (const auto *t = std::get_if<backends::TensorMapArg>(&arg.value))
-        args.push_back(LaunchArg::map(tensorMapOf(*t, makePointer(buffer(t->buffer), 0), symbols,
-                                                  launch.kernel)));
+        args.push_back(LaunchArg::map(tensorMapOf(
+            *t, makePointer(buffer(t->buffer), static_cast<int64_t>(t->buffer.offset)), symbols,
+            launch.kernel)));
       else {
         unsigned s = std::get<unsigned>(arg.value);
         if (s >= symbols.size())
