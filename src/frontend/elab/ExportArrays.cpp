@@ -21,6 +21,9 @@
 #include "ir/DTypeMapping.h"
 #include "ir/PkDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -294,6 +297,17 @@ private:
     std::optional<ParallelAxes::Conflict> conflict;
     if (!tiled.empty())
       conflict = axes.propagate(*kernel);
+    accumulated = nullptr;
+    if (conflict && mayFail && reducesAcrossTiles(*conflict, axes)) {
+      // The reduction emitter: each tile reduces its rows, and the tiles
+      // accumulate into the one output block in grid order.
+      accumulated = llvm::cast<pk::ReduceOp>(conflict->op);
+      accumulatedTag = conflict->tag;
+      maskPaddedRows();
+      resultTags.push_back(ParallelAxes::Tags(llvm::cast<ArrayObj>(*results[0]).shape.size(),
+                                              ParallelAxes::kNone));
+      return true;
+    }
     int missing = ParallelAxes::kNone;
     const char *how = "reads across";
     for (const Obj &result : results) {
@@ -328,6 +342,123 @@ private:
   }
 
   std::string name(int tag) const { return el.describeDims({tiled[tag].size}); }
+
+  /// Whether `c` is a reduction over a static tile whose result is the
+  /// code's one result: tiles can accumulate it (kinds with an identity).
+  bool reducesAcrossTiles(const ParallelAxes::Conflict &c, const ParallelAxes &axes) {
+    auto reduce = llvm::dyn_cast<pk::ReduceOp>(c.op);
+    if (!reduce || c.otherTag >= 0 || tiled[c.tag].symbolic() || results.size() != 1 ||
+        llvm::cast<ArrayObj>(*results[0]).value != reduce.getResult() ||
+        !reduce.getResult().use_empty() || reduce.getKind() == pk::ReductionKind::Xor)
+      return false;
+    // Only this tile's axis may be tagged in what is reduced.
+    reducedOperandTags = axes.of(reduce.getOperand());
+    return llvm::count(reducedOperandTags, c.tag) == 1 &&
+           llvm::all_of(reducedOperandTags, [&](int t) { return t < 0 || t == c.tag; });
+  }
+
+  /// The reduction's identity, splat over `type`.
+  mlir::Value identity(mlir::OpBuilder &b, mlir::Location loc, pk::ReductionKind kind,
+                       mlir::ShapedType type) const {
+    mlir::Type element = type.getElementType();
+    mlir::TypedAttr value;
+    if (auto f = llvm::dyn_cast<mlir::FloatType>(element)) {
+      const llvm::fltSemantics &sem = f.getFloatSemantics();
+      llvm::APFloat v = kind == pk::ReductionKind::Mul    ? llvm::APFloat::getOne(sem)
+                        : kind == pk::ReductionKind::MaxF ? llvm::APFloat::getInf(sem, true)
+                        : kind == pk::ReductionKind::MinF ? llvm::APFloat::getInf(sem, false)
+                                                          : llvm::APFloat::getZero(sem);
+      value = mlir::FloatAttr::get(element, v);
+    } else {
+      unsigned w = element.getIntOrFloatBitWidth();
+      llvm::APInt v = llvm::APInt::getZero(w);
+      switch (kind) {
+      case pk::ReductionKind::Mul: v = llvm::APInt(w, 1); break;
+      case pk::ReductionKind::MaxSI: v = llvm::APInt::getSignedMinValue(w); break;
+      case pk::ReductionKind::MinSI: v = llvm::APInt::getSignedMaxValue(w); break;
+      case pk::ReductionKind::MinUI:
+      case pk::ReductionKind::And: v = llvm::APInt::getAllOnes(w); break;
+      default: break;
+      }
+      value = mlir::IntegerAttr::get(element, v);
+    }
+    return mlir::arith::ConstantOp::create(b, loc, mlir::DenseElementsAttr::get(type, value));
+  }
+
+  /// Rows past the array's end in the last tile (padding) take the
+  /// reduction's identity.
+  void maskPaddedRows() {
+    const TiledAxis &axis = tiled[accumulatedTag];
+    if (axis.size.value % axis.block == 0)
+      return;
+    mlir::OpBuilder b(accumulated);
+    mlir::Location loc = accumulated.getLoc();
+    mlir::Value in = accumulated.getOperand();
+    auto type = llvm::cast<mlir::RankedTensorType>(in.getType());
+    const ParallelAxes::Tags &tags = reducedOperandTags;
+    int64_t rowAxis = std::find(tags.begin(), tags.end(), accumulatedTag) - tags.begin();
+    auto i32 = b.getI32Type();
+    auto indexType = mlir::RankedTensorType::get(type.getShape(), i32);
+    mlir::Value pid = pk::ProgramIdOp::create(b, loc, i32, b.getI64IntegerAttr(tileGridAxis()));
+    mlir::Value first = mlir::arith::MulIOp::create(
+        b, loc, pid, mlir::arith::ConstantIntOp::create(b, loc, i32, axis.block));
+    mlir::Value rows = mlir::arith::AddIOp::create(
+        b, loc, pk::IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(rowAxis)),
+        pk::BroadcastInDimOp::create(b, loc, indexType, first, b.getDenseI64ArrayAttr({})));
+    mlir::Value end = mlir::arith::ConstantOp::create(
+        b, loc, mlir::DenseElementsAttr::get(indexType, b.getI32IntegerAttr(axis.size.value)));
+    mlir::Value inside =
+        mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::slt, rows, end);
+    mlir::Value masked = mlir::arith::SelectOp::create(
+        b, loc, inside, in, identity(b, loc, accumulated.getKind(), type));
+    accumulated.getOperandMutable().assign(masked);
+  }
+
+  unsigned tileGridAxis() const {
+    return static_cast<unsigned>((batched ? levels.size() : 0) + accumulatedTag);
+  }
+
+  /// out = partial at the first tile, out (+) partial after it.
+  void storeAccumulated(mlir::Value out, const ArrayObj &partial) {
+    mlir::OpBuilder &b = el.b;
+    mlir::Location loc = el.loc(r);
+    RefObj ref(out, partial.shape, partial.dtype);
+    auto i32 = b.getI32Type();
+    mlir::Value pid = pk::ProgramIdOp::create(b, loc, i32, b.getI64IntegerAttr(tileGridAxis()));
+    mlir::Value first = mlir::arith::CmpIOp::create(
+        b, loc, mlir::arith::CmpIPredicate::eq, pid, mlir::arith::ConstantIntOp::create(b, loc, i32, 0));
+    auto ifOp = mlir::scf::IfOp::create(b, loc, first, /*withElseRegion=*/true);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    storeRef(el, ref, std::make_shared<EllipsisObj>(), results[0], nullptr, r);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    Obj old = loadRef(el, ref, std::make_shared<EllipsisObj>(), nullptr, nullptr, r);
+    mlir::Value a = llvm::cast<ArrayObj>(*old).value, p = partial.value;
+    mlir::Value combined;
+    switch (accumulated.getKind()) {
+    case pk::ReductionKind::Add:
+      combined = llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(a.getType()))
+                     ? mlir::arith::AddFOp::create(b, loc, a, p).getResult()
+                     : mlir::arith::AddIOp::create(b, loc, a, p).getResult();
+      break;
+    case pk::ReductionKind::Mul:
+      combined = llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(a.getType()))
+                     ? mlir::arith::MulFOp::create(b, loc, a, p).getResult()
+                     : mlir::arith::MulIOp::create(b, loc, a, p).getResult();
+      break;
+    case pk::ReductionKind::MaxF: combined = mlir::arith::MaximumFOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::MinF: combined = mlir::arith::MinimumFOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::MaxSI: combined = mlir::arith::MaxSIOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::MinSI: combined = mlir::arith::MinSIOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::MaxUI: combined = mlir::arith::MaxUIOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::MinUI: combined = mlir::arith::MinUIOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::And: combined = mlir::arith::AndIOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::Or: combined = mlir::arith::OrIOp::create(b, loc, a, p); break;
+    case pk::ReductionKind::Xor: combined = mlir::arith::XOrIOp::create(b, loc, a, p); break;
+    }
+    auto sum = std::make_shared<ArrayObj>(combined, partial.shape, partial.dtype, partial.weak);
+    storeRef(el, ref, std::make_shared<EllipsisObj>(), sum, nullptr, r);
+  }
 
   /// The generated pallas_call for the traced code; its results as whole
   /// arrays in the structure the code returned.
@@ -427,6 +558,10 @@ private:
         const auto &a = llvm::cast<ArrayObj>(*results[i]);
         mlir::Value out = body.addArgument(
             pk::RefType::get(a.shape, storageType(ctx, a.dtype), nullptr), el.loc(r));
+        if (accumulated) {
+          storeAccumulated(out, a);
+          continue;
+        }
         RefObj ref(out, a.shape, a.dtype);
         storeRef(el, ref, std::make_shared<EllipsisObj>(), results[i], nullptr, r);
       }
@@ -460,6 +595,9 @@ private:
   std::vector<ParallelAxes::Tags> arrayTags;
 
   std::unique_ptr<mlir::Block> kernel;
+  pk::ReduceOp accumulated; ///< the reduction tiles accumulate, if any
+  int accumulatedTag = ParallelAxes::kNone;
+  ParallelAxes::Tags reducedOperandTags;
   Obj traced;
   std::vector<Obj> results;
   std::vector<ParallelAxes::Tags> resultTags;
