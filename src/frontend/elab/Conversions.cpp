@@ -1,6 +1,7 @@
 //===- Conversions.cpp - Reading static values as ints, shapes, dtypes ----===//
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Classes.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 
 #include <cmath>
@@ -73,6 +74,12 @@ bool Elaborator::truthy(const Obj &o, SourceRange r) {
   case Object::Kind::Array:
     fail(r, "the truth value of an array is not known at compile time; use it in an 'if' "
             "statement, pl.when, or jnp.where");
+  case Object::Kind::GlobalArray:
+    // jax.jit raises a ConcretizationTypeError here: the export is compiled
+    // once, for every input.
+    fail(r, "the truth value of the whole array '" + llvm::cast<GlobalArrayObj>(*o).name +
+                "' is not known at compile time (an export is compiled once, for every input, "
+                "as jax.jit traces); choose inside a kernel, or with jnp.where");
   case Object::Kind::SymInt:
     fail(r, "the symbolic size " + repr(*o) + " is not known at compile time");
   case Object::Kind::Range: {
@@ -157,6 +164,25 @@ std::vector<Obj> Elaborator::iterate(const Obj &o, SourceRange r) {
       ArrayPtr row = arrays().slice(array, start, limit, stride, r);
       rows.push_back(arrays().squeeze(row, {0}, r));
     }
+    return rows;
+  }
+  case Object::Kind::GlobalArray: {
+    // A whole array iterates over its rows, as a traced JAX array does:
+    // x[0], x[1], ... (each array code at export level).
+    const auto &g = llvm::cast<GlobalArrayObj>(*o);
+    if (g.shape.empty())
+      fail(r, "iteration over a 0-d array");
+    if (!g.shape[0].isStatic())
+      fail(r, "iterating over the whole array '" + g.name + "' needs a static leading dimension, "
+              "but it is " + describeDims({g.shape[0]}) + "; index it, or fix the size with -D");
+    constexpr int64_t kMaxRows = 4096; // each row is a step of the program
+    if (g.shape[0].value > kMaxRows)
+      fail(r, "iterating over the whole array '" + g.name + "' makes one array per row, and it "
+              "has " + std::to_string(g.shape[0].value) + " (at most " +
+              std::to_string(kMaxRows) + "); index it instead");
+    std::vector<Obj> rows;
+    for (int64_t i = 0; i < g.shape[0].value; ++i)
+      rows.push_back(subscript(*this, o, makeInt(i), r));
     return rows;
   }
   case Object::Kind::Ref:

@@ -8,7 +8,9 @@
 // floor, ceil and round; one transcendental per element of exp, log, sqrt,
 // tanh, logistic and the trigonometric functions; 2*M*N*K flops per
 // matrix product. Loops are not counted (Pallas has no rule for them);
-// bytes_accessed is the arguments' and results' bytes.
+// bytes_accessed is the arguments' and results' bytes. What functions JAX
+// defines with custom_jvp compute (jax.nn.relu, jax.nn.relu6, a user's
+// @jax.custom_jvp) is not counted: Pallas has no rule for those calls.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
@@ -143,10 +145,20 @@ Obj estimateCost(Elaborator &el, CallArgs &args) {
           call.keywords.emplace_back(args.keywords[i].first, values[positional + i]);
           call.keywordRanges.push_back(args.rangeOfKeyword(args.keywords[i].first));
         }
-        Obj result = el.call(fun, call);
+        llvm::DenseSet<mlir::Operation *> uncounted;
+        el.uncountedOps = &uncounted;
+        Obj result;
+        try {
+          result = el.call(fun, call);
+        } catch (...) {
+          el.uncountedOps = nullptr;
+          throw;
+        }
+        el.uncountedOps = nullptr;
         for (auto it = before ? std::next(before->getIterator()) : block->begin();
              it != block->end(); ++it)
-          count(*it, counts);
+          if (!uncounted.contains(&*it))
+            count(*it, counts);
         std::vector<Obj> leaves;
         pytreeLeaves(result, leaves);
         for (const Obj &leaf : leaves)

@@ -230,6 +230,27 @@ Elaborator::FrameSwitch::~FrameSwitch() { el.frame = std::move(saved); }
 // Calls
 //===----------------------------------------------------------------------===//
 
+Obj Elaborator::callUncounted(const Obj &callee, CallArgs &args) {
+  mlir::Block *block = b.getInsertionBlock();
+  mlir::Operation *last = block && !block->empty() ? &block->back() : nullptr;
+  llvm::DenseSet<mlir::Operation *> *ops = uncountedOps;
+  uncountedOps = nullptr; // everything inside is uncounted already
+  Obj result;
+  try {
+    result = llvm::isa<BuiltinObj>(callee.get())
+                 ? llvm::cast<BuiltinObj>(*callee).fn(*this, args)
+                 : call(callee, args);
+  } catch (...) {
+    uncountedOps = ops;
+    throw;
+  }
+  uncountedOps = ops;
+  if (block)
+    for (auto it = last ? std::next(last->getIterator()) : block->begin(); it != block->end(); ++it)
+      ops->insert(&*it);
+  return result;
+}
+
 Obj Elaborator::call(const Obj &callee, CallArgs &args) {
   spendFuel(args.range);
   switch (callee->kind()) {
@@ -241,6 +262,12 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
       args.callee = builtin.name;
     if (tracesAtExport(builtin.name, args))
       return callAtExport(builtin.name, builtin.fn, args);
+    // JAX defines these with custom_jvp, whose calls Pallas's cost rules
+    // skip.
+    static const std::set<std::string> kJaxCustomJvp = {
+        "jax.nn.relu", "jax.nn.relu6", "jax.nn.log1mexp"};
+    if (uncountedOps && kJaxCustomJvp.count(builtin.name))
+      return callUncounted(callee, args);
     return builtin.fn(*this, args);
   }
   case Object::Kind::BoundMethod: {
@@ -305,10 +332,14 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
     withSelf.positionalRanges.insert(withSelf.positionalRanges.begin(), args.range);
     return call(method, withSelf);
   }
-  case Object::Kind::CustomDerivative:
+  case Object::Kind::CustomDerivative: {
     // The primal: what running the function computes (derivatives are
     // JAX's business; their rules can be called as functions of their own).
-    return call(llvm::cast<CustomDerivativeObj>(*callee).function, args);
+    const auto &custom = llvm::cast<CustomDerivativeObj>(*callee);
+    if (uncountedOps && custom.name == "custom_jvp")
+      return callUncounted(custom.function, args);
+    return call(custom.function, args);
+  }
   case Object::Kind::Descriptor:
     return call(llvm::cast<DescriptorObj>(*callee).function, args);
   case Object::Kind::ContextManager:

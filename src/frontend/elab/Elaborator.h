@@ -22,6 +22,7 @@
 #include "frontend/elab/Object.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 #include <map>
@@ -286,6 +287,13 @@ public:
   bool tracesAtExport(const std::string &builtinName, const CallArgs &args) const;
   /// Calls `fn` with `args` as array code at export level.
   Obj callAtExport(const std::string &builtinName, const BuiltinObj::Fn &fn, CallArgs &args);
+  /// While pl.estimate_cost traces: the ops made by functions JAX defines
+  /// with custom_jvp (jax.nn.relu, relu6, user @jax.custom_jvp), which
+  /// Pallas's cost rules do not count (CostEstimate.cpp); else null.
+  llvm::DenseSet<mlir::Operation *> *uncountedOps = nullptr;
+  /// Calls `callee` with `args`, adding the ops it makes to uncountedOps.
+  Obj callUncounted(const Obj &callee, CallArgs &args);
+
   /// Where each jax.vmap level puts its axis in an output of `rank` dims:
   /// innermost first, each at its out_axes position among the axes outside
   /// it, so that leaving the vmap finds it where out_axes asks.

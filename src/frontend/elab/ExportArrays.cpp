@@ -74,8 +74,11 @@ void visitLeaves(const Obj &o, const std::function<void(const Obj &)> &visit) {
   visit(o);
 }
 
-/// "jax.numpy.exp" -> "exp", "x.reshape" -> "reshape": the kernel's name.
+/// "jnp.exp" -> "exp", "x.reshape" -> "reshape", "operator +" ->
+/// "elementwise": the kernel's name.
 std::string kernelNameFor(const std::string &what) {
+  if (llvm::StringRef(what).starts_with("operator "))
+    return "elementwise";
   std::string tail = what.substr(what.find_last_of('.') == std::string::npos
                                      ? 0
                                      : what.find_last_of('.') + 1);
@@ -84,7 +87,7 @@ std::string kernelNameFor(const std::string &what) {
     name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   bool named = std::any_of(name.begin(), name.end(),
                            [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-  return named ? name : "elementwise"; // an operator: '+' -> elementwise
+  return named ? name : "array_code";
 }
 
 } // namespace
@@ -494,7 +497,7 @@ private:
         dims.push_back(resultTags[i][d] >= 0 ? tiled[resultTags[i][d]].size : Dim{a.shape[d], {}});
       std::vector<BatchAxis> batch;
       if (batched)
-        batch = el.outputBatchAxes(dims.size(), what + " result");
+        batch = el.outputBatchAxes(dims.size(), "the result of " + what);
       GlobalArrayObj shaped(nullptr, dims, a.dtype, "");
       shaped.batch = batch;
       std::vector<Dim> physical = shaped.physicalShape();
@@ -575,7 +578,7 @@ private:
         return nullptr;
       size_t i = next++;
       auto g = std::make_shared<GlobalArrayObj>(op.getResult(i), outDims[i], a->dtype,
-                                                what + " result");
+                                                "result of " + what);
       g->batch = outBatch[i];
       return g;
     });

@@ -237,7 +237,7 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
     el.fail(r, std::string("unsupported operand for '") + ast::spelling(op) +
                    "': a Ref must be read first, e.g. x_ref[...]");
   if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get()))
-    return el.arrayCodeAtExport(std::string("'") + ast::spelling(op) + "'", r, {lhs, rhs},
+    return el.arrayCodeAtExport(std::string("operator ") + ast::spelling(op), r, {lhs, rhs},
                                 [&](std::vector<Obj> &v) { return binaryOperator(el, op, v[0], v[1], r); });
   if (llvm::isa<ArrayObj>(lhs.get()) || llvm::isa<ArrayObj>(rhs.get()))
     return el.arrays().binary(op, lhs, rhs, r);
@@ -297,7 +297,7 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
 Obj unaryOperator(Elaborator &el, UnaryOp op, const Obj &operand, SourceRange r) {
   el.checkNotOpaque(operand, r);
   if (llvm::isa<GlobalArrayObj>(operand.get()) && op != UnaryOp::Not)
-    return el.arrayCodeAtExport(std::string("'") + ast::spelling(op) + "'", r, {operand},
+    return el.arrayCodeAtExport(std::string("operator ") + ast::spelling(op), r, {operand},
                                 [&](std::vector<Obj> &v) { return unaryOperator(el, op, v[0], r); });
   if (llvm::isa<ArrayObj>(operand.get())) {
     switch (op) {
@@ -433,7 +433,7 @@ Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs
     break;
   }
   if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get()))
-    return el.arrayCodeAtExport(std::string("'") + ast::spelling(op) + "'", r, {lhs, rhs},
+    return el.arrayCodeAtExport(std::string("operator ") + ast::spelling(op), r, {lhs, rhs},
                                 [&](std::vector<Obj> &v) { return compareOperator(el, op, v[0], v[1], r); });
   if (llvm::isa<ArrayObj>(lhs.get()) || llvm::isa<ArrayObj>(rhs.get()))
     return el.arrays().compare(op, lhs, rhs, r);
