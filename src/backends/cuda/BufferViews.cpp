@@ -14,21 +14,22 @@ bool isWhole(llvm::ArrayRef<int64_t> staticOffsets, llvm::ArrayRef<int64_t> size
 }
 
 /// The grid axes a spec's index map walks, in order, when it walks them
-/// along a prefix of the array's axes (the rest at block 0); else nothing.
+/// along a prefix of the array's axes (blocked or squeezed, as jax.vmap's
+/// axes are; the rest at block 0); else nothing.
 std::optional<llvm::SmallVector<unsigned>> leadingWalk(pk::BlockSpecAttr spec) {
   if (!spec.hasAffineIndexMap())
     return std::nullopt;
   llvm::SmallVector<unsigned> walk;
   bool prefix = true;
   for (auto [d, e] : llvm::enumerate(spec.getIndexMap().getResults())) {
-    if (spec.getDimKinds()[d] != pk::BlockDimKind::Blocked)
+    if (spec.getDimKinds()[d] == pk::BlockDimKind::Element)
       return std::nullopt;
     if (auto dim = llvm::dyn_cast<mlir::AffineDimExpr>(e); dim && prefix) {
       walk.push_back(dim.getPosition());
       continue;
     }
     auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(e);
-    if (!c || c.getValue() != 0)
+    if (!c || c.getValue() != 0 || spec.isSqueezed(d))
       return std::nullopt;
     prefix = false;
   }
@@ -60,8 +61,7 @@ std::optional<uint64_t> contiguousStart(pk::SliceOp slice) {
 } // namespace
 
 std::optional<uint64_t> bufferViewOffset(pk::PallasCallOp call) {
-  if (!call->hasAttr("pk.generated") || call->hasAttr("pk.vmap_axes") ||
-      call.getInputs().size() != 1 || call.getNumResults() != 1 ||
+  if (!call->hasAttr("pk.generated") || call.getInputs().size() != 1 || call.getNumResults() != 1 ||
       call.getNumScalarPrefetch() != 0 || !call.getScratchTypes().empty() ||
       !call.getInputOutputAliases().empty())
     return std::nullopt;

@@ -134,4 +134,43 @@ Obj pytreeRebuild(const Obj &tree, const std::vector<Obj> &leaves, size_t &next)
 }
 
 
+Obj mapLeaves(const Obj &o, const std::function<Obj(const Obj &)> &replace) {
+  if (Obj r = replace(o))
+    return r;
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get())) {
+    auto copy = std::make_shared<SequenceObj>(seq->kind(), std::vector<Obj>());
+    copy->namedTuple = seq->namedTuple;
+    bool changed = false;
+    for (const Obj &item : seq->items) {
+      copy->items.push_back(mapLeaves(item, replace));
+      changed |= copy->items.back() != item;
+    }
+    return changed ? copy : o;
+  }
+  if (auto *dict = llvm::dyn_cast<DictObj>(o.get())) {
+    auto copy = std::make_shared<DictObj>();
+    bool changed = false;
+    for (const auto &[k, v] : dict->entries) {
+      copy->entries.emplace_back(k, mapLeaves(v, replace));
+      changed |= copy->entries.back().second != v;
+    }
+    return changed ? copy : o;
+  }
+  return o;
+}
+
+void forEachLeaf(const Obj &o, const std::function<void(const Obj &)> &visit) {
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get())) {
+    for (const Obj &item : seq->items)
+      forEachLeaf(item, visit);
+    return;
+  }
+  if (auto *dict = llvm::dyn_cast<DictObj>(o.get())) {
+    for (const auto &[k, v] : dict->entries)
+      forEachLeaf(v, visit);
+    return;
+  }
+  visit(o);
+}
+
 } // namespace pk::elab

@@ -11,6 +11,8 @@
 
 #include "frontend/elab/Object.h"
 
+#include <functional>
+
 namespace pk::elab {
 
 struct TreeDef {
@@ -35,6 +37,12 @@ bool isLeaf(const Obj &value);
 /// tuples (NamedTuples too), lists and dicts (in sorted key order) are
 /// nodes; everything else is a leaf. Appends `tree`'s leaves to `out`.
 void pytreeLeaves(const Obj &tree, std::vector<Obj> &out);
+/// Calls `visit` on every leaf of `o` (sequences and dicts are walked, in
+/// order; everything else, None included, is a leaf).
+void forEachLeaf(const Obj &o, const std::function<void(const Obj &)> &visit);
+/// `o` with each leaf that `replace` maps to something (non-null) replaced;
+/// unchanged containers are shared.
+Obj mapLeaves(const Obj &o, const std::function<Obj(const Obj &)> &replace);
 /// `tree`'s structure with its leaves replaced from `leaves[next...]`.
 Obj pytreeRebuild(const Obj &tree, const std::vector<Obj> &leaves, size_t &next);
 
