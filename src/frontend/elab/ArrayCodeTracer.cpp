@@ -99,6 +99,13 @@ private:
     std::map<void *, size_t> indexOfValue;
     for (const Obj &input : inputs)
       forEachLeaf(input, [&](const Obj &leaf) {
+        // Outside kernels a block value can only have escaped one (through
+        // a Python variable a kernel or loop body assigned): its IR lives
+        // in that kernel.
+        if (llvm::isa<ArrayObj>(leaf.get()))
+          el.fail(r, what + " uses a value computed inside a kernel (or a loop body), which "
+                            "escaped it through a Python variable; outside a kernel only whole "
+                            "arrays exist: return it through an output Ref, or from the loop");
         auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
         if (!g || indexOf.count(g))
           return;
