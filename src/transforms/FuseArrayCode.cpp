@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "transforms/Passes.h"
 
+#include "ir/WholeRef.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -30,15 +32,6 @@ bool isGenerated(mlir::Operation *op) {
          call.getScratchTypes().empty() && call.getInputOutputAliases().empty();
 }
 
-/// Whether `load` reads its whole Ref as one value.
-bool isWholeLoad(LoadOp load) {
-  auto ref = llvm::cast<RefType>(load.getRef().getType());
-  return load.getOffsets().empty() && !load.getMask() && !load.getOther() &&
-         load.getSqueeze().empty() && load.getSizes() == ref.getShape() &&
-         llvm::all_of(load.getStaticOffsets(), [](int64_t o) { return o == 0; }) &&
-         llvm::all_of(load.getStrides(), [](int64_t s) { return s == 1; });
-}
-
 /// The value a generated kernel stores whole into `out`, or null.
 mlir::Value storedWhole(mlir::BlockArgument out) {
   StoreOp store;
@@ -48,11 +41,7 @@ mlir::Value storedWhole(mlir::BlockArgument out) {
       return nullptr;
     store = s;
   }
-  auto ref = llvm::cast<RefType>(out.getType());
-  if (!store || !store.getOffsets().empty() || store.getMask() || !store.getSqueeze().empty() ||
-      store.getSizes() != ref.getShape() ||
-      !llvm::all_of(store.getStaticOffsets(), [](int64_t o) { return o == 0; }) ||
-      !llvm::all_of(store.getStrides(), [](int64_t s) { return s == 1; }))
+  if (!store || !writesWholeRef(store))
     return nullptr;
   return store.getValue();
 }
@@ -91,7 +80,7 @@ bool fuse(PallasCallOp producer, PallasCallOp consumer) {
       return false;
     for (mlir::Operation *user : cBody.getArgument(k).getUsers()) {
       auto load = llvm::dyn_cast<LoadOp>(user);
-      if (!load || !isWholeLoad(load) || load.getType() != stored[j].getType())
+      if (!load || !readsWholeRef(load) || load.getType() != stored[j].getType())
         return false;
     }
     fromProducer[k] = j;

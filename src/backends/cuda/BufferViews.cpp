@@ -1,17 +1,11 @@
 //===- BufferViews.cpp ----------------------------------------------------===//
 #include "backends/cuda/BufferViews.h"
 
+#include "ir/WholeRef.h"
+
 namespace pk::gpu {
 
 namespace {
-
-bool isWhole(llvm::ArrayRef<int64_t> staticOffsets, llvm::ArrayRef<int64_t> sizes,
-             llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> squeeze,
-             pk::RefType ref) {
-  return squeeze.empty() && sizes == ref.getShape() &&
-         llvm::all_of(staticOffsets, [](int64_t o) { return o == 0; }) &&
-         llvm::all_of(strides, [](int64_t s) { return s == 1; });
-}
 
 /// The grid axes a spec's index map walks, in order, when it walks them
 /// along a prefix of the array's axes (blocked or squeezed, as jax.vmap's
@@ -96,10 +90,7 @@ std::optional<uint64_t> bufferViewOffset(pk::PallasCallOp call) {
   uint64_t offset = 0;
   for (mlir::Operation &op : body) {
     if (auto load = llvm::dyn_cast<pk::LoadOp>(op)) {
-      if (value || load.getRef() != body.getArgument(0) || !load.getOffsets().empty() ||
-          load.getMask() || load.getOther() || load.getPadded() ||
-          !isWhole(load.getStaticOffsets(), load.getSizes(), load.getStrides(), load.getSqueeze(),
-                   llvm::cast<pk::RefType>(load.getRef().getType())))
+      if (value || load.getRef() != body.getArgument(0) || !pk::readsWholeRef(load))
         return std::nullopt;
       value = load.getResult();
     } else if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
@@ -118,9 +109,7 @@ std::optional<uint64_t> bufferViewOffset(pk::PallasCallOp call) {
       value = reshape.getResult();
     } else if (auto store = llvm::dyn_cast<pk::StoreOp>(op)) {
       if (!value || store.getValue() != value || store.getRef() != body.getArgument(1) ||
-          !store.getOffsets().empty() || store.getMask() || store.getPadded() ||
-          !isWhole(store.getStaticOffsets(), store.getSizes(), store.getStrides(),
-                   store.getSqueeze(), llvm::cast<pk::RefType>(store.getRef().getType())))
+          !pk::writesWholeRef(store))
         return std::nullopt;
       value = nullptr;
       stored = true;

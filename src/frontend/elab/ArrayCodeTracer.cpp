@@ -192,6 +192,22 @@ private:
     return inputs;
   }
 
+  /// Clears the elaborator's grid while the code is traced (restored when
+  /// destroyed).
+  struct GridScope {
+    explicit GridScope(Elaborator &el) : el(el), grid(el.grid), hidden(el.hiddenGrid) {
+      el.grid.clear();
+      el.hiddenGrid = 0;
+    }
+    ~GridScope() {
+      el.grid = grid;
+      el.hiddenGrid = hidden;
+    }
+    Elaborator &el;
+    std::vector<Dim> grid;
+    size_t hidden;
+  };
+
   void discard() {
     if (!kernel)
       return;
@@ -213,11 +229,9 @@ private:
       kernel->addArgument(refTypes.back(), el.loc(r));
     }
     ParallelAxes axes;
-    std::vector<Dim> savedGrid = el.grid;
-    size_t savedHidden = el.hiddenGrid;
-    el.grid.clear();
-    el.hiddenGrid = 0;
     try {
+      // The generated kernel has no grid the code could read.
+      GridScope noGrid(el);
       Elaborator::ModeGuard mode(el, EmitMode::Kernel);
       el.b.setInsertionPointToEnd(kernel.get());
       std::vector<Obj> blocks;
@@ -242,20 +256,14 @@ private:
           el.fail(r, what + " at export level gave a Ref; Refs exist only inside kernels");
       });
     } catch (ElabError &) {
-      el.grid = savedGrid;
-      el.hiddenGrid = savedHidden;
       discard();
       if (mayFail)
         return false;
       throw;
     } catch (...) {
-      el.grid = savedGrid;
-      el.hiddenGrid = savedHidden;
       discard();
       throw;
     }
-    el.grid = savedGrid;
-    el.hiddenGrid = savedHidden;
 
     // Along tiled axes the code must compute element-wise, and every
     // result must follow each of them.

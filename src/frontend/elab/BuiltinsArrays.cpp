@@ -1404,21 +1404,11 @@ void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu) {
 
 Obj arrayAtUpdate(Elaborator &el, const Obj &array, const Obj &index, const std::string &method,
                   CallArgs &args) {
-  if (el.mode() == EmitMode::Export && Elaborator::holdsGlobalArray(array)) {
-    std::vector<Obj> inputs = {array, index};
-    for (const Obj &a : args.positional)
-      inputs.push_back(a);
-    for (const auto &[key, value] : args.keywords)
-      inputs.push_back(value);
-    return el.arrayCodeAtExport("at." + method, args.range, inputs, [&](std::vector<Obj> &v) {
-      CallArgs traced = args;
-      for (size_t i = 0; i < traced.positional.size(); ++i)
-        traced.positional[i] = v[2 + i];
-      for (size_t i = 0; i < traced.keywords.size(); ++i)
-        traced.keywords[i].second = v[2 + traced.positional.size() + i];
-      return arrayAtUpdate(el, v[0], v[1], method, traced);
-    });
-  }
+  if (el.mode() == EmitMode::Export && Elaborator::holdsGlobalArray(array))
+    return el.arrayCodeCall("at." + method, args, {array, index},
+                            [&](std::vector<Obj> &at, CallArgs &traced) {
+                              return arrayAtUpdate(el, at[0], at[1], method, traced);
+                            });
   static const std::map<std::string, AtUpdate> kinds = {
       {"set", AtUpdate::Set},     {"add", AtUpdate::Add},       {"multiply", AtUpdate::Multiply},
       {"mul", AtUpdate::Multiply}, {"divide", AtUpdate::Divide}, {"min", AtUpdate::Min},

@@ -87,19 +87,10 @@ bool isCostEstimate(const Obj &o) {
 Obj estimateCost(Elaborator &el, CallArgs &args) {
   if (args.positional.empty())
     el.fail(args.range, "pl.estimate_cost(fun, *args, **kwargs) needs the function to estimate");
-  Obj fun = args.positional[0];
-  std::vector<Obj> inputs(args.positional.begin() + 1, args.positional.end());
-  for (const auto &[name, value] : args.keywords)
-    inputs.push_back(value);
 
   // The arguments' bytes; their shapes must be static (the counts are ints).
   int64_t bytes = 0;
-  std::function<void(const Obj &)> visit = [&](const Obj &o) {
-    if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get())) {
-      for (const Obj &item : seq->items)
-        visit(item);
-      return;
-    }
+  auto visit = [&](const Obj &o) {
     std::vector<Dim> dims;
     DType dtype;
     if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get())) {
@@ -120,31 +111,32 @@ Obj estimateCost(Elaborator &el, CallArgs &args) {
     }
     bytes += bytesOf(shape, dtype);
   };
-  for (const Obj &input : inputs)
-    visit(input);
+  for (size_t i = 1; i < args.positional.size(); ++i)
+    forEachLeaf(args.positional[i], visit);
+  for (const auto &[name, value] : args.keywords)
+    forEachLeaf(value, visit);
 
   Counts counts;
-  Obj estimate = el.arrayCodeAtExport(
-      "pl.estimate_cost", args.range, inputs, [&](std::vector<Obj> &values) -> Obj {
+  el.arrayCodeCall(
+      "pl.estimate_cost", args, {}, [&](std::vector<Obj> &, CallArgs &call) -> Obj {
+        Obj fun = call.positional[0];
+        call.positional.erase(call.positional.begin());
+        call.positionalRanges.erase(call.positionalRanges.begin());
         // jax.ShapeDtypeStruct arguments stand for arrays of their shape.
-        for (Obj &v : values)
+        auto standIn = [&](Obj &v) {
           if (auto *s = llvm::dyn_cast<ShapeDtypeStructObj>(v.get())) {
             std::vector<int64_t> shape;
             for (const Dim &d : s->shape)
               shape.push_back(d.value);
             v = el.arrays().full(shape, makeInt(0), s->dtype, args.range);
           }
+        };
+        for (Obj &v : call.positional)
+          standIn(v);
+        for (auto &[name, v] : call.keywords)
+          standIn(v);
         mlir::Block *block = el.builder().getInsertionBlock();
         mlir::Operation *before = block->empty() ? nullptr : &block->back();
-        CallArgs call;
-        call.range = args.range;
-        size_t positional = args.positional.size() - 1;
-        for (size_t i = 0; i < positional; ++i)
-          call.addPositional(values[i], args.rangeOf(i + 1));
-        for (size_t i = 0; i < args.keywords.size(); ++i) {
-          call.keywords.emplace_back(args.keywords[i].first, values[positional + i]);
-          call.keywordRanges.push_back(args.rangeOfKeyword(args.keywords[i].first));
-        }
         llvm::DenseSet<mlir::Operation *> uncounted;
         el.uncountedOps = &uncounted;
         Obj result;
@@ -159,14 +151,12 @@ Obj estimateCost(Elaborator &el, CallArgs &args) {
              it != block->end(); ++it)
           if (!uncounted.contains(&*it))
             count(*it, counts);
-        std::vector<Obj> leaves;
-        pytreeLeaves(result, leaves);
-        for (const Obj &leaf : leaves)
+        forEachLeaf(result, [&](const Obj &leaf) {
           if (auto *a = llvm::dyn_cast<ArrayObj>(leaf.get()))
             bytes += bytesOf(a->shape, a->dtype);
+        });
         return makeInt(0); // no arrays: the trace is discarded
       });
-  (void)estimate;
   return makeCostEstimate(counts.flops, counts.transcendentals, bytes, 0);
 }
 

@@ -237,9 +237,7 @@ Obj Elaborator::callUncounted(const Obj &callee, CallArgs &args) {
   uncountedOps = nullptr; // everything inside is uncounted already
   Obj result;
   try {
-    result = llvm::isa<BuiltinObj>(callee.get())
-                 ? llvm::cast<BuiltinObj>(*callee).fn(*this, args)
-                 : call(callee, args);
+    result = call(callee, args);
   } catch (...) {
     uncountedOps = ops;
     throw;

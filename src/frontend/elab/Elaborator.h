@@ -279,6 +279,12 @@ public:
   Obj arrayCodeAtExport(const std::string &what, SourceRange r, std::vector<Obj> inputs,
                         const std::function<Obj(std::vector<Obj> &)> &compute,
                         bool sizesAtTopLevel = false);
+  /// arrayCodeAtExport over a call: the `leading` values, then `args`'
+  /// positional and keyword values, may be whole arrays; `call` receives the
+  /// leading ones and `args` with the others replaced by block values.
+  Obj arrayCodeCall(const std::string &what, CallArgs &args, std::vector<Obj> leading,
+                    const std::function<Obj(std::vector<Obj> &, CallArgs &)> &call,
+                    bool sizesAtTopLevel = false);
   /// Whether `o` holds a whole array (a GlobalArray leaf) anywhere.
   static bool holdsGlobalArray(const Obj &o);
   /// Whether calling the builtin `builtinName` with `args` here is array

@@ -25,6 +25,28 @@ bool Elaborator::holdsGlobalArray(const Obj &o) {
   return found;
 }
 
+Obj Elaborator::arrayCodeCall(const std::string &what, CallArgs &args, std::vector<Obj> leading,
+                               const std::function<Obj(std::vector<Obj> &, CallArgs &)> &call,
+                               bool sizesAtTopLevel) {
+  size_t first = leading.size(), n = args.positional.size();
+  std::vector<Obj> inputs = std::move(leading);
+  inputs.insert(inputs.end(), args.positional.begin(), args.positional.end());
+  for (const auto &[name, value] : args.keywords)
+    inputs.push_back(value);
+  return arrayCodeAtExport(
+      what, args.range, inputs,
+      [&](std::vector<Obj> &values) {
+        CallArgs traced = args;
+        for (size_t i = 0; i < n; ++i)
+          traced.positional[i] = values[first + i];
+        for (size_t i = 0; i < traced.keywords.size(); ++i)
+          traced.keywords[i].second = values[first + n + i];
+        std::vector<Obj> leadingValues(values.begin(), values.begin() + first);
+        return call(leadingValues, traced);
+      },
+      sizesAtTopLevel);
+}
+
 bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &args) const {
   if (emitMode != EmitMode::Export)
     return false;
@@ -65,23 +87,11 @@ Obj Elaborator::callAtExport(const std::string &builtinName, const BuiltinObj::F
       what = to + what.substr(std::strlen(from));
       break;
     }
-  std::vector<Obj> inputs = args.positional;
-  for (const auto &[name, value] : args.keywords)
-    inputs.push_back(value);
   static const std::set<std::string> kTakesSizes = {"reshape", "broadcast_to", "zeros", "ones",
                                                     "empty", "full"};
   bool sizes = kTakesSizes.count(what.substr(what.rfind('.') + 1)) > 0;
-  return arrayCodeAtExport(
-      what, args.range, inputs,
-      [&](std::vector<Obj> &blocks) {
-        CallArgs traced = args;
-        size_t n = traced.positional.size();
-        for (size_t i = 0; i < n; ++i)
-          traced.positional[i] = blocks[i];
-        for (size_t i = 0; i < traced.keywords.size(); ++i)
-          traced.keywords[i].second = blocks[n + i];
-        return fn(*this, traced);
-      },
+  return arrayCodeCall(
+      what, args, {}, [&](std::vector<Obj> &, CallArgs &traced) { return fn(*this, traced); },
       sizes);
 }
 
@@ -101,20 +111,16 @@ Obj globalArrayMember(Elaborator &el, const Obj &array, const std::string &name,
   if (!isMethod)
     return property;
   return std::make_shared<BoundMethodObj>(array, name, [what, name](Elaborator &el, CallArgs &args) {
-    std::vector<Obj> inputs = args.positional;
-    for (const auto &[key, value] : args.keywords)
-      inputs.push_back(value);
-    return el.arrayCodeAtExport(what, args.range, inputs, [&](std::vector<Obj> &v) {
-      CallArgs traced = args;
-      size_t n = traced.positional.size();
-      traced.positional.erase(traced.positional.begin());
-      traced.positionalRanges.erase(traced.positionalRanges.begin());
-      for (size_t i = 1; i < n; ++i)
-        traced.positional[i - 1] = v[i];
-      for (size_t i = 0; i < traced.keywords.size(); ++i)
-        traced.keywords[i].second = v[n + i];
-      return el.call(getAttribute(el, v[0], name, args.range), traced);
-    }, /*sizesAtTopLevel=*/name == "reshape");
+    // args.positional[0] is the array itself.
+    return el.arrayCodeCall(
+        what, args, {},
+        [&](std::vector<Obj> &, CallArgs &traced) {
+          Obj self = traced.positional[0];
+          traced.positional.erase(traced.positional.begin());
+          traced.positionalRanges.erase(traced.positionalRanges.begin());
+          return el.call(getAttribute(el, self, name, args.range), traced);
+        },
+        /*sizesAtTopLevel=*/name == "reshape");
   });
 }
 
