@@ -89,6 +89,12 @@ std::string printed(Operation *op) {
   return s;
 }
 
+/// wgmma is sm_90a's: an architecture-specific feature of compute
+/// capability 9.0.
+bool hasWgmma(const Target &target) {
+  return target.computeCapability() == 90 && target.archSpecific();
+}
+
 /// Shared memory a CTA may use (with the opt-in above 48 KiB).
 int64_t sharedMemoryLimit(unsigned computeCapability) {
   switch (computeCapability) {
@@ -136,7 +142,9 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
 
   if (failed(
           runStage(*module, dump, "01-outlined",
-                   [&](PassManager &pm) { gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps); })) ||
+                   [&](PassManager &pm) {
+                     gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps, hasWgmma(target));
+                   })) ||
       failed(runStage(*module, dump, "02-layouts",
                       [&](PassManager &pm) { gpu::buildLayoutStage(pm); })) ||
       failed(runStage(*module, dump, "03-gpu",

@@ -38,6 +38,27 @@ def PkGpuOutline : Pass<"pk-gpu-outline", "::mlir::ModuleOp"> {
   ];
 }
 
+def PkGpuWgmmaDots : Pass<"pk-gpu-wgmma-dots", "::mlir::ModuleOp"> {
+  let summary = "Puts the dots of pallas_call kernels on Hopper's wgmma (sm_90a)";
+  let description = [{
+    Every `pk.dot` of an ordinary kernel (not a Mosaic GPU one) whose
+    operands are f16 or bf16 and whose shape fits a warpgroup matrix
+    multiply (M a multiple of 64 per warpgroup of the CTA, N a power of
+    two from 16 to 256, K a multiple of 16, each operand's rows at least
+    32 bytes) becomes: its operands stored into shared memory as wgmma
+    reads them (`pkgpu.shared_ref ... strips`, swizzled), a fence for the
+    async proxy (`pk.commit_smem`), `pkgpu.wgmma_tile` and a
+    `pkgpu.wgmma_wait_tile`. An f32 accumulation `acc + dot` (either
+    order) accumulates in place: `acc` is the wgmma's accumulator. The
+    operand buffers of all dots of a kernel share one region after its
+    scratch; a dot whose operands would not fit keeps mma.sync. Run only
+    for sm_90a, whose architecture-specific wgmma this needs.
+  }];
+  let dependentDialects = [
+    "::pk::gpu::PkGpuDialect", "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect"
+  ];
+}
+
 def PkGpuDefineArith : Pass<"pk-gpu-define-arith", "::mlir::ModuleOp"> {
   let summary = "Gives arith ops the language's results where LLVM's are undefined";
   let description = [{

@@ -22,13 +22,15 @@ namespace pk::gpu {
 
 using namespace mlir;
 
-void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps) {
+void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) {
   PkGpuOutlineOptions outline;
   outline.defaultNumWarps = defaultNumWarps;
   pm.addPass(createPkGpuOutline(outline));
   pm.addPass(createPkGpuDefineArith());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (wgmma)
+    pm.addPass(createPkGpuWgmmaDots());
 }
 
 void buildLayoutStage(OpPassManager &pm) { pm.addPass(createPkGpuAssignLayouts()); }
@@ -58,8 +60,8 @@ void buildNvvmStage(OpPassManager &pm) {
   kernels.addPass(createPkGpuKernelAbi());
 }
 
-void buildCudaPipeline(OpPassManager &pm, unsigned defaultNumWarps) {
-  buildOutlineStage(pm, defaultNumWarps);
+void buildCudaPipeline(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) {
+  buildOutlineStage(pm, defaultNumWarps, wgmma);
   buildLayoutStage(pm);
   buildDistributeStage(pm);
   buildNvvmStage(pm);
@@ -71,6 +73,9 @@ struct OutlineOptions : PassPipelineOptions<OutlineOptions> {
   Option<unsigned> defaultNumWarps{*this, "default-num-warps",
                                    llvm::cl::desc("warps per CTA when compiler_params do not say"),
                                    llvm::cl::init(kDefaultNumWarps)};
+  Option<bool> wgmma{*this, "wgmma",
+                     llvm::cl::desc("put dots on wgmma (the sm_90a targets do)"),
+                     llvm::cl::init(false)};
 };
 
 } // namespace
@@ -78,7 +83,9 @@ struct OutlineOptions : PassPipelineOptions<OutlineOptions> {
 void registerCudaPipelines() {
   PassPipelineRegistration<OutlineOptions>(
       "pk-cuda-outline-stage", "CUDA stage 01: outline pallas_calls into kernels",
-      [](OpPassManager &pm, const OutlineOptions &o) { buildOutlineStage(pm, o.defaultNumWarps); });
+      [](OpPassManager &pm, const OutlineOptions &o) {
+        buildOutlineStage(pm, o.defaultNumWarps, o.wgmma);
+      });
   PassPipelineRegistration<>("pk-cuda-layout-stage",
                              "CUDA stage 02: a distributed layout for every block value",
                              [](OpPassManager &pm) { buildLayoutStage(pm); });
@@ -90,7 +97,9 @@ void registerCudaPipelines() {
                              [](OpPassManager &pm) { buildNvvmStage(pm); });
   PassPipelineRegistration<OutlineOptions>(
       "pk-cuda-pipeline", "CUDA stages 01 to 04, from pk IR to the LLVM and NVVM dialects",
-      [](OpPassManager &pm, const OutlineOptions &o) { buildCudaPipeline(pm, o.defaultNumWarps); });
+      [](OpPassManager &pm, const OutlineOptions &o) {
+        buildCudaPipeline(pm, o.defaultNumWarps, o.wgmma);
+      });
 }
 
 } // namespace pk::gpu

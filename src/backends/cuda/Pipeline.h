@@ -25,8 +25,10 @@ namespace pk::gpu {
 /// Warps per CTA when a kernel's compiler_params do not say.
 constexpr unsigned kDefaultNumWarps = 4;
 
-/// 01: pallas_calls outlined into gpu.func kernels, arith made defined.
-void buildOutlineStage(mlir::OpPassManager &pm, unsigned defaultNumWarps = kDefaultNumWarps);
+/// 01: pallas_calls outlined into gpu.func kernels, arith made defined;
+/// with `wgmma` (sm_90a), their dots put on the warpgroup tensor cores.
+void buildOutlineStage(mlir::OpPassManager &pm, unsigned defaultNumWarps = kDefaultNumWarps,
+                       bool wgmma = false);
 /// 02: a distributed layout for every block value.
 void buildLayoutStage(mlir::OpPassManager &pm);
 /// 03: per-thread code; the asynchronous Hopper ops (pkgpu.tma_*,
@@ -37,7 +39,8 @@ void buildDistributeStage(mlir::OpPassManager &pm);
 /// gpu.module, and the kernels' parameter ABI (tensor maps by value).
 void buildNvvmStage(mlir::OpPassManager &pm);
 /// 01 to 04 in order.
-void buildCudaPipeline(mlir::OpPassManager &pm, unsigned defaultNumWarps = kDefaultNumWarps);
+void buildCudaPipeline(mlir::OpPassManager &pm, unsigned defaultNumWarps = kDefaultNumWarps,
+                       bool wgmma = false);
 
 /// Registers the pipelines above with pk-opt's pass registry.
 void registerCudaPipelines();

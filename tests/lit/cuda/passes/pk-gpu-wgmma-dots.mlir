@@ -1,0 +1,81 @@
+// RUN: %pk-opt --pk-gpu-wgmma-dots %s | FileCheck %s
+// Dots that fit a warpgroup matrix multiply get their operands stored
+// into swizzled shared buffers after the kernel's scratch (at a multiple
+// of 1024 bytes), a fence, pkgpu.wgmma_tile and a wait. `acc + dot` in a
+// loop accumulates in place; other dots start from zeros and round after.
+
+module attributes {gpu.container_module} {
+  gpu.module @pk_kernels {
+    // CHECK-LABEL: gpu.func @k_loop
+    // CHECK-SAME: pkgpu.scratch_bytes = 17408
+    gpu.func @k_loop(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, pkgpu.num_warps = 8 : i64, pkgpu.scratch_bytes = 16 : i64} {
+      %c0 = arith.constant 0 : index
+      %c128 = arith.constant 128 : index
+      %c4 = arith.constant 4 : index
+      %c1 = arith.constant 1 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c128, %c128) offsets(%c0, %c0) block [128, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<128x128xbf16>
+      %y = pkgpu.global_ref %arg1 sizes(%c128, %c128) offsets(%c0, %c0) block [128, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<128x128xbf16>
+      // CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<128x128xf32>)
+      %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %cst) -> (tensor<128x128xf32>) {
+        %a = pk.load %x [0, %k] sizes [128, 32] strides [1, 1] squeeze [] : <128x128xbf16> -> tensor<128x32xbf16>
+        %b = pk.load %y [%k, 0] sizes [32, 128] strides [1, 1] squeeze [] : <128x128xbf16> -> tensor<32x128xbf16>
+        // Rows of 64 bytes (A, K-major) and 256 bytes (B, N-major).
+        // CHECK: %[[A:.*]] = pkgpu.shared_ref offset 1024 strips 64 : !pk.ref<128x32xbf16, #pk.memory_space<shared>>
+        // CHECK: pk.store %{{.*}}, %[[A]] [0, 0] sizes [128, 32]
+        // CHECK: %[[B:.*]] = pkgpu.shared_ref offset 9216 strips 128 : !pk.ref<32x128xbf16, #pk.memory_space<shared>>
+        // CHECK: pk.store %{{.*}}, %[[B]] [0, 0] sizes [32, 128]
+        // CHECK: pk.commit_smem
+        // CHECK: %[[D:.*]] = pkgpu.wgmma_tile %[[ACC]], %[[A]], %[[B]]
+        // CHECK: %[[W:.*]] = pkgpu.wgmma_wait_tile 0, %[[D]]
+        // CHECK-NOT: arith.addf
+        // CHECK: scf.yield %[[W]]
+        %d = pk.dot %a, %b : tensor<128x32xbf16>, tensor<32x128xbf16> -> tensor<128x128xf32>
+        %s = arith.addf %acc, %d : tensor<128x128xf32>
+        scf.yield %s : tensor<128x128xf32>
+      }
+      gpu.return
+    }
+
+    // A transposed right operand is read through a transposed view (wgmma
+    // takes it K-major); the f16 result is rounded from the f32 wgmma.
+    // CHECK-LABEL: gpu.func @transposed_f16
+    gpu.func @transposed_f16(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %c64) offsets(%c0, %c0) block [64, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x64xf16>
+      %a = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xf16> -> tensor<64x64xf16>
+      // CHECK: %[[B:.*]] = pkgpu.shared_ref offset 8192 strips 128 : !pk.ref<32x64xf16
+      // CHECK: %[[BT:.*]] = pk.ref_transpose %[[B]] perm [1, 0]
+      // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x32xf32>
+      // CHECK: pkgpu.wgmma_tile %[[Z]], %{{.*}}, %[[BT]]
+      // CHECK: %[[W:.*]] = pkgpu.wgmma_wait_tile 0
+      // CHECK: arith.truncf %[[W]] : tensor<64x32xf32> to tensor<64x32xf16>
+      %bt = pk.load %x [0, 0] sizes [32, 64] strides [1, 1] squeeze [] : <64x64xf16> -> tensor<32x64xf16>
+      %d = pk.dot %a, %bt {transpose_rhs} : tensor<64x64xf16>, tensor<32x64xf16> -> tensor<64x32xf16>
+      gpu.return
+    }
+
+    // What wgmma cannot run keeps pk.dot (mma.sync): 48 rows are not a
+    // warpgroup's 64, f32 operands are not 16-bit, and rows of 16 bytes
+    // (N = 8) have no swizzle.
+    // CHECK-LABEL: gpu.func @kept
+    // CHECK-NOT: pkgpu.wgmma_tile
+    // CHECK-COUNT-3: pk.dot
+    // CHECK-NOT: pkgpu.wgmma_tile
+    // CHECK: gpu.return
+    gpu.func @kept(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %c64) offsets(%c0, %c0) block [64, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x64xbf16>
+      %a48 = pk.load %x [0, 0] sizes [48, 64] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<48x64xbf16>
+      %b = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<64x64xbf16>
+      %d0 = pk.dot %a48, %b : tensor<48x64xbf16>, tensor<64x64xbf16> -> tensor<48x64xf32>
+      %f = arith.constant dense<1.0> : tensor<64x64xf32>
+      %d1 = pk.dot %f, %f : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+      %b8 = pk.load %x [0, 0] sizes [64, 8] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<64x8xbf16>
+      %d2 = pk.dot %b, %b8 : tensor<64x64xbf16>, tensor<64x8xbf16> -> tensor<64x8xf32>
+      gpu.return
+    }
+  }
+}
