@@ -63,6 +63,8 @@ LogicalResult Translator::translate(Operation *op) {
     return recordSharedRef(e, ref);
   if (auto barrier = llvm::dyn_cast<BarrierAllocOp>(op))
     return recordBarrierAlloc(e, barrier);
+  if (auto copy = llvm::dyn_cast<AsyncCopyOp>(op))
+    return lowerAsyncCopy(e, copy);
   if (std::optional<LogicalResult> lowered = lowerMosaicGpuOp(e, op))
     return *lowered;
   // Region terminators pass the (already distributed) values on as they are.

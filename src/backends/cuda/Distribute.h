@@ -135,6 +135,8 @@ public:
   /// running warpgroup (a named barrier) when there are several.
   void barrier();
   int64_t sharedMemoryBytes() const;
+  /// Bytes of the kernel's scratch buffers (temporaries come after them).
+  int64_t scratchSize() const { return scratchBytes; }
 
   mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &message);
   /// Memory classes accessed more than once: stores to them are fenced by
@@ -183,6 +185,7 @@ mlir::LogicalResult recordGlobalRef(Emitter &e, GlobalRefOp op);
 mlir::LogicalResult recordSharedRef(Emitter &e, SharedRefOp op);
 mlir::LogicalResult lowerLoad(Emitter &e, pk::LoadOp op);
 mlir::LogicalResult lowerStore(Emitter &e, pk::StoreOp op);
+mlir::LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op);
 mlir::LogicalResult lowerGather(Emitter &e, pk::GatherOp op);
 mlir::LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op);
 mlir::LogicalResult lowerAtomicRmw(Emitter &e, pk::AtomicRmwOp op);

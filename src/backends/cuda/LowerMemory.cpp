@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace pk::gpu {
@@ -303,6 +304,77 @@ LogicalResult lowerLoad(Emitter &e, pk::LoadOp op) {
         valid, valueType, [&] { return e.loadValue(a.pointer, ref.element, valueType); }, fallback));
   });
   e.values.map(op.getResult(), assembled(e, op.getType(), elements));
+  return success();
+}
+
+namespace {
+
+/// What windowOf reads of a load, for an async copy: the window has the
+/// destination's shape, unit strides, no squeezed dimensions, no padding.
+struct CopyWindow {
+  AsyncCopyOp op;
+  SmallVector<int64_t> sizes, strides;
+  bool getPadded() const { return false; }
+  Value getMask() const { return Value(); }
+  ArrayRef<int64_t> getStaticOffsets() { return op.getStaticOffsets(); }
+  ArrayRef<int64_t> getSizes() const { return sizes; }
+  ArrayRef<int64_t> getStrides() const { return strides; }
+  ArrayRef<int64_t> getSqueeze() const { return {}; }
+  OperandRange getOffsets() { return op.getOffsets(); }
+};
+
+} // namespace
+
+LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
+  const RefInfo &src = refOf(e, op.getSrc()), &dst = refOf(e, op.getDst());
+  auto type = llvm::cast<pk::RefType>(op.getDst().getType());
+  if (type.getRank() != 2 || src.shared || !dst.shared)
+    return e.fail(op, "the CUDA backend copies 2-D windows of global Refs into shared memory "
+                      "asynchronously; this copy is not one");
+  CopyWindow spec{op, SmallVector<int64_t>(type.getShape()), SmallVector<int64_t>(2, 1)};
+  Window w = windowOf(e, spec, src);
+  Type element = type.getElementType();
+  int64_t perPiece = 16 / elementBytes(element);
+  int64_t rows = type.getShape()[0], piecesPerRow = type.getShape()[1] / perPiece;
+  int64_t pieces = rows * piecesPerRow, threads = static_cast<int64_t>(e.numWarps) * 32;
+  Value zero = e.constant(element, 0);
+  // Consecutive threads take consecutive pieces of a row: coalesced reads.
+  for (int64_t first = 0; first < pieces; first += threads) {
+    Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(first));
+    Value inRange = first + threads <= pieces
+                        ? Value()
+                        : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
+                                                e.index(pieces)).getResult();
+    e.guarded(inRange, [&] {
+      Value row = arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
+      Value column = arith::MulIOp::create(
+          e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
+          e.index(perPiece));
+      auto at = [&](int64_t t) -> SmallVector<Value> {
+        return {row, t ? arith::AddIOp::create(e.b, e.loc, column, e.index(t)).getResult() : column};
+      };
+      Address from = addressOf(e, src, refCoordinate(e, w, at(0)), false);
+      Address last = addressOf(e, src, refCoordinate(e, w, at(perPiece - 1)), false);
+      Address to = addressOf(e, dst, at(0), false);
+      Value whole = wholeGroup(e, {from.valid, last.valid}, from, perPiece);
+      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, whole, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPointToStart(branch.thenBlock());
+      NVVM::CpAsyncOp::create(e.b, e.loc, to.pointer, from.pointer, e.b.getI32IntegerAttr(16),
+                              NVVM::LoadCacheModifierKindAttr::get(e.b.getContext(),
+                                                               NVVM::LoadCacheModifierKind::CG),
+                              Value());
+      // Cut by the array's edge or not aligned: element by element, zero
+      // outside the array as cp.async fills it.
+      e.b.setInsertionPointToStart(branch.elseBlock());
+      for (int64_t t = 0; t < perPiece; ++t) {
+        Address a = t ? addressOf(e, src, refCoordinate(e, w, at(t)), false) : from;
+        Value v = e.guardedValue(a.valid, element, [&] { return e.loadValue(a.pointer, element, element); },
+                                 zero);
+        e.storeValue(v, t ? addressOf(e, dst, at(t), false).pointer : to.pointer, element);
+      }
+    });
+  }
   return success();
 }
 

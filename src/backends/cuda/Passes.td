@@ -59,6 +59,30 @@ def PkGpuWgmmaDots : Pass<"pk-gpu-wgmma-dots", "::mlir::ModuleOp"> {
   ];
 }
 
+def PkGpuPrefetchOperands : Pass<"pk-gpu-prefetch-operands", "::mlir::ModuleOp"> {
+  let summary = "Copies the wgmma operands of a K loop stages ahead with cp.async";
+  let description = [{
+    After `pk-gpu-wgmma-dots`: in an `scf.for` whose body loads a window
+    of a global Ref (offsets computed from the induction variable by pure
+    arithmetic) only to store it into a wgmma operand buffer, each such
+    buffer becomes a ring of `num_stages` slots (compiler_params, default
+    3; fewer when shared memory is short) and the window of step
+    j + num_stages - 1 is copied into its slot with `pkgpu.async_copy`
+    (cp.async) while step j multiplies: the first num_stages - 1 steps
+    are started before the loop, each step starts one more, commits it as
+    a group and waits for its own (`nvvm.cp.async.wait.group
+    num_stages-1`). A barrier at the top of each step keeps a slot from
+    being refilled while a warpgroup still reads it. Other windows loaded
+    only to be stored into a wgmma buffer are copied into it directly
+    (cp.async, waited for at once), skipping the registers. Windows of
+    arrays the kernel writes are left alone.
+  }];
+  let dependentDialects = [
+    "::pk::gpu::PkGpuDialect", "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def PkGpuDefineArith : Pass<"pk-gpu-define-arith", "::mlir::ModuleOp"> {
   let summary = "Gives arith ops the language's results where LLVM's are undefined";
   let description = [{

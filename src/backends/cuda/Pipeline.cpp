@@ -29,8 +29,11 @@ void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) 
   pm.addPass(createPkGpuDefineArith());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (wgmma)
+  if (wgmma) {
     pm.addPass(createPkGpuWgmmaDots());
+    pm.addPass(createPkGpuPrefetchOperands());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void buildLayoutStage(OpPassManager &pm) { pm.addPass(createPkGpuAssignLayouts()); }

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -210,6 +211,27 @@ LogicalResult SharedRefOp::verify() {
       return emitOpError() << "a buffer stored as " << *strips
                            << "-byte swizzled strips starts at a multiple of " << period;
   }
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto src = llvm::dyn_cast<pk::RefType>(getSrc().getType());
+  auto dst = llvm::dyn_cast<pk::RefType>(getDst().getType());
+  if (!src || !dst)
+    return emitOpError() << "copies between !pk.ref values";
+  if (src.getSpace() == pk::MemorySpace::GPUShared || dst.getSpace() != pk::MemorySpace::GPUShared)
+    return emitOpError() << "copies from global into shared memory";
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "copies " << src.getElementType() << " elements into a buffer of "
+                         << dst.getElementType();
+  if (src.getRank() != dst.getRank() || static_cast<int64_t>(getStaticOffsets().size()) != src.getRank())
+    return emitOpError() << "needs one offset per dimension of a source of the destination's rank";
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (dst.getShape()[d] > src.getShape()[d])
+      return emitOpError() << "copies a window larger than its source";
+  unsigned bits = dst.getElementType().getIntOrFloatBitWidth();
+  if (bits < 8 || (dst.getShape().back() * bits / 8) % 16 != 0)
+    return emitOpError() << "copies rows of a whole number of 16-byte pieces";
   return success();
 }
 

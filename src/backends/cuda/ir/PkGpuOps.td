@@ -47,6 +47,39 @@ def PkGpu_SharedRefOp : PkGpu_Op<"shared_ref", [Pure]> {
   let hasVerifier = 1;
 }
 
+def PkGpu_AsyncCopyOp : PkGpu_Op<"async_copy", []> {
+  let summary = "starts copying a window of a global Ref into a shared buffer";
+  let description = [{
+    The window of `src` (a `pkgpu.global_ref`) that `pk.load` with the same
+    offsets (clamped the same way) and the shape of `dst` would read is
+    copied into the whole of `dst` (a `pkgpu.shared_ref`, or a view of
+    one, row-major or stored as strips) without passing through
+    registers: each thread of the CTA copies 16-byte pieces of its rows
+    with `cp.async` (elements outside the array land as zeros), or element
+    by element where a piece is cut by the array's edge or not 16-byte
+    aligned. The copy belongs to the thread's current `cp.async` group:
+    `nvvm.cp.async.commit.group` closes the group, and
+    `nvvm.cp.async.wait.group` followed by a CTA barrier makes the data
+    visible to every thread (a `fence.proxy.async` too, for wgmma).
+
+    ```mlir
+    pkgpu.async_copy %x [0, %k] into %slot
+        : !pk.ref<128x4096xbf16>, !pk.ref<128x32xbf16, #pk.memory_space<shared>>
+    ```
+  }];
+  let arguments = (ins
+    AnyType:$src,
+    Variadic<Index>:$offsets,
+    DenseI64ArrayAttr:$static_offsets,
+    AnyType:$dst
+  );
+  let assemblyFormat = [{
+    $src custom<DynamicIndexList>($offsets, $static_offsets) `into` $dst attr-dict `:`
+    qualified(type($src)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
 def PkGpu_ConvertLayoutOp : PkGpu_Op<"convert_layout", [Pure]> {
   let summary = "moves a block value to another distributed layout";
   let arguments = (ins AnyRankedTensor:$source);

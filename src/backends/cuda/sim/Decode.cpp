@@ -818,6 +818,22 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     into.body.push_back(std::move(instr));
     return true;
   }
+  if (auto copy = llvm::dyn_cast<NVVM::CpAsyncOp>(op)) {
+    if (copy.getCpSize())
+      return fail(op, "a cp.async with a source size");
+    Instr &instr = emit(from, into, op, Op::CpAsync);
+    instr.imm = copy.getSize();
+    return true;
+  }
+  if (llvm::isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+    emit(from, into, op, Op::CpAsyncCommit);
+    return true;
+  }
+  if (auto wait = llvm::dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+    Instr &instr = emit(from, into, op, Op::CpAsyncWait);
+    instr.imm = wait.getN();
+    return true;
+  }
   if (auto barrier = llvm::dyn_cast<NVVM::BarrierOp>(op)) {
     if (barrier.getReductionOp() || barrier.getRes())
       return fail(op, "a barrier with a reduction");

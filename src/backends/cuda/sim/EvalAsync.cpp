@@ -31,6 +31,20 @@ void Executor::completeIfDone(Mbarrier &m) {
   interval = nextInterval++;
 }
 
+void Executor::landCopy(const PendingCopy &copy, uint16_t t) {
+  Instr instr; // for messages: the cp.async that started the copy
+  instr.op = Op::CpAsync;
+  instr.id = copy.instr;
+  uint8_t buffer[16];
+  Accessor who{interval, launch->launch, linearCta, t, copy.instr};
+  Violation v = memory.read(copy.global, Space::Global, copy.bytes, copy.bytes, buffer, who);
+  if (v.kind != Violation::Kind::None)
+    fail(instr, t, describeViolation(v, false, copy.bytes));
+  v = memory.write(copy.shared, Space::Shared, copy.bytes, copy.bytes, buffer, who);
+  if (v.kind != Violation::Kind::None)
+    fail(instr, t, describeViolation(v, true, copy.bytes));
+}
+
 void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
   // Operands: load (shared, map, mbarrier, coordinates...); store (shared,
   // map, coordinates...). Coordinates are PTX's: innermost first.
@@ -176,6 +190,31 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     interval = nextInterval++;
     return;
   }
+  case Op::CpAsync: {
+    // Operands: the shared destination, the global source.
+    const uint64_t *shared = reg(instr.in[0]), *global = reg(instr.in[1]);
+    for (uint16_t t : mask)
+      cpAsync[t].open.push_back({shared[t], global[t], static_cast<unsigned>(instr.imm), instr.id});
+    return;
+  }
+  case Op::CpAsyncCommit:
+    for (uint16_t t : mask) {
+      cpAsync[t].committed.push_back(std::move(cpAsync[t].open));
+      cpAsync[t].open.clear();
+    }
+    return;
+  case Op::CpAsyncWait:
+    // All but the `imm` most recent committed groups complete.
+    for (uint16_t t : mask) {
+      auto &groups = cpAsync[t].committed;
+      size_t done = groups.size() > static_cast<size_t>(instr.imm) ? groups.size() - instr.imm : 0;
+      for (size_t g = 0; g < done; ++g)
+        for (const PendingCopy &copy : groups[g])
+          landCopy(copy, t);
+      groups.erase(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(done));
+    }
+    interval = nextInterval++;
+    return;
   case Op::PtrCast: {
     const uint64_t *from = reg(instr.in[0]);
     uint64_t *to = reg(instr.out[0]);

@@ -55,6 +55,7 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
       r[t] = word;
   }
   mbarriers.clear();
+  cpAsync.assign(k.threads(), ThreadCopies());
   if (k.warpgroups <= 1) {
     runBlock(0, all);
     return;
@@ -181,6 +182,7 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
   }
   case Op::MbarInit: case Op::MbarArrive: case Op::MbarArriveExpectTx: case Op::MbarTryWait:
   case Op::TmaLoad: case Op::TmaStore: case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
+  case Op::CpAsync: case Op::CpAsyncCommit: case Op::CpAsyncWait:
     return evalAsync(instr, mask);
   case Op::ThreadId: case Op::BlockId: case Op::BlockDim: case Op::GridDim: case Op::LaneId:
   case Op::Barrier: case Op::Shuffle:

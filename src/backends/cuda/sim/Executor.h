@@ -146,6 +146,20 @@ private:
     uint64_t phase = 0;       ///< phases completed
   };
   std::map<uint64_t, Mbarrier> mbarriers;
+  /// Each thread's cp.async copies: the groups it committed, oldest
+  /// first, and the copies it has not committed yet.
+  struct PendingCopy {
+    uint64_t shared = 0, global = 0;
+    unsigned bytes = 0;
+    uint32_t instr = 0;
+  };
+  struct ThreadCopies {
+    std::vector<std::vector<PendingCopy>> committed;
+    std::vector<PendingCopy> open;
+  };
+  std::vector<ThreadCopies> cpAsync;
+  /// Lands `copy` of `thread`: global memory read, shared memory written.
+  void landCopy(const PendingCopy &copy, uint16_t thread);
   Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);
   void completeIfDone(Mbarrier &m);
   /// Several warpgroups: their scheduler, and the CTA barrier's state.

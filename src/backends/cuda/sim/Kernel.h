@@ -57,6 +57,9 @@ enum class Op : uint16_t {
   // PtrCast passes a pointer on unchanged (llvm.addrspacecast).
   MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, NamedBarrier, Nop,
   PtrCast,
+  // Ampere's cp.async (EvalAsync.cpp): a thread's copies land when it
+  // waits for their group, not before.
+  CpAsync, CpAsyncCommit, CpAsyncWait,
   // Memory.
   AddressOf, GEP, Load, Store, AtomicRMW, CmpXchg,
   // Structured control flow.

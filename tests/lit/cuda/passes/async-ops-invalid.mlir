@@ -78,3 +78,19 @@ func.func @wgmma_registers(%acc: vector<32xf32>, %a: vector<8xbf16>, %s: !llvm.p
   %d = pkgpu.wgmma %acc, %a, %s {m = 64, n = 64, k = 16, a_type = bf16, b_type = bf16} : vector<32xf32>, vector<8xbf16>, !llvm.ptr<3> -> vector<32xf32>
   return
 }
+
+// -----
+
+func.func @async_copy_direction(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x64xbf16, #pk.memory_space<shared>>) {
+  // expected-error @below {{copies from global into shared memory}}
+  pkgpu.async_copy %s [0, 0] into %g : !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @async_copy_rows(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x4xbf16, #pk.memory_space<shared>>) {
+  // expected-error @below {{copies rows of a whole number of 16-byte pieces}}
+  pkgpu.async_copy %g [0, 0] into %s : !pk.ref<64x64xbf16>, !pk.ref<64x4xbf16, #pk.memory_space<shared>>
+  return
+}

@@ -1,0 +1,337 @@
+//===- PrefetchOperands.cpp - wgmma operands copied stages ahead ----------===//
+//
+// After pk-gpu-wgmma-dots, a K loop (`fori_loop` over K steps of
+// `acc + x_ref[:, k] @ y_ref[k, :]`) loads each step's operand windows
+// into registers, stores them into their wgmma buffers and multiplies:
+// the tensor cores wait for every load. This pass gives each such
+// operand a ring of `num_stages` buffers and copies the window of step
+// j + num_stages - 1 into its slot with cp.async while step j
+// multiplies, as Triton's software pipeliner does:
+//
+//   before the loop:  copy steps 0 .. S-2 into slots 0 .. S-2 (one group each)
+//   step j:           barrier (every warpgroup is done with slot (j-1) % S)
+//                     copy step j+S-1 into slot (j+S-1) % S; commit
+//                     wait until step j's group landed
+//                     fence + barrier (pk.commit_smem), wgmma on slot j % S
+//
+// The windows of later steps come from cloning the (pure) index
+// arithmetic of the load's offsets with the induction variable advanced.
+// Windows loaded only for a wgmma outside such loops are copied the same
+// way, waited for at once: they skip the registers, not the latency.
+// A window of an array the kernel writes keeps its load and store.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cuda/Passes.h"
+
+#include "ir/PkDialect.h"
+#include "backends/cuda/Distribute.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace pk::gpu {
+
+#define GEN_PASS_DEF_PKGPUPREFETCHOPERANDS
+#include "backends/cuda/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// Rings start at a multiple of the largest swizzle's period.
+constexpr int64_t kRingAlignment = 1024;
+/// What a kernel's scratch, dot operands and rings may take of sm_90's
+/// 227 KiB; the rest stays for the staging of layout conversions.
+constexpr int64_t kRingBudget = 192 * 1024;
+/// Stages when compiler_params do not say (Triton's default, Pallas's).
+constexpr int64_t kDefaultStages = 3;
+
+int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/// Bytes of one slot of a ring of `buffer`s: the buffer, whole periods.
+int64_t slotBytes(pk::RefType buffer) {
+  return alignTo(buffer.getNumElements() * elementBytes(buffer.getElementType()), kRingAlignment);
+}
+
+/// One operand window a loop step loads and stores into a wgmma buffer.
+struct Prefetched {
+  pk::LoadOp load;
+  pk::StoreOp store;
+  SharedRefOp buffer;
+  /// The ops of the loop body the load's offsets are computed by, in
+  /// order (each pure, reading the induction variable, values from
+  /// outside the loop or earlier ops of the slice).
+  SmallVector<Operation *> slice;
+  Value ring;
+};
+
+bool definedOutside(Value v, scf::ForOp loop) {
+  return !loop->isAncestor(v.getParentRegion()->getParentOp()) && v.getParentRegion() != &loop.getRegion();
+}
+
+/// The slice computing `v` inside the loop's body, or failure when it
+/// needs anything but pure region-free ops.
+LogicalResult collectSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
+  if (v == loop.getInductionVar() || definedOutside(v, loop))
+    return success();
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def))
+    return failure();
+  if (slice.contains(def))
+    return success();
+  for (Value operand : def->getOperands())
+    if (failed(collectSlice(operand, loop, slice)))
+      return failure();
+  slice.insert(def);
+  return success();
+}
+
+/// A whole-buffer store into a wgmma operand buffer (a strips shared_ref
+/// of the store's block read only by wgmma_tile, directly or transposed)
+/// of a plain load, in that block, from a global Ref. With a `loop`
+/// (whose body the block is), the Ref comes from outside it and the
+/// load's offsets from a slice of pure arithmetic on its index.
+std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop) {
+  Block *block = store->getBlock();
+  auto buffer = store.getRef().getDefiningOp<SharedRefOp>();
+  auto load = store.getValue().getDefiningOp<pk::LoadOp>();
+  if (!buffer || !buffer.getStrips() || !load || !load->hasOneUse() || buffer->getBlock() != block ||
+      load->getBlock() != block || store.getMask() || store.getPadded() || !store.getOffsets().empty())
+    return std::nullopt;
+  auto type = llvm::cast<pk::RefType>(buffer.getType());
+  if (type.getRank() != 2 || llvm::any_of(store.getStaticOffsets(), [](int64_t o) { return o != 0; }) ||
+      store.getSizes() != type.getShape())
+    return std::nullopt;
+  for (Operation *user : buffer->getUsers())
+    if (user != store && !llvm::isa<WgmmaTileOp, pk::RefTransposeOp>(user))
+      return std::nullopt;
+  if (load.getMask() || load.getOther() || load.getPadded() || !load.getSqueeze().empty() ||
+      llvm::any_of(load.getStrides(), [](int64_t s) { return s != 1; }) || load.getSizes() != type.getShape() ||
+      !load.getRef().getDefiningOp<GlobalRefOp>() || (loop && !definedOutside(load.getRef(), loop)))
+    return std::nullopt;
+  Prefetched p{load, store, buffer, {}, Value()};
+  if (!loop)
+    return p;
+  llvm::SetVector<Operation *> slice;
+  for (Value offset : load.getOffsets())
+    if (failed(collectSlice(offset, loop, slice)))
+      return std::nullopt;
+  p.slice.assign(slice.begin(), slice.end());
+  llvm::sort(p.slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return p;
+}
+
+struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](::mlir::gpu::GPUFuncOp func) {
+      if (!func->hasAttr("pkgpu.warpgroups"))
+        run(func);
+    });
+  }
+
+  /// The kernel parameters it writes (through stores, scatters or
+  /// atomics), with the parameters aliased to them: a window of those may
+  /// change between the copy and the step that reads it.
+  static llvm::DenseSet<Value> writtenParams(::mlir::gpu::GPUFuncOp func) {
+    llvm::DenseSet<Value> written;
+    auto note = [&](Value ref) {
+      while (auto view = ref.getDefiningOp<pk::RefViewOp>())
+        ref = view.getRef();
+      if (auto global = ref.getDefiningOp<GlobalRefOp>())
+        written.insert(global.getBase());
+    };
+    func.walk([&](Operation *op) {
+      if (auto store = llvm::dyn_cast<pk::StoreOp>(op))
+        note(store.getRef());
+      else if (auto scatter = llvm::dyn_cast<pk::ScatterOp>(op))
+        note(scatter.getRef());
+      else if (auto atomic = llvm::dyn_cast<pk::AtomicRmwOp>(op))
+        note(atomic.getRef());
+      else if (auto cas = llvm::dyn_cast<pk::AtomicCasOp>(op))
+        note(cas.getRef());
+    });
+    if (auto aliases = func->getAttrOfType<DenseI64ArrayAttr>("pkgpu.aliases"))
+      for (size_t i = 0; i + 1 < static_cast<size_t>(aliases.size()); i += 2) {
+        Value in = func.getArgument(aliases[i]), out = func.getArgument(aliases[i + 1]);
+        if (written.contains(in) || written.contains(out)) {
+          written.insert(in);
+          written.insert(out);
+        }
+      }
+    return written;
+  }
+
+  void run(::mlir::gpu::GPUFuncOp func) {
+    llvm::DenseSet<Value> written = writtenParams(func);
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (!step || *step <= 0)
+        continue;
+      SmallVector<Prefetched> operands;
+      for (auto store : loop.getBody()->getOps<pk::StoreOp>())
+        if (std::optional<Prefetched> p = match(store, loop))
+          if (!written.contains(p->load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
+            operands.push_back(std::move(*p));
+      if (!operands.empty())
+        pipeline(func, loop, *step, operands);
+    }
+    // Elsewhere (a dot outside a loop, a loop this does not pipeline),
+    // the window still goes straight to its buffer, not through registers.
+    SmallVector<pk::StoreOp> stores;
+    func.walk([&](pk::StoreOp store) { stores.push_back(store); });
+    for (pk::StoreOp store : stores)
+      if (std::optional<Prefetched> p = match(store, scf::ForOp()))
+        if (!written.contains(p->load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
+          copyDirectly(*p);
+  }
+
+  /// The load and store of `p` become a copy the threads wait for at
+  /// once. The barrier before it keeps it from overwriting the buffer
+  /// while a warpgroup still multiplies from it (a loop's previous step).
+  static void copyDirectly(Prefetched &p) {
+    OpBuilder b(p.store);
+    Location loc = p.store.getLoc();
+    ::mlir::gpu::BarrierOp::create(b, loc);
+    AsyncCopyOp::create(b, loc, p.load.getRef(), p.load.getOffsets(), p.load.getStaticOffsetsAttr(),
+                        p.buffer.getResult());
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+    p.store.erase();
+    p.load.erase();
+  }
+
+  void pipeline(::mlir::gpu::GPUFuncOp func, scf::ForOp loop, int64_t step,
+                SmallVector<Prefetched> &operands) {
+    auto scratch = func->getAttrOfType<IntegerAttr>("pkgpu.scratch_bytes");
+    // The rings go after every shared buffer that stays: the buffers they
+    // replace (pk-gpu-wgmma-dots placed them after the scratch) are free.
+    llvm::SmallPtrSet<Operation *, 4> replaced;
+    for (Prefetched &p : operands)
+      replaced.insert(p.buffer);
+    int64_t end = 0;
+    func.walk([&](SharedRefOp ref) {
+      if (replaced.contains(ref))
+        return;
+      auto type = llvm::cast<pk::RefType>(ref.getType());
+      end = std::max<int64_t>(end, static_cast<int64_t>(ref.getOffset()) +
+                                       type.getNumElements() * elementBytes(type.getElementType()));
+    });
+    int64_t base = alignTo(end, kRingAlignment);
+    int64_t perStage = 0;
+    for (Prefetched &p : operands)
+      perStage += slotBytes(llvm::cast<pk::RefType>(p.buffer.getType()));
+    int64_t stages = kDefaultStages;
+    if (auto declared = func->getAttrOfType<IntegerAttr>("pkgpu.num_stages"))
+      stages = std::max<int64_t>(2, declared.getInt());
+    while (stages > 2 && base + stages * perStage > kRingBudget)
+      --stages;
+    if (base + stages * perStage > kRingBudget)
+      return;
+
+    // The rings, at the kernel's start.
+    OpBuilder b(func.getBody().front().getParentOp()->getContext());
+    b.setInsertionPointToStart(&func.getBody().front());
+    int64_t offset = base;
+    for (Prefetched &p : operands) {
+      auto type = llvm::cast<pk::RefType>(p.buffer.getType());
+      SmallVector<int64_t> shape{stages};
+      shape.append(type.getShape().begin(), type.getShape().end());
+      auto ringType = pk::RefType::get(shape, type.getElementType(), type.getMemorySpace());
+      p.ring = SharedRefOp::create(b, p.buffer.getLoc(), ringType, b.getI64IntegerAttr(offset),
+                                   p.buffer.getStripsAttr());
+      offset += stages * slotBytes(type);
+    }
+    func->setAttr("pkgpu.scratch_bytes", IntegerAttr::get(scratch.getType(), alignTo(offset, 16)));
+
+    Location loc = loop.getLoc();
+    Value iv = loop.getInductionVar();
+    Type ivType = iv.getType();
+    auto constant = [&](OpBuilder &at, int64_t v) -> Value {
+      if (ivType.isIndex())
+        return arith::ConstantIndexOp::create(at, loc, v);
+      return arith::ConstantIntOp::create(at, loc, ivType, v);
+    };
+    auto toIndex = [&](OpBuilder &at, Value v) -> Value {
+      return ivType.isIndex() ? v : arith::IndexCastOp::create(at, loc, at.getIndexType(), v).getResult();
+    };
+    // Starts the copies of the step whose induction variable is `at` into
+    // slot `slot` of every ring.
+    auto copyStep = [&](OpBuilder &at, Value stepIv, Value slot) {
+      for (Prefetched &p : operands) {
+        IRMapping map;
+        map.map(iv, stepIv);
+        for (Operation *op : p.slice)
+          at.clone(*op, map);
+        SmallVector<Value> offsets;
+        for (Value o : p.load.getOffsets())
+          offsets.push_back(map.lookupOrDefault(o));
+        auto type = llvm::cast<pk::RefType>(p.buffer.getType());
+        Value view = slotView(at, loc, p.ring, type, slot);
+        AsyncCopyOp::create(at, loc, p.load.getRef(), offsets, p.load.getStaticOffsetsAttr(), view);
+      }
+    };
+
+    // Before the loop: steps 0 .. S-2, a group each (empty past the end).
+    b.setInsertionPoint(loop);
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+    Value stepValue = constant(b, step);
+    Value steps = arith::DivSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), constant(b, step - 1)),
+        stepValue);
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, constant(b, s), steps);
+      auto guard = scf::IfOp::create(b, loc, TypeRange{}, inRange, /*withElseRegion=*/false);
+      OpBuilder inside = OpBuilder::atBlockBegin(guard.thenBlock());
+      inside.setInsertionPoint(guard.thenBlock()->getTerminator());
+      Value stepIv = arith::AddIOp::create(inside, loc, lb, constant(inside, s * step));
+      copyStep(inside, stepIv, arith::ConstantIndexOp::create(inside, loc, s));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+
+    // Each step: the copy S-1 steps ahead, then wait for this one's.
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), stepValue);
+    ::mlir::gpu::BarrierOp::create(b, loc);
+    Value ahead = arith::AddIOp::create(b, loc, j, constant(b, stages - 1));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, steps);
+    auto guard = scf::IfOp::create(b, loc, TypeRange{}, inRange, /*withElseRegion=*/false);
+    {
+      OpBuilder inside = OpBuilder::atBlockBegin(guard.thenBlock());
+      inside.setInsertionPoint(guard.thenBlock()->getTerminator());
+      Value aheadIv = arith::AddIOp::create(inside, loc, iv, constant(inside, (stages - 1) * step));
+      Value slot = toIndex(inside, arith::RemSIOp::create(inside, loc, ahead, constant(inside, stages)));
+      copyStep(inside, aheadIv, slot);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(stages - 1)));
+    Value current = toIndex(b, arith::RemSIOp::create(b, loc, j, constant(b, stages)));
+    for (Prefetched &p : operands) {
+      auto type = llvm::cast<pk::RefType>(p.buffer.getType());
+      Value view = slotView(b, loc, p.ring, type, current);
+      p.store.erase();
+      p.load.erase();
+      p.buffer.getResult().replaceAllUsesWith(view);
+      p.buffer.erase();
+    }
+  }
+
+  /// Slot `slot` of `ring` as a Ref of the buffer's type.
+  static Value slotView(OpBuilder &b, Location loc, Value ring, pk::RefType type, Value slot) {
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> staticOffsets(rank + 1, 0), sizes{1}, strides(rank + 1, 1);
+    staticOffsets[0] = ShapedType::kDynamic;
+    sizes.append(type.getShape().begin(), type.getShape().end());
+    return pk::RefViewOp::create(b, loc, type, ring, ValueRange{slot}, b.getDenseI64ArrayAttr(staticOffsets),
+                                 b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(strides),
+                                 b.getDenseI64ArrayAttr({0}));
+  }
+};
+
+} // namespace
+
+} // namespace pk::gpu

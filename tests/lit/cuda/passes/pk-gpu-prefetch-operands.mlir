@@ -1,0 +1,138 @@
+// RUN: %pk-opt --pk-gpu-prefetch-operands %s | FileCheck %s
+// A K loop that loads operand windows only to store them into wgmma
+// buffers gets a ring of num_stages slots per operand (here 2:
+// pkgpu.num_stages) in place of those buffers (here the only shared
+// memory, so from byte 0) and copies step j+1 with cp.async while step j
+// multiplies; the window's offset arithmetic is cloned for the later step.
+
+module attributes {gpu.container_module} {
+  gpu.module @pk_kernels {
+    // CHECK-LABEL: gpu.func @k_loop
+    // CHECK-SAME: pkgpu.scratch_bytes = 32768
+    // CHECK-DAG: %[[RA:.*]] = pkgpu.shared_ref offset 0 strips 64 : !pk.ref<2x128x32xbf16, #pk.memory_space<shared>>
+    // CHECK-DAG: %[[RB:.*]] = pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<2x32x128xbf16, #pk.memory_space<shared>>
+    // Before the loop: step 0 into slot 0, if there is a step 0.
+    // CHECK: scf.if
+    // CHECK: %[[A0:.*]] = pk.ref_view %[[RA]] [%{{.*}}, 0, 0] sizes [1, 128, 32]
+    // CHECK: pkgpu.async_copy %{{.*}} [0, %{{.*}}] into %[[A0]]
+    // CHECK: pkgpu.async_copy
+    // CHECK: nvvm.cp.async.commit.group
+    // CHECK: scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+    // CHECK: %[[J:.*]] = arith.divsi
+    // CHECK-NEXT: gpu.barrier
+    // CHECK: scf.if
+    // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
+    // CHECK: %[[OFF:.*]] = arith.muli %[[NEXT]], %{{.*}} : index
+    // CHECK: pkgpu.async_copy %{{.*}} [0, %[[OFF]]] into
+    // CHECK: pkgpu.async_copy %{{.*}} [%{{.*}}, 0] into
+    // CHECK: nvvm.cp.async.commit.group
+    // CHECK-NEXT: nvvm.cp.async.wait.group 1
+    // CHECK: %[[SA:.*]] = pk.ref_view %[[RA]]
+    // CHECK: %[[SB:.*]] = pk.ref_view %[[RB]]
+    // CHECK-NOT: pk.load
+    // CHECK-NOT: pk.store
+    // CHECK: pk.commit_smem
+    // CHECK-NOT: pk.store
+    // CHECK: pkgpu.wgmma_tile %[[ACC]], %[[SA]], %[[SB]]
+    gpu.func @k_loop(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %n: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>, pkgpu.num_warps = 8 : i64, pkgpu.num_stages = 2 : i64, pkgpu.scratch_bytes = 17408 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c32 = arith.constant 32 : index
+      %c128 = arith.constant 128 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c128, %n) offsets(%c0, %c0) block [128, 4096] squeeze [] : !llvm.ptr<1> -> !pk.ref<128x4096xbf16>
+      %y = pkgpu.global_ref %arg1 sizes(%n, %c128) offsets(%c0, %c0) block [4096, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<4096x128xbf16>
+      %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<128x128xf32>) {
+        %off = arith.muli %k, %c32 : index
+        %a = pk.load %x [0, %off] sizes [128, 32] strides [1, 1] squeeze [] : <128x4096xbf16> -> tensor<128x32xbf16>
+        %b = pk.load %y [%off, 0] sizes [32, 128] strides [1, 1] squeeze [] : <4096x128xbf16> -> tensor<32x128xbf16>
+        %sa = pkgpu.shared_ref offset 1024 strips 64 : !pk.ref<128x32xbf16, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [128, 32] strides [1, 1] squeeze [] : tensor<128x32xbf16>, <128x32xbf16, #pk.memory_space<shared>>
+        %sb = pkgpu.shared_ref offset 9216 strips 128 : !pk.ref<32x128xbf16, #pk.memory_space<shared>>
+        pk.store %b, %sb [0, 0] sizes [32, 128] strides [1, 1] squeeze [] : tensor<32x128xbf16>, <32x128xbf16, #pk.memory_space<shared>>
+        pk.commit_smem
+        %d = pkgpu.wgmma_tile %acc, %sa, %sb : tensor<128x128xf32>, !pk.ref<128x32xbf16, #pk.memory_space<shared>>, !pk.ref<32x128xbf16, #pk.memory_space<shared>> -> tensor<128x128xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<128x128xf32>
+        scf.yield %w : tensor<128x128xf32>
+      }
+      gpu.return
+    }
+
+    // A loaded window the kernel also reads itself stays a load and a
+    // store.
+    // CHECK-LABEL: gpu.func @read_elsewhere
+    // CHECK-NOT: pkgpu.async_copy
+    // CHECK: pk.load
+    // CHECK: pk.store
+    gpu.func @read_elsewhere(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c64 = arith.constant 64 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %c64) offsets(%c0, %c0) block [64, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x64xbf16>
+      %r = scf.for %k = %c0 to %c2 step %c1 iter_args(%acc = %cst) -> (tensor<64x64xf32>) {
+        %a = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<64x64xbf16>
+        %sa = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16, #pk.memory_space<shared>>
+        pk.commit_smem
+        %d = pkgpu.wgmma_tile %acc, %sa, %sa : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+        %e = arith.extf %a : tensor<64x64xbf16> to tensor<64x64xf32>
+        %s = arith.addf %w, %e : tensor<64x64xf32>
+        scf.yield %s : tensor<64x64xf32>
+      }
+      gpu.return
+    }
+
+    // Outside a loop the window is copied straight into its buffer and
+    // waited for at once.
+    // CHECK-LABEL: gpu.func @single_dot
+    // CHECK: %[[S:.*]] = pkgpu.shared_ref offset 0 strips 128
+    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: pkgpu.async_copy %{{.*}} [0, 0] into %[[S]]
+    // CHECK-NEXT: nvvm.cp.async.commit.group
+    // CHECK-NEXT: nvvm.cp.async.wait.group 0
+    // CHECK-NEXT: pk.commit_smem
+    // CHECK-NOT: pk.load
+    gpu.func @single_dot(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 8192 : i64} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %c64) offsets(%c0, %c0) block [64, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x64xbf16>
+      %a = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<64x64xbf16>
+      %sa = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+      pk.store %a, %sa [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16, #pk.memory_space<shared>>
+      pk.commit_smem
+      %d = pkgpu.wgmma_tile %cst, %sa, %sa : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+      %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+      gpu.return
+    }
+
+    // The kernel writes the array the window comes from: a copy started
+    // a step early could read it before the write, so it stays a load.
+    // CHECK-LABEL: gpu.func @window_of_written_array
+    // CHECK-NOT: pkgpu.async_copy
+    // CHECK: pk.load
+    gpu.func @window_of_written_array(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c64 = arith.constant 64 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %c64) offsets(%c0, %c0) block [64, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x64xbf16>
+      %r = scf.for %k = %c0 to %c2 step %c1 iter_args(%acc = %cst) -> (tensor<64x64xf32>) {
+        %a = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<64x64xbf16>
+        %sa = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16, #pk.memory_space<shared>>
+        pk.commit_smem
+        %d = pkgpu.wgmma_tile %acc, %sa, %sa : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+        %t = arith.truncf %w : tensor<64x64xf32> to tensor<64x64xbf16>
+        pk.store %t, %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16>
+        scf.yield %w : tensor<64x64xf32>
+      }
+      gpu.return
+    }
+  }
+}
