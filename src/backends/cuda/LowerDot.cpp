@@ -26,7 +26,10 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kChunkBytes = 32 * 1024;
+/// Shared memory for the FMA path's operand chunks: 64 KiB when the
+/// kernel's scratch leaves that much under the smallest limit (99 KiB on
+/// sm_86/sm_89), so that most dots stage K whole, once; else 32 KiB.
+constexpr int64_t kChunkBytes = 32 * 1024, kWholeChunkBytes = 64 * 1024;
 
 Type accumulatorType(Emitter &e, Type in, Type out) {
   if (llvm::isa<FloatType>(in))
@@ -59,14 +62,27 @@ Value convertElement(Emitter &e, Value v, Type to, bool zeroExtend = false) {
 /// [chunkStart, chunkStart + chunk) to shared memory at `offset`: as the
 /// logical matrix (A is [M][K], B is [K][N]; `swapped` when the operand
 /// holds its transpose), with K relative to the chunk, row-major with
-/// `rowStride`.
+/// `rowStride`. Registers that are adjacent along a stored row (the low
+/// register bits run along the logical dimension 1) go out as one vector
+/// store; a chunk that covers all of K needs no test of the K coordinate.
 void writeChunk(Emitter &e, Value operand, RankedTensorType type, bool swapped, unsigned kDim,
                 int64_t chunkStart, int64_t chunk, int64_t rowStride, int64_t offset) {
   Layout layout = *layoutOf(type);
   Value vector = e.values.lookup(operand);
   Type element = type.getElementType();
   Value owner = e.isOwner(layout);
-  for (int64_t k = 0; k < layout.numRegisters(); ++k) {
+  unsigned kValueDim = swapped ? 1 - kDim : kDim, rowValueDim = swapped ? 0 : 1;
+  bool wholeK = chunkStart == 0 && chunk >= type.getShape()[kValueDim];
+  int64_t bytes = elementBytes(element);
+  int64_t width = 1;
+  if (element.getIntOrFloatBitWidth() >= 8)
+    while (width < 16 / bytes && width < layout.numRegisters() &&
+           layout.regs[llvm::Log2_64(width)] == Basis{static_cast<int>(rowValueDim), static_cast<int>(llvm::Log2_64(width))} &&
+           type.getShape()[rowValueDim] % (2 * width) == 0 && rowStride % (2 * width) == 0 &&
+           offset % (2 * width * bytes) == 0 && (rowValueDim != kValueDim || chunk % (2 * width) == 0))
+      width *= 2;
+  auto groupType = VectorType::get({width}, element);
+  for (int64_t k = 0; k < layout.numRegisters(); k += width) {
     SmallVector<Value> c = e.coordinates(layout, k);
     Value logical[2] = {swapped ? c[1] : c[0], swapped ? c[0] : c[1]};
     Value kc = logical[kDim];
@@ -74,7 +90,7 @@ void writeChunk(Emitter &e, Value operand, RankedTensorType type, bool swapped, 
     if (auto fixed = getConstantIntValue(kc)) {
       if (*fixed < chunkStart || *fixed >= chunkStart + chunk)
         continue;
-    } else {
+    } else if (!wholeK) {
       Value above = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sge, kc, e.index(chunkStart));
       Value below = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt, kc,
                                           e.index(chunkStart + chunk));
@@ -83,10 +99,19 @@ void writeChunk(Emitter &e, Value operand, RankedTensorType type, bool swapped, 
     Value valid = e.andOf(e.andOf(owner, e.inShape(layout, type.getShape(), k)), inChunk);
     e.guarded(valid, [&] {
       Value at[2] = {logical[0], logical[1]};
-      at[kDim] = arith::SubIOp::create(e.b, e.loc, kc, e.index(chunkStart));
+      at[kDim] = chunkStart ? arith::SubIOp::create(e.b, e.loc, kc, e.index(chunkStart)).getResult() : kc;
       Value linear = arith::AddIOp::create(
           e.b, e.loc, arith::MulIOp::create(e.b, e.loc, at[0], e.index(rowStride)), at[1]);
-      e.storeValue(e.extract(vector, k), e.sharedPointer(e.index(offset), element, linear), element);
+      Value pointer = e.sharedPointer(e.index(offset), element, linear);
+      if (width == 1) {
+        e.storeValue(e.extract(vector, k), pointer, element);
+        return;
+      }
+      SmallVector<Value> group;
+      for (int64_t t = 0; t < width; ++t)
+        group.push_back(e.extract(vector, k + t));
+      LLVM::StoreOp::create(e.b, e.loc, e.fromElements(groupType, group), pointer,
+                            static_cast<unsigned>(width * bytes));
     });
   }
 }
@@ -231,7 +256,8 @@ LogicalResult lowerDot(Emitter &e, pk::DotOp op) {
   Type acc = accumulatorType(e, in, result.getElementType());
   int64_t bytes = std::max(elementBytes(lhs.getElementType()), elementBytes(rhs.getElementType()));
   int64_t chunk = paddedExtent(k);
-  while (chunk > 1 && (mp + np) * chunk * bytes > kChunkBytes)
+  int64_t budget = e.scratchSize() <= 32 * 1024 ? kWholeChunkBytes : kChunkBytes;
+  while (chunk > 1 && (mp + np) * chunk * bytes > budget)
     chunk /= 2;
 
   Layout layout = *layoutOf(result);
