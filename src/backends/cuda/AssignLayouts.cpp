@@ -86,6 +86,7 @@ private:
   }
 
   LogicalResult assign(Operation *op);
+  std::optional<Layout> loadedAccumulator(pk::LoadOp load);
   LogicalResult assignElementwise(Operation *op);
   LogicalResult assignFor(scf::ForOp op);
   LogicalResult assignWhile(scf::WhileOp op);
@@ -96,6 +97,32 @@ private:
   /// start as constants, and what is computed from them and constants.
   llvm::DenseSet<Value> provisional;
 };
+
+/// Whether `ref` is (a view of) a buffer in the CTA's shared memory.
+bool isSharedBuffer(Value ref) {
+  while (auto view = ref.getDefiningOp<pk::RefViewOp>())
+    ref = view.getRef();
+  return ref.getDefiningOp<SharedRefOp>() != nullptr;
+}
+
+/// A wgmma accumulator read from a scratch buffer (`acc_ref[...] += x @ y`
+/// with the accumulator in VMEM/SMEM scratch) is loaded straight into the
+/// registers wgmma accumulates in: shared memory does not care which
+/// thread reads which element, and the value would otherwise go through
+/// shared memory a second time to change its layout.
+std::optional<Layout> LayoutAssigner::loadedAccumulator(pk::LoadOp load) {
+  auto type = llvm::cast<RankedTensorType>(load.getType());
+  if (!load->hasOneUse() || load.getMask() || type.getRank() != 2 || !isSharedBuffer(load.getRef()))
+    return std::nullopt;
+  OpOperand &use = *load->getUses().begin();
+  if (!llvm::isa<WgmmaTileOp>(use.getOwner()) || use.getOperandNumber() != 0)
+    return std::nullopt;
+  int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+  if (m % 64 != 0 || n < 8 || n > 256 || (n & (n - 1)) != 0 || numWarps % 4 != 0 ||
+      m % (64 * (numWarps / 4)) != 0)
+    return std::nullopt;
+  return Layout::wgmmaAccumulator(m, n, numWarps);
+}
 
 LogicalResult LayoutAssigner::assign(Operation *op) {
   bool tensors = llvm::any_of(op->getOperands(), isTensor) || llvm::any_of(op->getResults(), isTensor);
@@ -126,7 +153,7 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
   if (auto load = llvm::dyn_cast<pk::LoadOp>(op)) {
     if (!isTensor(load.getResult()))
       return success();
-    Layout l = blocked(load.getType());
+    Layout l = loadedAccumulator(load).value_or(blocked(load.getType()));
     setLayout(load.getResult(), l);
     if (load.getMask())
       convertOperand(op, load.getMaskMutable()[0].getOperandNumber(), l);

@@ -91,8 +91,8 @@ LogicalResult collectSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *
 /// A whole-buffer store into a wgmma operand buffer (a strips shared_ref
 /// of the store's block read only by wgmma_tile, directly or transposed)
 /// of a plain load, in that block, from a global Ref. With a `loop`
-/// (whose body the block is), the Ref comes from outside it and the
-/// load's offsets from a slice of pure arithmetic on its index.
+/// (whose body the block is), the Ref and the load's offsets come from
+/// outside it or from a slice of pure ops on its index.
 std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop) {
   Block *block = store->getBlock();
   auto buffer = store.getRef().getDefiningOp<SharedRefOp>();
@@ -109,12 +109,16 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop) {
       return std::nullopt;
   if (load.getMask() || load.getOther() || load.getPadded() || !load.getSqueeze().empty() ||
       llvm::any_of(load.getStrides(), [](int64_t s) { return s != 1; }) || load.getSizes() != type.getShape() ||
-      !load.getRef().getDefiningOp<GlobalRefOp>() || (loop && !definedOutside(load.getRef(), loop)))
+      !load.getRef().getDefiningOp<GlobalRefOp>())
     return std::nullopt;
   Prefetched p{load, store, buffer, {}, Value()};
   if (!loop)
     return p;
+  // The Ref itself may be made in the loop: the loop over a sequential
+  // grid axis computes each step's block offsets from its index.
   llvm::SetVector<Operation *> slice;
+  if (failed(collectSlice(load.getRef(), loop, slice)))
+    return std::nullopt;
   for (Value offset : load.getOffsets())
     if (failed(collectSlice(offset, loop, slice)))
       return std::nullopt;
@@ -271,7 +275,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
           offsets.push_back(map.lookupOrDefault(o));
         auto type = llvm::cast<pk::RefType>(p.buffer.getType());
         Value view = slotView(at, loc, p.ring, type, slot);
-        AsyncCopyOp::create(at, loc, p.load.getRef(), offsets, p.load.getStaticOffsetsAttr(), view);
+        AsyncCopyOp::create(at, loc, map.lookupOrDefault(p.load.getRef()), offsets,
+                            p.load.getStaticOffsetsAttr(), view);
       }
     };
 
