@@ -8,7 +8,8 @@
 // j + num_stages - 1 into its slot with cp.async while step j
 // multiplies, as Triton's software pipeliner does:
 //
-//   before the loop:  copy steps 0 .. S-2 into slots 0 .. S-2 (one group each)
+//   before the loop:  barrier; copy steps 0 .. S-2 into slots 0 .. S-2
+//                     (one group each)
 //   step j:           barrier (every warpgroup is done with slot (j-1) % S)
 //                     copy step j+S-1 into slot (j+S-1) % S; commit
 //                     wait until step j's group landed
@@ -281,7 +282,10 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     };
 
     // Before the loop: steps 0 .. S-2, a group each (empty past the end).
+    // The slots may still be read by a warpgroup finishing an earlier run
+    // of the loop (an outer loop around it): everyone arrives first.
     b.setInsertionPoint(loop);
+    ::mlir::gpu::BarrierOp::create(b, loc);
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
     Value stepValue = constant(b, step);
     Value steps = arith::DivSIOp::create(

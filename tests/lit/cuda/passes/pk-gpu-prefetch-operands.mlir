@@ -11,7 +11,9 @@ module attributes {gpu.container_module} {
     // CHECK-SAME: pkgpu.scratch_bytes = 32768
     // CHECK-DAG: %[[RA:.*]] = pkgpu.shared_ref offset 0 strips 64 : !pk.ref<2x128x32xbf16, #pk.memory_space<shared>>
     // CHECK-DAG: %[[RB:.*]] = pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<2x32x128xbf16, #pk.memory_space<shared>>
-    // Before the loop: step 0 into slot 0, if there is a step 0.
+    // Before the loop: a barrier (an outer loop's last steps may still
+    // read the slots), then step 0 into slot 0, if there is a step 0.
+    // CHECK: gpu.barrier
     // CHECK: scf.if
     // CHECK: %[[A0:.*]] = pk.ref_view %[[RA]] [%{{.*}}, 0, 0] sizes [1, 128, 32]
     // CHECK: pkgpu.async_copy %{{.*}} [0, %{{.*}}] into %[[A0]]
