@@ -85,6 +85,16 @@ private:
     op->setOperand(index, convert(op->getOperand(index), layout, op));
   }
 
+  /// Whether `type` can be a wgmma accumulator of this kernel's warps
+  /// (Layout::wgmmaAccumulator): M x N with M a positive multiple of 64, N
+  /// a power of two from 8 to 256, whole warpgroups.
+  bool fitsWgmmaAccumulator(RankedTensorType type) const {
+    if (type.getRank() != 2)
+      return false;
+    int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+    return m > 0 && m % 64 == 0 && n >= 8 && n <= 256 && (n & (n - 1)) == 0 && numWarps % 4 == 0;
+  }
+
   LogicalResult assign(Operation *op);
   std::optional<Layout> loadedAccumulator(pk::LoadOp load);
   LogicalResult assignElementwise(Operation *op);
@@ -117,11 +127,10 @@ std::optional<Layout> LayoutAssigner::loadedAccumulator(pk::LoadOp load) {
   OpOperand &use = *load->getUses().begin();
   if (!llvm::isa<WgmmaTileOp>(use.getOwner()) || use.getOperandNumber() != 0)
     return std::nullopt;
-  int64_t m = type.getDimSize(0), n = type.getDimSize(1);
-  if (m % 64 != 0 || n < 8 || n > 256 || (n & (n - 1)) != 0 || numWarps % 4 != 0 ||
-      m % (64 * (numWarps / 4)) != 0)
+  // Here no wgmma says it must fit: also every warpgroup's share of rows.
+  if (!fitsWgmmaAccumulator(type) || type.getDimSize(0) % (64 * (numWarps / 4)) != 0)
     return std::nullopt;
-  return Layout::wgmmaAccumulator(m, n, numWarps);
+  return Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
 }
 
 LogicalResult LayoutAssigner::assign(Operation *op) {
@@ -248,13 +257,11 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
   if (auto wgmma = llvm::dyn_cast<WgmmaTileOp>(op)) {
     // The accumulator lives in the registers wgmma writes.
     auto type = llvm::cast<RankedTensorType>(wgmma.getType());
-    int64_t m = type.getDimSize(0), n = type.getDimSize(1);
-    if (type.getRank() != 2 || m % 64 != 0 || n < 8 || n > 256 || (n & (n - 1)) != 0 ||
-        numWarps % 4 != 0)
+    if (!fitsWgmmaAccumulator(type))
       return op->emitError() << "plgpu.wgmma needs an M x N accumulator with M a multiple of 64 "
                                 "and N a power of two from 8 to 256; got "
                              << type;
-    Layout l = Layout::wgmmaAccumulator(m, n, numWarps);
+    Layout l = Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
     convertOperand(op, 0, l);
     setLayout(wgmma.getResult(), l);
     return success();
@@ -266,10 +273,8 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     if (!type)
       return success();
     std::optional<Layout> l = layoutOf(cast.getValue().getType());
-    int64_t m = type.getRank() == 2 ? type.getDimSize(0) : 0, n = type.getRank() == 2 ? type.getDimSize(1) : 0;
-    if (cast.getLayout() == pk::GpuLayout::WGMMA && m % 64 == 0 && m > 0 && n >= 8 && n <= 256 &&
-        (n & (n - 1)) == 0 && numWarps % 4 == 0)
-      l = Layout::wgmmaAccumulator(m, n, numWarps);
+    if (cast.getLayout() == pk::GpuLayout::WGMMA && fitsWgmmaAccumulator(type))
+      l = Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
     if (!l)
       l = blocked(type);
     convertOperand(op, 0, *l);

@@ -187,14 +187,15 @@ unsigned firstCarryingAxis(Block &kernel, Value ref, unsigned gridRank) {
   return gridRank; // never used
 }
 
-/// The num_warps the program's compiler_params give, if any.
-std::optional<unsigned> declaredNumWarps(pk::PallasCallOp call) {
+/// An integer the program's GPU compiler_params give (`num_warps`,
+/// `num_stages`), if any.
+std::optional<unsigned> declaredParam(pk::PallasCallOp call, StringRef name) {
   DictionaryAttr params = call.getCompilerParamsAttr();
   if (!params)
     return std::nullopt;
   for (StringRef backend : {"gpu", "common"})
     if (auto inner = params.getAs<DictionaryAttr>(backend))
-      if (auto n = inner.getAs<IntegerAttr>("num_warps"))
+      if (auto n = inner.getAs<IntegerAttr>(name))
         return static_cast<unsigned>(n.getInt());
   return std::nullopt;
 }
@@ -233,7 +234,8 @@ std::string sanitize(StringRef name) {
 
 LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
   LaunchPlan p;
-  p.numWarps = declaredNumWarps(call).value_or(chooseNumWarps(call, defaultNumWarps));
+  p.numWarps = declaredParam(call, "num_warps").value_or(chooseNumWarps(call, defaultNumWarps));
+  p.numStages = declaredParam(call, "num_stages");
   unsigned grid = call.getGridRank();
   AffineMap sizes = call.getGrid();
 

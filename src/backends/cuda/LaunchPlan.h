@@ -19,6 +19,7 @@
 #include "mlir/IR/AffineExpr.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ namespace pk::gpu {
 struct LaunchPlan {
   std::string kernelName;
   unsigned numWarps = 4;
+  /// compiler_params' num_stages: how deep pk-gpu-prefetch-operands may
+  /// pipeline a K loop (its default when not given).
+  std::optional<unsigned> numStages;
   /// Grid axes run in a loop inside each CTA, in grid (row-major) order.
   std::vector<unsigned> sequentialAxes;
   /// Grid axes on CUDA's x, y and z: each a group of axes whose programs

@@ -105,12 +105,8 @@ namespace {
 ::mlir::gpu::GPUFuncOp KernelBuilder::build() {
   func = createKernelFunc(b, loc, plan, call.getInputs().size(), call.getOutputs().size(),
                           exportOp.getNumSymbols(), call.getInputOutputAliases(), {}, plan.numWarps);
-  // How deep pk-gpu-prefetch-operands may pipeline (Triton's num_stages).
-  if (DictionaryAttr params = call.getCompilerParamsAttr())
-    for (StringRef backend : {"gpu", "common"})
-      if (auto inner = params.getAs<DictionaryAttr>(backend))
-        if (auto stages = inner.getAs<IntegerAttr>("num_stages"))
-          func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(stages.getInt()));
+  if (plan.numStages)
+    func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(*plan.numStages));
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);

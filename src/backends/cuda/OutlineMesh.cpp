@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace pk::gpu {
 
@@ -20,8 +21,6 @@ int64_t storageBytes(Type element) {
   unsigned bits = element.getIntOrFloatBitWidth();
   return bits < 8 ? 1 : bits / 8;
 }
-
-int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 class MeshKernelBuilder {
 public:
@@ -116,7 +115,7 @@ public:
   inlineScopes(entry, 0, /*topLevel=*/true);
   if (failed(promoteAccumulators(func)))
     failed_ = true;
-  func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr(alignTo(scratchBytes, 16)));
+  func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr(llvm::alignTo(scratchBytes, 16)));
   return func;
 }
 
@@ -171,8 +170,8 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
   Type type = arg.getType();
   if (auto barrier = llvm::dyn_cast<pk::BarrierType>(type)) {
     int64_t count = barrier.getNumBarriers();
-    int64_t offset = alignTo(top, 8);
-    int64_t parity = alignTo(offset + 8 * count, 4);
+    int64_t offset = llvm::alignTo(top, 8);
+    int64_t parity = llvm::alignTo(offset + 8 * count, 4);
     int64_t words = (count + 31) / 32;
     top = parity + 4 * words * plan.threadsPerBlock();
     return BarrierAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset),
@@ -184,11 +183,11 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
   if (ref.getRank() >= 2 && feedsWgmma(arg)) {
     // Stored as wgmma reads it, at a multiple of the swizzle's period.
     int64_t swizzle = wgmmaOperandSwizzle(ref);
-    int64_t offset = alignTo(top, std::max<int64_t>(kMeshSmemAlignment, 8 * swizzle));
+    int64_t offset = llvm::alignTo(top, std::max<int64_t>(kMeshSmemAlignment, 8 * swizzle));
     top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
     return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), b.getI64IntegerAttr(swizzle));
   }
-  int64_t offset = alignTo(top, kMeshSmemAlignment);
+  int64_t offset = llvm::alignTo(top, kMeshSmemAlignment);
   top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
   return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr());
 }

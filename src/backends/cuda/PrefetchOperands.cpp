@@ -24,13 +24,16 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Passes.h"
 
-#include "ir/PkDialect.h"
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/Wgmma.h"
+#include "ir/PkDialect.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace pk::gpu {
 
@@ -41,19 +44,16 @@ using namespace mlir;
 
 namespace {
 
-/// Rings start at a multiple of the largest swizzle's period.
-constexpr int64_t kRingAlignment = 1024;
 /// What a kernel's scratch, dot operands and rings may take of sm_90's
 /// 227 KiB; the rest stays for the staging of layout conversions.
 constexpr int64_t kRingBudget = 192 * 1024;
 /// Stages when compiler_params do not say (Triton's default, Pallas's).
 constexpr int64_t kDefaultStages = 3;
 
-int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
 /// Bytes of one slot of a ring of `buffer`s: the buffer, whole periods.
 int64_t slotBytes(pk::RefType buffer) {
-  return alignTo(buffer.getNumElements() * elementBytes(buffer.getElementType()), kRingAlignment);
+  return llvm::alignTo(buffer.getNumElements() * elementBytes(buffer.getElementType()),
+                       kWgmmaOperandAlignment);
 }
 
 /// One operand window a loop step loads and stores into a wgmma buffer.
@@ -61,8 +61,8 @@ struct Prefetched {
   pk::LoadOp load;
   pk::StoreOp store;
   SharedRefOp buffer;
-  /// The ops of the loop body the load's offsets are computed by, in
-  /// order (each pure, reading the induction variable, values from
+  /// The ops of the loop body the load's Ref and offsets are computed
+  /// by, in order (each pure, reading the induction variable, values from
   /// outside the loop or earlier ops of the slice).
   SmallVector<Operation *> slice;
   Value ring;
@@ -93,8 +93,9 @@ LogicalResult collectSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *
 /// of the store's block read only by wgmma_tile, directly or transposed)
 /// of a plain load, in that block, from a global Ref. With a `loop`
 /// (whose body the block is), the Ref and the load's offsets come from
-/// outside it or from a slice of pure ops on its index.
-std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop) {
+/// outside it or from a slice of pure ops on its index. Windows of arrays
+/// the kernel `written` do not qualify.
+std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::DenseSet<Value> &written) {
   Block *block = store->getBlock();
   auto buffer = store.getRef().getDefiningOp<SharedRefOp>();
   auto load = store.getValue().getDefiningOp<pk::LoadOp>();
@@ -110,7 +111,8 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop) {
       return std::nullopt;
   if (load.getMask() || load.getOther() || load.getPadded() || !load.getSqueeze().empty() ||
       llvm::any_of(load.getStrides(), [](int64_t s) { return s != 1; }) || load.getSizes() != type.getShape() ||
-      !load.getRef().getDefiningOp<GlobalRefOp>())
+      !load.getRef().getDefiningOp<GlobalRefOp>() ||
+      written.contains(load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
     return std::nullopt;
   Prefetched p{load, store, buffer, {}, Value()};
   if (!loop)
@@ -178,9 +180,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         continue;
       SmallVector<Prefetched> operands;
       for (auto store : loop.getBody()->getOps<pk::StoreOp>())
-        if (std::optional<Prefetched> p = match(store, loop))
-          if (!written.contains(p->load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
-            operands.push_back(std::move(*p));
+        if (std::optional<Prefetched> p = match(store, loop, written))
+          operands.push_back(std::move(*p));
       if (!operands.empty())
         pipeline(func, loop, *step, operands);
     }
@@ -189,9 +190,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     SmallVector<pk::StoreOp> stores;
     func.walk([&](pk::StoreOp store) { stores.push_back(store); });
     for (pk::StoreOp store : stores)
-      if (std::optional<Prefetched> p = match(store, scf::ForOp()))
-        if (!written.contains(p->load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
-          copyDirectly(*p);
+      if (std::optional<Prefetched> p = match(store, scf::ForOp(), written))
+        copyDirectly(*p);
   }
 
   /// The load and store of `p` become a copy the threads wait for at
@@ -225,7 +225,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       end = std::max<int64_t>(end, static_cast<int64_t>(ref.getOffset()) +
                                        type.getNumElements() * elementBytes(type.getElementType()));
     });
-    int64_t base = alignTo(end, kRingAlignment);
+    int64_t base = llvm::alignTo(end, kWgmmaOperandAlignment);
     int64_t perStage = 0;
     for (Prefetched &p : operands)
       perStage += slotBytes(llvm::cast<pk::RefType>(p.buffer.getType()));
@@ -238,8 +238,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       return;
 
     // The rings, at the kernel's start.
-    OpBuilder b(func.getBody().front().getParentOp()->getContext());
-    b.setInsertionPointToStart(&func.getBody().front());
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
     int64_t offset = base;
     for (Prefetched &p : operands) {
       auto type = llvm::cast<pk::RefType>(p.buffer.getType());
@@ -250,7 +249,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
                                    p.buffer.getStripsAttr());
       offset += stages * slotBytes(type);
     }
-    func->setAttr("pkgpu.scratch_bytes", IntegerAttr::get(scratch.getType(), alignTo(offset, 16)));
+    func->setAttr("pkgpu.scratch_bytes", IntegerAttr::get(scratch.getType(), llvm::alignTo(offset, 16)));
 
     Location loc = loop.getLoc();
     Value iv = loop.getInductionVar();
@@ -263,8 +262,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     auto toIndex = [&](OpBuilder &at, Value v) -> Value {
       return ivType.isIndex() ? v : arith::IndexCastOp::create(at, loc, at.getIndexType(), v).getResult();
     };
-    // Starts the copies of the step whose induction variable is `at` into
-    // slot `slot` of every ring.
+    // Starts the copies of the step whose induction variable is `stepIv`
+    // into slot `slot` of every ring.
     auto copyStep = [&](OpBuilder &at, Value stepIv, Value slot) {
       for (Prefetched &p : operands) {
         IRMapping map;

@@ -62,6 +62,10 @@ uint64_t encodeDescriptorField(uint64_t bytes);
 /// 3 32B.
 uint64_t descriptorSwizzleMode(Swizzle s);
 
+/// Where a wgmma operand buffer (or a ring of them) starts in shared
+/// memory, whatever its swizzle: the period of the widest, 128-byte one.
+constexpr int64_t kWgmmaOperandAlignment = 1024;
+
 /// The K of one wgmma instruction: 32 bytes of elements.
 inline int64_t wgmmaInstructionK(unsigned elementBytes) { return 32 / elementBytes; }
 

@@ -25,6 +25,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace pk::gpu {
 
@@ -35,19 +36,16 @@ using namespace mlir;
 
 namespace {
 
-/// Operand buffers start at a multiple of the largest swizzle's period.
-constexpr int64_t kOperandAlignment = 1024;
 /// The most shared memory a kernel's scratch and dot operands may take:
 /// the rest of sm_90's 227 KiB is left for the staging of layout
 /// conversions and reductions that come after them.
 constexpr int64_t kOperandBudget = 160 * 1024;
 
-int64_t alignTo(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
-
 /// A dot this pass rewrites, with where its operands go.
 struct WgmmaDot {
   pk::DotOp dot;
-  /// `acc + dot` that the wgmma performs in place, if any.
+  /// `acc + dot` that the wgmma performs in place, if any. Its `acc` is
+  /// read when the dot is rewritten: an earlier rewrite may replace it.
   arith::AddFOp accumulation;
   pk::RefType aType, bType;
   int64_t aSwizzle = 0, bSwizzle = 0;
@@ -113,7 +111,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
     auto scratch = func->getAttrOfType<IntegerAttr>("pkgpu.scratch_bytes");
     if (!warps || !scratch)
       return;
-    int64_t base = alignTo(scratch.getInt(), kOperandAlignment);
+    int64_t base = llvm::alignTo(scratch.getInt(), kWgmmaOperandAlignment);
     SmallVector<WgmmaDot> dots;
     int64_t region = 0;
     DominanceInfo dominance(func);
@@ -121,7 +119,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       std::optional<WgmmaDot> w = asWgmma(dot, static_cast<unsigned>(warps.getInt()), dominance);
       if (!w)
         return;
-      int64_t bytes = alignTo(w->aBytes, kOperandAlignment) + w->bBytes;
+      int64_t bytes = llvm::alignTo(w->aBytes, kWgmmaOperandAlignment) + w->bBytes;
       if (base + bytes > kOperandBudget)
         return;
       region = std::max(region, bytes);
@@ -135,7 +133,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
     for (WgmmaDot &w : dots)
       rewrite(w, base);
     func->setAttr("pkgpu.scratch_bytes",
-                  IntegerAttr::get(scratch.getType(), alignTo(base + region, 16)));
+                  IntegerAttr::get(scratch.getType(), llvm::alignTo(base + region, 16)));
   }
 
   void rewrite(WgmmaDot &w, int64_t base) {
@@ -152,7 +150,8 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       return ref;
     };
     Value a = store(dot.getLhs(), w.aType, base, w.aSwizzle);
-    Value bRef = store(dot.getRhs(), w.bType, base + alignTo(w.aBytes, kOperandAlignment), w.bSwizzle);
+    Value bRef = store(dot.getRhs(), w.bType, base + llvm::alignTo(w.aBytes, kWgmmaOperandAlignment),
+                       w.bSwizzle);
     pk::CommitSmemOp::create(b, loc);
     // An operand the dot transposes is read through a transposed view,
     // which wgmma takes as the other majorness.
@@ -181,13 +180,14 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
                                          ValueRange{product})
                      .getResult(0);
     if (w.accumulation) {
+      // The sum is the wgmma's result; the dot has no other use.
       w.accumulation.getResult().replaceAllUsesWith(done);
       w.accumulation.erase();
-    } else if (result.getElementType() != accType.getElementType()) {
-      done = arith::TruncFOp::create(b, loc, result, done);
-    }
-    if (!w.accumulation)
+    } else {
+      if (result.getElementType() != accType.getElementType())
+        done = arith::TruncFOp::create(b, loc, result, done);
       dot.getResult().replaceAllUsesWith(done);
+    }
     dot.erase();
   }
 };
