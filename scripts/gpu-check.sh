@@ -83,36 +83,41 @@ step_build() {
 }
 
 step_tests() {
-  ctest --test-dir build-gpu -L gpu --output-on-failure -j 8 > "$(result tests)" 2>&1
+  ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 120 -j 8 > "$(result tests)" 2>&1
   tail -4 "$(result tests)"
 }
 
 replay() {
   PYTHONPATH="$root/build-gpu/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$@" python3 tests/pallas/gpu_replay.py "$dir/replay"
+    timeout "${REPLAY_SECONDS:-900}" python3 tests/pallas/gpu_replay.py "$dir/replay" "$@"
 }
 
 step_replay() {
-  replay > "$(result replay)" 2>&1
+  replay --timeout "${REPLAY_CASE_SECONDS:-60}" > "$(result replay)" 2>&1
   grep -A6 '^FAILED' "$(result replay)" | head -40
   tail -1 "$(result replay)"
 }
 
 step_sanitize() {
+  # Each case runs under the tool in the replay's workers: a report fails
+  # the case it came from. SANITIZE_TOOLS and SANITIZE_FILTER narrow it.
   : > "$(result sanitize)"
   local tool
-  for tool in memcheck racecheck synccheck; do
-    replay compute-sanitizer --tool "$tool" --error-exitcode 9 > "$dir/results/sanitize-$tool.log" 2>&1
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    replay --timeout 300 --filter "${SANITIZE_FILTER:-}" \
+      --wrap "compute-sanitizer --tool $tool" > "$dir/results/sanitize-$tool.log" 2>&1
     local status=$?
-    local summary
-    summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$dir/results/sanitize-$tool.log" | tail -1)
-    echo "$tool: exit $status; ${summary:-no summary}" | tee -a "$(result sanitize)"
+    grep -A6 '^FAILED' "$dir/results/sanitize-$tool.log" | head -30
+    echo "$tool: exit $status; $(tail -1 "$dir/results/sanitize-$tool.log")" | tee -a "$(result sanitize)"
   done
 }
 
 step_bench() {
+  # Unbuffered: a bench killed by its timeout keeps the rows it printed.
+  PYTHONUNBUFFERED=1 && export PYTHONUNBUFFERED
   {
-    python3 bench/kernels/bench.py --artifacts "$dir/bench" \
+    # A kernel that hangs must not take the machine's whole lease.
+    timeout "${BENCH_SECONDS:-420}" python3 bench/kernels/bench.py --artifacts "$dir/bench" \
       --runtime build-gpu/src/runtime/libpk_runtime.so
     PYTHONPATH="$root/build-gpu/python" python3 bench/python/launch_overhead.py --manifest "$dir/add/add.json"
   } > "$(result bench)" 2>&1
@@ -158,6 +163,9 @@ run)
     esac
   done
   table
+  # Under the device tool, what the command leaves in $OUT comes back.
+  # One archive: the tool brings back at most eight files.
+  if [ -n "${OUT:-}" ]; then tar czf "$OUT/gpu-check-results.tgz" -C "$dir" results; fi
   ;;
 *)
   sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'

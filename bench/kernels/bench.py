@@ -218,10 +218,13 @@ def jax_pallas(source, export, defines):
     sys.path.insert(0, os.path.join(REPOSITORY, "tests", "pallas"))
     import jax
     import pk_prelude
-    fn = jax.jit(pk_prelude.load_pk(os.path.join(REPOSITORY, source), defines).exports[export])
+    module = pk_prelude.load_pk(os.path.join(REPOSITORY, source), defines)
+    fn = jax.jit(module.exports[export])
 
     def bind(*inputs):
         arrays = [jax.dlpack.from_dlpack(t) for t in inputs]
+        # N in f32[N] reads as the inputs' size when jit traces.
+        module.bind_sizes(export, [a.shape for a in arrays])
         result = {}
 
         def run():

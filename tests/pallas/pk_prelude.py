@@ -258,14 +258,18 @@ class PkModule:
         return [_annotation_type(p.annotation, self.globals)
                 for p in inspect.signature(fn).parameters.values()]
 
+    def bind_sizes(self, name, shapes):
+        """Gives export `name`'s symbolic sizes (N in f32[N]) the values
+        these input shapes have: what N reads as while it runs or traces."""
+        for array_type, shape in zip(self.signature(name), shapes):
+            for dim, size in zip(array_type.dims, shape):
+                if isinstance(dim, Symbol):
+                    self.globals[dim.name] = size
+
     def run(self, name, inputs):
         """Runs export `name` on numpy inputs; returns a list of numpy outputs."""
         fn = self.exports[name]
-        params = self.signature(name)
-        for array_type, value in zip(params, inputs):
-            for dim, size in zip(array_type.dims, value.shape):
-                if isinstance(dim, Symbol):
-                    self.globals[dim.name] = size  # what N reads as while it runs
+        self.bind_sizes(name, [x.shape for x in inputs])
         result = fn(*[jnp.asarray(x) for x in inputs])
         outputs = result if isinstance(result, (tuple, list)) else [result]
         return [np.asarray(o) for o in outputs]
