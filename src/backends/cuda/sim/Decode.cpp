@@ -503,9 +503,18 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
   if (llvm::isa<arith::ConstantOp, ub::PoisonOp>(op) || name == "llvm.mlir.constant" ||
       name == "llvm.mlir.poison" || name == "llvm.mlir.undef")
     return decodeConstant(op);
-  if (llvm::isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp>(op)) {
-    // wgmma completes when it is issued here: fences and groups are no-ops.
+  if (llvm::isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+    // Registers are read when a wgmma is issued here: the fence is a no-op.
     emit(from, into, op, Op::Nop);
+    return true;
+  }
+  if (llvm::isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+    emit(from, into, op, Op::WgmmaCommit);
+    return true;
+  }
+  if (auto wait = llvm::dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+    Instr &instr = emit(from, into, op, Op::WgmmaWait);
+    instr.imm = wait.getGroup();
     return true;
   }
   if (auto cast = llvm::dyn_cast<LLVM::PtrToIntOp>(op)) {

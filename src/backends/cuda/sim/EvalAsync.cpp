@@ -11,7 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/sim/Executor.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace pk::sim {
 
@@ -191,10 +193,22 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     return;
   }
   case Op::CpAsync: {
-    // Operands: the shared destination, the global source.
+    // Operands: the shared destination, the global source. Until its
+    // group is waited for, the destination holds poison (all ones: NaN
+    // in every float type): the hardware may write it any time from now,
+    // so a read or an in-flight wgmma of it in the meantime is wrong,
+    // and a read by another thread before a barrier is a data race.
     const uint64_t *shared = reg(instr.in[0]), *global = reg(instr.in[1]);
-    for (uint16_t t : mask)
-      cpAsync[t].open.push_back({shared[t], global[t], static_cast<unsigned>(instr.imm), instr.id});
+    unsigned bytes = static_cast<unsigned>(instr.imm);
+    uint8_t poison[16];
+    std::fill(std::begin(poison), std::end(poison), uint8_t(0xFF));
+    for (uint16_t t : mask) {
+      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      Violation v = memory.write(shared[t], Space::Shared, bytes, bytes, poison, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, describeViolation(v, true, bytes));
+      cpAsync[t].open.push_back({shared[t], global[t], bytes, instr.id});
+    }
     return;
   }
   case Op::CpAsyncCommit:

@@ -9,8 +9,12 @@
 // l) holds, in register r, row 16 w + l / 4 + 8 ((r % 4) / 2) and column
 // 8 (r / 4) + 2 (l % 4) + r % 2. Operands are read from the canonical
 // swizzled layouts ("Shared Memory Matrix Layout"); the unswizzled
-// (interleaved) ones are not modelled. The instruction completes when it
+// (interleaved) ones are not modelled. The instruction computes when it
 // is issued; products are exact and summed in double, rounded to f32 once.
+// The hardware may read its operands any time until the wgmma.wait_group
+// that retires it: the values read are kept with its group, and that wait
+// reads them again and fails if any changed (a copy or store into a
+// buffer a wgmma still reads).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/sim/Executor.h"
@@ -79,7 +83,9 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
       Violation v = memory.read(pointer, Space::Shared, 2, 2, bytes, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, first, "a wgmma operand: " + describeViolation(v, false, 2));
-      return floatWordToDouble(instr.kind, uint64_t(bytes[0]) | uint64_t(bytes[1]) << 8);
+      uint16_t word = static_cast<uint16_t>(bytes[0] | bytes[1] << 8);
+      wgmmas[first / 128].open.push_back({address, word});
+      return floatWordToDouble(instr.kind, word);
     };
     double A[64][16], B[16][256];
     for (unsigned m = 0; m < 64; ++m)
@@ -100,6 +106,38 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
         reg(instr.out[r])[thread] = doubleToFloatWord(Kind::F32, sum + products);
       }
     }
+  }
+}
+
+void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
+  for (uint16_t first : mask) {
+    if (first % 128 != 0)
+      continue;
+    WarpgroupWgmmas &w = wgmmas[first / 128];
+    if (instr.op == Op::WgmmaCommit) {
+      w.committed.push_back(std::move(w.open));
+      w.open.clear();
+      continue;
+    }
+    // All but the `imm` most recent groups retire: what they read must
+    // not have changed since they were issued.
+    size_t done = w.committed.size() > static_cast<size_t>(instr.imm) ? w.committed.size() - instr.imm : 0;
+    for (size_t g = 0; g < done; ++g)
+      for (const WgmmaRead &r : w.committed[g]) {
+        uint8_t bytes[2];
+        uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(r.address));
+        Accessor who{interval, launch->launch, linearCta, first, instr.id};
+        Violation v = memory.read(pointer, Space::Shared, 2, 2, bytes, who);
+        if (v.kind != Violation::Kind::None)
+          fail(instr, first, "a wgmma operand, as the wait retiring it reads it: " +
+                                 describeViolation(v, false, 2));
+        if (static_cast<uint16_t>(bytes[0] | bytes[1] << 8) != r.value)
+          fail(instr, first,
+               "shared memory a wgmma in flight reads (byte " + std::to_string(r.address) +
+                   ") changed before the wgmma.wait_group that retires it: the tensor cores may "
+                   "read either value");
+      }
+    w.committed.erase(w.committed.begin(), w.committed.begin() + static_cast<std::ptrdiff_t>(done));
   }
 }
 

@@ -56,6 +56,7 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
   }
   mbarriers.clear();
   cpAsync.assign(k.threads(), ThreadCopies());
+  wgmmas.assign((k.threads() + 127) / 128, WarpgroupWgmmas());
   if (k.warpgroups <= 1) {
     runBlock(0, all);
     return;
@@ -170,6 +171,8 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalMma(instr, mask);
   case Op::Wgmma:
     return evalWgmma(instr, mask);
+  case Op::WgmmaCommit: case Op::WgmmaWait:
+    return evalWgmmaGroups(instr, mask);
   case Op::SharedAddress: {
     const uint64_t *from = reg(instr.in[0]);
     uint64_t *to = reg(instr.out[0]);

@@ -158,6 +158,19 @@ private:
     std::vector<PendingCopy> open;
   };
   std::vector<ThreadCopies> cpAsync;
+  /// Each warpgroup's wgmmas in flight: the shared memory they read
+  /// (address, the 2 bytes read), by group, oldest first.
+  struct WgmmaRead {
+    uint64_t address = 0;
+    uint16_t value = 0;
+  };
+  struct WarpgroupWgmmas {
+    std::vector<std::vector<WgmmaRead>> committed;
+    std::vector<WgmmaRead> open;
+  };
+  std::vector<WarpgroupWgmmas> wgmmas;
+  /// wgmma.commit_group and wgmma.wait_group of the warpgroups in `mask`.
+  void evalWgmmaGroups(const Instr &instr, const Mask &mask);
   /// Lands `copy` of `thread`: global memory read, shared memory written.
   void landCopy(const PendingCopy &copy, uint16_t thread);
   Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);

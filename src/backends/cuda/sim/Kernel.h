@@ -58,8 +58,13 @@ enum class Op : uint16_t {
   MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, NamedBarrier, Nop,
   PtrCast,
   // Ampere's cp.async (EvalAsync.cpp): a thread's copies land when it
-  // waits for their group, not before.
+  // waits for their group, not before; until then the destination holds
+  // poison.
   CpAsync, CpAsyncCommit, CpAsyncWait,
+  // wgmma's groups (EvalWgmma.cpp): a wgmma computes when issued, and the
+  // shared memory it read must still hold the same values when the
+  // wait_group that retires it returns (the hardware may read it as late).
+  WgmmaCommit, WgmmaWait,
   // Memory.
   AddressOf, GEP, Load, Store, AtomicRMW, CmpXchg,
   // Structured control flow.
