@@ -16,6 +16,8 @@
 #         sanitize  the replay under compute-sanitizer memcheck, racecheck
 #                   and synccheck
 #         bench     bench/kernels/bench.py and bench/python/launch_overhead.py
+#         profile   ncu over the Pallas-style matmul and Triton's (not in
+#                   the default steps)
 #       Each step writes DIR/results/STEP.txt; every call ends with the
 #       table of all results so far (DIR/results/table.md).
 set -uo pipefail
@@ -124,6 +126,19 @@ step_bench() {
   cat "$(result bench)"
 }
 
+step_profile() {
+  # Nsight Compute's view of the Pallas-style matmul next to Triton's:
+  # where the warps stall, how busy the tensor cores are.
+  timeout "${PROFILE_SECONDS:-150}" ncu --kernel-name regex:matmul --launch-count 2 \
+    --section SpeedOfLight --section LaunchStats --section Occupancy \
+    --section WarpStateStats --section SchedulerStats \
+    python3 bench/kernels/profile_matmul.py --artifacts "$dir/bench" \
+    --runtime build-gpu/src/runtime/libpk_runtime.so > "$(result profile)" 2>&1
+  echo "profile: exit $?"
+  grep -E '^  [a-z_]+.*\(|Duration|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Stall' \
+    "$(result profile)" | head -40
+}
+
 table() {
   local t=$dir/results/table.md
   {
@@ -158,8 +173,8 @@ run)
   [ ${#steps[@]} -eq 0 ] && steps=(build tests replay sanitize bench)
   for s in "${steps[@]}"; do
     case "$s" in
-    build|tests|replay|sanitize|bench) echo "== $s"; "step_$s" ;;
-    *) echo "gpu-check: unknown step '$s' (build, tests, replay, sanitize, bench)" >&2; exit 2 ;;
+    build|tests|replay|sanitize|bench|profile) echo "== $s"; "step_$s" ;;
+    *) echo "gpu-check: unknown step '$s' (build, tests, replay, sanitize, bench, profile)" >&2; exit 2 ;;
     esac
   done
   table

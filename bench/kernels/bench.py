@@ -8,7 +8,8 @@ ratio to the row's reference:
   add        f32, N = 2^26       GB/s; reference: a device-to-device copy
   softmax    f32 rows x 256      GB/s; reference: torch.softmax
   layernorm  f32 rows x 256      GB/s; reference: torch.layer_norm
-  matmul     bf16 4096^3         TFLOP/s; reference: torch.matmul (cuBLAS)
+  matmul     bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS,
+             without the relu pkc and JAX fuse); bench/kernels/matmul_bf16.pk
   mgpu       bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS);
              bench/kernels/matmul_mgpu.pk, TMA + mbarriers + wgmma
   attention  flash attention fwd TFLOP/s; reference: torch SDPA (flash backend),
@@ -31,6 +32,7 @@ Usage: bench.py --artifacts DIR --runtime PATH/libpk_runtime.so [--only add,matm
 
 import argparse
 import ctypes
+import glob
 import os
 import sys
 import time
@@ -325,20 +327,42 @@ def bench_rows(pk, triton, repeat, name):
     report(f"{name} f32 {rows_n}x{cols} (GB/s: read + write)", "GB/s", 2 * x.numel() * 4, rows, "torch")
 
 
-def bench_matmul(pk, triton, repeat):
-    n = 4096
+def bench_matmul(pk, triton, repeat, n):
+    """The Pallas-style kernel (BlockSpecs, a fori_loop over K, `@`) with
+    its relu epilogue, against cuBLAS's matmul alone (no relu)."""
     x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
     ref = torch.relu(x @ y)
-    rows = [("torch", time_gpu(lambda: torch.relu(torch.matmul(x, y, out=out)), repeat))]
-    launch = pk.kernel(f"{pk.dir}/matmul_bf16.json", "matmul_relu_bf16").bind(x, y, out)
+    rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
+    artifacts = pk.dir if n == 4096 else f"{pk.dir}/k{n}"
+    launch = pk.kernel(f"{artifacts}/matmul_bf16.json", "matmul_relu_bf16").bind(x, y, out)
     attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
     t = triton["matmul"](x, y, out) if triton else None
     attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, torch.matmul(x, y), 5e-2)))
-    j = jax_pallas("bench/kernels/matmul_bf16.pk", "matmul_relu_bf16", {})(x, y)
+    j = jax_pallas("bench/kernels/matmul_bf16.pk", "matmul_relu_bf16", {"K": str(n)})(x, y)
     attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 5e-2)))
-    report("matmul bf16 4096^3 (+relu)", "TFLOP/s", 2 * n ** 3, rows, "torch")
+    report(f"matmul bf16 {n}^3 (pkc, jax: +relu; torch: cuBLAS alone)", "TFLOP/s", 2 * n ** 3, rows, "torch")
+
+
+def bench_sweep(pk, repeat, n=8192):
+    """Every configuration build_artifacts.sh compiled into sweep/ (block
+    shapes, stages, warps of matmul_bf16.pk) at n^3, against cuBLAS: what
+    a tuner would choose from."""
+    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    ref = torch.relu(x @ y)
+    rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
+    for config in sorted(glob.glob(f"{pk.dir}/sweep/*/matmul_bf16.json")):
+        name = os.path.basename(os.path.dirname(config))
+        try:
+            launch = pk.kernel(config, "matmul_relu_bf16").bind(x, y, out)
+        except RuntimeError as error:
+            print(f"  ({name}: {error})")
+            continue
+        attempt(rows, name, lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    report(f"matmul bf16 {n}^3 sweep (pkc +relu; torch: cuBLAS alone)", "TFLOP/s", 2 * n ** 3, rows, "torch")
 
 
 def bench_matmul_mgpu(pk, triton, repeat, n):
@@ -386,7 +410,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
     parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
-    parser.add_argument("--only", default="add,softmax,layernorm,matmul,mgpu,attention")
+    parser.add_argument("--only", default="add,softmax,layernorm,matmul,mgpu,attention,sweep")
     parser.add_argument("--repeat", type=int, default=50)
     options = parser.parse_args()
     if not torch.cuda.is_available():
@@ -406,12 +430,15 @@ def main():
         if name in only:
             bench_rows(pk, triton, options.repeat, name)
     if "matmul" in only:
-        bench_matmul(pk, triton, max(5, options.repeat // 5))
+        for n in (4096, 8192):
+            bench_matmul(pk, triton, max(5, options.repeat // 5), n)
     if "mgpu" in only:
         for n in (4096, 8192):
             bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)
     if "attention" in only:
         bench_attention(pk, triton, max(5, options.repeat // 5))
+    if "sweep" in only:
+        bench_sweep(pk, max(5, options.repeat // 5))
     return 0
 
 

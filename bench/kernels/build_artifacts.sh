@@ -9,8 +9,23 @@ mkdir -p "$out"
 for sample in add softmax layernorm; do
   "$pkc" compile "$root/samples/$sample.pk" --target=cuda:$arch -o "$out"
 done
-# matmul at 4096^3: a kernel of its own (the sample unrolls K).
+# matmul at 4096^3 and 8192^3: a kernel of its own (the sample unrolls
+# K), K fixed per artifact.
 "$pkc" compile "$root/bench/kernels/matmul_bf16.pk" --target=cuda:$arch -o "$out"
+mkdir -p "$out/k8192"
+"$pkc" compile "$root/bench/kernels/matmul_bf16.pk" -D K=8192 --target=cuda:$arch -o "$out/k8192"
 # The Mosaic GPU style matmul (TMA, wgmma): sm_90a only.
 "$pkc" compile "$root/bench/kernels/matmul_mgpu.pk" --target=cuda:sm_90a -o "$out"
 "$pkc" compile "$root/bench/kernels/attention_mgpu.pk" --target=cuda:sm_90a -o "$out"
+# The sweep: other block shapes, stages and warps of the Pallas-style
+# matmul at 8192^3 (bench.py --only sweep), one directory each.
+for config in "128 128 64 4 8" "128 128 64 3 8" "128 128 64 5 8" "128 128 32 4 8" \
+              "128 128 32 6 8" "128 256 64 3 8" "128 256 64 4 8" "256 128 64 3 8" \
+              "256 128 64 4 8" "64 128 64 4 4" "128 128 64 4 4"; do
+  set -- $config
+  name="bm$1_bn$2_bk$3_s$4_w$5"
+  mkdir -p "$out/sweep/$name"
+  "$pkc" compile "$root/bench/kernels/matmul_bf16.pk" -D K=8192 -D BM=$1 -D BN=$2 -D BK=$3 \
+    -D NUM_STAGES=$4 -D NUM_WARPS=$5 --target=cuda:$arch -o "$out/sweep/$name" ||
+    echo "build_artifacts.sh: $name did not compile" >&2
+done

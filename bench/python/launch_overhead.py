@@ -141,6 +141,18 @@ def main():
     for name, (best, median) in rows:
         ratio = f"{best / reference[0]:.2f}x" if reference else "-"
         print(f"{name:<16} {best:>13.2f} {median:>9.2f} {ratio:>8}")
+    if torch is not None:
+        # Where pkc (torch)'s time goes: the framework calls it makes.
+        raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        parts = [("torch.empty(device=)", lambda: torch.empty((n,), dtype=torch.float32, device=x.device)),
+                 ("x.new_empty", lambda: x.new_empty((n,))),
+                 ("x.__dlpack__()", lambda: x.__dlpack__())]
+        if raw_stream is not None:
+            parts.append(("raw stream", lambda: raw_stream(x.get_device())))
+        print(f"{'part of a call':<22} {'best us':>8}")
+        for name, part in parts:
+            best, _ = timed(part, options.calls, options.repeat, torch.cuda.synchronize)
+            print(f"{name:<22} {best:>8.2f}")
     return 0
 
 

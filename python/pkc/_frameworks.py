@@ -114,7 +114,8 @@ class TorchFramework:
     def empty(self, shape: tuple[int, ...], dtype: str, like: Any) -> Any:
         if dtype not in self.dtypes:
             raise _pkc.make_error("PK_ERROR_DTYPE", f"this torch has no {dtype} dtype for the output")
-        return self.torch.empty(shape, dtype=self.dtypes[dtype], device=like.device)
+        # new_empty: on like's device without building a torch.device.
+        return like.new_empty(shape, dtype=self.dtypes[dtype])
 
 
 class CupyFramework:

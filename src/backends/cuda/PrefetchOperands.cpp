@@ -5,15 +5,22 @@
 // into registers, stores them into their wgmma buffers and multiplies:
 // the tensor cores wait for every load. This pass gives each such
 // operand a ring of `num_stages` buffers and copies the window of step
-// j + num_stages - 1 into its slot with cp.async while step j
-// multiplies, as Triton's software pipeliner does:
+// j + D into its slot with cp.async while step j multiplies, as
+// Triton's software pipeliner does:
 //
-//   before the loop:  barrier; copy steps 0 .. S-2 into slots 0 .. S-2
+//   before the loop:  barrier; copy steps 0 .. D-1 into slots 0 .. D-1
 //                     (one group each)
-//   step j:           barrier (every warpgroup is done with slot (j-1) % S)
-//                     copy step j+S-1 into slot (j+S-1) % S; commit
-//                     wait until step j's group landed
-//                     fence + barrier (pk.commit_smem), wgmma on slot j % S
+//   step j:           wait until step j's group landed
+//                     fence + barrier (pk.commit_smem): every warpgroup is
+//                       done with the slots earlier steps' wgmmas read
+//                     copy step j+D into slot (j+D) % S; commit
+//                     wgmma on slot j % S
+//
+// D is S-1 when each wgmma is waited for in its step. When the loop's
+// only wgmma accumulates into a loop-carried value, step j waits for all
+// but its latest wgmma group (step j-1's is done, step j's runs on into
+// step j+1, as in Triton and CUTLASS), so a slot stays busy a step
+// longer: D is S-2, and S defaults to one more stage (4).
 //
 // The windows of later steps come from cloning the (pure) index
 // arithmetic of the load's offsets with the induction variable advanced.
@@ -209,9 +216,62 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     p.load.erase();
   }
 
+  /// The loop's only wgmma, when it accumulates into a loop-carried value
+  /// that nothing else reads: `acc' = wait 0 (wgmma acc, a, b)`, yielded
+  /// as the next step's `acc`. Waiting for all but the latest group (1)
+  /// there lets step j's wgmma run on while step j+1 starts; the loop's
+  /// result is waited for after it.
+  static WgmmaWaitTileOp overlappableWait(scf::ForOp loop) {
+    SmallVector<WgmmaTileOp> tiles;
+    loop.getBody()->walk([&](WgmmaTileOp tile) { tiles.push_back(tile); });
+    if (tiles.size() != 1 || tiles[0]->getBlock() != loop.getBody())
+      return {};
+    WgmmaTileOp tile = tiles[0];
+    auto carried = llvm::dyn_cast<BlockArgument>(tile.getAccumulator());
+    if (!carried || carried.getOwner() != loop.getBody() || carried.getArgNumber() == 0 ||
+        !carried.hasOneUse() || !tile->hasOneUse())
+      return {};
+    auto wait = llvm::dyn_cast<WgmmaWaitTileOp>(*tile->getUsers().begin());
+    if (!wait || wait.getPending() != 0 || wait.getAccumulators().size() != 1 || !wait->hasOneUse())
+      return {};
+    OpOperand &use = *wait->getUses().begin();
+    if (use.getOwner() != loop.getBody()->getTerminator() ||
+        use.getOperandNumber() != carried.getArgNumber() - 1)
+      return {};
+    return wait;
+  }
+
+  /// The pk.commit_smem (fence + barrier) right before the first wgmma of
+  /// the loop's body that reads one of `buffers`: after it, every
+  /// warpgroup is done with what the previous step's wgmmas read.
+  static pk::CommitSmemOp commitBeforeWgmma(scf::ForOp loop, const llvm::SmallPtrSetImpl<Value> &buffers) {
+    auto reads = [&](Value ref) {
+      if (auto transpose = ref.getDefiningOp<pk::RefTransposeOp>())
+        ref = transpose.getRef();
+      return buffers.contains(ref);
+    };
+    for (Operation &op : *loop.getBody()) {
+      auto tile = llvm::dyn_cast<WgmmaTileOp>(op);
+      if (!tile || !(reads(tile.getA()) || reads(tile.getB())))
+        continue;
+      for (Operation *before = tile->getPrevNode(); before; before = before->getPrevNode())
+        if (auto commit = llvm::dyn_cast<pk::CommitSmemOp>(before))
+          return commit;
+      return {};
+    }
+    return {};
+  }
+
   void pipeline(::mlir::gpu::GPUFuncOp func, scf::ForOp loop, int64_t step,
                 SmallVector<Prefetched> &operands) {
     auto scratch = func->getAttrOfType<IntegerAttr>("pkgpu.scratch_bytes");
+    llvm::SmallPtrSet<Value, 4> buffers;
+    for (Prefetched &p : operands)
+      buffers.insert(p.buffer.getResult());
+    pk::CommitSmemOp commit = commitBeforeWgmma(loop, buffers);
+    if (!commit)
+      return;
+    WgmmaWaitTileOp overlapped = overlappableWait(loop);
     // The rings go after every shared buffer that stays: the buffers they
     // replace (pk-gpu-wgmma-dots placed them after the scratch) are free.
     llvm::SmallPtrSet<Operation *, 4> replaced;
@@ -229,13 +289,23 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     int64_t perStage = 0;
     for (Prefetched &p : operands)
       perStage += slotBytes(llvm::cast<pk::RefType>(p.buffer.getType()));
-    int64_t stages = kDefaultStages;
+    // An overlapped wgmma still reads its slot during the next step, so
+    // copies run one step less ahead: a stage more keeps the distance.
+    int64_t stages = overlapped ? kDefaultStages + 1 : kDefaultStages;
     if (auto declared = func->getAttrOfType<IntegerAttr>("pkgpu.num_stages"))
       stages = std::max<int64_t>(2, declared.getInt());
     while (stages > 2 && base + stages * perStage > kRingBudget)
       --stages;
     if (base + stages * perStage > kRingBudget)
       return;
+    // With one or two stages ahead only, waiting for the wgmma is cheaper
+    // than waiting for memory.
+    if (stages < kDefaultStages + 1)
+      overlapped = {};
+    // How many steps ahead a step's copies run: a slot is free once every
+    // warpgroup is past the barrier of the step after the last wgmma that
+    // read it (two steps after, when wgmmas overlap the next step).
+    int64_t distance = overlapped ? stages - 2 : stages - 1;
 
     // The rings, at the kernel's start.
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
@@ -280,9 +350,10 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       }
     };
 
-    // Before the loop: steps 0 .. S-2, a group each (empty past the end).
-    // The slots may still be read by a warpgroup finishing an earlier run
-    // of the loop (an outer loop around it): everyone arrives first.
+    // Before the loop: steps 0 .. distance-1, a group each (empty past
+    // the end). The slots may still be read by a warpgroup finishing an
+    // earlier run of the loop (an outer loop around it): everyone arrives
+    // first.
     b.setInsertionPoint(loop);
     ::mlir::gpu::BarrierOp::create(b, loc);
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
@@ -291,7 +362,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         b, loc,
         arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), constant(b, step - 1)),
         stepValue);
-    for (int64_t s = 0; s + 1 < stages; ++s) {
+    for (int64_t s = 0; s < distance; ++s) {
       Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, constant(b, s), steps);
       auto guard = scf::IfOp::create(b, loc, TypeRange{}, inRange, /*withElseRegion=*/false);
       OpBuilder inside = OpBuilder::atBlockBegin(guard.thenBlock());
@@ -301,23 +372,28 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
 
-    // Each step: the copy S-1 steps ahead, then wait for this one's.
+    // Each step waits for its own copies (the later steps' distance-1
+    // groups may still be in flight); the fence and barrier before its
+    // wgmma publish every thread's copies, and after that barrier the
+    // step `distance` ahead is copied into the slot no wgmma reads any
+    // more.
     b.setInsertionPointToStart(loop.getBody());
     Value j = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), stepValue);
-    ::mlir::gpu::BarrierOp::create(b, loc);
-    Value ahead = arith::AddIOp::create(b, loc, j, constant(b, stages - 1));
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(distance - 1)));
+    Value current = toIndex(b, arith::RemSIOp::create(b, loc, j, constant(b, stages)));
+    b.setInsertionPointAfter(commit);
+    Value ahead = arith::AddIOp::create(b, loc, j, constant(b, distance));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, steps);
     auto guard = scf::IfOp::create(b, loc, TypeRange{}, inRange, /*withElseRegion=*/false);
     {
       OpBuilder inside = OpBuilder::atBlockBegin(guard.thenBlock());
       inside.setInsertionPoint(guard.thenBlock()->getTerminator());
-      Value aheadIv = arith::AddIOp::create(inside, loc, iv, constant(inside, (stages - 1) * step));
+      Value aheadIv = arith::AddIOp::create(inside, loc, iv, constant(inside, distance * step));
       Value slot = toIndex(inside, arith::RemSIOp::create(inside, loc, ahead, constant(inside, stages)));
       copyStep(inside, aheadIv, slot);
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(stages - 1)));
-    Value current = toIndex(b, arith::RemSIOp::create(b, loc, j, constant(b, stages)));
+    b.setInsertionPointAfterValue(current);
     for (Prefetched &p : operands) {
       auto type = llvm::cast<pk::RefType>(p.buffer.getType());
       Value view = slotView(b, loc, p.ring, type, current);
@@ -326,6 +402,21 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       p.buffer.getResult().replaceAllUsesWith(view);
       p.buffer.erase();
     }
+    if (overlapped)
+      overlap(loop, overlapped);
+  }
+
+  /// The wgmma of step j is waited for in step j+1 (all but the latest
+  /// group), and the last one after the loop.
+  static void overlap(scf::ForOp loop, WgmmaWaitTileOp wait) {
+    OpBuilder b(wait);
+    wait.setPending(1);
+    unsigned position = wait->getUses().begin()->getOperandNumber();
+    Value result = loop.getResult(position);
+    b.setInsertionPointAfter(loop);
+    auto last = WgmmaWaitTileOp::create(b, wait.getLoc(), TypeRange{result.getType()}, b.getI64IntegerAttr(0),
+                                        ValueRange{result});
+    result.replaceAllUsesExcept(last.getResult(0), last);
   }
 
   /// Slot `slot` of `ring` as a Ref of the buffer's type.

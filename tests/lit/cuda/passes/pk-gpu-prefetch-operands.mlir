@@ -19,23 +19,29 @@ module attributes {gpu.container_module} {
     // CHECK: pkgpu.async_copy %{{.*}} [0, %{{.*}}] into %[[A0]]
     // CHECK: pkgpu.async_copy
     // CHECK: nvvm.cp.async.commit.group
+    // Each step first waits for its own copies (none of a later step is
+    // in flight with two slots) ...
     // CHECK: scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
     // CHECK: %[[J:.*]] = arith.divsi
-    // CHECK-NEXT: gpu.barrier
+    // CHECK-NEXT: nvvm.cp.async.wait.group 0
+    // CHECK: %[[SA:.*]] = pk.ref_view %[[RA]]
+    // CHECK: %[[SB:.*]] = pk.ref_view %[[RB]]
+    // CHECK-NOT: pk.load
+    // CHECK-NOT: pk.store
+    // ... and once the fence and barrier before its wgmma have published
+    // them (and every warpgroup is done with the other slot), starts the
+    // next step's.
+    // CHECK: pk.commit_smem
     // CHECK: scf.if
     // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
     // CHECK: %[[OFF:.*]] = arith.muli %[[NEXT]], %{{.*}} : index
     // CHECK: pkgpu.async_copy %{{.*}} [0, %[[OFF]]] into
     // CHECK: pkgpu.async_copy %{{.*}} [%{{.*}}, 0] into
     // CHECK: nvvm.cp.async.commit.group
-    // CHECK-NEXT: nvvm.cp.async.wait.group 1
-    // CHECK: %[[SA:.*]] = pk.ref_view %[[RA]]
-    // CHECK: %[[SB:.*]] = pk.ref_view %[[RB]]
-    // CHECK-NOT: pk.load
-    // CHECK-NOT: pk.store
-    // CHECK: pk.commit_smem
     // CHECK-NOT: pk.store
     // CHECK: pkgpu.wgmma_tile %[[ACC]], %[[SA]], %[[SB]]
+    // With two slots, each wgmma is waited for in its step.
+    // CHECK-NEXT: pkgpu.wgmma_wait_tile 0
     gpu.func @k_loop(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %n: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>, pkgpu.num_warps = 8 : i64, pkgpu.num_stages = 2 : i64, pkgpu.scratch_bytes = 17408 : i64} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
@@ -57,6 +63,53 @@ module attributes {gpu.container_module} {
         %w = pkgpu.wgmma_wait_tile 0, %d : tensor<128x128xf32>
         scf.yield %w : tensor<128x128xf32>
       }
+      gpu.return
+    }
+
+    // With the default stages (one more, 4, as the loop's only wgmma
+    // accumulates into the loop-carried value), step j waits for all but
+    // its latest wgmma group: step j's runs on into step j+1, its slot
+    // stays busy a step longer, so copies run two steps ahead (steps 0
+    // and 1 before the loop) and the loop's result is waited for after it.
+    // CHECK-LABEL: gpu.func @k_loop_overlapped
+    // CHECK-SAME: pkgpu.scratch_bytes = 65536
+    // CHECK-DAG: pkgpu.shared_ref offset 0 strips 64 : !pk.ref<4x128x32xbf16, #pk.memory_space<shared>>
+    // CHECK-DAG: pkgpu.shared_ref offset 32768 strips 128 : !pk.ref<4x32x128xbf16, #pk.memory_space<shared>>
+    // CHECK: gpu.barrier
+    // CHECK-COUNT-2: nvvm.cp.async.commit.group
+    // CHECK: scf.for
+    // CHECK: nvvm.cp.async.wait.group 1
+    // CHECK: pk.commit_smem
+    // CHECK: arith.constant 2 : index
+    // CHECK: scf.if
+    // CHECK: nvvm.cp.async.commit.group
+    // CHECK: %[[D:.*]] = pkgpu.wgmma_tile
+    // CHECK-NEXT: %[[W:.*]] = pkgpu.wgmma_wait_tile 1, %[[D]]
+    // CHECK-NEXT: scf.yield %[[W]]
+    // CHECK: %[[LAST:.*]] = pkgpu.wgmma_wait_tile 0, %[[R:.*]] :
+    // CHECK-NEXT: arith.truncf %[[LAST]]
+    gpu.func @k_loop_overlapped(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %n: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>, pkgpu.num_warps = 8 : i64, pkgpu.scratch_bytes = 17408 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c32 = arith.constant 32 : index
+      %c128 = arith.constant 128 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c128, %n) offsets(%c0, %c0) block [128, 4096] squeeze [] : !llvm.ptr<1> -> !pk.ref<128x4096xbf16>
+      %y = pkgpu.global_ref %arg1 sizes(%n, %c128) offsets(%c0, %c0) block [4096, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<4096x128xbf16>
+      %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<128x128xf32>) {
+        %off = arith.muli %k, %c32 : index
+        %a = pk.load %x [0, %off] sizes [128, 32] strides [1, 1] squeeze [] : <128x4096xbf16> -> tensor<128x32xbf16>
+        %b = pk.load %y [%off, 0] sizes [32, 128] strides [1, 1] squeeze [] : <4096x128xbf16> -> tensor<32x128xbf16>
+        %sa = pkgpu.shared_ref offset 1024 strips 64 : !pk.ref<128x32xbf16, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [128, 32] strides [1, 1] squeeze [] : tensor<128x32xbf16>, <128x32xbf16, #pk.memory_space<shared>>
+        %sb = pkgpu.shared_ref offset 9216 strips 128 : !pk.ref<32x128xbf16, #pk.memory_space<shared>>
+        pk.store %b, %sb [0, 0] sizes [32, 128] strides [1, 1] squeeze [] : tensor<32x128xbf16>, <32x128xbf16, #pk.memory_space<shared>>
+        pk.commit_smem
+        %d = pkgpu.wgmma_tile %acc, %sa, %sb : tensor<128x128xf32>, !pk.ref<128x32xbf16, #pk.memory_space<shared>>, !pk.ref<32x128xbf16, #pk.memory_space<shared>> -> tensor<128x128xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<128x128xf32>
+        scf.yield %w : tensor<128x128xf32>
+      }
+      %t = arith.truncf %r : tensor<128x128xf32> to tensor<128x128xbf16>
       gpu.return
     }
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Launches pkc's Pallas-style bf16 matmul and Triton's once each, at n^3,
+for a profiler to look at (no timing here):
+
+    ncu --kernel-name regex:matmul --launch-count 2 --section SpeedOfLight \\
+        --section WarpStateStats python3 bench/kernels/profile_matmul.py \\
+        --artifacts DIR --runtime build-gpu/src/runtime/libpk_runtime.so
+
+Usage: profile_matmul.py --artifacts DIR --runtime PATH [--n 4096]
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (PkRuntime, triton_kernels)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--runtime", required=True)
+    parser.add_argument("--n", type=int, default=4096)
+    options = parser.parse_args()
+    n = options.n
+    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    pk = bench.PkRuntime(options.runtime)
+    artifacts = options.artifacts if n == 4096 else f"{options.artifacts}/k{n}"
+    pk.kernel(f"{artifacts}/matmul_bf16.json", "matmul_relu_bf16").bind(x, y, out)()
+    bench.triton_kernels()["matmul"](x, y, out)()
+    torch.cuda.synchronize()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
