@@ -19,9 +19,10 @@ mkdir -p "$out/k8192"
 "$pkc" compile "$root/bench/kernels/attention_mgpu.pk" --target=cuda:sm_90a -o "$out"
 # The sweep: other block shapes, stages and warps of the Pallas-style
 # matmul at 8192^3 (bench.py --only sweep), one directory each.
-for config in "128 128 64 4 8" "128 128 64 3 8" "128 128 64 5 8" "128 128 32 4 8" \
-              "128 128 32 6 8" "128 256 64 3 8" "128 256 64 4 8" "256 128 64 3 8" \
-              "256 128 64 4 8" "64 128 64 4 4" "128 128 64 4 4"; do
+for config in "128 128 64 4 8" "128 128 64 3 8" "128 128 64 5 8" "128 128 32 3 8" \
+              "128 128 32 4 8" "128 128 32 5 8" "128 128 32 6 8" "128 256 64 3 8" \
+              "128 256 64 4 8" "256 128 64 3 8" "256 128 64 4 8" "256 128 32 4 8" \
+              "64 128 64 4 4" "128 128 64 4 4"; do
   set -- $config
   name="bm$1_bn$2_bk$3_s$4_w$5"
   mkdir -p "$out/sweep/$name"

@@ -120,19 +120,33 @@ class TorchFramework:
 
 class CupyFramework:
     """CuPy: outputs from cupy.empty on the input's device, launched on
-    CuPy's current stream."""
+    CuPy's current stream of that device. Arrays are read through their
+    attributes (cheaper than __dlpack__)."""
 
-    def __init__(self):
-        import cupy
-        self.cupy = cupy
+    _instance: Optional["CupyFramework"] = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            import cupy
+            self = super().__new__(cls)
+            self.cupy = cupy
+            _pkc.enable_cupy(cupy.ndarray)
+            cls._instance = self
+        return cls._instance
 
     def stream(self, like: Any) -> int:
-        with self.cupy.cuda.Device(like.device.id):
+        device = like.device.id
+        if device == self.cupy.cuda.runtime.getDevice():
+            return self.cupy.cuda.get_current_stream().ptr
+        with self.cupy.cuda.Device(device):
             return self.cupy.cuda.get_current_stream().ptr
 
     def empty(self, shape: tuple[int, ...], dtype: str, like: Any) -> Any:
         if dtype == "bfloat16":
             raise _pkc.make_error("PK_ERROR_DTYPE", "CuPy has no bfloat16 arrays for the output; "
                                   "pass out= with another framework's array")
-        with self.cupy.cuda.Device(like.device.id):
+        device = like.device.id
+        if device == self.cupy.cuda.runtime.getDevice():
+            return self.cupy.empty(shape, dtype=dtype)
+        with self.cupy.cuda.Device(device):
             return self.cupy.empty(shape, dtype=dtype)

@@ -28,6 +28,9 @@ def enable_torch(tensor_type: object, dtypes: dict) -> None:
     Reads instances of tensor_type (torch.Tensor) through their attributes; dtypes maps each torch.dtype to its NumPy name.
     """
 
+def enable_cupy(array_type: object) -> None:
+    """Reads instances of array_type (cupy.ndarray) through their attributes."""
+
 class ModuleSource:
     """Where a module was loaded from (for the XLA custom call)."""
 

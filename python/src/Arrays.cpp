@@ -21,6 +21,13 @@ std::vector<std::pair<nb::object, DLDataType>> &torchDTypes() {
   return *table;
 }
 PyTypeObject *torchTensorType = nullptr;
+PyTypeObject *cupyArrayType = nullptr;
+/// NumPy dtype objects CuPy arrays had, with their DLPack types: NumPy's
+/// built-in dtypes are singletons, so a lookup is by identity.
+std::vector<std::pair<nb::object, DLDataType>> &cupyDTypes() {
+  static auto *table = new std::vector<std::pair<nb::object, DLDataType>>;
+  return *table;
+}
 
 std::string typeName(nb::handle o) { return nb::cast<std::string>(nb::type_name(o.type())); }
 
@@ -62,6 +69,8 @@ void ImportedArray::import(nb::handle array, ImportKind kind, uintptr_t stream,
                            const std::string &what) {
   if (kind == ImportKind::Torch)
     importTorch(array, what);
+  else if (kind == ImportKind::Cupy)
+    importCupy(array, what);
   else
     importDLPack(array, stream, what);
 }
@@ -123,6 +132,48 @@ void ImportedArray::importTorch(nb::handle t, const std::string &what) {
     tensor_.device = {kDLCUDA, index};
 }
 
+void ImportedArray::importCupy(nb::handle a, const std::string &what) {
+  nb::object dtype = a.attr("dtype");
+  bool known = false;
+  for (const auto &[object, dl] : cupyDTypes())
+    if (object.is(dtype)) {
+      tensor_.dtype = dl;
+      known = true;
+      break;
+    }
+  if (!known) {
+    std::string name = nb::cast<std::string>(nb::str(dtype.attr("name")));
+    if (!pk::rt::dtypeByName(name))
+      invalid(what, "is a CuPy array of dtype " + name + ", which pkc kernels do not take");
+    tensor_.dtype = dtypeFromName(name);
+    cupyDTypes().emplace_back(dtype, tensor_.dtype);
+  }
+  dims_.clear();
+  readInts(a.attr("shape"), dims_);
+  size_t rank = dims_.size();
+  readInts(a.attr("strides"), dims_);
+  // CuPy's strides are in bytes; DLPack's in elements.
+  int64_t bytes = (int64_t(tensor_.dtype.bits) * tensor_.dtype.lanes + 7) / 8;
+  for (size_t d = rank; d < dims_.size(); ++d) {
+    if (bytes == 0 || dims_[d] % bytes != 0)
+      invalid(what, "is a CuPy array whose strides are not whole elements");
+    dims_[d] /= bytes;
+  }
+  tensor_.ndim = int32_t(rank);
+  tensor_.shape = dims_.data();
+  tensor_.strides = dims_.data() + rank;
+  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(a.attr("data").attr("ptr")));
+  tensor_.byte_offset = 0; // data.ptr is the first element's address
+  tensor_.device = {kDLCUDA, nb::cast<int>(a.attr("device").attr("id"))};
+}
+
+void enableCupy(nb::handle arrayType) {
+  if (!PyType_Check(arrayType.ptr()))
+    throw nb::type_error("enable_cupy: expected the cupy.ndarray type");
+  Py_INCREF(arrayType.ptr());
+  cupyArrayType = reinterpret_cast<PyTypeObject *>(arrayType.ptr());
+}
+
 void enableTorch(nb::handle tensorType, nb::dict table) {
   if (!PyType_Check(tensorType.ptr()))
     throw nb::type_error("enable_torch: expected the torch.Tensor type");
@@ -135,8 +186,11 @@ void enableTorch(nb::handle tensorType, nb::dict table) {
 }
 
 ImportKind importKindOf(nb::handle array) {
-  return torchTensorType && PyObject_TypeCheck(array.ptr(), torchTensorType) ? ImportKind::Torch
-                                                                             : ImportKind::DLPack;
+  if (torchTensorType && PyObject_TypeCheck(array.ptr(), torchTensorType))
+    return ImportKind::Torch;
+  if (cupyArrayType && PyObject_TypeCheck(array.ptr(), cupyArrayType))
+    return ImportKind::Cupy;
+  return ImportKind::DLPack;
 }
 
 DLDataType dtypeFromName(const std::string &name) {

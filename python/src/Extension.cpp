@@ -81,6 +81,8 @@ NB_MODULE(_pkc, m) {
   m.def("enable_torch", &enableTorch, "tensor_type"_a, "dtypes"_a,
         "Reads instances of tensor_type (torch.Tensor) through their attributes; dtypes maps "
         "each torch.dtype to its NumPy name.");
+  m.def("enable_cupy", &enableCupy, "array_type"_a,
+        "Reads instances of array_type (cupy.ndarray) through their attributes.");
 
   nb::class_<ModuleSource>(m, "ModuleSource",
                            "Where a module was loaded from (for the XLA custom call).")

@@ -334,47 +334,105 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
   CopyWindow spec{op, SmallVector<int64_t>(type.getShape()), SmallVector<int64_t>(2, 1)};
   Window w = windowOf(e, spec, src);
   Type element = type.getElementType();
-  int64_t perPiece = 16 / elementBytes(element);
+  int64_t bytes = elementBytes(element), perPiece = 16 / bytes;
   int64_t rows = type.getShape()[0], piecesPerRow = type.getShape()[1] / perPiece;
   int64_t pieces = rows * piecesPerRow, threads = static_cast<int64_t>(e.numWarps) * 32;
+  unsigned rank = static_cast<unsigned>(src.sizes.size());
+  unsigned columnDim = src.refToArray.back();
   Value zero = e.constant(element, 0);
-  // Consecutive threads take consecutive pieces of a row: coalesced reads.
-  for (int64_t first = 0; first < pieces; first += threads) {
-    Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(first));
-    Value inRange = first + threads <= pieces
-                        ? Value()
-                        : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
-                                                e.index(pieces)).getResult();
-    e.guarded(inRange, [&] {
-      Value row = arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
-      Value column = arith::MulIOp::create(
-          e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
-          e.index(perPiece));
-      auto at = [&](int64_t t) -> SmallVector<Value> {
-        return {row, t ? arith::AddIOp::create(e.b, e.loc, column, e.index(t)).getResult() : column};
-      };
-      Address from = addressOf(e, src, refCoordinate(e, w, at(0)), false);
-      Address last = addressOf(e, src, refCoordinate(e, w, at(perPiece - 1)), false);
-      Address to = addressOf(e, dst, at(0), false);
-      Value whole = wholeGroup(e, {from.valid, last.valid}, from, perPiece);
-      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, whole, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(e.b);
-      e.b.setInsertionPointToStart(branch.thenBlock());
-      NVVM::CpAsyncOp::create(e.b, e.loc, to.pointer, from.pointer, e.b.getI32IntegerAttr(16),
-                              NVVM::LoadCacheModifierKindAttr::get(e.b.getContext(),
-                                                               NVVM::LoadCacheModifierKind::CG),
-                              Value());
-      // Cut by the array's edge or not aligned: element by element, zero
-      // outside the array as cp.async fills it.
-      e.b.setInsertionPointToStart(branch.elseBlock());
-      for (int64_t t = 0; t < perPiece; ++t) {
-        Address a = t ? addressOf(e, src, refCoordinate(e, w, at(t)), false) : from;
-        Value v = e.guardedValue(a.valid, element, [&] { return e.loadValue(a.pointer, element, element); },
-                                 zero);
-        e.storeValue(v, t ? addressOf(e, dst, at(t), false).pointer : to.pointer, element);
-      }
-    });
+
+  // Each thread copies 16-byte pieces of rows; consecutive threads take
+  // consecutive pieces of a row (coalesced reads). `fast`: one cp.async a
+  // piece, the bytes past the array's end (all of them for a row outside
+  // it) zero-filled by its source size; else element by element.
+  auto copyPieces = [&](bool fast) {
+    for (int64_t first = 0; first < pieces; first += threads) {
+      Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(first));
+      Value inRange = first + threads <= pieces
+                          ? Value()
+                          : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
+                                                  e.index(pieces)).getResult();
+      e.guarded(inRange, [&] {
+        Value row = arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
+        Value column = arith::MulIOp::create(
+            e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
+            e.index(perPiece));
+        SmallVector<Value> coordinate = refCoordinate(e, w, {row, column});
+        SmallVector<Value> arrayCoordinate(src.offsets.begin(), src.offsets.end());
+        for (size_t j = 0; j < coordinate.size(); ++j)
+          arrayCoordinate[src.refToArray[j]] =
+              arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], coordinate[j]);
+        // The piece's row is in the array (every dimension but the
+        // columns'); how many of its elements are.
+        Value rowInside, linear = e.index(0);
+        for (unsigned d = 0; d < rank; ++d) {
+          if (d != columnDim)
+            rowInside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
+                                                                 arrayCoordinate[d], src.sizes[d]));
+          linear = arith::AddIOp::create(e.b, e.loc, linear,
+                                         arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], src.strides[d]));
+        }
+        Value remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[columnDim], arrayCoordinate[columnDim]);
+        Value from = e.globalPointer(src.base, element, linear);
+        Value to = addressOf(e, dst, {row, column}, false).pointer;
+        if (fast) {
+          Value count = arith::MaxSIOp::create(
+              e.b, e.loc, e.index(0), arith::MinSIOp::create(e.b, e.loc, remaining, e.index(perPiece)));
+          if (rowInside)
+            count = arith::SelectOp::create(e.b, e.loc, rowInside, count, e.index(0));
+          // A piece wholly outside reads nothing; its source is the
+          // array's first element, an address that exists.
+          Value any = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sgt, count, e.index(0));
+          from = arith::SelectOp::create(e.b, e.loc, any, from, src.base);
+          Value size = arith::IndexCastOp::create(
+              e.b, e.loc, e.b.getI32Type(), arith::MulIOp::create(e.b, e.loc, count, e.index(bytes)));
+          NVVM::CpAsyncOp::create(e.b, e.loc, to, from, e.b.getI32IntegerAttr(16),
+                                  NVVM::LoadCacheModifierKindAttr::get(e.b.getContext(),
+                                                                       NVVM::LoadCacheModifierKind::CG),
+                                  size);
+          return;
+        }
+        for (int64_t t = 0; t < perPiece; ++t) {
+          Value inside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
+                                                                  e.index(t), remaining));
+          // A piece is 16 contiguous bytes on both sides (a swizzle moves
+          // whole pieces): element t is t elements past the first.
+          Value at = t ? e.globalPointer(from, element, e.index(t)) : from;
+          Value v = e.guardedValue(inside, element, [&] { return e.loadValue(at, element, element); }, zero);
+          e.storeValue(v, t ? e.globalPointer(to, element, e.index(t)) : to, element);
+        }
+      });
+    }
+  };
+
+  // Pieces are contiguous in the array when the window's rows run along
+  // its innermost dimension, and 16-byte aligned when the window's first
+  // element and the row pitch are whole pieces (the runtime passes
+  // 16-byte aligned arrays): a condition of the whole copy, tested once.
+  if (columnDim != rank - 1) {
+    copyPieces(false);
+    return success();
   }
+  Value origin = e.index(0);
+  SmallVector<Value> start = refCoordinate(e, w, {e.index(0), e.index(0)});
+  for (unsigned d = 0; d < rank; ++d) {
+    Value at = src.offsets[d];
+    for (size_t j = 0; j < start.size(); ++j)
+      if (src.refToArray[j] == d)
+        at = arith::AddIOp::create(e.b, e.loc, at, start[j]);
+    origin = arith::AddIOp::create(e.b, e.loc, origin, arith::MulIOp::create(e.b, e.loc, at, src.strides[d]));
+  }
+  Value pitch = src.strides[src.refToArray.front()];
+  Value aligned = arith::CmpIOp::create(
+      e.b, e.loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(e.b, e.loc, arith::OrIOp::create(e.b, e.loc, origin, pitch), e.index(perPiece - 1)),
+      e.index(0));
+  auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(branch.thenBlock());
+  copyPieces(true);
+  e.b.setInsertionPointToStart(branch.elseBlock());
+  copyPieces(false);
   return success();
 }
 

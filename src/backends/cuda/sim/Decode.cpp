@@ -828,8 +828,7 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     return true;
   }
   if (auto copy = llvm::dyn_cast<NVVM::CpAsyncOp>(op)) {
-    if (copy.getCpSize())
-      return fail(op, "a cp.async with a source size");
+    // Operands: destination, source and, if given, the source size.
     Instr &instr = emit(from, into, op, Op::CpAsync);
     instr.imm = copy.getSize();
     return true;

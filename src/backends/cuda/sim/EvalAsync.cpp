@@ -37,12 +37,16 @@ void Executor::landCopy(const PendingCopy &copy, uint16_t t) {
   Instr instr; // for messages: the cp.async that started the copy
   instr.op = Op::CpAsync;
   instr.id = copy.instr;
-  uint8_t buffer[16];
+  uint8_t buffer[16] = {};
   Accessor who{interval, launch->launch, linearCta, t, copy.instr};
-  Violation v = memory.read(copy.global, Space::Global, copy.bytes, copy.bytes, buffer, who);
-  if (v.kind != Violation::Kind::None)
-    fail(instr, t, describeViolation(v, false, copy.bytes));
-  v = memory.write(copy.shared, Space::Shared, copy.bytes, copy.bytes, buffer, who);
+  // cp.async's source size: that many bytes are read (alignment is the
+  // copy's), the rest of the destination is zero-filled.
+  if (copy.sourceBytes > 0) {
+    Violation v = memory.read(copy.global, Space::Global, copy.sourceBytes, copy.bytes, buffer, who);
+    if (v.kind != Violation::Kind::None)
+      fail(instr, t, describeViolation(v, false, copy.sourceBytes));
+  }
+  Violation v = memory.write(copy.shared, Space::Shared, copy.bytes, copy.bytes, buffer, who);
   if (v.kind != Violation::Kind::None)
     fail(instr, t, describeViolation(v, true, copy.bytes));
 }
@@ -199,6 +203,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     // so a read or an in-flight wgmma of it in the meantime is wrong,
     // and a read by another thread before a barrier is a data race.
     const uint64_t *shared = reg(instr.in[0]), *global = reg(instr.in[1]);
+    const uint64_t *sourceSize = instr.in.size() > 2 ? reg(instr.in[2]) : nullptr;
     unsigned bytes = static_cast<unsigned>(instr.imm);
     uint8_t poison[16];
     std::fill(std::begin(poison), std::end(poison), uint8_t(0xFF));
@@ -207,7 +212,11 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
       Violation v = memory.write(shared[t], Space::Shared, bytes, bytes, poison, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, t, describeViolation(v, true, bytes));
-      cpAsync[t].open.push_back({shared[t], global[t], bytes, instr.id});
+      uint64_t source = sourceSize ? sourceSize[t] & 0xffffffffu : bytes;
+      if (source > bytes)
+        fail(instr, t, "a cp.async whose source size (" + std::to_string(source) +
+                           ") exceeds its copy size (" + std::to_string(bytes) + ")");
+      cpAsync[t].open.push_back({shared[t], global[t], bytes, static_cast<unsigned>(source), instr.id});
     }
     return;
   }

@@ -151,6 +151,7 @@ private:
   struct PendingCopy {
     uint64_t shared = 0, global = 0;
     unsigned bytes = 0;
+    unsigned sourceBytes = 0; ///< read from global; the rest is zero-filled
     uint32_t instr = 0;
   };
   struct ThreadCopies {
