@@ -147,8 +147,17 @@ def triton_kernels():
         tl.store(o + row * cols + c, out, mask=m)
 
     @triton.jit
-    def matmul_kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-        pm, pn = tl.program_id(0), tl.program_id(1)
+    def matmul_kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      GROUP: tl.constexpr):
+        # The tutorial's grouped order: GROUP rows of tiles, column by
+        # column (GROUP = 1: row by row).
+        pid = tl.program_id(0)
+        tiles_n = tl.cdiv(N, BN)
+        group = pid // (GROUP * tiles_n)
+        first = group * GROUP
+        rows = min(tl.cdiv(M, BM) - first, GROUP)
+        pm = first + (pid % (GROUP * tiles_n)) % rows
+        pn = (pid % (GROUP * tiles_n)) // rows
         rm = pm * BM + tl.arange(0, BM)
         rn = pn * BN + tl.arange(0, BN)
         rk = tl.arange(0, BK)
@@ -203,11 +212,11 @@ def triton_kernels():
         return lambda: layernorm_kernel[(rows,)](x, w, b, o, cols, 1e-5,
                                                  BLOCK=triton.next_power_of_2(cols))
 
-    def matmul(x, y, o):
+    def matmul(x, y, o, bm=128, bn=128, bk=64, group=1, stages=3):
         (m, k), n = x.shape, y.shape[1]
-        grid = (m // 128, n // 128)
-        return lambda: matmul_kernel[grid](x, y, o, m, n, k, BM=128, BN=128, BK=64,
-                                           num_warps=8, num_stages=3)
+        grid = ((m // bm) * (n // bn),)
+        return lambda: matmul_kernel[grid](x, y, o, m, n, k, BM=bm, BN=bn, BK=bk, GROUP=group,
+                                           num_warps=8, num_stages=stages)
 
     return {"add": add, "softmax": softmax, "layernorm": layernorm, "matmul": matmul,
             "attention": attention}
@@ -340,6 +349,11 @@ def bench_matmul(pk, triton, repeat, n):
     attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
     t = triton["matmul"](x, y, out) if triton else None
     attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, torch.matmul(x, y), 5e-2)))
+    # The Triton tutorial's first configuration: 128x256x64 tiles in
+    # groups of 8 rows, 3 stages.
+    t2 = triton["matmul"](x, y, out, bn=256, group=8) if triton else None
+    attempt(rows, "triton 128x256 g8", lambda: time_gpu(t2, repeat),
+            lambda: (t2(), close(out, torch.matmul(x, y), 5e-2)))
     j = jax_pallas("bench/kernels/matmul_bf16.pk", "matmul_relu_bf16", {"K": str(n)})(x, y)
     attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 5e-2)))
     report(f"matmul bf16 {n}^3 (pkc, jax: +relu; torch: cuBLAS alone)", "TFLOP/s", 2 * n ** 3, rows, "torch")

@@ -38,6 +38,10 @@ int64_t storageBytes(Type element) {
   return bits == 1 ? 1 : bits / 8;
 }
 
+/// Rows of the grid a group of CTAs covers (swizzledProgramIds): Triton's
+/// GROUP_SIZE_M.
+constexpr int64_t kSwizzleRows = 8;
+
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, pk::PallasCallOp call, const LaunchPlan &plan)
@@ -53,6 +57,10 @@ private:
   }
   /// Program ids (index) for the parallel axes from the CUDA block index.
   void parallelProgramIds();
+  /// Whether the CTAs of a two-axis grid take their program ids in
+  /// groups of rows: kernels that multiply, whose blocks other CTAs reuse.
+  bool swizzlesGrid();
+  void swizzledProgramIds();
   /// Ids (index) of `axes` from a row-major linear index over them.
   void unflatten(Value linear, ArrayRef<unsigned> axes);
   /// One program: Refs bound to this program's blocks, and the body.
@@ -153,9 +161,44 @@ namespace {
 void KernelBuilder::parallelProgramIds() {
   const ::mlir::gpu::Dimension dims[3] = {::mlir::gpu::Dimension::x, ::mlir::gpu::Dimension::y,
                                           ::mlir::gpu::Dimension::z};
+  if (swizzlesGrid()) {
+    swizzledProgramIds();
+    return;
+  }
   for (unsigned c = 0; c < 3; ++c)
     if (!plan.cudaAxes[c].empty())
       unflatten(::mlir::gpu::BlockIdOp::create(b, loc, dims[c]), plan.cudaAxes[c]);
+}
+
+bool KernelBuilder::swizzlesGrid() {
+  if (plan.cudaAxes[0].size() != 1 || plan.cudaAxes[1].size() != 1 || !plan.cudaAxes[2].empty())
+    return false;
+  bool multiplies = false;
+  call.getKernelBlock().walk([&](pk::DotOp) { multiplies = true; });
+  return multiplies;
+}
+
+void KernelBuilder::swizzledProgramIds() {
+  // The GPU starts CTAs in order of y * nx + x. Taken row by row, the CTAs
+  // resident at once span a few rows (i) and every column (j) of the
+  // output: each reads all of the right operand. In groups of
+  // kSwizzleRows rows, column by column within a group (the grouped order
+  // of Triton's matmul tutorial, the Mosaic GPU guide's program-id
+  // swizzle), they share a few row and column blocks in L2. Parallel
+  // programs have no order, so any bijection keeps the kernel's meaning.
+  unsigned i = plan.cudaAxes[1].front(), j = plan.cudaAxes[0].front();
+  Value nx = gridSizes[j], ny = gridSizes[i];
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::y), nx),
+      ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::x));
+  Value span = arith::MulIOp::create(b, loc, nx, index(kSwizzleRows));
+  Value group = arith::DivUIOp::create(b, loc, linear, span);
+  Value firstRow = arith::MulIOp::create(b, loc, group, index(kSwizzleRows));
+  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, ny, firstRow), index(kSwizzleRows));
+  Value inGroup = arith::SubIOp::create(b, loc, linear, arith::MulIOp::create(b, loc, group, span));
+  programIds[i] = arith::AddIOp::create(b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
+  programIds[j] = arith::DivUIOp::create(b, loc, inGroup, rows);
 }
 
 void KernelBuilder::unflatten(Value linear, ArrayRef<unsigned> axes) {
