@@ -104,6 +104,8 @@ class TorchFramework:
             self._raw_stream: Callable[[int], int] = getattr(
                 torch._C, "_cuda_getCurrentRawStream",
                 lambda index: torch.cuda.current_stream(index).cuda_stream)
+            # The extension makes stream() and empty()'s calls itself.
+            _pkc.enable_torch_shortcuts(self, self._raw_stream)
             cls._instance = self
         return cls._instance
 

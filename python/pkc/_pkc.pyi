@@ -28,6 +28,11 @@ def enable_torch(tensor_type: object, dtypes: dict) -> None:
     Reads instances of tensor_type (torch.Tensor) through their attributes; dtypes maps each torch.dtype to its NumPy name.
     """
 
+def enable_torch_shortcuts(framework: object, raw_stream: object) -> None:
+    """
+    Calls whose framework is `framework` allocate outputs with Tensor.new_empty and take the stream from raw_stream(device index), skipping the framework's methods.
+    """
+
 def enable_cupy(array_type: object) -> None:
     """Reads instances of array_type (cupy.ndarray) through their attributes."""
 

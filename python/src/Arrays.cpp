@@ -167,6 +167,30 @@ void ImportedArray::importCupy(nb::handle a, const std::string &what) {
   tensor_.device = {kDLCUDA, nb::cast<int>(a.attr("device").attr("id"))};
 }
 
+namespace {
+TorchShortcuts &shortcutStorage() {
+  static auto *storage = new TorchShortcuts; // never freed, as the dtypes
+  return *storage;
+}
+} // namespace
+
+const TorchShortcuts *torchShortcuts() {
+  const TorchShortcuts &s = shortcutStorage();
+  return s.framework.is_valid() ? &s : nullptr;
+}
+
+void enableTorchShortcuts(nb::handle framework, nb::handle rawStream) {
+  shortcutStorage().rawStream = nb::borrow(rawStream);
+  shortcutStorage().framework = nb::borrow(framework);
+}
+
+nb::handle torchDtypeOf(DLDataType dtype) {
+  for (const auto &[object, dl] : torchDTypes())
+    if (dl.code == dtype.code && dl.bits == dtype.bits && dl.lanes == dtype.lanes)
+      return object;
+  return nb::handle();
+}
+
 void enableCupy(nb::handle arrayType) {
   if (!PyType_Check(arrayType.ptr()))
     throw nb::type_error("enable_cupy: expected the cupy.ndarray type");

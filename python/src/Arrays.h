@@ -62,6 +62,18 @@ private:
 /// "float32", ...}). pkc's Python side calls this when it meets torch; the
 /// extension never imports torch itself.
 void enableTorch(nanobind::handle tensorType, nanobind::dict dtypes);
+/// A call's torch shortcuts: what pkc's Python side launches torch
+/// tensors with (its torch framework object), and that framework's raw
+/// stream query (device index -> CUstream). With them a call allocates
+/// outputs (Tensor.new_empty) and asks for the stream without going
+/// through the framework's Python methods. Unset until enabled.
+struct TorchShortcuts {
+  nanobind::object framework, rawStream;
+};
+const TorchShortcuts *torchShortcuts();
+void enableTorchShortcuts(nanobind::handle framework, nanobind::handle rawStream);
+/// The torch.dtype of a DLPack type, or an invalid handle.
+nanobind::handle torchDtypeOf(DLDataType dtype);
 /// The same for CuPy: instances of `arrayType` (cupy.ndarray), whose
 /// dtypes are NumPy's (read by their names).
 void enableCupy(nanobind::handle arrayType);
