@@ -42,6 +42,7 @@ def register_framework(array_type: type, framework: Framework) -> None:
     subclasses) with `framework`, and launch on its stream."""
     _registered[array_type] = framework
     _by_type.clear()
+    _dispatch_by_type.clear()
 
 
 def framework_of(array: Any) -> Optional[Framework]:
@@ -53,6 +54,23 @@ def framework_of(array: Any) -> Optional[Framework]:
         framework = _resolve(t)
         _by_type[t] = framework
         return framework
+
+
+# array type -> (framework, its `call` or None): what a kernel call needs,
+# looked up once per type (getattr of a missing method costs an exception).
+_dispatch_by_type: dict[type, tuple[Optional[Framework], Optional[Callable[..., Any]]]] = {}
+
+
+def dispatch_of(array: Any) -> tuple[Optional[Framework], Optional[Callable[..., Any]]]:
+    """The framework of `array` and its `call` method (None if it has none)."""
+    t = type(array)
+    try:
+        return _dispatch_by_type[t]
+    except KeyError:
+        framework = framework_of(array)
+        entry = (framework, getattr(framework, "call", None))
+        _dispatch_by_type[t] = entry
+        return entry
 
 
 def _resolve(t: type) -> Optional[Framework]:

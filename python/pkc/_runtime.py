@@ -7,7 +7,7 @@ import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _pkc
-from ._frameworks import framework_of
+from ._frameworks import dispatch_of
 from ._manifest import Export, ManifestFile
 
 __all__ = ["Module", "Kernel", "load"]
@@ -40,8 +40,7 @@ class Kernel:
             like = out[0] if out else None
         else:
             like = out
-        framework = framework_of(like)
-        call = getattr(framework, "call", None)
+        framework, call = dispatch_of(like)
         if call is not None:
             return call(self, inputs, out, stream)
         return self._kernel.call(inputs, out, framework, stream)

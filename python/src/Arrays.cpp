@@ -132,6 +132,24 @@ void ImportedArray::importTorch(nb::handle t, const std::string &what) {
     tensor_.device = {kDLCUDA, index};
 }
 
+void ImportedArray::adopt(nb::handle t, DLDataType dtype, std::vector<int64_t> shape, DLDevice device) {
+  size_t rank = shape.size();
+  dims_ = std::move(shape);
+  dims_.resize(2 * rank);
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    dims_[rank + d] = stride;
+    stride *= dims_[d];
+  }
+  tensor_.dtype = dtype;
+  tensor_.ndim = int32_t(rank);
+  tensor_.shape = dims_.data();
+  tensor_.strides = dims_.data() + rank;
+  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t.attr("data_ptr")()));
+  tensor_.byte_offset = 0;
+  tensor_.device = device;
+}
+
 void ImportedArray::importCupy(nb::handle a, const std::string &what) {
   nb::object dtype = a.attr("dtype");
   bool known = false;

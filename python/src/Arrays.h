@@ -45,6 +45,11 @@ public:
   /// DLPack protocol has it. `what` names the argument in messages.
   void import(nanobind::handle array, ImportKind kind, uintptr_t stream, const std::string &what);
 
+  /// Views `tensor`, a dense row-major array just allocated with this
+  /// dtype, shape and device: only its address is read (data_ptr()).
+  void adopt(nanobind::handle tensor, DLDataType dtype, std::vector<int64_t> shape, DLDevice device);
+  /// Whether import or adopt has run.
+  bool imported() const { return tensor_.ndim > 0 || tensor_.data != nullptr; }
   const DLTensor &tensor() const { return tensor_; }
 
 private:

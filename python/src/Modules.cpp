@@ -214,13 +214,21 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
       for (size_t d = 0; d < shape.size(); ++d)
         PyTuple_SET_ITEM(shapeTuple.ptr(), Py_ssize_t(d), PyLong_FromLongLong(shape[d]));
       nb::handle dtype = torchCall ? torchDtypeOf(params_[p].dtype) : nb::handle();
-      outputs.push_back(dtype.is_valid() ? like.attr("new_empty")(shapeTuple, nb::arg("dtype") = dtype)
-                                         : framework.attr("empty")(shapeTuple, params_[p].dtypeName, like));
+      if (dtype.is_valid()) {
+        // A dense tensor like the first input, whose shape and dtype are
+        // known here: only its address is asked for.
+        outputs.push_back(like.attr("new_empty")(shapeTuple, nb::arg("dtype") = dtype));
+        imported[p].adopt(outputs.back(), params_[p].dtype, std::move(shape), tensors[0].device);
+      } else {
+        outputs.push_back(framework.attr("empty")(shapeTuple, params_[p].dtypeName, like));
+      }
     }
   }
   for (size_t p = numInputs_; p < params_.size(); ++p) {
-    nb::handle a = outputs[p - numInputs_];
-    imported[p].import(a, importKindOf(a), s, label(p));
+    if (!imported[p].imported()) {
+      nb::handle a = outputs[p - numInputs_];
+      imported[p].import(a, importKindOf(a), s, label(p));
+    }
     tensors[p] = imported[p].tensor();
   }
   pk_status status;
