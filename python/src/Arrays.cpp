@@ -14,19 +14,31 @@ namespace nb = nanobind;
 namespace pkc {
 namespace {
 
+/// Framework dtype objects with their DLPack types.
+using DTypeTable = std::vector<std::pair<nb::object, DLDataType>>;
+
 /// torch.dtype objects and their DLPack types (set by enableTorch). Never
 /// freed: the objects must outlive every launch, up to interpreter exit.
-std::vector<std::pair<nb::object, DLDataType>> &torchDTypes() {
-  static auto *table = new std::vector<std::pair<nb::object, DLDataType>>;
+DTypeTable &torchDTypes() {
+  static auto *table = new DTypeTable;
   return *table;
 }
 PyTypeObject *torchTensorType = nullptr;
 PyTypeObject *cupyArrayType = nullptr;
 /// NumPy dtype objects CuPy arrays had, with their DLPack types: NumPy's
 /// built-in dtypes are singletons, so a lookup is by identity.
-std::vector<std::pair<nb::object, DLDataType>> &cupyDTypes() {
-  static auto *table = new std::vector<std::pair<nb::object, DLDataType>>;
+DTypeTable &cupyDTypes() {
+  static auto *table = new DTypeTable;
   return *table;
+}
+
+/// The DLPack type `table` gives the dtype object `dtype` (by identity),
+/// or null.
+const DLDataType *dtypeIn(const DTypeTable &table, nb::handle dtype) {
+  for (const auto &[object, dl] : table)
+    if (object.is(dtype))
+      return &dl;
+  return nullptr;
 }
 
 std::string typeName(nb::handle o) { return nb::cast<std::string>(nb::type_name(o.type())); }
@@ -106,16 +118,11 @@ void ImportedArray::importDLPack(nb::handle array, uintptr_t stream, const std::
 
 void ImportedArray::importTorch(nb::handle t, const std::string &what) {
   nb::object dtype = t.attr("dtype");
-  bool known = false;
-  for (const auto &[object, dl] : torchDTypes())
-    if (object.is(dtype)) {
-      tensor_.dtype = dl;
-      known = true;
-      break;
-    }
+  const DLDataType *known = dtypeIn(torchDTypes(), dtype);
   if (!known)
     invalid(what, "is a torch tensor of dtype " + nb::cast<std::string>(nb::str(dtype)) +
                       ", which pkc kernels do not take");
+  tensor_.dtype = *known;
   dims_.clear();
   readInts(t.attr("shape"), dims_);
   size_t rank = dims_.size();
@@ -152,14 +159,9 @@ void ImportedArray::adopt(nb::handle t, DLDataType dtype, std::vector<int64_t> s
 
 void ImportedArray::importCupy(nb::handle a, const std::string &what) {
   nb::object dtype = a.attr("dtype");
-  bool known = false;
-  for (const auto &[object, dl] : cupyDTypes())
-    if (object.is(dtype)) {
-      tensor_.dtype = dl;
-      known = true;
-      break;
-    }
-  if (!known) {
+  if (const DLDataType *known = dtypeIn(cupyDTypes(), dtype)) {
+    tensor_.dtype = *known;
+  } else {
     std::string name = nb::cast<std::string>(nb::str(dtype.attr("name")));
     if (!pk::rt::dtypeByName(name))
       invalid(what, "is a CuPy array of dtype " + name + ", which pkc kernels do not take");

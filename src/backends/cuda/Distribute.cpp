@@ -167,7 +167,7 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
     return parent[x] == x ? x : parent[x] = find(parent[x]);
   };
   if (auto aliases = func->getAttrOfType<DenseI64ArrayAttr>("pkgpu.aliases"))
-    for (size_t i = 0; i + 1 < aliases.size(); i += 2)
+    for (size_t i = 0; i + 1 < static_cast<size_t>(aliases.size()); i += 2)
       parent[find(aliases[i])] = find(aliases[i + 1]);
   for (unsigned i = 0; i < numParams; ++i)
     paramClass[i] = find(i);

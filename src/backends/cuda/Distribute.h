@@ -13,6 +13,7 @@
 #define PK_BACKENDS_CUDA_DISTRIBUTE_H
 
 #include "backends/cuda/Layout.h"
+#include "backends/cuda/Storage.h"
 #include "backends/cuda/ir/PkGpuDialect.h"
 #include "ir/PkDialect.h"
 
@@ -164,8 +165,6 @@ private:
 /// The mma.sync layouts of a dot that can use tensor cores, or nullopt.
 std::optional<Layout::Mma> mmaLayouts(pk::DotOp dot, unsigned numWarps);
 
-/// Bytes of one element of a storage type in memory (bool: 1).
-int64_t elementBytes(mlir::Type type);
 
 // The lowerings; each emits at e.b's insertion point and maps the op's
 // results in e.values.

@@ -1,5 +1,6 @@
 //===- MeshTma.cpp - Which Mosaic GPU copies TMA carries ------------------===//
 #include "backends/cuda/MeshTma.h"
+#include "backends/cuda/Storage.h"
 
 #include "runtime/TensorMap.h"
 
@@ -21,11 +22,6 @@ SmallVector<pk::RefViewOp> viewChain(Value ref) {
 }
 
 namespace {
-
-int64_t storageBytes(Type element) {
-  unsigned bits = element.getIntOrFloatBitWidth();
-  return bits < 8 ? 1 : bits / 8;
-}
 
 /// A window of a root Ref through a chain of views.
 struct Window {
@@ -174,7 +170,7 @@ std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, co
 /// box and swizzle in `map`.
 std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, Type element,
                                    MeshTensorMap &map) {
-  int64_t bytes = storageBytes(element);
+  int64_t bytes = elementBytes(element);
   unsigned bits = element.getIntOrFloatBitWidth();
   if (bits != 1 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
     return std::nullopt;
@@ -227,7 +223,7 @@ int64_t wgmmaOperandSwizzle(pk::RefType ref) {
     for (Attribute t : ref.getTransforms())
       if (auto swizzle = llvm::dyn_cast<pk::SwizzleTransformAttr>(t))
         return swizzle.getSwizzle();
-  int64_t row = ref.getShape().back() * storageBytes(ref.getElementType());
+  int64_t row = ref.getShape().back() * elementBytes(ref.getElementType());
   for (int64_t span : {128, 64, 32})
     if (row % span == 0)
       return span;

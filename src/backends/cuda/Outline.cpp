@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/BufferViews.h"
+#include "backends/cuda/Storage.h"
 #include "backends/cuda/LaunchPlan.h"
 #include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
@@ -31,12 +32,6 @@ namespace pk::gpu {
 using namespace mlir;
 
 namespace {
-
-/// Bytes of one element as stored in memory.
-int64_t storageBytes(Type element) {
-  unsigned bits = element.getIntOrFloatBitWidth();
-  return bits == 1 ? 1 : bits / 8;
-}
 
 /// Rows of the grid a group of CTAs covers (swizzledProgramIds): Triton's
 /// GROUP_SIZE_M.
@@ -134,7 +129,7 @@ namespace {
     auto ref = llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue());
     offset = (offset + 15) / 16 * 16;
     scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr()));
-    offset += ref.getNumElements() * storageBytes(ref.getElementType());
+    offset += ref.getNumElements() * elementBytes(ref.getElementType());
   }
   sharedEnd = offset;
 
@@ -332,7 +327,7 @@ void KernelBuilder::inlineScopes(ArrayRef<pk::RunScopedOp> scopes) {
       sharedEnd = (sharedEnd + 15) / 16 * 16;
       arg.replaceAllUsesWith(SharedRefOp::create(b, scoped.getLoc(), ref,
                                                  b.getI64IntegerAttr(sharedEnd), IntegerAttr()));
-      sharedEnd += ref.getNumElements() * storageBytes(ref.getElementType());
+      sharedEnd += ref.getNumElements() * elementBytes(ref.getElementType());
     }
     auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());
     scoped->replaceAllUsesWith(yield.getValues());

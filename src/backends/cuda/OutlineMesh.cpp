@@ -1,5 +1,6 @@
 //===- OutlineMesh.cpp - Mosaic GPU kernels -> gpu.func -------------------===//
 #include "backends/cuda/OutlineMesh.h"
+#include "backends/cuda/Storage.h"
 
 #include "backends/cuda/MeshTma.h"
 #include "backends/cuda/Async.h"
@@ -16,11 +17,6 @@ namespace pk::gpu {
 using namespace mlir;
 
 namespace {
-
-int64_t storageBytes(Type element) {
-  unsigned bits = element.getIntOrFloatBitWidth();
-  return bits < 8 ? 1 : bits / 8;
-}
 
 class MeshKernelBuilder {
 public:
@@ -184,11 +180,11 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
     // Stored as wgmma reads it, at a multiple of the swizzle's period.
     int64_t swizzle = wgmmaOperandSwizzle(ref);
     int64_t offset = llvm::alignTo(top, std::max<int64_t>(kMeshSmemAlignment, 8 * swizzle));
-    top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
+    top = offset + ref.getNumElements() * elementBytes(ref.getElementType());
     return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), b.getI64IntegerAttr(swizzle));
   }
   int64_t offset = llvm::alignTo(top, kMeshSmemAlignment);
-  top = offset + ref.getNumElements() * storageBytes(ref.getElementType());
+  top = offset + ref.getNumElements() * elementBytes(ref.getElementType());
   return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr());
 }
 
