@@ -345,63 +345,78 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
   // consecutive pieces of a row (coalesced reads). `fast`: one cp.async a
   // piece, the bytes past the array's end (all of them for a row outside
   // it) zero-filled by its source size; else element by element.
+  auto copyPiece = [&](Value piece, bool fast) {
+    Value row = arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
+    Value column = arith::MulIOp::create(
+        e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
+        e.index(perPiece));
+    SmallVector<Value> coordinate = refCoordinate(e, w, {row, column});
+    SmallVector<Value> arrayCoordinate(src.offsets.begin(), src.offsets.end());
+    for (size_t j = 0; j < coordinate.size(); ++j)
+      arrayCoordinate[src.refToArray[j]] =
+          arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], coordinate[j]);
+    // The piece's row is in the array (every dimension but the
+    // columns'); how many of its elements are.
+    Value rowInside, linear = e.index(0);
+    for (unsigned d = 0; d < rank; ++d) {
+      if (d != columnDim)
+        rowInside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
+                                                             arrayCoordinate[d], src.sizes[d]));
+      linear = arith::AddIOp::create(e.b, e.loc, linear,
+                                     arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], src.strides[d]));
+    }
+    Value remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[columnDim], arrayCoordinate[columnDim]);
+    Value from = e.globalPointer(src.base, element, linear);
+    Value to = addressOf(e, dst, {row, column}, false).pointer;
+    if (fast) {
+      Value count = arith::MaxSIOp::create(
+          e.b, e.loc, e.index(0), arith::MinSIOp::create(e.b, e.loc, remaining, e.index(perPiece)));
+      if (rowInside)
+        count = arith::SelectOp::create(e.b, e.loc, rowInside, count, e.index(0));
+      // A piece wholly outside reads nothing; its source is the
+      // array's first element, an address that exists.
+      Value any = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sgt, count, e.index(0));
+      from = arith::SelectOp::create(e.b, e.loc, any, from, src.base);
+      Value size = arith::IndexCastOp::create(
+          e.b, e.loc, e.b.getI32Type(), arith::MulIOp::create(e.b, e.loc, count, e.index(bytes)));
+      NVVM::CpAsyncOp::create(e.b, e.loc, to, from, e.b.getI32IntegerAttr(16),
+                              NVVM::LoadCacheModifierKindAttr::get(e.b.getContext(),
+                                                                   NVVM::LoadCacheModifierKind::CG),
+                              size);
+      return;
+    }
+    for (int64_t t = 0; t < perPiece; ++t) {
+      Value inside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
+                                                              e.index(t), remaining));
+      // A piece is 16 contiguous bytes on both sides (a swizzle moves
+      // whole pieces): element t is t elements past the first.
+      Value at = t ? e.globalPointer(from, element, e.index(t)) : from;
+      Value v = e.guardedValue(inside, element, [&] { return e.loadValue(at, element, element); }, zero);
+      e.storeValue(v, t ? e.globalPointer(to, element, e.index(t)) : to, element);
+    }
+  };
   auto copyPieces = [&](bool fast) {
+    if (!fast) {
+      // Rare (rows not 16-byte aligned): a loop over the thread's pieces,
+      // not unrolled, keeps the code (and the compile time) small.
+      auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(pieces), e.index(threads));
+      OpBuilder::InsertionGuard guard(e.b);
+      e.b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), loop.getInductionVar());
+      Value inRange = pieces % threads == 0
+                          ? Value()
+                          : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
+                                                  e.index(pieces)).getResult();
+      e.guarded(inRange, [&] { copyPiece(piece, false); });
+      return;
+    }
     for (int64_t first = 0; first < pieces; first += threads) {
       Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(first));
       Value inRange = first + threads <= pieces
                           ? Value()
                           : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
                                                   e.index(pieces)).getResult();
-      e.guarded(inRange, [&] {
-        Value row = arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
-        Value column = arith::MulIOp::create(
-            e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
-            e.index(perPiece));
-        SmallVector<Value> coordinate = refCoordinate(e, w, {row, column});
-        SmallVector<Value> arrayCoordinate(src.offsets.begin(), src.offsets.end());
-        for (size_t j = 0; j < coordinate.size(); ++j)
-          arrayCoordinate[src.refToArray[j]] =
-              arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], coordinate[j]);
-        // The piece's row is in the array (every dimension but the
-        // columns'); how many of its elements are.
-        Value rowInside, linear = e.index(0);
-        for (unsigned d = 0; d < rank; ++d) {
-          if (d != columnDim)
-            rowInside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
-                                                                 arrayCoordinate[d], src.sizes[d]));
-          linear = arith::AddIOp::create(e.b, e.loc, linear,
-                                         arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], src.strides[d]));
-        }
-        Value remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[columnDim], arrayCoordinate[columnDim]);
-        Value from = e.globalPointer(src.base, element, linear);
-        Value to = addressOf(e, dst, {row, column}, false).pointer;
-        if (fast) {
-          Value count = arith::MaxSIOp::create(
-              e.b, e.loc, e.index(0), arith::MinSIOp::create(e.b, e.loc, remaining, e.index(perPiece)));
-          if (rowInside)
-            count = arith::SelectOp::create(e.b, e.loc, rowInside, count, e.index(0));
-          // A piece wholly outside reads nothing; its source is the
-          // array's first element, an address that exists.
-          Value any = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sgt, count, e.index(0));
-          from = arith::SelectOp::create(e.b, e.loc, any, from, src.base);
-          Value size = arith::IndexCastOp::create(
-              e.b, e.loc, e.b.getI32Type(), arith::MulIOp::create(e.b, e.loc, count, e.index(bytes)));
-          NVVM::CpAsyncOp::create(e.b, e.loc, to, from, e.b.getI32IntegerAttr(16),
-                                  NVVM::LoadCacheModifierKindAttr::get(e.b.getContext(),
-                                                                       NVVM::LoadCacheModifierKind::CG),
-                                  size);
-          return;
-        }
-        for (int64_t t = 0; t < perPiece; ++t) {
-          Value inside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
-                                                                  e.index(t), remaining));
-          // A piece is 16 contiguous bytes on both sides (a swizzle moves
-          // whole pieces): element t is t elements past the first.
-          Value at = t ? e.globalPointer(from, element, e.index(t)) : from;
-          Value v = e.guardedValue(inside, element, [&] { return e.loadValue(at, element, element); }, zero);
-          e.storeValue(v, t ? e.globalPointer(to, element, e.index(t)) : to, element);
-        }
-      });
+      e.guarded(inRange, [&] { copyPiece(piece, true); });
     }
   };
 

@@ -53,7 +53,8 @@ private:
   /// Program ids (index) for the parallel axes from the CUDA block index.
   void parallelProgramIds();
   /// Whether the CTAs of a two-axis grid take their program ids in
-  /// groups of rows: kernels that multiply, whose blocks other CTAs reuse.
+  /// groups of rows: kernels that multiply 16-bit floats, whose blocks
+  /// other CTAs reuse.
   bool swizzlesGrid();
   void swizzledProgramIds();
   /// Ids (index) of `axes` from a row-major linear index over them.
@@ -168,9 +169,16 @@ void KernelBuilder::parallelProgramIds() {
 bool KernelBuilder::swizzlesGrid() {
   if (plan.cudaAxes[0].size() != 1 || plan.cudaAxes[1].size() != 1 || !plan.cudaAxes[2].empty())
     return false;
-  bool multiplies = false;
-  call.getKernelBlock().walk([&](pk::DotOp) { multiplies = true; });
-  return multiplies;
+  // Dots of 16-bit floats: on tensor cores, multiplying outpaces memory
+  // and L2 reuse pays. (The FMA path's per-thread code is unrolled over
+  // the block: opaque program ids double LLVM's straight-line strength
+  // reduction time there, for a kernel memory does not limit.)
+  bool tensorCores = false;
+  call.getKernelBlock().walk([&](pk::DotOp dot) {
+    Type element = llvm::cast<ShapedType>(dot.getLhs().getType()).getElementType();
+    tensorCores |= element.isF16() || element.isBF16();
+  });
+  return tensorCores;
 }
 
 void KernelBuilder::swizzledProgramIds() {
