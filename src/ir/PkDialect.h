@@ -50,6 +50,14 @@ mlir::LogicalResult verifyElementIndices(mlir::Operation *op, llvm::ArrayRef<int
 /// The export that encloses `op`, or null.
 ExportOp getEnclosingExport(mlir::Operation *op);
 
+/// The Ref a chain of `pk.ref_view`s of `ref` looks into (`ref` itself
+/// when it is no view).
+inline mlir::Value viewedRef(mlir::Value ref) {
+  while (auto view = ref.getDefiningOp<RefViewOp>())
+    ref = view.getRef();
+  return ref;
+}
+
 } // namespace pk
 
 #endif // PK_IR_PKDIALECT_H

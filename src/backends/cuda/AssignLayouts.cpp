@@ -109,11 +109,7 @@ private:
 };
 
 /// Whether `ref` is (a view of) a buffer in the CTA's shared memory.
-bool isSharedBuffer(Value ref) {
-  while (auto view = ref.getDefiningOp<pk::RefViewOp>())
-    ref = view.getRef();
-  return ref.getDefiningOp<SharedRefOp>() != nullptr;
-}
+bool isSharedBuffer(Value ref) { return pk::viewedRef(ref).getDefiningOp<SharedRefOp>() != nullptr; }
 
 /// A wgmma accumulator read from a scratch buffer (`acc_ref[...] += x @ y`
 /// with the accumulator in VMEM/SMEM scratch) is loaded straight into the

@@ -173,8 +173,7 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
     paramClass[i] = find(i);
 
   auto classOf = [&](Value ref) -> std::optional<unsigned> {
-    while (auto view = ref.getDefiningOp<pk::RefViewOp>())
-      ref = view.getRef();
+    ref = pk::viewedRef(ref);
     if (auto global = ref.getDefiningOp<GlobalRefOp>())
       if (auto arg = llvm::dyn_cast<BlockArgument>(global.getBase()))
         return paramClass[arg.getArgNumber()];

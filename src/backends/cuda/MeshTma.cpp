@@ -38,7 +38,7 @@ struct Window {
 std::optional<Window> windowOf(Value ref) {
   SmallVector<pk::RefViewOp> chain = viewChain(ref);
   Window w;
-  w.root = chain.empty() ? ref : chain.back().getRef();
+  w.root = pk::viewedRef(ref);
   auto rootType = llvm::cast<pk::RefType>(w.root.getType());
   w.rootShape.assign(rootType.getShape().begin(), rootType.getShape().end());
   w.extent = w.rootShape;

@@ -151,9 +151,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
   static llvm::DenseSet<Value> writtenParams(::mlir::gpu::GPUFuncOp func) {
     llvm::DenseSet<Value> written;
     auto note = [&](Value ref) {
-      while (auto view = ref.getDefiningOp<pk::RefViewOp>())
-        ref = view.getRef();
-      if (auto global = ref.getDefiningOp<GlobalRefOp>())
+      if (auto global = pk::viewedRef(ref).getDefiningOp<GlobalRefOp>())
         written.insert(global.getBase());
     };
     func.walk([&](Operation *op) {
