@@ -228,14 +228,11 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     return;
   case Op::CpAsyncWait:
     // All but the `imm` most recent committed groups complete.
-    for (uint16_t t : mask) {
-      auto &groups = cpAsync[t].committed;
-      size_t done = groups.size() > static_cast<size_t>(instr.imm) ? groups.size() - instr.imm : 0;
-      for (size_t g = 0; g < done; ++g)
-        for (const PendingCopy &copy : groups[g])
+    for (uint16_t t : mask)
+      retireAllBut(cpAsync[t].committed, instr.imm, [&](const std::vector<PendingCopy> &group) {
+        for (const PendingCopy &copy : group)
           landCopy(copy, t);
-      groups.erase(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(done));
-    }
+      });
     interval = nextInterval++;
     return;
   case Op::PtrCast: {

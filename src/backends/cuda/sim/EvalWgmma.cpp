@@ -119,11 +119,10 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
       w.open.clear();
       continue;
     }
-    // All but the `imm` most recent groups retire: what they read must
-    // not have changed since they were issued.
-    size_t done = w.committed.size() > static_cast<size_t>(instr.imm) ? w.committed.size() - instr.imm : 0;
-    for (size_t g = 0; g < done; ++g)
-      for (const WgmmaRead &r : w.committed[g]) {
+    // What the retiring groups read must not have changed since they
+    // were issued.
+    retireAllBut(w.committed, instr.imm, [&](const std::vector<WgmmaRead> &group) {
+      for (const WgmmaRead &r : group) {
         uint8_t bytes[2];
         uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(r.address));
         Accessor who{interval, launch->launch, linearCta, first, instr.id};
@@ -137,7 +136,7 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
                    ") changed before the wgmma.wait_group that retires it: the tensor cores may "
                    "read either value");
       }
-    w.committed.erase(w.committed.begin(), w.committed.begin() + static_cast<std::ptrdiff_t>(done));
+    });
   }
 }
 

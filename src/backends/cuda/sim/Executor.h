@@ -172,6 +172,16 @@ private:
   std::vector<WarpgroupWgmmas> wgmmas;
   /// wgmma.commit_group and wgmma.wait_group of the warpgroups in `mask`.
   void evalWgmmaGroups(const Instr &instr, const Mask &mask);
+  /// A wait_group's rule, for cp.async and wgmma alike: every committed
+  /// group but the `pending` most recent retires (oldest first, `retire`
+  /// called on each) and is dropped.
+  template <typename Group, typename Retire>
+  static void retireAllBut(std::vector<Group> &groups, int64_t pending, Retire retire) {
+    size_t done = groups.size() > static_cast<size_t>(pending) ? groups.size() - static_cast<size_t>(pending) : 0;
+    for (size_t g = 0; g < done; ++g)
+      retire(groups[g]);
+    groups.erase(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(done));
+  }
   /// Lands `copy` of `thread`: global memory read, shared memory written.
   void landCopy(const PendingCopy &copy, uint16_t thread);
   Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);
