@@ -336,12 +336,17 @@ def bench_rows(pk, triton, repeat, name):
     report(f"{name} f32 {rows_n}x{cols} (GB/s: read + write)", "GB/s", 2 * x.numel() * 4, rows, "torch")
 
 
+def square_bf16(n):
+    """A matmul's inputs (random) and output, n x n bf16 on the GPU."""
+    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    return x, y, torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+
+
 def bench_matmul(pk, triton, repeat, n):
     """The Pallas-style kernel (BlockSpecs, a fori_loop over K, `@`) with
     its relu epilogue, against cuBLAS's matmul alone (no relu)."""
-    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    x, y, out = square_bf16(n)
     ref = torch.relu(x @ y)
     rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
     artifacts = pk.dir if n == 4096 else f"{pk.dir}/k{n}"
@@ -368,9 +373,7 @@ def bench_sweep(pk, repeat, n=8192):
     """Every configuration build_artifacts.sh compiled into sweep/ (block
     shapes, stages, warps of matmul_bf16.pk) at n^3, against cuBLAS: what
     a tuner would choose from."""
-    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    x, y, out = square_bf16(n)
     ref = torch.relu(x @ y)
     rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
     for config in sorted(glob.glob(f"{pk.dir}/sweep/*/matmul_bf16.json")):
@@ -387,9 +390,7 @@ def bench_sweep(pk, repeat, n=8192):
 def bench_matmul_mgpu(pk, triton, repeat, n):
     """The Mosaic-GPU-style kernel (TMA, mbarriers, wgmma) against cuBLAS
     and Triton, plain bf16 matmul."""
-    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    x, y, out = square_bf16(n)
     ref = x @ y
     rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
     launch = pk.kernel(f"{pk.dir}/matmul_mgpu.json", f"matmul_{n}").bind(x, y, out)

@@ -15,7 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # noqa: E402  (PkRuntime, triton_kernels)
+import bench  # noqa: E402  (PkRuntime, triton_kernels, square_bf16)
 
 
 def main():
@@ -25,9 +25,7 @@ def main():
     parser.add_argument("--n", type=int, default=4096)
     options = parser.parse_args()
     n = options.n
-    x = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    y = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    x, y, out = bench.square_bf16(n)
     pk = bench.PkRuntime(options.runtime)
     artifacts = options.artifacts if n == 4096 else f"{options.artifacts}/k{n}"
     pk.kernel(f"{artifacts}/matmul_bf16.json", "matmul_relu_bf16").bind(x, y, out)()
