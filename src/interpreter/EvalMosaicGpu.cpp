@@ -113,11 +113,7 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     RefBuffer &base = getRef(view.getRef());
     const std::vector<int64_t> &shape = base.viewShape();
     std::vector<int64_t> strides = base.elementStrides();
-    RefBuffer result;
-    result.data = base.data;
-    result.dtype = base.dtype;
-    result.isView = true;
-    result.offset = base.base();
+    RefBuffer result = base.emptyView();
     unsigned dynamic = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
       int64_t start = view.getStaticOffsets()[d];
@@ -139,11 +135,7 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
   }
   if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op)) {
     RefBuffer &base = getRef(transpose.getRef());
-    RefBuffer result;
-    result.data = base.data;
-    result.dtype = base.dtype;
-    result.isView = true;
-    result.offset = base.base();
+    RefBuffer result = base.emptyView();
     std::vector<int64_t> strides = base.elementStrides();
     for (int64_t d : transpose.getPermutation()) {
       result.shape.push_back(base.viewShape()[d]);

@@ -13,7 +13,9 @@
 // inputs are copied in before every step and its outputs out after every
 // step, which gives what Pallas's schedule gives (a block revisited on
 // consecutive steps accumulates in the buffer; the last step to write a
-// block wins).
+// block wins). Along a pl.BoundedSlice axis only the step's `size`
+// elements move, into and out of the front of the buffer; the rest of
+// the buffer keeps what it held.
 //
 // A warp-specialized pipeline is run by every compute thread on the same
 // slots: a step's inputs are copied in once, after every compute thread
@@ -61,23 +63,66 @@ bool dependsOnGrid(Value v, Block &block, llvm::DenseMap<Value, bool> &memo) {
   return depends;
 }
 
-/// The block of global Ref `array` at `indices` (one per axis, squeezed
-/// axes included), as a view.
+/// Where one step's block of an operand lies: per axis, its first element
+/// and how many elements it spans.
+struct Window {
+  std::vector<int64_t> starts, sizes;
+  bool partial = false; ///< a bounded axis spans less than its block
+};
+
+/// The window of `spec` over an array of `shape` from the index_map's
+/// values for it (`values`: one per axis, start and size for a bounded
+/// axis). In a TPU pipeline (`tpu`) a blocked axis's last block ends with
+/// the array, as Pallas cuts it; a Mosaic GPU pipeline's blocks must fit.
+Window windowOf(Operation *op, pk::BlockSpecAttr spec, const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &values, bool tpu, const std::string &what) {
+  Window w;
+  size_t at = 0;
+  for (unsigned d = 0; d < spec.getRank(); ++d) {
+    int64_t block = spec.getBlockShape()[d];
+    int64_t index = values[at++];
+    switch (spec.getDimKinds()[d]) {
+    case pk::BlockDimKind::Blocked: {
+      int64_t start = index * block;
+      int64_t size = tpu && start < shape[d] ? std::min(block, shape[d] - start) : block;
+      w.starts.push_back(start);
+      w.sizes.push_back(size);
+      w.partial |= size != block;
+      break;
+    }
+    case pk::BlockDimKind::Squeezed:
+    case pk::BlockDimKind::Element:
+      w.starts.push_back(index);
+      w.sizes.push_back(block);
+      break;
+    case pk::BlockDimKind::Bounded: {
+      int64_t size = values[at++];
+      if (size < 0 || size > block)
+        throw RunError{"the index_map gives " + what + " a slice of " + std::to_string(size) +
+                           " elements along axis " + std::to_string(d) +
+                           ", outside its pl.BoundedSlice(" + std::to_string(block) + ")",
+                       op->getLoc()};
+      w.starts.push_back(index);
+      w.sizes.push_back(size);
+      w.partial |= size != block;
+      break;
+    }
+    }
+  }
+  return w;
+}
+
+/// `window` of the global Ref `array`, as a view (squeezed axes dropped).
 RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spec,
-                    const std::vector<int64_t> &indices, const std::string &what) {
+                    const Window &window, const std::string &what) {
   const std::vector<int64_t> &shape = array.viewShape();
   std::vector<int64_t> strides = array.elementStrides();
-  RefBuffer view;
-  view.data = array.data;
-  view.dtype = array.dtype;
-  view.isView = true;
-  view.offset = array.base();
+  RefBuffer view = array.emptyView();
   for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t size = spec.getBlockShape()[d];
-    int64_t start =
-        spec.getDimKinds()[d] == pk::BlockDimKind::Blocked ? indices[d] * size : indices[d];
+    int64_t start = window.starts[d], size = window.sizes[d];
     if (start < 0 || start + size > shape[d])
-      throw RunError{"the pipeline's block " + shapeText(indices) + " of " + what +
+      throw RunError{"the pipeline's block at " + shapeText(window.starts) + " (sizes " +
+                         shapeText(window.sizes) + ") of " + what +
                          " is out of bounds of its Ref of shape " + shapeText(shape),
                      op->getLoc()};
     view.offset += start * strides[d];
@@ -85,6 +130,23 @@ RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spe
       view.shape.push_back(size);
       view.strides.push_back(strides[d]);
     }
+  }
+  return view;
+}
+
+/// The part of a block's buffer that `window` fills: all of it, or its
+/// front along bounded axes that span less than their block.
+RefBuffer bufferPart(RefBuffer &buffer, pk::BlockSpecAttr spec, const Window &window) {
+  if (!window.partial)
+    return buffer;
+  RefBuffer view = buffer.emptyView();
+  std::vector<int64_t> strides = buffer.elementStrides();
+  size_t axis = 0;
+  for (unsigned d = 0; d < spec.getRank(); ++d) {
+    if (spec.isSqueezed(d))
+      continue;
+    view.shape.push_back(window.sizes[d]);
+    view.strides.push_back(strides[axis++]);
   }
   return view;
 }
@@ -174,10 +236,10 @@ void Evaluator::evalPipeline(Operation *operation) {
     size_t at = 0;
     for (size_t i = 0; i < numOperands; ++i) {
       bool depends = false;
-      size_t rank = op.getSpec(static_cast<unsigned>(i)).getRank();
-      for (size_t d = 0; d < rank; ++d)
+      size_t values = op.getSpec(static_cast<unsigned>(i)).getNumIndexValues();
+      for (size_t d = 0; d < values; ++d)
         depends = depends || dependsOnGrid(yield->getOperand(at + d), mapBlock, memo);
-      at += rank;
+      at += values;
       invariant[i] = !depends;
     }
   }
@@ -198,11 +260,14 @@ void Evaluator::evalPipeline(Operation *operation) {
     }
     std::vector<TensorPtr> flat = runRegion(op.getIndexMap(), indexValues);
     std::vector<std::vector<int64_t>> blocks;
+    std::vector<Window> windows;
     size_t at = 0;
     for (size_t i = 0; i < numOperands; ++i) {
+      pk::BlockSpecAttr spec = op.getSpec(static_cast<unsigned>(i));
       std::vector<int64_t> b;
-      for (size_t d = 0; d < op.getSpec(static_cast<unsigned>(i)).getRank(); ++d)
+      for (int64_t d = 0; d < spec.getNumIndexValues(); ++d)
         b.push_back(flat[at++]->i[0]);
+      windows.push_back(windowOf(operation, spec, arrays[i]->viewShape(), b, tpu, what(i)));
       blocks.push_back(b);
     }
     int64_t slot = s % slotsPerOperand;
@@ -214,10 +279,11 @@ void Evaluator::evalPipeline(Operation *operation) {
     }
     if (!state->fetched[s]) {
       for (size_t i = 0; i < numIns; ++i)
-        if (op.isPipelined(static_cast<unsigned>(i)))
-          copy(blockView(operation, *arrays[i], op.getSpec(static_cast<unsigned>(i)), blocks[i],
-                         what(i)),
-               *state->slots[i][slot]);
+        if (op.isPipelined(static_cast<unsigned>(i))) {
+          pk::BlockSpecAttr spec = op.getSpec(static_cast<unsigned>(i));
+          RefBuffer to = bufferPart(*state->slots[i][slot], spec, windows[i]);
+          copy(blockView(operation, *arrays[i], spec, windows[i], what(i)), to);
+        }
       state->fetched[s] = true;
     }
     std::vector<TensorPtr> args = indexValues;
@@ -237,9 +303,9 @@ void Evaluator::evalPipeline(Operation *operation) {
         // after every step leaves each block as Pallas leaves it (the last
         // step that wrote it wins).
         if (tpu || blocks[i] != state->lastStore[i] || s == steps - 1) {
-          RefBuffer target = blockView(operation, *arrays[i], op.getSpec(static_cast<unsigned>(i)),
-                                       blocks[i], what(i));
-          copy(*state->slots[i][slot], target);
+          pk::BlockSpecAttr spec = op.getSpec(static_cast<unsigned>(i));
+          RefBuffer target = blockView(operation, *arrays[i], spec, windows[i], what(i));
+          copy(bufferPart(*state->slots[i][slot], spec, windows[i]), target);
           state->lastStore[i] = blocks[i];
         }
       }
@@ -247,7 +313,7 @@ void Evaluator::evalPipeline(Operation *operation) {
         for (size_t i = numIns; i < numOperands; ++i)
           if (op.isPipelined(static_cast<unsigned>(i)) && invariant[i]) {
             RefBuffer target = blockView(operation, *arrays[i],
-                                         op.getSpec(static_cast<unsigned>(i)), blocks[i], what(i));
+                                         op.getSpec(static_cast<unsigned>(i)), windows[i], what(i));
             copy(*state->slots[i][slot], target);
           }
     }

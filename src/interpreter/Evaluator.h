@@ -40,6 +40,16 @@ struct RefBuffer {
   const std::vector<int64_t> &viewShape() const { return isView ? shape : data->shape; }
   std::vector<int64_t> elementStrides() const { return isView ? strides : stridesOf(data->shape); }
   int64_t base() const { return isView ? offset : 0; }
+  /// A view of the same storage starting where this one starts, with no
+  /// axes yet: the caller pushes each axis's size and stride.
+  RefBuffer emptyView() const {
+    RefBuffer view;
+    view.data = data;
+    view.dtype = dtype;
+    view.isView = true;
+    view.offset = base();
+    return view;
+  }
 };
 
 /// Calls f(flat element index, storage offset) for each element of a

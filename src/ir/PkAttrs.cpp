@@ -28,6 +28,10 @@ SmallVector<int64_t> BlockSpecAttr::getKernelShape() const {
   return shape;
 }
 
+int64_t BlockSpecAttr::getNumIndexValues() const {
+  return getRank() + llvm::count(getDimKinds(), BlockDimKind::Bounded);
+}
+
 LogicalResult BlockSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                     ArrayRef<int64_t> blockShape, ArrayRef<BlockDimKind> dimKinds,
                                     ArrayRef<int64_t> paddingLow, ArrayRef<int64_t> paddingHigh,
@@ -45,6 +49,9 @@ LogicalResult BlockSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError
     if (dimKinds[i] != BlockDimKind::Element && (paddingLow[i] || paddingHigh[i]))
       return emitError() << "only element dimensions may be padded (dimension " << i << ")";
   }
+  if (indexMap && llvm::is_contained(dimKinds, BlockDimKind::Bounded))
+    return emitError() << "bounded block dimensions take their start and size from a computed "
+                          "index map";
   if (indexMap && indexMap.getNumResults() != rank)
     return emitError() << "index map returns " << indexMap.getNumResults()
                        << " indices for a block of rank " << rank;
@@ -61,6 +68,10 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
     BlockDimKind kind = BlockDimKind::Blocked;
     if (succeeded(parser.parseOptionalKeyword("squeezed"))) {
       kind = BlockDimKind::Squeezed;
+    } else if (succeeded(parser.parseOptionalKeyword("bounded"))) {
+      kind = BlockDimKind::Bounded;
+      if (parser.parseInteger(size))
+        return failure();
     } else if (succeeded(parser.parseOptionalKeyword("element"))) {
       kind = BlockDimKind::Element;
       if (parser.parseInteger(size))
@@ -120,6 +131,9 @@ void BlockSpecAttr::print(AsmPrinter &printer) const {
       break;
     case BlockDimKind::Squeezed:
       printer << "squeezed";
+      break;
+    case BlockDimKind::Bounded:
+      printer << "bounded " << getBlockShape()[i];
       break;
     case BlockDimKind::Element:
       printer << "element " << getBlockShape()[i];

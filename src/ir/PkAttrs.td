@@ -28,6 +28,7 @@ def Pk_BlockSpecAttr : Pk_Attr<"BlockSpec", "block_spec"> {
     ```mlir
     #pk.block_spec<[128, squeezed, element 64 pad 2 2], affine_map<(d0, d1) -> (d0, 0, d1 * 64)>>
     #pk.block_spec<[8, 128], computed, memory_space = vmem>
+    #pk.block_spec<[bounded 8, 128], computed, memory_space = vmem>
     ```
   }];
   let parameters = (ins
@@ -49,6 +50,14 @@ def Pk_BlockSpecAttr : Pk_Attr<"BlockSpec", "block_spec"> {
     bool isElement(unsigned dim) const {
       return getDimKinds()[dim] == ::pk::BlockDimKind::Element;
     }
+    /// pl.BoundedSlice(n) (TPU pipelines only): the index map gives an
+    /// element start and a size of at most n, both dynamic.
+    bool isBounded(unsigned dim) const {
+      return getDimKinds()[dim] == ::pk::BlockDimKind::Bounded;
+    }
+    /// How many i32 values an index_map region yields for this spec: one
+    /// per axis, two (start, size) for a bounded axis.
+    int64_t getNumIndexValues() const;
     /// The shape of the Ref the kernel sees: squeezed axes removed.
     ::llvm::SmallVector<int64_t> getKernelShape() const;
   }];

@@ -75,7 +75,8 @@ def Pk_SemaphoreKind : I32EnumAttr<"SemaphoreKind", "what a semaphore counts", [
 def Pk_BlockDimKind : I32EnumAttr<"BlockDimKind", "how a BlockSpec maps one array axis", [
     I32EnumAttrCase<"Blocked", 0, "blocked">,
     I32EnumAttrCase<"Squeezed", 1, "squeezed">,
-    I32EnumAttrCase<"Element", 2, "element">
+    I32EnumAttrCase<"Element", 2, "element">,
+    I32EnumAttrCase<"Bounded", 3, "bounded">
   ]> {
   let cppNamespace = "::pk";
   let genSpecializedAttr = 0;

@@ -528,6 +528,8 @@ LogicalResult PipelineOp::verify() {
                            << " but its block spec has rank " << spec.getRank();
     if (spec.getIndexMap())
       return emitOpError() << "block specs compute their indices in the index_map region";
+    if (!isTpu() && llvm::is_contained(spec.getDimKinds(), BlockDimKind::Bounded))
+      return emitOpError() << "bounded block dimensions are for TPU pipelines";
   }
   if (getWarpSpecialized() && (!getWgAxis() || !getNumComputeWgs() || !getMemoryThread()))
     return emitOpError() << "a warp-specialized pipeline needs wg_axis, num_compute_wgs and "
@@ -545,11 +547,12 @@ LogicalResult PipelineOp::verifyRegions() {
     return emitOpError() << "index_map must take one i32 per grid dimension";
   size_t indices = 0;
   for (unsigned i = 0; i < getRefs().size(); ++i)
-    indices += getSpec(i).getRank();
+    indices += getSpec(i).getNumIndexValues();
   Operation *mapYield = map.getTerminator();
   if (mapYield->getNumOperands() != indices ||
       llvm::any_of(mapYield->getOperandTypes(), [](Type t) { return !t.isInteger(32); }))
-    return emitOpError() << "index_map must yield " << indices << " i32 block indices";
+    return emitOpError() << "index_map must yield " << indices
+                         << " i32 block indices (a start and a size for each bounded axis)";
   Block &body = getBody().front();
   size_t expected = gridRank + getRefs().size() + getInits().size();
   if (body.getNumArguments() != expected)

@@ -509,7 +509,10 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     order (row-major). At each step the `index_map` region, given the step's
     indices (i32), yields the block index of every operand (one i32 per
     axis, operands in order, squeezed axes included), computed as in
-    pallas_call: element offset = index x block size. The `body` region
+    pallas_call: element offset = index x block size. A `bounded` axis of a
+    TPU pipeline (`pl.BoundedSlice(n)`) takes two: the element start and the
+    size (at most n) of its slice; the block's first `size` rows along it
+    are copied, the buffer keeps n. The `body` region
     then runs with the step's indices, a shared-memory Ref holding each
     operand's block (an operand whose spec has `memory_space = gmem` gets
     its global Ref itself), and the carried values; it yields the next

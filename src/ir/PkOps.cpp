@@ -292,6 +292,9 @@ LogicalResult PallasCallOp::verifyRegions() {
     Type operand = i < numIn ? getInputs()[i].getType() : getOutputs()[i - numIn].getType();
     Type element = llvm::cast<RankedTensorType>(operand).getElementType();
     BlockSpecAttr spec = specs[i - prefetch];
+    if (llvm::is_contained(spec.getDimKinds(), BlockDimKind::Bounded))
+      return emitOpError() << "operand " << i
+                           << " has a bounded block dimension, which only pipelines take";
     if (ref.getShape() != ArrayRef<int64_t>(spec.getKernelShape()) ||
         ref.getElementType() != element || ref.getMemorySpace() != spec.getMemorySpace())
       return emitOpError() << "kernel argument " << i << " has type " << ref

@@ -11,8 +11,12 @@
 //
 // The copies are not overlapped with the body yet (Pallas keeps two
 // buffers per operand and fetches the next step's blocks during this
-// one); the results are the same. Blocks divide their arrays (the front
-// end checks), so every copy is whole.
+// one); the results are the same. A copy moves the whole block, except
+// along two kinds of axes, where it moves `size` elements between the
+// array and the front of the buffer (both ends tpu.memref_slice with a
+// dynamic size, as Pallas slices them): a pl.BoundedSlice axis, whose
+// index map gives the start and the size, and a blocked axis the block
+// does not divide, where the last block is cut at the array's end.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/tpu/BodyLowering.h"
@@ -34,24 +38,86 @@ LogicalResult lowerBlockOps(BodyLowering &l, Block &block) {
   return success();
 }
 
-/// The window of `base` (a memref over the whole operand) that block
-/// `indices` of `spec` covers, squeezed to the buffer's shape.
-Value blockWindow(BodyLowering &l, Value base, pk::BlockSpecAttr spec, ArrayRef<Value> indices,
-                  Location loc) {
+/// One step's block of an operand: where it starts along each axis, and
+/// the sizes (i32) of its axes of dynamic size, in axis order.
+struct BlockPlace {
+  SmallVector<Value> starts, dynamicSizes;
+  SmallVector<bool> dynamic; ///< per axis
+};
+
+/// The place of `spec`'s block of an operand of `shape` from the index
+/// map's `values` for it (one per axis; start and size for a bounded axis).
+BlockPlace placeOf(BodyLowering &l, pk::BlockSpecAttr spec, ArrayRef<int64_t> shape,
+                   ArrayRef<Value> values, Location loc) {
   OpBuilder &b = l.builder();
-  SmallVector<Value> starts;
-  SmallVector<int64_t> shape, kept;
+  BlockPlace place;
+  size_t at = 0;
   for (unsigned d = 0; d < spec.getRank(); ++d) {
     int64_t block = spec.getBlockShape()[d];
-    Value start = indices[d];
-    if (spec.getDimKinds()[d] == pk::BlockDimKind::Blocked)
+    Value start = values[at++];
+    bool blocked = spec.getDimKinds()[d] == pk::BlockDimKind::Blocked;
+    if (blocked)
       start = arith::MulIOp::create(b, loc, start, l.i32Constant(block, loc));
-    starts.push_back(start);
-    shape.push_back(block);
-    if (!spec.isSqueezed(d))
-      kept.push_back(block);
+    place.starts.push_back(start);
+    Value size;
+    if (spec.isBounded(d))
+      size = values[at++];
+    else if (blocked && shape[d] % block != 0) // the edge block ends with the array
+      size = arith::MinSIOp::create(
+          b, loc, l.i32Constant(block, loc),
+          arith::SubIOp::create(b, loc, l.i32Constant(shape[d], loc), start));
+    place.dynamic.push_back(static_cast<bool>(size));
+    if (size)
+      place.dynamicSizes.push_back(size);
   }
-  return sliceMemref(b, loc, base, starts, shape, kept);
+  return place;
+}
+
+MemRefType withShape(Value memref, ArrayRef<int64_t> shape) {
+  auto type = llvm::cast<MemRefType>(memref.getType());
+  return MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
+                         type.getMemorySpace());
+}
+
+/// The window of `base` (a memref over the whole operand) that `place`
+/// covers, squeezed to the buffer's shape (dynamic along bounded axes).
+Value blockWindow(BodyLowering &l, Value base, pk::BlockSpecAttr spec, const BlockPlace &place,
+                  Location loc) {
+  OpBuilder &b = l.builder();
+  if (place.dynamicSizes.empty()) {
+    SmallVector<int64_t> shape(spec.getBlockShape()), kept(spec.getKernelShape());
+    return sliceMemref(b, loc, base, place.starts, shape, kept);
+  }
+  SmallVector<int64_t> shape, kept;
+  for (unsigned d = 0; d < spec.getRank(); ++d) {
+    int64_t size = place.dynamic[d] ? ShapedType::kDynamic : spec.getBlockShape()[d];
+    shape.push_back(size);
+    if (!spec.isSqueezed(d))
+      kept.push_back(size);
+  }
+  Value slice = mosaic::MemRefSliceOp::create(b, loc, withShape(base, shape), base, place.starts,
+                                              place.dynamicSizes);
+  if (kept == shape)
+    return slice;
+  return mosaic::MemRefSqueezeOp::create(b, loc, withShape(base, kept), slice);
+}
+
+/// The part of `buffer` a block at `place` fills: all of it, or its front
+/// along axes of dynamic size.
+Value bufferPart(BodyLowering &l, Value buffer, pk::BlockSpecAttr spec, const BlockPlace &place,
+                 Location loc) {
+  if (place.dynamicSizes.empty())
+    return buffer;
+  SmallVector<int64_t> shape;
+  SmallVector<Value> zeros;
+  for (unsigned d = 0; d < spec.getRank(); ++d) {
+    if (spec.isSqueezed(d))
+      continue;
+    shape.push_back(place.dynamic[d] ? ShapedType::kDynamic : spec.getBlockShape()[d]);
+    zeros.push_back(l.i32Constant(0, loc));
+  }
+  return mosaic::MemRefSliceOp::create(l.builder(), loc, withShape(buffer, shape), buffer, zeros,
+                                       place.dynamicSizes);
 }
 
 void copyAndWait(OpBuilder &b, Location loc, Value from, Value to, Value sem) {
@@ -120,22 +186,28 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
     l.map(map.getArgument(g), gridIndices[g]);
   if (failed(lowerBlockOps(l, map)))
     return failure();
-  SmallVector<SmallVector<Value>> blockIndices;
+  SmallVector<BlockPlace> places;
   auto yielded = map.getTerminator()->getOperands();
   size_t next = 0;
   for (size_t i = 0; i < numRefs; ++i) {
-    SmallVector<Value> indices;
-    for (unsigned d = 0; d < op.getSpec(i).getRank(); ++d)
-      indices.push_back(l.lookup(yielded[next++]));
-    blockIndices.push_back(indices);
+    SmallVector<Value> values;
+    for (int64_t v = 0; v < op.getSpec(i).getNumIndexValues(); ++v)
+      values.push_back(l.lookup(yielded[next++]));
+    auto shape = llvm::cast<MemRefType>(operands[i].getType()).getShape();
+    places.push_back(op.isPipelined(i) ? placeOf(l, op.getSpec(i), shape, values, loc)
+                                       : BlockPlace{});
   }
 
   // Copy in, run the body, copy out.
   size_t numIns = op.getNumIns();
-  for (size_t i = 0; i < numIns; ++i)
-    if (op.isPipelined(i))
-      copyAndWait(b, loc, blockWindow(l, operands[i], op.getSpec(i), blockIndices[i], loc),
-                  buffers[i], semaphores[i]);
+  // Each copy's ends are built in order, the array's window first.
+  for (size_t i = 0; i < numIns; ++i) {
+    if (!op.isPipelined(i))
+      continue;
+    Value window = blockWindow(l, operands[i], op.getSpec(i), places[i], loc);
+    copyAndWait(b, loc, window, bufferPart(l, buffers[i], op.getSpec(i), places[i], loc),
+                semaphores[i]);
+  }
   for (unsigned g = 0; g < gridRank; ++g)
     l.map(body.getArgument(g), gridIndices[g]);
   for (size_t i = 0; i < numRefs; ++i) {
@@ -145,11 +217,13 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   }
   if (failed(lowerBlockOps(l, body)))
     return failure();
-  for (size_t i = numIns; i < numRefs; ++i)
-    if (op.isPipelined(i))
-      copyAndWait(b, loc, buffers[i],
-                  blockWindow(l, operands[i], op.getSpec(i), blockIndices[i], loc),
-                  semaphores[i]);
+  for (size_t i = numIns; i < numRefs; ++i) {
+    if (!op.isPipelined(i))
+      continue;
+    Value window = blockWindow(l, operands[i], op.getSpec(i), places[i], loc);
+    copyAndWait(b, loc, bufferPart(l, buffers[i], op.getSpec(i), places[i], loc), window,
+                semaphores[i]);
+  }
 
   b.setInsertionPointToEnd(scope);
   mosaic::YieldOp::create(b, loc, ValueRange{});

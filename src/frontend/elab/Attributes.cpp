@@ -239,8 +239,13 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
   case Object::Kind::Namespace: {
     auto &ns = const_cast<NamespaceObj &>(llvm::cast<NamespaceObj>(*value));
     auto it = ns.members.find(name);
-    if (it != ns.members.end())
+    if (it != ns.members.end()) {
+      // `module.table` of an imported .pk file, read in a kernel or export.
+      if (auto *array = llvm::dyn_cast<ModuleArrayObj>(it->second.get());
+          array && el.mode() == EmitMode::Export)
+        return materializeModuleArray(el, *array, r);
       return it->second;
+    }
     if (ns.opaque) { // `absltest.main`: as opaque as its module
       auto child = std::make_shared<NamespaceObj>(ns.name + "." + name);
       child->opaque = true;
@@ -275,6 +280,30 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     if (name == "at")
       return std::make_shared<RefAtObj>(std::static_pointer_cast<RefObj>(value));
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
+  }
+  case Object::Kind::ModuleArray: {
+    const auto &m = llvm::cast<ModuleArrayObj>(*value);
+    int64_t size = 1;
+    for (int64_t d : m.shape)
+      size *= d;
+    if (name == "shape")
+      return makeTuple([&] {
+        std::vector<Obj> dims;
+        for (int64_t d : m.shape)
+          dims.push_back(makeInt(d));
+        return dims;
+      }());
+    if (name == "dtype")
+      return std::make_shared<DTypeObj>(m.dtype);
+    if (name == "ndim")
+      return makeInt(static_cast<int64_t>(m.shape.size()));
+    if (name == "size")
+      return makeInt(size);
+    if (name == "itemsize")
+      return makeInt(byteWidth(m.dtype));
+    if (el.mode() == EmitMode::Export)
+      return getAttribute(el, materializeModuleArray(el, m, r), name, r);
+    failModuleArrayValue(el, m, r);
   }
   case Object::Kind::GlobalArray: {
     const auto &g = llvm::cast<GlobalArrayObj>(*value);

@@ -22,6 +22,19 @@ class Elaborator;
 /// Adds a builtin function `name` to a namespace.
 void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn);
 
+/// A module-level jnp.array (ModuleArrayObj) as the array jnp.array makes
+/// where it is read: a constant in a kernel, a generated kernel in an
+/// export.
+Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
+
+/// The error for a use of a module-level array's values where there are
+/// none: at module level, or captured by a kernel (as Pallas says).
+[[noreturn]] void failModuleArrayValue(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
+
+/// The size of `ds`, which must be static here: a traced size is only
+/// meaningful as the index of a pl.BoundedSlice block dimension.
+int64_t staticDsSize(Elaborator &el, const DynamicSliceObj &ds, SourceRange r);
+
 void installPythonBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &builtins);
 std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::string &name);
 std::shared_ptr<NamespaceObj> makeMathNamespace(Elaborator &el);

@@ -858,6 +858,7 @@ Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &val
       sizes.push_back(hi - lo);
       updateShape.push_back(hi - lo);
     } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      staticDsSize(el, *ds, r);
       starts.push_back(ds->start);
       sizes.push_back(ds->size);
       updateShape.push_back(ds->size);
@@ -971,6 +972,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
       continue;
     }
     if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      staticDsSize(el, *ds, r);
       if (ds->stride != 1)
         el.fail(r, "indexing a value with a strided pl.ds is not supported");
       if (ds->size > n)

@@ -65,13 +65,6 @@ mlir::ArrayAttr transformList(Elaborator &el, const Obj &o, SourceRange r) {
   return mlir::ArrayAttr::get(ctxOf(el), attrs);
 }
 
-std::string joinNames(const std::vector<std::string> &names) {
-  std::string s;
-  for (const std::string &n : names)
-    s += (s.empty() ? "'" : ", '") + n + "'";
-  return s;
-}
-
 Obj barrierAllocation(Elaborator &el, CallArgs &args, bool cluster) {
   std::vector<Param> params{{"num_arrivals", makeInt(1), true},
                             {"num_barriers", makeInt(1), true},

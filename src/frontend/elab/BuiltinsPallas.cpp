@@ -191,16 +191,27 @@ Obj dynamicSlice(Elaborator &el, CallArgs &args) {
     size = start;
     start = makeInt(0);
   }
-  int64_t n = el.toInt(size, a.range(1), "pl.ds size");
-  if (n <= 0)
-    el.fail(a.range(1), "pl.ds size must be positive, got " + std::to_string(n));
   int64_t stride = el.toInt(a[2], a.range(2), "pl.ds stride");
   if (stride <= 0)
     el.fail(a.range(2), "pl.ds stride must be positive");
   if (!ArrayOps::isNumeric(start) || llvm::isa<FloatObj>(start.get()))
     el.fail(a.range(0), "pl.ds start must be an integer, got " + typeName(*start));
+  // A traced size (`slices_smem[i, 1] - slices_smem[i, 0]`) is what index
+  // maps of pl.BoundedSlice dimensions return; every other use of the
+  // slice asks for a static one (staticDsSize).
+  if (auto *traced = llvm::dyn_cast<ArrayObj>(size.get()); traced && !el.staticInt(size)) {
+    if (traced->rank() != 0 || isFloat(traced->dtype) || traced->dtype == DType::Bool)
+      el.fail(a.range(1), "pl.ds size must be an integer, got " + typeName(*size));
+    if (stride != 1)
+      el.fail(a.range(2), "a pl.ds with a traced size cannot be strided");
+    return std::make_shared<DynamicSliceObj>(start, 0, stride, size);
+  }
+  int64_t n = el.toInt(size, a.range(1), "pl.ds size");
+  if (n <= 0)
+    el.fail(a.range(1), "pl.ds size must be positive, got " + std::to_string(n));
   return std::make_shared<DynamicSliceObj>(start, n, stride);
 }
+
 
 RefObj &refArgument(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
   auto *ref = llvm::dyn_cast<RefObj>(o.get());
@@ -620,6 +631,14 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["math"] = makeMathNamespace(el);
   addStdlibModules(el, m);
   return m;
+}
+
+int64_t staticDsSize(Elaborator &el, const DynamicSliceObj &ds, SourceRange r) {
+  if (ds.dynamicSize)
+    el.fail(r, "this pl.ds has a traced size; pkc takes one only as the index of a "
+               "pl.BoundedSlice block dimension (in pltpu.emit_pipeline), elsewhere "
+               "the size must be static");
+  return ds.size;
 }
 
 } // namespace pk::elab

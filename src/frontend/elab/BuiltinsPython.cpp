@@ -170,6 +170,12 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
         el.fail(a.range(0), "len() of unsized object (a 0-d value)");
       return makeInt(shape[0]);
     }
+    case Object::Kind::ModuleArray: {
+      const auto &m = llvm::cast<ModuleArrayObj>(*o);
+      if (m.shape.empty())
+        el.fail(a.range(0), "len() of unsized object (a 0-d array)");
+      return makeInt(m.shape[0]);
+    }
     case Object::Kind::GlobalArray: {
       const auto &g = llvm::cast<GlobalArrayObj>(*o);
       if (g.shape.empty())

@@ -146,6 +146,7 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
       w.isWhole &= start == 0 && count == size && step == 1;
       ++outputs;
     } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      staticDsSize(el, *ds, r);
       if (ds->size <= 0)
         el.fail(r, "pl.ds size must be positive");
       if (std::optional<int64_t> start = el.staticInt(ds->start)) {
@@ -378,6 +379,7 @@ Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &inde
       slot[i] = static_cast<int>(slices.size());
       slices.push_back({makeInt(start), count, step});
     } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      staticDsSize(el, *ds, r);
       slot[i] = static_cast<int>(slices.size());
       slices.push_back({ds->start, ds->size, ds->stride});
     } else if (ArrayOps::isNumeric(e)) {

@@ -124,8 +124,18 @@ pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefTyp
           kinds.push_back(pk::BlockDimKind::Element);
           continue;
         }
-        if (bd->which == BlockDimObj::Which::BoundedSlice)
-          el.fail(spec.range, "pl.BoundedSlice block dimensions are not supported");
+        if (bd->which == BlockDimObj::Which::BoundedSlice) {
+          if (!tpu)
+            el.fail(spec.range, "pl.BoundedSlice block dimensions are supported in "
+                                "pltpu.emit_pipeline, not in Mosaic GPU pipelines");
+          block.push_back(bd->size);
+          kinds.push_back(pk::BlockDimKind::Bounded);
+          if (bd->size > ref.getShape()[d])
+            el.fail(spec.range, "pl.BoundedSlice(" + std::to_string(bd->size) + ") of " + what +
+                                    " is larger than its dimension " + std::to_string(d) + " (" +
+                                    std::to_string(ref.getShape()[d]) + " elements)");
+          continue;
+        }
         block.push_back(bd->size);
       } else {
         block.push_back(el.toInt(e, spec.range, "block dimension"));
@@ -151,15 +161,8 @@ pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefTyp
                           "in pl.ANY / pltpu.HBM), not in GPU memory");
     pipelined = given == MemorySpace::VMEM || given == MemorySpace::SMEM;
     blockSpace = given;
-    // Blocks past the array's end would need partial copies.
-    for (size_t d = 0; d < rank && pipelined; ++d)
-      if (kinds[d] == pk::BlockDimKind::Blocked && ref.getShape()[d] % block[d] != 0)
-        el.fail(spec.range, "the blocks of " + what + " must divide it: dimension " +
-                                std::to_string(d) + " has " + std::to_string(ref.getShape()[d]) +
-                                " elements, not a multiple of the block's " +
-                                std::to_string(block[d]) +
-                                " (partial edge blocks in pltpu.emit_pipeline are not supported "
-                                "yet)");
+    // A block that does not divide its array is cut at the array's end
+    // (the copies move what lies inside it), as in Pallas.
   } else {
     pipelined = !spec.memorySpace || *spec.memorySpace == MemorySpace::GPUShared;
     if (spec.memorySpace && *spec.memorySpace != MemorySpace::GPUShared &&
@@ -298,11 +301,22 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     mapBlock = b.createBlock(&op.getIndexMap(), {}, gridTypes, gridLocs);
     b.setInsertionPointToEnd(mapBlock);
     std::vector<mlir::Value> indices;
+    auto i32 = [&](const Obj &o, SourceRange range) {
+      ArrayPtr a = el.arrays().toArray(o, range);
+      if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
+        el.fail(range, "an index_map must return integer scalars");
+      return el.arrays().cast(a, DType::I32, range)->value;
+    };
     for (size_t i = 0; i < refObjs.size(); ++i) {
       const auto &blockSpec =
           llvm::cast<BlockSpecObj>(*(i < numIns ? spec.inSpecs[i] : spec.outSpecs[i - numIns]));
+      pk::BlockSpecAttr attr = llvm::cast<pk::BlockSpecAttr>(
+          i < numIns ? inAttrs[i] : outAttrs[i - numIns]);
       size_t rank = llvm::cast<pk::RefType>(refs[i].getType()).getShape().size();
       if (isNone(blockSpec.indexMap)) {
+        if (attr.getNumIndexValues() != static_cast<int64_t>(rank))
+          el.fail(blockSpec.range, "a pl.BoundedSlice block dimension needs an index_map that "
+                                   "returns pl.ds(start, size) for it");
         for (size_t d = 0; d < rank; ++d)
           indices.push_back(el.arrays().constantInt(0, DType::I32, {}, r)->value);
         continue;
@@ -320,11 +334,27 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       if (items.size() != rank)
         el.fail(blockSpec.range, "the index_map returns " + std::to_string(items.size()) +
                                      " indices but the block has rank " + std::to_string(rank));
-      for (const Obj &item : items) {
-        ArrayPtr a = el.arrays().toArray(item, blockSpec.range);
-        if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
-          el.fail(blockSpec.range, "an index_map must return integer scalars");
-        indices.push_back(el.arrays().cast(a, DType::I32, blockSpec.range)->value);
+      for (size_t d = 0; d < rank; ++d) {
+        const Obj &item = items[d];
+        if (!attr.isBounded(static_cast<unsigned>(d))) {
+          indices.push_back(i32(item, blockSpec.range));
+          continue;
+        }
+        // pl.BoundedSlice(n): the index map gives the element start and
+        // the size (at most n) of the slice, as pl.ds(start, size).
+        auto *ds = llvm::dyn_cast<DynamicSliceObj>(item.get());
+        if (!ds)
+          el.fail(blockSpec.range, "the index_map must return a pl.ds(start, size) for the "
+                                   "pl.BoundedSlice dimension " + std::to_string(d) + ", got " +
+                                   repr(*item));
+        if (!ds->dynamicSize && ds->size > attr.getBlockShape()[d])
+          el.fail(blockSpec.range, "the index_map's " + repr(*item) + " is larger than its " +
+                                       "pl.BoundedSlice(" +
+                                       std::to_string(attr.getBlockShape()[d]) + ")");
+        indices.push_back(i32(ds->start, blockSpec.range));
+        indices.push_back(ds->dynamicSize ? i32(ds->dynamicSize, blockSpec.range)
+                                          : el.arrays().constantInt(ds->size, DType::I32, {},
+                                                                    blockSpec.range)->value);
       }
     }
     pk::ScopeYieldOp::create(b, el.loc(r), indices);

@@ -81,6 +81,7 @@ std::string typeName(const Object &o) {
   case K::Ref: return "Ref";
   case K::RefAt: return "Ref indexer";
   case K::GlobalArray: return "array";
+  case K::ModuleArray: return "array";
   case K::DynamicSlice: return "pl.ds";
   case K::BlockSpec: return "BlockSpec";
   case K::BlockDim: return "block dimension";
@@ -306,9 +307,14 @@ std::string repr(const Object &o) {
     const auto &g = llvm::cast<GlobalArrayObj>(o);
     return std::string(shortName(g.dtype)) + dimsText(g.shape);
   }
+  case K::ModuleArray: {
+    const auto &m = llvm::cast<ModuleArrayObj>(o);
+    return "Array(" + repr(*m.data) + ", dtype=" + numpyName(m.dtype) + ")";
+  }
   case K::DynamicSlice: {
     const auto &d = llvm::cast<DynamicSliceObj>(o);
-    return "pl.ds(" + repr(*d.start) + ", " + std::to_string(d.size) + ")";
+    return "pl.ds(" + repr(*d.start) + ", " +
+           (d.dynamicSize ? repr(*d.dynamicSize) : std::to_string(d.size)) + ")";
   }
   case K::ShapeDtypeStruct: {
     const auto &s = llvm::cast<ShapeDtypeStructObj>(o);

@@ -83,6 +83,7 @@ public:
     CustomDerivative,
     ExtendedDType,
     ArrayAt,
+    ModuleArray,
   };
 
   explicit Object(Kind kind) : objectKind(kind) {}
@@ -342,14 +343,35 @@ struct GlobalArrayObj : Object {
   std::vector<Dim> physicalShape() const;
 };
 
+/// `jnp.array(...)` / `np.array(...)` of static data run at module level
+/// (`slices = jnp.array([[0, 2], [2, 3]])`): JAX would hold a concrete
+/// array there. pkc keeps the data, which a kernel or an export reading
+/// the name turns into the same array as if it had called jnp.array
+/// itself; at module level its shape, dtype, ndim and size are known.
+struct ModuleArrayObj : Object {
+  ModuleArrayObj(Obj data, std::optional<DType> given, std::vector<int64_t> shape, DType dtype)
+      : Object(Kind::ModuleArray), data(std::move(data)), given(given),
+        shape(std::move(shape)), dtype(dtype) {}
+  PK_OBJECT_CLASSOF(ModuleArray)
+  Obj data;                   ///< the static value jnp.array was given
+  std::optional<DType> given; ///< its dtype= argument
+  std::vector<int64_t> shape;
+  DType dtype;
+};
+
 /// `pl.ds(start, size, stride)`: a window with a possibly dynamic start.
+/// Its size is static, except where an index map of a pl.BoundedSlice
+/// block dimension returns it: there `dynamicSize` holds the traced size
+/// (and `size` is 0). `staticSize()` is what every other use asks.
 struct DynamicSliceObj : Object {
-  DynamicSliceObj(Obj start, int64_t size, int64_t stride)
-      : Object(Kind::DynamicSlice), start(std::move(start)), size(size), stride(stride) {}
+  DynamicSliceObj(Obj start, int64_t size, int64_t stride, Obj dynamicSize = nullptr)
+      : Object(Kind::DynamicSlice), start(std::move(start)), size(size), stride(stride),
+        dynamicSize(std::move(dynamicSize)) {}
   PK_OBJECT_CLASSOF(DynamicSlice)
   Obj start; ///< IntObj or a scalar ArrayObj
   int64_t size;
   int64_t stride;
+  Obj dynamicSize; ///< a scalar ArrayObj, or null
 };
 
 /// One entry of a block shape in the newer Pallas spelling:

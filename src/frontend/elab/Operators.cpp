@@ -1,6 +1,7 @@
 //===- Operators.cpp - Python operators on elaborator objects -------------===//
 #include "frontend/elab/Operators.h"
 
+#include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Formatting.h"
@@ -290,6 +291,9 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
     if (std::optional<Obj> v = callDunder(el, rhs, it->second.second, {lhs}, r))
       return *v;
   }
+  for (const Obj &operand : {lhs, rhs})
+    if (auto *array = llvm::dyn_cast<ModuleArrayObj>(operand.get()))
+      failModuleArrayValue(el, *array, r);
   el.fail(r, std::string("unsupported operand types for ") + ast::spelling(op) + ": '" +
                  typeName(*lhs) + "' and '" + typeName(*rhs) + "'");
 }

@@ -698,7 +698,8 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
           high[d] = bd->high;
           break;
         case BlockDimObj::Which::BoundedSlice:
-          fail(r, "pl.BoundedSlice block dimensions are not supported yet");
+          fail(r, "pl.BoundedSlice block dimensions are taken by pltpu.emit_pipeline, not by "
+                  "pallas_call (as in Pallas)");
         }
       } else if (llvm::isa<SymIntObj>(e.get())) {
         fail(r, "block dimension " + std::to_string(d) + " of " + what + " is " + repr(*e) +

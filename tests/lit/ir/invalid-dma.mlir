@@ -74,3 +74,48 @@ func.func @read(%s: !pk.semaphore<[2, 2]>, %i: index) {
 func.func @kind(%s: !pk.semaphore<[], counting>) {
   return
 }
+
+// -----
+
+// A bounded axis yields a start and a size from the index map.
+func.func @bounded_yields_two(%x: !pk.ref<24x128xf32, #pk.memory_space<any>>) {
+  // expected-error @+1 {{index_map must yield 3 i32 block indices (a start and a size for each bounded axis)}}
+  pk.pipeline(%x) grid [3] max_concurrent_steps 1
+      {delay_release = array<i64: 0>, in_specs = [#pk.block_spec<[bounded 8, 128], computed, memory_space = vmem>],
+       out_specs = []}
+      : (!pk.ref<24x128xf32, #pk.memory_space<any>>)
+    index_map {
+    ^bb0(%i: i32):
+      %c0 = arith.constant 0 : i32
+      pk.scope_yield %i, %c0 : i32, i32
+    } body {
+    ^bb0(%i: i32, %blk: !pk.ref<8x128xf32, #pk.memory_space<vmem>>):
+      pk.scope_yield
+    }
+  return
+}
+
+// -----
+
+// Bounded block dimensions are for TPU pipelines only.
+func.func @bounded_on_gpu(%x: !pk.ref<24x128xf32, #pk.memory_space<gmem>>) {
+  // expected-error @+1 {{bounded block dimensions are for TPU pipelines}}
+  pk.pipeline(%x) grid [3] max_concurrent_steps 1
+      {delay_release = array<i64: 0>, in_specs = [#pk.block_spec<[bounded 8, 128], computed, memory_space = shared>],
+       out_specs = []}
+      : (!pk.ref<24x128xf32, #pk.memory_space<gmem>>)
+    index_map {
+    ^bb0(%i: i32):
+      %c0 = arith.constant 0 : i32
+      pk.scope_yield %i, %c0, %c0 : i32, i32, i32
+    } body {
+    ^bb0(%i: i32, %blk: !pk.ref<8x128xf32, #pk.memory_space<shared>>):
+      pk.scope_yield
+    }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{bounded block dimensions take their start and size from a computed index map}}
+func.func private @bounded_affine() attributes {spec = #pk.block_spec<[bounded 8], affine_map<(d0) -> (d0)>>}

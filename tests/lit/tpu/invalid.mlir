@@ -170,3 +170,11 @@ func.func @f(%v: vector<8x128xf32>) {
   %r = tpu.reduce_index %v {axis = 0 : i32, kind = #tpu.reduction_kind<arg_max>} : vector<8x128xf32> -> vector<8xi32>
   return
 }
+
+// -----
+
+func.func @f(%m: memref<24x128xf32, #tpu.memory_space<any>>, %i: i32) {
+  // expected-error @+1 {{expects one dynamic size per dynamic dimension of the result (1), got 0}}
+  %s = tpu.memref_slice %m[%i, %i] : memref<24x128xf32, #tpu.memory_space<any>> -> memref<?x128xf32, #tpu.memory_space<any>>
+  return
+}

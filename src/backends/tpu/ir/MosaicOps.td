@@ -198,8 +198,9 @@ def Mosaic_MemRefSliceOp : Mosaic_Op<"memref_slice", [Pure, AttrSizedOperandSegm
   let summary = "a window of a memref starting at `base_idx`, of the result's shape";
   let description = [{
     What Pallas emits for `x_ref.at[pl.ds(i, 8), :]` and `sem.at[i]` (then
-    `tpu.memref_squeeze` for integer indices). pkc never uses
-    `dynamic_sizes`.
+    `tpu.memref_squeeze` for integer indices). `dynamic_sizes` gives the
+    result's dynamic dimensions, in order: the slices of pl.BoundedSlice
+    blocks in pltpu.emit_pipeline.
   }];
   let arguments = (ins AnyMemRef:$mem_ref, Variadic<I32>:$base_idx, Variadic<I32>:$dynamic_sizes);
   let results = (outs AnyMemRef:$result);
