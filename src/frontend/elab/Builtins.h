@@ -31,6 +31,9 @@ Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRa
 /// none: at module level, or captured by a kernel (as Pallas says).
 [[noreturn]] void failModuleArrayValue(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
 
+/// jax.experimental.checkify (BuiltinsCheckify.cpp).
+std::shared_ptr<NamespaceObj> makeCheckifyNamespace();
+
 /// The size of `ds`, which must be static here: a traced size is only
 /// meaningful as the index of a pl.BoundedSlice block dimension.
 int64_t staticDsSize(Elaborator &el, const DynamicSliceObj &ds, SourceRange r);

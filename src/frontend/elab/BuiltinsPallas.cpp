@@ -594,6 +594,9 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.experimental.pallas.mosaic_gpu"] = mosaicGpu;
   auto experimental = std::make_shared<NamespaceObj>("jax.experimental");
   experimental->members["pallas"] = pl;
+  auto checkify = makeCheckifyNamespace();
+  experimental->members["checkify"] = checkify;
+  m["jax.experimental.checkify"] = checkify;
   m["jax.experimental"] = experimental;
   m["jax"] = makeJaxNamespace(el, m);
 
