@@ -14,8 +14,9 @@
 // step, which gives what Pallas's schedule gives (a block revisited on
 // consecutive steps accumulates in the buffer; the last step to write a
 // block wins). Along a pl.BoundedSlice axis only the step's `size`
-// elements move, into and out of the front of the buffer; the rest of
-// the buffer keeps what it held.
+// elements move, into and out of the front of the buffer, and so do the
+// elements of an edge block that a blocked axis's array ends in; the rest
+// of the buffer keeps what it held.
 //
 // A warp-specialized pipeline is run by every compute thread on the same
 // slots: a step's inputs are copied in once, after every compute thread
@@ -67,7 +68,7 @@ bool dependsOnGrid(Value v, Block &block, llvm::DenseMap<Value, bool> &memo) {
 /// and how many elements it spans.
 struct Window {
   std::vector<int64_t> starts, sizes;
-  bool partial = false; ///< a bounded axis spans less than its block
+  bool partial = false; ///< some axis spans less than its block
 };
 
 /// The window of `spec` over an array of `shape` from the index_map's
@@ -135,7 +136,7 @@ RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spe
 }
 
 /// The part of a block's buffer that `window` fills: all of it, or its
-/// front along bounded axes that span less than their block.
+/// front along the axes that span less than their block.
 RefBuffer bufferPart(RefBuffer &buffer, pk::BlockSpecAttr spec, const Window &window) {
   if (!window.partial)
     return buffer;

@@ -60,13 +60,13 @@ RefBinding wholeRefBinding(Value memref, pk::RefType ref) {
 }
 
 Value sliceMemref(OpBuilder &b, Location loc, Value base, ValueRange starts,
-                  ArrayRef<int64_t> shape, ArrayRef<int64_t> kept) {
+                  ArrayRef<int64_t> shape, ArrayRef<int64_t> kept, ValueRange dynamicSizes) {
   auto type = llvm::cast<MemRefType>(base.getType());
   auto window = [&](ArrayRef<int64_t> dims) {
     return MemRefType::get(dims, type.getElementType(), MemRefLayoutAttrInterface(),
                            type.getMemorySpace());
   };
-  Value slice = mosaic::MemRefSliceOp::create(b, loc, window(shape), base, starts, ValueRange{});
+  Value slice = mosaic::MemRefSliceOp::create(b, loc, window(shape), base, starts, dynamicSizes);
   if (kept == shape)
     return slice;
   return mosaic::MemRefSqueezeOp::create(b, loc, window(kept), slice);

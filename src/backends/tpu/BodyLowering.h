@@ -103,9 +103,10 @@ RefBinding wholeRefBinding(mlir::Value memref, pk::RefType ref);
 /// tpu.memref_slice of `base` from `starts` (i32, one per axis) with
 /// `shape`, then tpu.memref_squeeze to `kept` when that drops unit axes:
 /// how Pallas takes a Ref window (and one semaphore of an array).
+/// `dynamicSizes` (i32) give the dynamic dimensions of `shape`, in order.
 mlir::Value sliceMemref(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                         mlir::ValueRange starts, llvm::ArrayRef<int64_t> shape,
-                        llvm::ArrayRef<int64_t> kept);
+                        llvm::ArrayRef<int64_t> kept, mlir::ValueRange dynamicSizes = {});
 
 /// The binding of a Ref view (pk.ref_view `view`) at the insertion point:
 /// tpu.memref_slice / memref_squeeze of its base (LowerDma.cpp).

@@ -38,11 +38,23 @@ LogicalResult lowerBlockOps(BodyLowering &l, Block &block) {
   return success();
 }
 
-/// One step's block of an operand: where it starts along each axis, and
-/// the sizes (i32) of its axes of dynamic size, in axis order.
+/// One step's block of an operand: where it starts along each axis (i32)
+/// and, along an axis where it spans fewer elements than its block, how
+/// many (null elsewhere).
 struct BlockPlace {
-  SmallVector<Value> starts, dynamicSizes;
-  SmallVector<bool> dynamic; ///< per axis
+  SmallVector<Value> starts, sizes;
+
+  bool whole() const { return llvm::none_of(sizes, [](Value s) { return static_cast<bool>(s); }); }
+  /// The non-null sizes, in axis order: a memref_slice's dynamic sizes.
+  SmallVector<Value> dynamicSizes() const {
+    SmallVector<Value> dynamic;
+    llvm::copy_if(sizes, std::back_inserter(dynamic), [](Value s) { return static_cast<bool>(s); });
+    return dynamic;
+  }
+  /// The extent of axis `d` of a block of `spec` at this place.
+  int64_t extent(pk::BlockSpecAttr spec, unsigned d) const {
+    return sizes[d] ? ShapedType::kDynamic : spec.getBlockShape()[d];
+  }
 };
 
 /// The place of `spec`'s block of an operand of `shape` from the index
@@ -66,58 +78,39 @@ BlockPlace placeOf(BodyLowering &l, pk::BlockSpecAttr spec, ArrayRef<int64_t> sh
       size = arith::MinSIOp::create(
           b, loc, l.i32Constant(block, loc),
           arith::SubIOp::create(b, loc, l.i32Constant(shape[d], loc), start));
-    place.dynamic.push_back(static_cast<bool>(size));
-    if (size)
-      place.dynamicSizes.push_back(size);
+    place.sizes.push_back(size);
   }
   return place;
 }
 
-MemRefType withShape(Value memref, ArrayRef<int64_t> shape) {
-  auto type = llvm::cast<MemRefType>(memref.getType());
-  return MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
-                         type.getMemorySpace());
-}
-
 /// The window of `base` (a memref over the whole operand) that `place`
-/// covers, squeezed to the buffer's shape (dynamic along bounded axes).
+/// covers, squeezed to the buffer's shape (dynamic where the block is cut).
 Value blockWindow(BodyLowering &l, Value base, pk::BlockSpecAttr spec, const BlockPlace &place,
                   Location loc) {
-  OpBuilder &b = l.builder();
-  if (place.dynamicSizes.empty()) {
-    SmallVector<int64_t> shape(spec.getBlockShape()), kept(spec.getKernelShape());
-    return sliceMemref(b, loc, base, place.starts, shape, kept);
-  }
   SmallVector<int64_t> shape, kept;
   for (unsigned d = 0; d < spec.getRank(); ++d) {
-    int64_t size = place.dynamic[d] ? ShapedType::kDynamic : spec.getBlockShape()[d];
-    shape.push_back(size);
+    shape.push_back(place.extent(spec, d));
     if (!spec.isSqueezed(d))
-      kept.push_back(size);
+      kept.push_back(shape.back());
   }
-  Value slice = mosaic::MemRefSliceOp::create(b, loc, withShape(base, shape), base, place.starts,
-                                              place.dynamicSizes);
-  if (kept == shape)
-    return slice;
-  return mosaic::MemRefSqueezeOp::create(b, loc, withShape(base, kept), slice);
+  return sliceMemref(l.builder(), loc, base, place.starts, shape, kept, place.dynamicSizes());
 }
 
 /// The part of `buffer` a block at `place` fills: all of it, or its front
-/// along axes of dynamic size.
+/// along the axes where the block is cut.
 Value bufferPart(BodyLowering &l, Value buffer, pk::BlockSpecAttr spec, const BlockPlace &place,
                  Location loc) {
-  if (place.dynamicSizes.empty())
+  if (place.whole())
     return buffer;
   SmallVector<int64_t> shape;
   SmallVector<Value> zeros;
   for (unsigned d = 0; d < spec.getRank(); ++d) {
     if (spec.isSqueezed(d))
       continue;
-    shape.push_back(place.dynamic[d] ? ShapedType::kDynamic : spec.getBlockShape()[d]);
+    shape.push_back(place.extent(spec, d));
     zeros.push_back(l.i32Constant(0, loc));
   }
-  return mosaic::MemRefSliceOp::create(l.builder(), loc, withShape(buffer, shape), buffer, zeros,
-                                       place.dynamicSizes);
+  return sliceMemref(l.builder(), loc, buffer, zeros, shape, shape, place.dynamicSizes());
 }
 
 void copyAndWait(OpBuilder &b, Location loc, Value from, Value to, Value sem) {
