@@ -24,6 +24,24 @@ Obj dimsTuple(const std::vector<Dim> &shape) {
   return makeTuple(dims);
 }
 
+/// `shape`, `dtype`, `ndim` and `size` of a static-shape block value, Ref
+/// or module-level array; null for other names.
+Obj shapeAttribute(const std::string &name, const std::vector<int64_t> &shape, DType dtype) {
+  if (name == "shape")
+    return shapeTuple(shape);
+  if (name == "dtype")
+    return std::make_shared<DTypeObj>(dtype);
+  if (name == "ndim")
+    return makeInt(static_cast<int64_t>(shape.size()));
+  if (name == "size") {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return makeInt(n);
+  }
+  return nullptr;
+}
+
 Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn) {
   return std::make_shared<BoundMethodObj>(self, name, std::move(fn));
 }
@@ -65,18 +83,8 @@ Obj varargsShapeMethod(const Obj &self, const std::string &name, bool isReshape)
 
 Obj arrayAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   auto array = std::static_pointer_cast<ArrayObj>(value);
-  if (name == "shape")
-    return shapeTuple(array->shape);
-  if (name == "dtype")
-    return std::make_shared<DTypeObj>(array->dtype);
-  if (name == "ndim")
-    return makeInt(array->rank());
-  if (name == "size") {
-    int64_t n = 1;
-    for (int64_t d : array->shape)
-      n *= d;
-    return makeInt(n);
-  }
+  if (Obj found = shapeAttribute(name, array->shape, array->dtype))
+    return found;
   if (name == "T" || name == "mT") {
     std::vector<int64_t> perm;
     for (int64_t i = 0; i < array->rank(); ++i)
@@ -265,40 +273,16 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     return arrayAttribute(el, value, name, r);
   case Object::Kind::Ref: {
     const auto &ref = llvm::cast<RefObj>(*value);
-    if (name == "shape")
-      return shapeTuple(ref.shape);
-    if (name == "dtype")
-      return std::make_shared<DTypeObj>(ref.dtype);
-    if (name == "ndim")
-      return makeInt(static_cast<int64_t>(ref.shape.size()));
-    if (name == "size") {
-      int64_t n = 1;
-      for (int64_t d : ref.shape)
-        n *= d;
-      return makeInt(n);
-    }
+    if (Obj found = shapeAttribute(name, ref.shape, ref.dtype))
+      return found;
     if (name == "at")
       return std::make_shared<RefAtObj>(std::static_pointer_cast<RefObj>(value));
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
   }
   case Object::Kind::ModuleArray: {
     const auto &m = llvm::cast<ModuleArrayObj>(*value);
-    int64_t size = 1;
-    for (int64_t d : m.shape)
-      size *= d;
-    if (name == "shape")
-      return makeTuple([&] {
-        std::vector<Obj> dims;
-        for (int64_t d : m.shape)
-          dims.push_back(makeInt(d));
-        return dims;
-      }());
-    if (name == "dtype")
-      return std::make_shared<DTypeObj>(m.dtype);
-    if (name == "ndim")
-      return makeInt(static_cast<int64_t>(m.shape.size()));
-    if (name == "size")
-      return makeInt(size);
+    if (Obj found = shapeAttribute(name, m.shape, m.dtype))
+      return found;
     if (name == "itemsize")
       return makeInt(byteWidth(m.dtype));
     if (el.mode() == EmitMode::Export)

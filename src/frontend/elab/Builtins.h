@@ -22,9 +22,8 @@ class Elaborator;
 /// Adds a builtin function `name` to a namespace.
 void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn);
 
-/// A module-level jnp.array (ModuleArrayObj) as the array jnp.array makes
-/// where it is read: a constant in a kernel, a generated kernel in an
-/// export.
+/// A module-level jnp.array (ModuleArrayObj) read in an export: the array
+/// jnp.array makes there (a generated kernel).
 Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
 
 /// The error for a use of a module-level array's values where there are

@@ -8,7 +8,6 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
-#include "support/ShapeText.h"
 
 #include <cmath>
 #include <limits>
