@@ -146,7 +146,15 @@ def main():
         raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         parts = [("torch.empty(device=)", lambda: torch.empty((n,), dtype=torch.float32, device=x.device)),
                  ("x.new_empty", lambda: x.new_empty((n,))),
-                 ("x.__dlpack__()", lambda: x.__dlpack__())]
+                 ("x.new_empty(dtype=)", lambda: x.new_empty((n,), dtype=torch.float32)),
+                 ("torch.empty_like(x)", lambda: torch.empty_like(x)),
+                 ("x.__dlpack__()", lambda: x.__dlpack__()),
+                 # What reading a tensor costs (the extension makes these calls).
+                 ("x.dtype", lambda: x.dtype),
+                 ("x.shape", lambda: x.shape),
+                 ("x.stride()", lambda: x.stride()),
+                 ("x.data_ptr()", lambda: x.data_ptr()),
+                 ("x.get_device()", lambda: x.get_device())]
         if raw_stream is not None:
             parts.append(("raw stream", lambda: raw_stream(x.get_device())))
         print(f"{'part of a call':<22} {'best us':>8}")
