@@ -96,6 +96,7 @@ private:
   }
 
   LogicalResult assign(Operation *op);
+  std::optional<Layout> consumersLayout(Value v);
   std::optional<Layout> loadedAccumulator(pk::LoadOp load);
   LogicalResult assignElementwise(Operation *op);
   LogicalResult assignFor(scf::ForOp op);
@@ -127,6 +128,27 @@ std::optional<Layout> LayoutAssigner::loadedAccumulator(pk::LoadOp load) {
   if (!fitsWgmmaAccumulator(type) || type.getDimSize(0) % (64 * (numWarps / 4)) != 0)
     return std::nullopt;
   return Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
+}
+
+/// The layout an element-wise user of `v` will compute in, where one of
+/// its other operands already has a layout chosen for a reason (element-
+/// wise ops follow such an operand). A broadcast made in that layout
+/// feeds its user directly, and what moves to fit is its small source:
+/// `s - m[:, None]` on a wgmma accumulator broadcasts the row maxima in
+/// the accumulator's layout instead of converting a whole tile through
+/// shared memory.
+std::optional<Layout> LayoutAssigner::consumersLayout(Value v) {
+  for (Operation *user : v.getUsers()) {
+    if (!llvm::isa<arith::ArithDialect, math::MathDialect>(user->getDialect()) ||
+        llvm::isa<arith::ConstantOp>(user))
+      continue;
+    for (Value other : user->getOperands())
+      if (other != v && isTensor(other) && !other.getDefiningOp<arith::ConstantOp>() &&
+          !provisional.count(other))
+        if (std::optional<Layout> l = layoutOf(other.getType()))
+          return l;
+  }
+  return std::nullopt;
 }
 
 LogicalResult LayoutAssigner::assign(Operation *op) {
@@ -205,7 +227,7 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     return success();
   }
   if (auto broadcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op)) {
-    Layout l = blocked(broadcast.getType());
+    Layout l = consumersLayout(broadcast.getResult()).value_or(blocked(broadcast.getType()));
     setLayout(broadcast.getResult(), l);
     if (auto source = llvm::dyn_cast<RankedTensorType>(broadcast.getOperand().getType()))
       convertOperand(op, 0, l.broadcastSource(source.getShape(), broadcast.getBroadcastDimensions()));

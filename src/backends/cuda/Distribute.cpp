@@ -182,7 +182,22 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
     return std::nullopt;
   };
   std::map<unsigned, unsigned> accesses;
+  auto count = [&](Operation *op, Value ref) {
+    if (std::optional<unsigned> c = classOf(ref))
+      accesses[*c] += op->getParentOfType<LoopLikeOpInterface>() ? 2 : 1;
+  };
   func.walk([&](Operation *op) {
+    // Shared buffers that wgmma reads and cp.async fills are accesses too:
+    // a store into a buffer an earlier wgmma read (the staging buffers of
+    // a kernel's dots reuse their offsets) must wait for every warp.
+    if (auto wgmma = llvm::dyn_cast<WgmmaTileOp>(op)) {
+      for (Value operand : {wgmma.getA(), wgmma.getB()})
+        if (llvm::isa<pk::RefType>(operand.getType()))
+          count(op, operand);
+      return;
+    }
+    if (auto copy = llvm::dyn_cast<AsyncCopyOp>(op))
+      return count(op, copy.getDst());
     Value ref;
     if (auto load = llvm::dyn_cast<pk::LoadOp>(op))
       ref = load.getRef();
@@ -198,8 +213,7 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
       ref = cas.getRef();
     else
       return;
-    if (std::optional<unsigned> c = classOf(ref))
-      accesses[*c] += op->getParentOfType<LoopLikeOpInterface>() ? 2 : 1;
+    count(op, ref);
   });
   std::set<unsigned> out;
   for (auto [c, n] : accesses)
