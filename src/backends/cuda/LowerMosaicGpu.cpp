@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace pk::gpu {
 
@@ -168,11 +169,28 @@ TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInf
   return boxes;
 }
 
+/// Whether `op` is a TMA copy right after another (past ops that touch no
+/// memory): the earlier copy's barrier found every thread done with what
+/// both buffers held, and since then only one thread has issued a copy.
+/// A pipeline fills its K and V blocks this way, step after step.
+bool followsTmaCopy(pk::CopyGmemToSmemOp op) {
+  if (!op->hasAttr(kTmaParamAttr))
+    return false;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(prev))
+      return copy->hasAttr(kTmaParamAttr);
+    if (prev->getNumRegions() != 0 || !isMemoryEffectFree(prev))
+      return false;
+  }
+  return false;
+}
+
 LogicalResult lowerCopyGmemToSmem(Emitter &e, pk::CopyGmemToSmemOp op) {
   const RefInfo &src = refOf(e, op.getSrc()), &dst = refOf(e, op.getDst());
   Value barrier = barrierAt(e, op.getBarrier(), op.getBarrierIndices()).barrier;
   // The warpgroup is done with what `dst` held.
-  e.barrier();
+  if (!followsTmaCopy(op))
+    e.barrier();
   if (!op->hasAttr(kTmaParamAttr)) {
     copyBySimt(e, src, dst);
     arriveOnce(e, barrier);

@@ -145,6 +145,20 @@ def PkGpuLowerAsync : Pass<"pk-gpu-lower-async", "::mlir::ModuleOp"> {
   ];
 }
 
+def PkGpuMergeBarriers : Pass<"pk-gpu-merge-barriers", "::mlir::ModuleOp"> {
+  let summary = "Erases a CTA barrier that the next one makes redundant";
+  let description = [{
+    Lowering puts a `gpu.barrier` wherever the threads of one op must be
+    done before the next op begins: around stores to shared memory, after
+    `commit_smem`'s proxy fence, after barrier initialization. Op by op
+    each is needed; when two follow each other in a block with nothing in
+    between that touches memory (address arithmetic, proxy and mbarrier
+    initialization fences), the first orders nothing the second does not,
+    and it is erased. Each `bar.sync` stalls every warp of the CTA.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def PkGpuKernelAbi : Pass<"pk-gpu-kernel-abi", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters";
   let description = [{

@@ -43,6 +43,7 @@ void buildDistributeStage(OpPassManager &pm) {
   pm.addPass(createPkGpuLowerAsync());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createPkGpuMergeBarriers());
 }
 
 void buildNvvmStage(OpPassManager &pm) {
