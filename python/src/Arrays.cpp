@@ -117,22 +117,23 @@ void ImportedArray::importDLPack(nb::handle array, uintptr_t stream, const std::
 }
 
 void ImportedArray::importTorch(nb::handle t, const std::string &what) {
-  nb::object dtype = t.attr("dtype");
+  const AttrNames &names = attrNames();
+  nb::object dtype = getAttr(t, names.dtype);
   const DLDataType *known = dtypeIn(torchDTypes(), dtype);
   if (!known)
     invalid(what, "is a torch tensor of dtype " + nb::cast<std::string>(nb::str(dtype)) +
                       ", which pkc kernels do not take");
   tensor_.dtype = *known;
   dims_.clear();
-  readInts(t.attr("shape"), dims_);
+  readInts(getAttr(t, names.shape), dims_);
   size_t rank = dims_.size();
-  readInts(t.attr("stride")(), dims_);
+  readInts(callMethod(t, names.stride), dims_);
   tensor_.ndim = int32_t(rank);
   tensor_.shape = dims_.data();
   tensor_.strides = dims_.data() + rank;
-  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t.attr("data_ptr")()));
+  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(callMethod(t, names.dataPtr)));
   tensor_.byte_offset = 0; // data_ptr() includes the storage offset
-  int index = nb::cast<int>(t.attr("get_device")());
+  int index = nb::cast<int>(callMethod(t, names.getDevice));
   if (index < 0)
     tensor_.device = {kDLCPU, 0};
   else
@@ -152,26 +153,27 @@ void ImportedArray::adopt(nb::handle t, DLDataType dtype, std::vector<int64_t> s
   tensor_.ndim = int32_t(rank);
   tensor_.shape = dims_.data();
   tensor_.strides = dims_.data() + rank;
-  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t.attr("data_ptr")()));
+  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(callMethod(t, attrNames().dataPtr)));
   tensor_.byte_offset = 0;
   tensor_.device = device;
 }
 
 void ImportedArray::importCupy(nb::handle a, const std::string &what) {
-  nb::object dtype = a.attr("dtype");
+  const AttrNames &names = attrNames();
+  nb::object dtype = getAttr(a, names.dtype);
   if (const DLDataType *known = dtypeIn(cupyDTypes(), dtype)) {
     tensor_.dtype = *known;
   } else {
-    std::string name = nb::cast<std::string>(nb::str(dtype.attr("name")));
+    std::string name = nb::cast<std::string>(nb::str(getAttr(dtype, names.name)));
     if (!pk::rt::dtypeByName(name))
       invalid(what, "is a CuPy array of dtype " + name + ", which pkc kernels do not take");
     tensor_.dtype = dtypeFromName(name);
     cupyDTypes().emplace_back(dtype, tensor_.dtype);
   }
   dims_.clear();
-  readInts(a.attr("shape"), dims_);
+  readInts(getAttr(a, names.shape), dims_);
   size_t rank = dims_.size();
-  readInts(a.attr("strides"), dims_);
+  readInts(getAttr(a, names.strides), dims_);
   // CuPy's strides are in bytes; DLPack's in elements.
   int64_t bytes = (int64_t(tensor_.dtype.bits) * tensor_.dtype.lanes + 7) / 8;
   for (size_t d = rank; d < dims_.size(); ++d) {
@@ -182,9 +184,51 @@ void ImportedArray::importCupy(nb::handle a, const std::string &what) {
   tensor_.ndim = int32_t(rank);
   tensor_.shape = dims_.data();
   tensor_.strides = dims_.data() + rank;
-  tensor_.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(a.attr("data").attr("ptr")));
+  tensor_.data = reinterpret_cast<void *>(
+      nb::cast<uintptr_t>(getAttr(getAttr(a, names.data), names.ptr)));
   tensor_.byte_offset = 0; // data.ptr is the first element's address
-  tensor_.device = {kDLCUDA, nb::cast<int>(a.attr("device").attr("id"))};
+  tensor_.device = {kDLCUDA, nb::cast<int>(getAttr(getAttr(a, names.device), names.id))};
+}
+
+namespace {
+nb::object interned(const char *name) {
+  PyObject *s = PyUnicode_InternFromString(name);
+  if (!s)
+    throw nb::python_error();
+  return nb::steal(s);
+}
+} // namespace
+
+const AttrNames &attrNames() {
+  // Never freed, as the dtypes: launches may run up to interpreter exit.
+  static const AttrNames *names = new AttrNames{
+      interned("dtype"),    interned("shape"),      interned("stride"),    interned("strides"),
+      interned("data_ptr"), interned("get_device"), interned("new_empty"), interned("data"),
+      interned("ptr"),      interned("device"),     interned("id"),        interned("name")};
+  return *names;
+}
+
+nb::object getAttr(nb::handle o, const nb::object &name) {
+  PyObject *r = PyObject_GetAttr(o.ptr(), name.ptr());
+  if (!r)
+    throw nb::python_error();
+  return nb::steal(r);
+}
+
+nb::object callMethod(nb::handle o, const nb::object &name) {
+  PyObject *r = PyObject_CallMethodNoArgs(o.ptr(), name.ptr());
+  if (!r)
+    throw nb::python_error();
+  return nb::steal(r);
+}
+
+nb::object newEmpty(nb::handle like, nb::handle shape, nb::handle dtype) {
+  static PyObject *kwnames = nb::make_tuple(interned("dtype")).release().ptr();
+  PyObject *args[] = {like.ptr(), shape.ptr(), dtype.ptr()};
+  PyObject *r = PyObject_VectorcallMethod(attrNames().newEmpty.ptr(), args, 2, kwnames);
+  if (!r)
+    throw nb::python_error();
+  return nb::steal(r);
 }
 
 namespace {

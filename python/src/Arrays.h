@@ -87,6 +87,21 @@ void enableCupy(nanobind::handle arrayType);
 /// else DLPack.
 ImportKind importKindOf(nanobind::handle array);
 
+/// The attribute and method names the launch path reads, interned once.
+/// A lookup by an interned str neither builds nor hashes a new string, and
+/// a method called by name makes no bound method: tens of nanoseconds each,
+/// and a torch launch reads about fifteen.
+struct AttrNames {
+  nanobind::object dtype, shape, stride, strides, dataPtr, getDevice, newEmpty, data, ptr,
+      device, id, name;
+};
+const AttrNames &attrNames();
+/// `o.<name>`, and `o.<name>()`; both raise what Python raised.
+nanobind::object getAttr(nanobind::handle o, const nanobind::object &name);
+nanobind::object callMethod(nanobind::handle o, const nanobind::object &name);
+/// `like.new_empty(shape, dtype=dtype)`.
+nanobind::object newEmpty(nanobind::handle like, nanobind::handle shape, nanobind::handle dtype);
+
 /// The DLPack type of a NumPy dtype name ("float32", "bfloat16", "bool"),
 /// and back. Throws ArgumentError for names the runtime does not know.
 DLDataType dtypeFromName(const std::string &name);

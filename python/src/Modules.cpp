@@ -183,7 +183,7 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
   if (!stream.is_none()) {
     s = nb::cast<uintptr_t>(stream);
   } else if (torchCall) {
-    int device = nb::cast<int>(like.attr("get_device")());
+    int device = nb::cast<int>(callMethod(like, attrNames().getDevice));
     s = device >= 0 ? nb::cast<uintptr_t>(torch->rawStream(device)) : 0;
   } else if (!framework.is_none()) {
     s = nb::cast<uintptr_t>(framework.attr("stream")(like));
@@ -217,7 +217,7 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
       if (dtype.is_valid()) {
         // A dense tensor like the first input, whose shape and dtype are
         // known here: only its address is asked for.
-        outputs.push_back(like.attr("new_empty")(shapeTuple, nb::arg("dtype") = dtype));
+        outputs.push_back(newEmpty(like, shapeTuple, dtype));
         imported[p].adopt(outputs.back(), params_[p].dtype, std::move(shape), tensors[0].device);
       } else {
         outputs.push_back(framework.attr("empty")(shapeTuple, params_[p].dtypeName, like));
