@@ -132,11 +132,14 @@ step_profile() {
   timeout "${PROFILE_SECONDS:-150}" ncu --kernel-name regex:matmul --launch-count 2 \
     --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section WarpStateStats --section SchedulerStats \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
     python3 bench/kernels/profile_matmul.py --artifacts "$dir/bench" \
     --runtime build-gpu/src/runtime/libpk_runtime.so > "$(result profile)" 2>&1
   echo "profile: exit $?"
+  # The stall reasons: cycles per issued instruction spent waiting on each.
   grep -E '^  [a-z_]+.*\(|Duration|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Stall' \
     "$(result profile)" | head -40
+  grep -E 'issue_stalled' "$(result profile)" | awk '$NF > 0.2' | head -40
 }
 
 table() {
