@@ -341,51 +341,79 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
   unsigned columnDim = src.refToArray.back();
   Value zero = e.constant(element, 0);
 
+  // The window's first element, where a copy in a K loop moves from step
+  // to step: its address is computed once a copy, and each piece adds its
+  // place in the window, which depends on the thread alone (LLVM hoists
+  // it out of the loop). Computed whole for every piece, the address
+  // cost six 64-bit instructions a piece (LLVM cannot carry it from step
+  // to step: it does not know the loop index's arithmetic never wraps).
+  SmallVector<Value> windowStart(src.offsets.begin(), src.offsets.end());
+  Value windowLinear = e.index(0);
+  for (size_t j = 0; j < w.start.size(); ++j)
+    windowStart[src.refToArray[j]] =
+        arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], w.start[j]);
+  for (unsigned d = 0; d < rank; ++d)
+    windowLinear = arith::AddIOp::create(e.b, e.loc, windowLinear,
+                                         arith::MulIOp::create(e.b, e.loc, windowStart[d], src.strides[d]));
+  Value windowBase = e.globalPointer(src.base, element, windowLinear);
+
   // Each thread copies 16-byte pieces of rows; consecutive threads take
   // consecutive pieces of a row (coalesced reads). `fast`: one cp.async a
   // piece, the bytes past the array's end (all of them for a row outside
   // it) zero-filled by its source size; else element by element.
-  auto copyPiece = [&](Value piece, bool fast) {
-    Value row = arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
-    Value column = arith::MulIOp::create(
-        e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
-        e.index(perPiece));
-    SmallVector<Value> coordinate = refCoordinate(e, w, {row, column});
-    SmallVector<Value> arrayCoordinate(src.offsets.begin(), src.offsets.end());
-    for (size_t j = 0; j < coordinate.size(); ++j)
-      arrayCoordinate[src.refToArray[j]] =
-          arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], coordinate[j]);
+  auto rowOf = [&](Value piece) { return arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)); };
+  auto columnOf = [&](Value piece) {
+    return arith::MulIOp::create(e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
+                                 e.index(perPiece));
+  };
+  // `from`, when given, is the piece's source address (else computed).
+  // Returns it, for the next piece to start from.
+  auto copyPiece = [&](Value row, Value column, Value from, bool fast) -> Value {
+    // The piece's element coordinate in the window, per array dimension.
+    SmallVector<Value> step(rank, e.index(0));
+    Value c[2] = {row, column};
+    for (size_t i = 0; i < w.valueDims.size(); ++i) {
+      unsigned j = w.valueDims[i];
+      step[src.refToArray[j]] = w.strides[j] == 1 ? c[i]
+                                                  : arith::MulIOp::create(e.b, e.loc, c[i], e.index(w.strides[j])).getResult();
+    }
     // The piece's row is in the array (every dimension but the
     // columns'); how many of its elements are. (addressOf's validity
     // would fold the first column in: the same values, but ptxas then
     // gives the benchmark matmul 249 registers instead of 204.)
-    Value rowInside, linear = e.index(0);
+    Value rowInside, pieceLinear = e.index(0), remaining;
     for (unsigned d = 0; d < rank; ++d) {
+      Value at = arith::AddIOp::create(e.b, e.loc, windowStart[d], step[d]);
       if (d != columnDim)
         rowInside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
-                                                             arrayCoordinate[d], src.sizes[d]));
-      linear = arith::AddIOp::create(e.b, e.loc, linear,
-                                     arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], src.strides[d]));
+                                                             at, src.sizes[d]));
+      else
+        remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[d], at);
+      if (!from)
+        pieceLinear = arith::AddIOp::create(e.b, e.loc, pieceLinear,
+                                            arith::MulIOp::create(e.b, e.loc, step[d], src.strides[d]));
     }
-    Value remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[columnDim], arrayCoordinate[columnDim]);
-    Value from = e.globalPointer(src.base, element, linear);
+    if (!from)
+      from = e.globalPointer(windowBase, element, pieceLinear);
     Value to = addressOf(e, dst, {row, column}, false).pointer;
     if (fast) {
-      Value count = arith::MaxSIOp::create(
-          e.b, e.loc, e.index(0), arith::MinSIOp::create(e.b, e.loc, remaining, e.index(perPiece)));
-      if (rowInside)
-        count = arith::SelectOp::create(e.b, e.loc, rowInside, count, e.index(0));
-      // A piece wholly outside reads nothing; its source is the
-      // array's first element, an address that exists.
-      Value any = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sgt, count, e.index(0));
-      from = arith::SelectOp::create(e.b, e.loc, any, from, src.base);
+      // The fast path's pieces are whole: inside the array or wholly
+      // outside it (the array's rows are whole pieces too), the latter
+      // copying nothing and zero-filling all 16 bytes. cp.async then
+      // reads nothing from its address (as Triton's masked copies do),
+      // which is left as computed: choosing a safe one cost two selects
+      // a piece, and a source size other than 0 or 16 a piece's worth
+      // of address arithmetic in ptxas's code.
+      Value inside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::sgt,
+                                                              remaining, e.index(0)));
+      Value count = arith::SelectOp::create(e.b, e.loc, inside, e.index(perPiece), e.index(0));
       Value size = arith::IndexCastOp::create(
           e.b, e.loc, e.b.getI32Type(), arith::MulIOp::create(e.b, e.loc, count, e.index(bytes)));
       NVVM::CpAsyncOp::create(e.b, e.loc, to, from, e.b.getI32IntegerAttr(16),
                               NVVM::LoadCacheModifierKindAttr::get(e.b.getContext(),
                                                                    NVVM::LoadCacheModifierKind::CG),
                               size);
-      return;
+      return from;
     }
     for (int64_t t = 0; t < perPiece; ++t) {
       Value inside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
@@ -396,6 +424,7 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
       Value v = e.guardedValue(inside, element, [&] { return e.loadValue(at, element, element); }, zero);
       e.storeValue(v, t ? e.globalPointer(to, element, e.index(t)) : to, element);
     }
+    return from;
   };
   auto copyPieces = [&](bool fast) {
     if (!fast) {
@@ -409,33 +438,64 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
                           ? Value()
                           : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
                                                   e.index(pieces)).getResult();
-      e.guarded(inRange, [&] { copyPiece(piece, false); });
+      e.guarded(inRange, [&] { copyPiece(rowOf(piece), columnOf(piece), Value(), false); });
       return;
     }
+    // When the CTA's threads span whole rows, a thread's next piece is in
+    // the same column, `rowsApart` rows down: its address is the last
+    // one's plus a constant (one 64-bit add, not an address from scratch).
+    bool sameColumn = threads % piecesPerRow == 0 && w.valueDims.size() == 2;
+    int64_t rowsApart = threads / piecesPerRow;
+    Value rowStride;
+    if (sameColumn) {
+      unsigned rowRefDim = w.valueDims[0];
+      rowStride = arith::MulIOp::create(e.b, e.loc, src.strides[src.refToArray[rowRefDim]],
+                                        e.index(rowsApart * w.strides[rowRefDim]));
+    }
+    Value firstPiece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(0));
+    Value row = rowOf(firstPiece), column = columnOf(firstPiece), from;
     for (int64_t first = 0; first < pieces; first += threads) {
       Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(first));
+      if (first && sameColumn) {
+        row = arith::AddIOp::create(e.b, e.loc, row, e.index(rowsApart));
+        from = e.globalPointer(from, element, rowStride);
+      } else if (first) {
+        row = rowOf(piece);
+        column = columnOf(piece);
+        from = Value();
+      }
       Value inRange = first + threads <= pieces
                           ? Value()
                           : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
                                                   e.index(pieces)).getResult();
-      e.guarded(inRange, [&] { copyPiece(piece, true); });
+      // A guarded piece's address does not leave its branch.
+      if (inRange) {
+        e.guarded(inRange, [&] { copyPiece(row, column, sameColumn ? from : Value(), true); });
+        from = Value();
+        if (sameColumn)
+          break; // the last round: pieces run out here
+      } else {
+        from = copyPiece(row, column, from, true);
+      }
     }
   };
 
   // Pieces are contiguous in the array when the window's rows run along
   // its innermost dimension, and 16-byte aligned when the window's first
   // element and the row pitch are whole pieces (the runtime passes
-  // 16-byte aligned arrays): a condition of the whole copy, tested once.
+  // 16-byte aligned arrays); whole (inside the array or out of it) when
+  // the array's rows are whole pieces too, which a contiguous array's
+  // aligned pitch makes them. A condition of the whole copy, tested once.
   if (columnDim != rank - 1) {
     copyPieces(false);
     return success();
   }
-  Value origin = addressOf(e, src, refCoordinate(e, w, {e.index(0), e.index(0)}), false).linear;
   Value pitch = src.strides[src.refToArray.front()];
+  Value misalignment = arith::OrIOp::create(
+      e.b, e.loc, arith::OrIOp::create(e.b, e.loc, windowLinear, pitch), src.sizes[columnDim]);
   Value aligned = arith::CmpIOp::create(
       e.b, e.loc, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(e.b, e.loc, arith::OrIOp::create(e.b, e.loc, origin, pitch), e.index(perPiece - 1)),
-      e.index(0));
+      arith::AndIOp::create(e.b, e.loc, misalignment, e.index(perPiece - 1)), e.index(0));
   auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{}, aligned, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(e.b);
   e.b.setInsertionPointToStart(branch.thenBlock());
