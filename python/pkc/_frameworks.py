@@ -123,7 +123,7 @@ class TorchFramework:
                 torch._C, "_cuda_getCurrentRawStream",
                 lambda index: torch.cuda.current_stream(index).cuda_stream)
             # The extension makes stream() and empty()'s calls itself.
-            _pkc.enable_torch_shortcuts(self, self._raw_stream)
+            _pkc.enable_torch_shortcuts(self, self._raw_stream, torch.empty_like)
             cls._instance = self
         return cls._instance
 

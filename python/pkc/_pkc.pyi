@@ -28,9 +28,9 @@ def enable_torch(tensor_type: object, dtypes: dict) -> None:
     Reads instances of tensor_type (torch.Tensor) through their attributes; dtypes maps each torch.dtype to its NumPy name.
     """
 
-def enable_torch_shortcuts(framework: object, raw_stream: object) -> None:
+def enable_torch_shortcuts(framework: object, raw_stream: object, empty_like: object) -> None:
     """
-    Calls whose framework is `framework` allocate outputs with Tensor.new_empty and take the stream from raw_stream(device index), skipping the framework's methods.
+    Calls whose framework is `framework` allocate outputs with Tensor.new_empty (or empty_like(first input) when it is a dense row-major array of the output's shape and dtype) and take the stream from raw_stream(device index), skipping the framework's methods.
     """
 
 def enable_cupy(array_type: object) -> None:

@@ -243,8 +243,9 @@ const TorchShortcuts *torchShortcuts() {
   return s.framework.is_valid() ? &s : nullptr;
 }
 
-void enableTorchShortcuts(nb::handle framework, nb::handle rawStream) {
+void enableTorchShortcuts(nb::handle framework, nb::handle rawStream, nb::handle emptyLike) {
   shortcutStorage().rawStream = nb::borrow(rawStream);
+  shortcutStorage().emptyLike = nb::borrow(emptyLike);
   shortcutStorage().framework = nb::borrow(framework);
 }
 

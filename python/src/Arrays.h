@@ -71,12 +71,16 @@ void enableTorch(nanobind::handle tensorType, nanobind::dict dtypes);
 /// tensors with (its torch framework object), and that framework's raw
 /// stream query (device index -> CUstream). With them a call allocates
 /// outputs (Tensor.new_empty) and asks for the stream without going
-/// through the framework's Python methods. Unset until enabled.
+/// through the framework's Python methods. An output with the first
+/// input's shape and dtype, when that input is dense and row-major, is
+/// torch.empty_like(input): a microsecond less than new_empty (measured on
+/// an H200 machine), whose arguments torch parses. Unset until enabled.
 struct TorchShortcuts {
-  nanobind::object framework, rawStream;
+  nanobind::object framework, rawStream, emptyLike;
 };
 const TorchShortcuts *torchShortcuts();
-void enableTorchShortcuts(nanobind::handle framework, nanobind::handle rawStream);
+void enableTorchShortcuts(nanobind::handle framework, nanobind::handle rawStream,
+                          nanobind::handle emptyLike);
 /// The torch.dtype of a DLPack type, or an invalid handle.
 nanobind::handle torchDtypeOf(DLDataType dtype);
 /// The same for CuPy: instances of `arrayType` (cupy.ndarray), whose

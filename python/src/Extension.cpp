@@ -82,8 +82,11 @@ NB_MODULE(_pkc, m) {
         "Reads instances of tensor_type (torch.Tensor) through their attributes; dtypes maps "
         "each torch.dtype to its NumPy name.");
   m.def("enable_torch_shortcuts", &enableTorchShortcuts, "framework"_a, "raw_stream"_a,
-        "Calls whose framework is `framework` allocate outputs with Tensor.new_empty and take "
-        "the stream from raw_stream(device index), skipping the framework's methods.");
+        "empty_like"_a,
+        "Calls whose framework is `framework` allocate outputs with Tensor.new_empty (or "
+        "empty_like(first input) when it is a dense row-major array of the output's shape and "
+        "dtype) and take the stream from raw_stream(device index), skipping the framework's "
+        "methods.");
   m.def("enable_cupy", &enableCupy, "array_type"_a,
         "Reads instances of array_type (cupy.ndarray) through their attributes.");
 

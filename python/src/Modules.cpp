@@ -11,6 +11,32 @@
 namespace nb = nanobind;
 
 namespace pkc {
+namespace {
+
+/// Whether `t` is a dense row-major array of this dtype and shape: then
+/// torch.empty_like(t) makes the output (it keeps a dense tensor's
+/// strides, here row-major ones).
+bool isRowMajorLike(const DLTensor &t, DLDataType dtype, const std::vector<int64_t> &shape) {
+  if (t.dtype.code != dtype.code || t.dtype.bits != dtype.bits || t.dtype.lanes != dtype.lanes ||
+      size_t(t.ndim) != shape.size() || t.byte_offset != 0)
+    return false;
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (t.shape[d] != shape[d] || (t.strides && t.strides[d] != stride))
+      return false;
+    stride *= shape[d];
+  }
+  return true;
+}
+
+/// A new reference from the C API, or what Python raised.
+PyObject *checked(PyObject *result) {
+  if (!result)
+    throw nb::python_error();
+  return result;
+}
+
+} // namespace
 
 pk_status ModuleSource::tryLoad(int device, pk_module **module) const {
   pk_load_options options;
@@ -210,17 +236,24 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
     for (size_t p = numInputs_; p < params_.size(); ++p) {
       std::vector<int64_t> shape(size_t(params_[p].ndim));
       pkc::check(pk_kernel_param_shape(kernel_, p, values.data(), values.size(), shape.data()));
-      nb::tuple shapeTuple = nb::steal<nb::tuple>(PyTuple_New(Py_ssize_t(shape.size())));
-      for (size_t d = 0; d < shape.size(); ++d)
-        PyTuple_SET_ITEM(shapeTuple.ptr(), Py_ssize_t(d), PyLong_FromLongLong(shape[d]));
+      auto shapeTuple = [&] {
+        nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(Py_ssize_t(shape.size())));
+        for (size_t d = 0; d < shape.size(); ++d)
+          PyTuple_SET_ITEM(t.ptr(), Py_ssize_t(d), PyLong_FromLongLong(shape[d]));
+        return t;
+      };
       nb::handle dtype = torchCall ? torchDtypeOf(params_[p].dtype) : nb::handle();
       if (dtype.is_valid()) {
         // A dense tensor like the first input, whose shape and dtype are
         // known here: only its address is asked for.
-        outputs.push_back(newEmpty(like, shapeTuple, dtype));
+        if (numInputs_ && isRowMajorLike(tensors[0], params_[p].dtype, shape))
+          outputs.push_back(
+              nb::steal(checked(PyObject_CallOneArg(torch->emptyLike.ptr(), like.ptr()))));
+        else
+          outputs.push_back(newEmpty(like, shapeTuple(), dtype));
         imported[p].adopt(outputs.back(), params_[p].dtype, std::move(shape), tensors[0].device);
       } else {
-        outputs.push_back(framework.attr("empty")(shapeTuple, params_[p].dtypeName, like));
+        outputs.push_back(framework.attr("empty")(shapeTuple(), params_[p].dtypeName, like));
       }
     }
   }
