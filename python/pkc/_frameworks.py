@@ -151,6 +151,10 @@ class CupyFramework:
             self = super().__new__(cls)
             self.cupy = cupy
             _pkc.enable_cupy(cupy.ndarray)
+            # The extension makes stream() and empty()'s calls itself
+            # for arrays of the current device.
+            _pkc.enable_cupy_shortcuts(self, cupy.cuda.runtime.getDevice,
+                                       cupy.cuda.get_current_stream, cupy.empty_like)
             cls._instance = self
         return cls._instance
 

@@ -256,6 +256,27 @@ nb::handle torchDtypeOf(DLDataType dtype) {
   return nb::handle();
 }
 
+namespace {
+CupyShortcuts &cupyShortcutStorage() {
+  static auto *storage = new CupyShortcuts; // never freed, as torch's
+  return *storage;
+}
+} // namespace
+
+const CupyShortcuts *cupyShortcuts() {
+  const CupyShortcuts &s = cupyShortcutStorage();
+  return s.framework.is_valid() ? &s : nullptr;
+}
+
+void enableCupyShortcuts(nb::handle framework, nb::handle currentDevice, nb::handle currentStream,
+                         nb::handle emptyLike) {
+  CupyShortcuts &s = cupyShortcutStorage();
+  s.currentDevice = nb::borrow(currentDevice);
+  s.currentStream = nb::borrow(currentStream);
+  s.emptyLike = nb::borrow(emptyLike);
+  s.framework = nb::borrow(framework);
+}
+
 void enableCupy(nb::handle arrayType) {
   if (!PyType_Check(arrayType.ptr()))
     throw nb::type_error("enable_cupy: expected the cupy.ndarray type");

@@ -87,6 +87,11 @@ NB_MODULE(_pkc, m) {
         "empty_like(first input) when it is a dense row-major array of the output's shape and "
         "dtype) and take the stream from raw_stream(device index), skipping the framework's "
         "methods.");
+  m.def("enable_cupy_shortcuts", &enableCupyShortcuts, "framework"_a, "current_device"_a,
+        "current_stream"_a, "empty_like"_a,
+        "Calls whose framework is `framework`, on arrays of current_device(), take "
+        "current_stream().ptr and allocate outputs shaped like the first input with "
+        "empty_like(input), skipping the framework's methods.");
   m.def("enable_cupy", &enableCupy, "array_type"_a,
         "Reads instances of array_type (cupy.ndarray) through their attributes.");
 

@@ -205,12 +205,21 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
   const TorchShortcuts *torch = torchShortcuts();
   bool torchCall = torch && framework.is(torch->framework) && like.is_valid() &&
                    importKindOf(like) == ImportKind::Torch;
+  // CuPy arrays on the current device likewise (others go through the
+  // framework, which switches devices).
+  const CupyShortcuts *cupy = cupyShortcuts();
+  bool cupyCall = cupy && framework.is(cupy->framework) && like.is_valid() &&
+                  importKindOf(like) == ImportKind::Cupy &&
+                  nb::cast<int>(getAttr(getAttr(like, attrNames().device), attrNames().id)) ==
+                      nb::cast<int>(cupy->currentDevice());
   uintptr_t s = 0;
   if (!stream.is_none()) {
     s = nb::cast<uintptr_t>(stream);
   } else if (torchCall) {
     int device = nb::cast<int>(callMethod(like, attrNames().getDevice));
     s = device >= 0 ? nb::cast<uintptr_t>(torch->rawStream(device)) : 0;
+  } else if (cupyCall) {
+    s = nb::cast<uintptr_t>(getAttr(cupy->currentStream(), attrNames().ptr));
   } else if (!framework.is_none()) {
     s = nb::cast<uintptr_t>(framework.attr("stream")(like));
   }
@@ -252,6 +261,9 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
         else
           outputs.push_back(newEmpty(like, shapeTuple(), dtype));
         imported[p].adopt(outputs.back(), params_[p].dtype, std::move(shape), tensors[0].device);
+      } else if (cupyCall && numInputs_ && isRowMajorLike(tensors[0], params_[p].dtype, shape)) {
+        outputs.push_back(
+            nb::steal(checked(PyObject_CallOneArg(cupy->emptyLike.ptr(), like.ptr()))));
       } else {
         outputs.push_back(framework.attr("empty")(shapeTuple(), params_[p].dtypeName, like));
       }
