@@ -154,7 +154,7 @@ class CupyFramework:
             # The extension makes stream() and empty()'s calls itself
             # for arrays of the current device.
             _pkc.enable_cupy_shortcuts(self, cupy.cuda.runtime.getDevice,
-                                       cupy.cuda.get_current_stream, cupy.empty_like)
+                                       cupy.cuda.get_current_stream, cupy.ndarray)
             cls._instance = self
         return cls._instance
 

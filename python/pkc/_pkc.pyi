@@ -33,9 +33,9 @@ def enable_torch_shortcuts(framework: object, raw_stream: object, empty_like: ob
     Calls whose framework is `framework` allocate outputs with Tensor.new_empty (or empty_like(first input) when it is a dense row-major array of the output's shape and dtype) and take the stream from raw_stream(device index), skipping the framework's methods.
     """
 
-def enable_cupy_shortcuts(framework: object, current_device: object, current_stream: object, empty_like: object) -> None:
+def enable_cupy_shortcuts(framework: object, current_device: object, current_stream: object, ndarray: object) -> None:
     """
-    Calls whose framework is `framework`, on arrays of current_device(), take current_stream().ptr and allocate outputs shaped like the first input with empty_like(input), skipping the framework's methods.
+    Calls whose framework is `framework`, on arrays of current_device(), take current_stream().ptr and allocate outputs of the first input's dtype as ndarray(shape, input.dtype), skipping the framework's methods.
     """
 
 def enable_cupy(array_type: object) -> None:

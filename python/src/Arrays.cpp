@@ -269,11 +269,11 @@ const CupyShortcuts *cupyShortcuts() {
 }
 
 void enableCupyShortcuts(nb::handle framework, nb::handle currentDevice, nb::handle currentStream,
-                         nb::handle emptyLike) {
+                         nb::handle ndarray) {
   CupyShortcuts &s = cupyShortcutStorage();
   s.currentDevice = nb::borrow(currentDevice);
   s.currentStream = nb::borrow(currentStream);
-  s.emptyLike = nb::borrow(emptyLike);
+  s.ndarray = nb::borrow(ndarray);
   s.framework = nb::borrow(framework);
 }
 

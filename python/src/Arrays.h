@@ -83,17 +83,18 @@ void enableTorchShortcuts(nanobind::handle framework, nanobind::handle rawStream
                           nanobind::handle emptyLike);
 /// The same for CuPy: what pkc's Python side launches CuPy arrays with
 /// (its cupy framework object), cupy.cuda.runtime.getDevice,
-/// cupy.cuda.get_current_stream and cupy.empty_like. A call on arrays of
-/// the current device takes that device's current stream and, for an
-/// output with the first input's shape and dtype (dense, row-major),
-/// empty_like(input), without the framework's Python methods; other calls
-/// go through them. Unset until enabled.
+/// cupy.cuda.get_current_stream and the cupy.ndarray type. A call on
+/// arrays of the current device takes that device's current stream and
+/// makes outputs of the first input's dtype as cupy.ndarray(shape,
+/// input.dtype), without the framework's Python methods (cupy.empty_like
+/// is Python code slower than the framework's cupy.empty); other calls go
+/// through them. Unset until enabled.
 struct CupyShortcuts {
-  nanobind::object framework, currentDevice, currentStream, emptyLike;
+  nanobind::object framework, currentDevice, currentStream, ndarray;
 };
 const CupyShortcuts *cupyShortcuts();
 void enableCupyShortcuts(nanobind::handle framework, nanobind::handle currentDevice,
-                         nanobind::handle currentStream, nanobind::handle emptyLike);
+                         nanobind::handle currentStream, nanobind::handle ndarray);
 /// The torch.dtype of a DLPack type, or an invalid handle.
 nanobind::handle torchDtypeOf(DLDataType dtype);
 /// The same for CuPy: instances of `arrayType` (cupy.ndarray), whose

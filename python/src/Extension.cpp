@@ -88,10 +88,10 @@ NB_MODULE(_pkc, m) {
         "dtype) and take the stream from raw_stream(device index), skipping the framework's "
         "methods.");
   m.def("enable_cupy_shortcuts", &enableCupyShortcuts, "framework"_a, "current_device"_a,
-        "current_stream"_a, "empty_like"_a,
+        "current_stream"_a, "ndarray"_a,
         "Calls whose framework is `framework`, on arrays of current_device(), take "
-        "current_stream().ptr and allocate outputs shaped like the first input with "
-        "empty_like(input), skipping the framework's methods.");
+        "current_stream().ptr and allocate outputs of the first input's dtype as "
+        "ndarray(shape, input.dtype), skipping the framework's methods.");
   m.def("enable_cupy", &enableCupy, "array_type"_a,
         "Reads instances of array_type (cupy.ndarray) through their attributes.");
 

@@ -16,9 +16,12 @@ namespace {
 /// Whether `t` is a dense row-major array of this dtype and shape: then
 /// torch.empty_like(t) makes the output (it keeps a dense tensor's
 /// strides, here row-major ones).
+bool sameDtype(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
 bool isRowMajorLike(const DLTensor &t, DLDataType dtype, const std::vector<int64_t> &shape) {
-  if (t.dtype.code != dtype.code || t.dtype.bits != dtype.bits || t.dtype.lanes != dtype.lanes ||
-      size_t(t.ndim) != shape.size() || t.byte_offset != 0)
+  if (!sameDtype(t.dtype, dtype) || size_t(t.ndim) != shape.size() || t.byte_offset != 0)
     return false;
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
@@ -261,9 +264,12 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
         else
           outputs.push_back(newEmpty(like, shapeTuple(), dtype));
         imported[p].adopt(outputs.back(), params_[p].dtype, std::move(shape), tensors[0].device);
-      } else if (cupyCall && numInputs_ && isRowMajorLike(tensors[0], params_[p].dtype, shape)) {
+      } else if (cupyCall && numInputs_ && sameDtype(tensors[0].dtype, params_[p].dtype)) {
+        nb::tuple outShape = shapeTuple();
+        nb::object likeDtype = getAttr(like, attrNames().dtype);
+        PyObject *args[] = {outShape.ptr(), likeDtype.ptr()};
         outputs.push_back(
-            nb::steal(checked(PyObject_CallOneArg(cupy->emptyLike.ptr(), like.ptr()))));
+            nb::steal(checked(PyObject_Vectorcall(cupy->ndarray.ptr(), args, 2, nullptr))));
       } else {
         outputs.push_back(framework.attr("empty")(shapeTuple(), params_[p].dtypeName, like));
       }
