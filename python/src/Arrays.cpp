@@ -184,8 +184,8 @@ void ImportedArray::importCupy(nb::handle a, const std::string &what) {
   tensor_.ndim = int32_t(rank);
   tensor_.shape = dims_.data();
   tensor_.strides = dims_.data() + rank;
-  tensor_.data = reinterpret_cast<void *>(
-      nb::cast<uintptr_t>(getAttr(getAttr(a, names.data), names.ptr)));
+  tensor_.data =
+      reinterpret_cast<void *>(nb::cast<uintptr_t>(getAttr(getAttr(a, names.data), names.ptr)));
   tensor_.byte_offset = 0; // data.ptr is the first element's address
   tensor_.device = {kDLCUDA, nb::cast<int>(getAttr(getAttr(a, names.device), names.id))};
 }

@@ -110,8 +110,8 @@ ImportKind importKindOf(nanobind::handle array);
 /// a method called by name makes no bound method: tens of nanoseconds each,
 /// and a torch launch reads about fifteen.
 struct AttrNames {
-  nanobind::object dtype, shape, stride, strides, dataPtr, getDevice, newEmpty, data, ptr,
-      device, id, name;
+  nanobind::object dtype, shape, stride, strides, dataPtr, getDevice, newEmpty, data, ptr, device,
+      id, name;
 };
 const AttrNames &attrNames();
 /// `o.<name>`, and `o.<name>()`; both raise what Python raised.

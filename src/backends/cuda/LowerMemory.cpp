@@ -353,17 +353,21 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
     windowStart[src.refToArray[j]] =
         arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], w.start[j]);
   for (unsigned d = 0; d < rank; ++d)
-    windowLinear = arith::AddIOp::create(e.b, e.loc, windowLinear,
-                                         arith::MulIOp::create(e.b, e.loc, windowStart[d], src.strides[d]));
+    windowLinear =
+        arith::AddIOp::create(e.b, e.loc, windowLinear,
+                              arith::MulIOp::create(e.b, e.loc, windowStart[d], src.strides[d]));
   Value windowBase = e.globalPointer(src.base, element, windowLinear);
 
   // Each thread copies 16-byte pieces of rows; consecutive threads take
   // consecutive pieces of a row (coalesced reads). `fast`: one cp.async a
-  // piece, the bytes past the array's end (all of them for a row outside
-  // it) zero-filled by its source size; else element by element.
-  auto rowOf = [&](Value piece) { return arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)); };
+  // piece, all 16 bytes or (outside the array) none, zero-filled; else
+  // element by element.
+  auto rowOf = [&](Value piece) {
+    return arith::DivUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow));
+  };
   auto columnOf = [&](Value piece) {
-    return arith::MulIOp::create(e.b, e.loc, arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
+    return arith::MulIOp::create(e.b, e.loc,
+                                 arith::RemUIOp::create(e.b, e.loc, piece, e.index(piecesPerRow)),
                                  e.index(perPiece));
   };
   // `from`, when given, is the piece's source address (else computed).
@@ -374,11 +378,13 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
     Value c[2] = {row, column};
     for (size_t i = 0; i < w.valueDims.size(); ++i) {
       unsigned j = w.valueDims[i];
-      step[src.refToArray[j]] = w.strides[j] == 1 ? c[i]
-                                                  : arith::MulIOp::create(e.b, e.loc, c[i], e.index(w.strides[j])).getResult();
+      step[src.refToArray[j]] =
+          w.strides[j] == 1
+              ? c[i]
+              : arith::MulIOp::create(e.b, e.loc, c[i], e.index(w.strides[j])).getResult();
     }
     // The piece's row is in the array (every dimension but the
-    // columns'); how many of its elements are. (addressOf's validity
+    // columns'); how many of its elements are, if any. (addressOf's validity
     // would fold the first column in: the same values, but ptxas then
     // gives the benchmark matmul 249 registers instead of 204.)
     Value rowInside, pieceLinear = e.index(0), remaining;
@@ -390,8 +396,8 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
       else
         remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[d], at);
       if (!from)
-        pieceLinear = arith::AddIOp::create(e.b, e.loc, pieceLinear,
-                                            arith::MulIOp::create(e.b, e.loc, step[d], src.strides[d]));
+        pieceLinear = arith::AddIOp::create(
+            e.b, e.loc, pieceLinear, arith::MulIOp::create(e.b, e.loc, step[d], src.strides[d]));
     }
     if (!from)
       from = e.globalPointer(windowBase, element, pieceLinear);
@@ -452,8 +458,7 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
       rowStride = arith::MulIOp::create(e.b, e.loc, src.strides[src.refToArray[rowRefDim]],
                                         e.index(rowsApart * w.strides[rowRefDim]));
     }
-    Value firstPiece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(0));
-    Value row = rowOf(firstPiece), column = columnOf(firstPiece), from;
+    Value row = rowOf(e.ctaThreadId()), column = columnOf(e.ctaThreadId()), from;
     for (int64_t first = 0; first < pieces; first += threads) {
       Value piece = arith::AddIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(first));
       if (first && sameColumn) {
