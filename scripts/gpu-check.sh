@@ -52,8 +52,9 @@ prepare() {
   echo "gpu-check: $(ls "$dir/replay/cases" | wc -l) cases prepared"
   bench/kernels/build_artifacts.sh "$pkc" "$dir/bench" sm_90a
   "$pkc" compile samples/add.pk --target=cuda:sm_90a -o "$dir/add"
-  # The runtime's sample programs (samples/runtime), as its build makes them.
-  for sample in add matmul; do
+  # The runtime's sample programs (samples/runtime), as its build makes
+  # them, and what the Python package's GPU tests launch.
+  for sample in add matmul softmax layernorm; do
     "$pkc" compile "samples/$sample.pk" --target=cuda:sm_90a --target=cuda:sm_80 -o "$dir/samples"
   done
   # The runtime's build needs these; the GPU machine has no package

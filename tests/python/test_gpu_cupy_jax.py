@@ -12,8 +12,8 @@ import unittest
 import numpy as np
 
 import pkc
+from samplekernels import sample_module
 
-SAMPLES = os.environ["PK_SAMPLES"]
 
 try:
     import cupy
@@ -35,7 +35,7 @@ def setUpModule():
     global cache, add_module, matmul_module
     cache = tempfile.TemporaryDirectory()
     os.environ["PKC_CACHE_DIR"] = cache.name
-    add_module = pkc.compile(os.path.join(SAMPLES, "add.pk"))
+    add_module = sample_module("add")
     matmul_module = pkc.load(os.path.join(os.environ["PK_SAMPLE_KERNELS"], "matmul.json"))
 
 

@@ -22,8 +22,8 @@ if not torch.cuda.is_available():
 
 import pkc
 import pkc.torch
+from samplekernels import sample_module
 
-SAMPLES = os.environ["PK_SAMPLES"]
 
 
 def setUpModule():
@@ -31,10 +31,10 @@ def setUpModule():
     cache = tempfile.TemporaryDirectory()
     os.environ["PKC_CACHE_DIR"] = cache.name
     torch.backends.cuda.matmul.allow_tf32 = False  # an exact-enough float32 reference
-    add_module = pkc.compile(os.path.join(SAMPLES, "add.pk"))
+    add_module = sample_module("add")
     matmul_module = pkc.load(os.path.join(os.environ["PK_SAMPLE_KERNELS"], "matmul.json"))
-    softmax_module = pkc.compile(os.path.join(SAMPLES, "softmax.pk"))
-    layernorm_module = pkc.compile(os.path.join(SAMPLES, "layernorm.pk"))
+    softmax_module = sample_module("softmax")
+    layernorm_module = sample_module("layernorm")
 
 
 def tearDownModule():
