@@ -12,6 +12,9 @@
 namespace nb = nanobind;
 
 namespace pkc {
+
+using pk::rt::operator==;
+
 namespace {
 
 /// Framework dtype objects with their DLPack types.
@@ -208,27 +211,24 @@ const AttrNames &attrNames() {
   return *names;
 }
 
-nb::object getAttr(nb::handle o, const nb::object &name) {
-  PyObject *r = PyObject_GetAttr(o.ptr(), name.ptr());
-  if (!r)
+nb::object stolen(PyObject *result) {
+  if (!result)
     throw nb::python_error();
-  return nb::steal(r);
+  return nb::steal(result);
+}
+
+nb::object getAttr(nb::handle o, const nb::object &name) {
+  return stolen(PyObject_GetAttr(o.ptr(), name.ptr()));
 }
 
 nb::object callMethod(nb::handle o, const nb::object &name) {
-  PyObject *r = PyObject_CallMethodNoArgs(o.ptr(), name.ptr());
-  if (!r)
-    throw nb::python_error();
-  return nb::steal(r);
+  return stolen(PyObject_CallMethodNoArgs(o.ptr(), name.ptr()));
 }
 
 nb::object newEmpty(nb::handle like, nb::handle shape, nb::handle dtype) {
   static PyObject *kwnames = nb::make_tuple(interned("dtype")).release().ptr();
   PyObject *args[] = {like.ptr(), shape.ptr(), dtype.ptr()};
-  PyObject *r = PyObject_VectorcallMethod(attrNames().newEmpty.ptr(), args, 2, kwnames);
-  if (!r)
-    throw nb::python_error();
-  return nb::steal(r);
+  return stolen(PyObject_VectorcallMethod(attrNames().newEmpty.ptr(), args, 2, kwnames));
 }
 
 namespace {
@@ -251,7 +251,7 @@ void enableTorchShortcuts(nb::handle framework, nb::handle rawStream, nb::handle
 
 nb::handle torchDtypeOf(DLDataType dtype) {
   for (const auto &[object, dl] : torchDTypes())
-    if (dl.code == dtype.code && dl.bits == dtype.bits && dl.lanes == dtype.lanes)
+    if (dl == dtype)
       return object;
   return nb::handle();
 }

@@ -114,6 +114,9 @@ struct AttrNames {
       id, name;
 };
 const AttrNames &attrNames();
+/// A new reference a CPython call returned, owned; or, when it returned
+/// null, what Python raised, thrown.
+nanobind::object stolen(PyObject *result);
 /// `o.<name>`, and `o.<name>()`; both raise what Python raised.
 nanobind::object getAttr(nanobind::handle o, const nanobind::object &name);
 nanobind::object callMethod(nanobind::handle o, const nanobind::object &name);

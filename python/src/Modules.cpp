@@ -6,6 +6,8 @@
 
 #include <nanobind/stl/string.h>
 
+#include "runtime/DType.h"
+
 #include <utility>
 
 namespace nb = nanobind;
@@ -13,15 +15,13 @@ namespace nb = nanobind;
 namespace pkc {
 namespace {
 
+using pk::rt::operator==;
+
 /// Whether `t` is a dense row-major array of this dtype and shape: then
 /// torch.empty_like(t) makes the output (it keeps a dense tensor's
 /// strides, here row-major ones).
-bool sameDtype(DLDataType a, DLDataType b) {
-  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
-}
-
 bool isRowMajorLike(const DLTensor &t, DLDataType dtype, const std::vector<int64_t> &shape) {
-  if (!sameDtype(t.dtype, dtype) || size_t(t.ndim) != shape.size() || t.byte_offset != 0)
+  if (!(t.dtype == dtype) || size_t(t.ndim) != shape.size() || t.byte_offset != 0)
     return false;
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
@@ -30,13 +30,6 @@ bool isRowMajorLike(const DLTensor &t, DLDataType dtype, const std::vector<int64
     stride *= shape[d];
   }
   return true;
-}
-
-/// A new reference from the C API, or what Python raised.
-PyObject *checked(PyObject *result) {
-  if (!result)
-    throw nb::python_error();
-  return result;
 }
 
 } // namespace
@@ -209,10 +202,11 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
   bool torchCall = torch && framework.is(torch->framework) && like.is_valid() &&
                    importKindOf(like) == ImportKind::Torch;
   // CuPy arrays on the current device likewise (others go through the
-  // framework, which switches devices).
+  // framework, which switches devices); asked only when the call needs a
+  // stream or outputs.
   const CupyShortcuts *cupy = cupyShortcuts();
-  bool cupyCall = cupy && framework.is(cupy->framework) && like.is_valid() &&
-                  importKindOf(like) == ImportKind::Cupy &&
+  bool cupyCall = cupy && (stream.is_none() || outputs.empty()) && framework.is(cupy->framework) &&
+                  like.is_valid() && importKindOf(like) == ImportKind::Cupy &&
                   nb::cast<int>(getAttr(getAttr(like, attrNames().device), attrNames().id)) ==
                       nb::cast<int>(cupy->currentDevice());
   uintptr_t s = 0;
@@ -259,17 +253,15 @@ nb::object Kernel::call(nb::tuple inputs, nb::handle out, nb::handle framework,
         // A dense tensor like the first input, whose shape and dtype are
         // known here: only its address is asked for.
         if (numInputs_ && isRowMajorLike(tensors[0], params_[p].dtype, shape))
-          outputs.push_back(
-              nb::steal(checked(PyObject_CallOneArg(torch->emptyLike.ptr(), like.ptr()))));
+          outputs.push_back(stolen(PyObject_CallOneArg(torch->emptyLike.ptr(), like.ptr())));
         else
           outputs.push_back(newEmpty(like, shapeTuple(), dtype));
         imported[p].adopt(outputs.back(), params_[p].dtype, std::move(shape), tensors[0].device);
-      } else if (cupyCall && numInputs_ && sameDtype(tensors[0].dtype, params_[p].dtype)) {
+      } else if (cupyCall && numInputs_ && tensors[0].dtype == params_[p].dtype) {
         nb::tuple outShape = shapeTuple();
         nb::object likeDtype = getAttr(like, attrNames().dtype);
         PyObject *args[] = {outShape.ptr(), likeDtype.ptr()};
-        outputs.push_back(
-            nb::steal(checked(PyObject_Vectorcall(cupy->ndarray.ptr(), args, 2, nullptr))));
+        outputs.push_back(stolen(PyObject_Vectorcall(cupy->ndarray.ptr(), args, 2, nullptr)));
       } else {
         outputs.push_back(framework.attr("empty")(shapeTuple(), params_[p].dtypeName, like));
       }
