@@ -110,14 +110,19 @@ Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate,
   return a;
 }
 
+/// How far along Ref dimension w.valueDims[i] a value element whose
+/// coordinate there is `c` lies from the window's start.
+Value windowStep(Emitter &e, const Window &w, size_t i, Value c) {
+  int64_t stride = w.strides[w.valueDims[i]];
+  return stride == 1 ? c : arith::MulIOp::create(e.b, e.loc, c, e.index(stride)).getResult();
+}
+
 /// The Ref coordinate of a value element whose coordinate is `c`.
 SmallVector<Value> refCoordinate(Emitter &e, const Window &w, ArrayRef<Value> c) {
   SmallVector<Value> r(w.start.begin(), w.start.end());
   for (size_t i = 0; i < w.valueDims.size(); ++i) {
     unsigned j = w.valueDims[i];
-    Value step = w.strides[j] == 1 ? c[i]
-                                   : arith::MulIOp::create(e.b, e.loc, c[i], e.index(w.strides[j])).getResult();
-    r[j] = arith::AddIOp::create(e.b, e.loc, w.start[j], step);
+    r[j] = arith::AddIOp::create(e.b, e.loc, w.start[j], windowStep(e, w, i, c[i]));
   }
   return r;
 }
@@ -376,13 +381,8 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
     // The piece's element coordinate in the window, per array dimension.
     SmallVector<Value> step(rank, e.index(0));
     Value c[2] = {row, column};
-    for (size_t i = 0; i < w.valueDims.size(); ++i) {
-      unsigned j = w.valueDims[i];
-      step[src.refToArray[j]] =
-          w.strides[j] == 1
-              ? c[i]
-              : arith::MulIOp::create(e.b, e.loc, c[i], e.index(w.strides[j])).getResult();
-    }
+    for (size_t i = 0; i < w.valueDims.size(); ++i)
+      step[src.refToArray[w.valueDims[i]]] = windowStep(e, w, i, c[i]);
     // The piece's row is in the array (every dimension but the
     // columns'); how many of its elements are, if any. (addressOf's validity
     // would fold the first column in: the same values, but ptxas then
@@ -473,15 +473,12 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
                           ? Value()
                           : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
                                                   e.index(pieces)).getResult();
-      // A guarded piece's address does not leave its branch.
-      if (inRange) {
-        e.guarded(inRange, [&] { copyPiece(row, column, sameColumn ? from : Value(), true); });
-        from = Value();
-        if (sameColumn)
-          break; // the last round: pieces run out here
-      } else {
+      // Only the last round can be guarded (pieces run out in it), and
+      // its address does not leave its branch.
+      if (inRange)
+        e.guarded(inRange, [&] { copyPiece(row, column, from, true); });
+      else
         from = copyPiece(row, column, from, true);
-      }
     }
   };
 
