@@ -32,13 +32,6 @@ std::string shapeString(const std::vector<int64_t> &shape) {
   return s + ")";
 }
 
-int64_t elementCount(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
 bool fitsIn(int64_t value, DType dtype) {
   switch (dtype) {
   case DType::I8: return value >= INT8_MIN && value <= INT8_MAX;
@@ -53,6 +46,13 @@ bool fitsIn(int64_t value, DType dtype) {
 }
 
 } // namespace
+
+int64_t elementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
 
 //===----------------------------------------------------------------------===//
 // Values and types

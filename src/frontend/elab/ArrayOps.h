@@ -19,6 +19,9 @@ namespace pk::elab {
 class Elaborator;
 using ArrayPtr = std::shared_ptr<ArrayObj>;
 
+/// The number of elements of an array of this (static) shape.
+int64_t elementCount(const std::vector<int64_t> &shape);
+
 enum class FloatUnary {
 #define PK_FLOAT_UNARY(Enum, Name, Op, Reference) Enum,
 #include "ir/ElementwiseMath.def"

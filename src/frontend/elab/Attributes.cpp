@@ -1,4 +1,5 @@
 //===- Attributes.cpp - `value.name`: attributes and methods --------------===//
+#include "frontend/elab/ArrayOps.h"
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
@@ -33,12 +34,8 @@ Obj shapeAttribute(const std::string &name, const std::vector<int64_t> &shape, D
     return std::make_shared<DTypeObj>(dtype);
   if (name == "ndim")
     return makeInt(static_cast<int64_t>(shape.size()));
-  if (name == "size") {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return makeInt(n);
-  }
+  if (name == "size")
+    return makeInt(elementCount(shape));
   return nullptr;
 }
 
