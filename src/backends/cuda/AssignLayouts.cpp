@@ -69,7 +69,7 @@ private:
   }
 
   /// `v` in `layout`, converted in front of `user` if need be.
-  Value convert(Value v, const Layout &layout, Operation *user) {
+  Value convert(Value v, const Layout &layout, Operation *user, unsigned depth = 0) {
     std::optional<Layout> current = layoutOf(v.getType());
     if (current && *current == layout)
       return v;
@@ -78,7 +78,92 @@ private:
     if (auto constant = v.getDefiningOp<arith::ConstantOp>())
       if (auto dense = llvm::dyn_cast<DenseElementsAttr>(constant.getValue()))
         return arith::ConstantOp::create(b, constant.getLoc(), type, dense.reshape(type));
+    if (provisional.count(v))
+      if (Value again = rematerialize(v, layout, user, depth))
+        return again;
     return ConvertLayoutOp::create(b, user->getLoc(), type, v);
+  }
+
+  /// The ops rematerialize made, in order, with the value each repeats.
+  SmallVector<std::pair<Operation *, Value>> rematerialized;
+
+  /// `v`, a value computed from indices and constants only (a causal
+  /// mask's `span_q[:, None] >= span_k[None, :]`), computed again in
+  /// `layout` in front of `user` rather than moved through shared memory:
+  /// iotas and element-wise ops are made anew in the layout, and
+  /// broadcasts convert their small sources. Null where `v` is made
+  /// otherwise, or too far back.
+  Value rematerialize(Value v, const Layout &layout, Operation *user, unsigned depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 6 || def->getNumResults() != 1 || def->getNumRegions())
+      return {};
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    auto broadcast = llvm::dyn_cast<pk::BroadcastInDimOp>(def);
+    bool elementwise = llvm::isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
+                       llvm::all_of(def->getOperands(), [&](Value operand) {
+                         auto t = llvm::dyn_cast<RankedTensorType>(operand.getType());
+                         return !t || t.getShape() == type.getShape();
+                       });
+    // A reshape that only regroups bits is made from its source in the
+    // layout that regroups into `layout`.
+    auto reshape = llvm::dyn_cast<pk::ReshapeOp>(def);
+    std::optional<Layout> reshapeSource;
+    if (reshape)
+      if (auto from = llvm::dyn_cast<RankedTensorType>(reshape.getOperand().getType()))
+        reshapeSource = layout.reshaped(type.getShape(), from.getShape());
+    if (!llvm::isa<pk::IotaOp>(def) && !broadcast && !elementwise && !reshapeSource)
+      return {};
+    OpBuilder b(user);
+    Operation *clone = b.clone(*def);
+    clone->getResult(0).setType(withLayout(type, layout));
+    rematerialized.push_back({clone, v});
+    provisional.insert(clone->getResult(0));
+    // What an earlier user converted is taken from before the conversion.
+    auto unconverted = [](Value v) {
+      auto c = v.getDefiningOp<ConvertLayoutOp>();
+      return c ? c.getSource() : v;
+    };
+    if (broadcast) {
+      if (auto source = llvm::dyn_cast<RankedTensorType>(broadcast.getOperand().getType()))
+        clone->setOperand(0, convert(unconverted(broadcast.getOperand()),
+                                     layout.broadcastSource(source.getShape(),
+                                                            broadcast.getBroadcastDimensions()),
+                                     clone, depth + 1));
+    } else if (reshapeSource) {
+      clone->setOperand(
+          0, convert(unconverted(reshape.getOperand()), *reshapeSource, clone, depth + 1));
+    } else if (elementwise) {
+      for (OpOperand &operand : clone->getOpOperands())
+        if (isTensor(operand.get()))
+          operand.set(convert(operand.get(), layout, clone, depth + 1));
+    }
+    return clone->getResult(0);
+  }
+
+  /// Undoes the conversions and rematerializations assignment put in
+  /// `block`, so that it can run again with other layouts for the block's
+  /// arguments.
+  void stripConversions(Block &block) {
+    SmallVector<ConvertLayoutOp> conversions;
+    block.walk([&](ConvertLayoutOp c) { conversions.push_back(c); });
+    for (ConvertLayoutOp c : conversions) {
+      c.getResult().replaceAllUsesWith(c.getOperand());
+      c.erase();
+    }
+    // Latest first: a clone may repeat an earlier clone, whose users then
+    // move on to what that one repeats.
+    SmallVector<Operation *> undone;
+    for (auto [clone, original] : llvm::reverse(rematerialized))
+      if (block.getParentOp()->isAncestor(clone)) {
+        clone->getResult(0).replaceAllUsesWith(original);
+        undone.push_back(clone);
+      }
+    for (Operation *clone : undone) {
+      provisional.erase(clone->getResult(0));
+      clone->erase();
+    }
+    llvm::erase_if(rematerialized,
+                   [&](auto &entry) { return llvm::is_contained(undone, entry.first); });
   }
 
   void convertOperand(Operation *op, unsigned index, const Layout &layout) {
@@ -223,12 +308,18 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     return success();
   }
   if (auto iota = llvm::dyn_cast<pk::IotaOp>(op)) {
+    // Indices are made in whatever layout meets them (rematerialize).
     setLayout(iota.getResult(), blocked(iota.getType()));
+    provisional.insert(iota.getResult());
     return success();
   }
   if (auto broadcast = llvm::dyn_cast<pk::BroadcastInDimOp>(op)) {
     Layout l = consumersLayout(broadcast.getResult()).value_or(blocked(broadcast.getType()));
     setLayout(broadcast.getResult(), l);
+    // A scalar splat, like an index's, is as cheap to make anew as a
+    // constant.
+    if (!isTensor(broadcast.getOperand()) || provisional.count(broadcast.getOperand()))
+      provisional.insert(broadcast.getResult());
     if (auto source = llvm::dyn_cast<RankedTensorType>(broadcast.getOperand().getType()))
       convertOperand(op, 0, l.broadcastSource(source.getShape(), broadcast.getBroadcastDimensions()));
     return success();
@@ -258,6 +349,8 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     if (from)
       l = layoutOf(from)->reshaped(from.getShape(), to.getShape());
     setLayout(reshape.getResult(), l ? *l : blocked(to));
+    if (provisional.count(reshape.getOperand()))
+      provisional.insert(reshape.getResult());
     return success();
   }
   if (auto dot = llvm::dyn_cast<pk::DotOp>(op)) {
@@ -342,17 +435,6 @@ LogicalResult LayoutAssigner::assignElementwise(Operation *op) {
   return success();
 }
 
-/// Undoes the conversions assignment put in `block`, so that it can run
-/// again with other layouts for the block's arguments.
-static void stripConversions(Block &block) {
-  SmallVector<ConvertLayoutOp> conversions;
-  block.walk([&](ConvertLayoutOp c) { conversions.push_back(c); });
-  for (ConvertLayoutOp c : conversions) {
-    c.getResult().replaceAllUsesWith(c.getOperand());
-    c.erase();
-  }
-}
-
 LogicalResult LayoutAssigner::assignFor(scf::ForOp op) {
   for (auto [init, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs()))
     if (isTensor(init)) {
@@ -375,7 +457,18 @@ LogicalResult LayoutAssigner::assignFor(scf::ForOp op) {
     }
   }
   if (changed) {
+    // The carried values now have the layout the body computes them in,
+    // a layout chosen for a reason: what meets them (`alpha[:, None] *
+    // acc`) follows it. What was provisional because of them is decided
+    // again.
     stripConversions(*op.getBody());
+    for (auto [init, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs()))
+      if (isTensor(arg) && init.getDefiningOp<arith::ConstantOp>())
+        provisional.erase(arg);
+    op.getBody()->walk([&](Operation *inner) {
+      for (Value result : inner->getResults())
+        provisional.erase(result);
+    });
     if (failed(assign(*op.getBody())))
       return failure();
   }

@@ -6,7 +6,14 @@
 //
 // A broadcast of row statistics (`s - m[:, None]`, `acc * alpha[:, None]`
 // in flash attention) is made in the layout of the accumulator it meets,
-// whose row slice the reduction already gave: no conversion at all.
+// whose row slice the reduction already gave: no conversion at all. So
+// is one that meets a loop-carried accumulator first
+// (`correction[:, None] * o_prev`): the carried value's layout is the
+// wgmma's once the loop body has been seen.
+//
+// A causal mask (`span_q[:, None] >= span_k[None, :]`, from iotas and
+// scalars only) is computed again in the layout of the scores it selects
+// from, back to its iotas: nothing moves through shared memory.
 
 module attributes {gpu.container_module} {
   gpu.module @pk_kernels {
@@ -40,6 +47,64 @@ module attributes {gpu.container_module} {
       %r = pk.reshape %m : tensor<64xf32> -> tensor<64x1xf32>
       %b = pk.broadcast_in_dim %r dims [0, 1] : tensor<64x1xf32> -> tensor<64x64xf32>
       %p = arith.subf %s, %b : tensor<64x64xf32>
+      %h = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+      pk.store %h, %a [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16, #pk.memory_space<shared>>
+      gpu.return
+    }
+
+    // CHECK-LABEL: gpu.func @carried_accumulator_meets_broadcast
+    // CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #[[W:[a-z0-9]+]]>, tensor<64xf32, #{{.*}}>)
+    // CHECK-NOT: pkgpu.convert_layout {{.*}} tensor<64x64xf32
+    // CHECK: %[[B:.*]] = pk.broadcast_in_dim {{.*}} -> tensor<64x64xf32, #[[W]]>
+    // CHECK-NEXT: arith.mulf %[[B]], %{{.*}} : tensor<64x64xf32, #[[W]]>
+    // CHECK-NOT: pkgpu.convert_layout {{.*}} tensor<64x64xf32
+    // CHECK: scf.yield
+    gpu.func @carried_accumulator_meets_broadcast(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 16384 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %a = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+      %ninf = arith.constant dense<0xFF800000> : tensor<64xf32>
+      %r:2 = scf.for %k = %c0 to %c4 step %c1 iter_args(%o = %zero, %m = %ninf) -> (tensor<64x64xf32>, tensor<64xf32>) {
+        %d = pkgpu.wgmma_tile %zero, %a, %a : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+        %s = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+        %cur = pk.reduce <maxf> %s axes [1] : tensor<64x64xf32> -> tensor<64xf32>
+        %next = arith.maximumf %m, %cur : tensor<64xf32>
+        %diff = arith.subf %m, %next : tensor<64xf32>
+        %c = math.exp %diff : tensor<64xf32>
+        %cr = pk.reshape %c : tensor<64xf32> -> tensor<64x1xf32>
+        %cb = pk.broadcast_in_dim %cr dims [0, 1] : tensor<64x1xf32> -> tensor<64x64xf32>
+        %scaled = arith.mulf %cb, %o : tensor<64x64xf32>
+        %acc = pkgpu.wgmma_tile %scaled, %a, %a : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %acc : tensor<64x64xf32>
+        scf.yield %w, %next : tensor<64x64xf32>, tensor<64xf32>
+      }
+      gpu.return
+    }
+
+    // CHECK-LABEL: gpu.func @causal_mask_rematerialized
+    // CHECK: %[[S:.*]] = pkgpu.wgmma_wait_tile 0, {{.*}} : tensor<64x64xf32, #[[W:[a-z0-9]+]]>
+    // CHECK-NOT: pkgpu.convert_layout
+    // CHECK: %[[M:.*]] = arith.cmpi sge, {{.*}} : tensor<64x64xi32, #[[W]]>
+    // CHECK: arith.select %[[M]], %[[S]], {{.*}} : tensor<64x64xi1, #[[W]]>, tensor<64x64xf32, #[[W]]>
+    gpu.func @causal_mask_rematerialized(%arg0: !llvm.ptr<1>, %q0: i32, %k0: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 16384 : i64} {
+      %a = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+      %low = arith.constant dense<-1.0e30> : tensor<64x64xf32>
+      %d = pkgpu.wgmma_tile %zero, %a, %a : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+      %s = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+      %i = pk.iota 0 : tensor<64xi32>
+      %qs = pk.broadcast_in_dim %q0 dims [] : i32 -> tensor<64xi32>
+      %ks = pk.broadcast_in_dim %k0 dims [] : i32 -> tensor<64xi32>
+      %sq = arith.addi %qs, %i : tensor<64xi32>
+      %sk = arith.addi %ks, %i : tensor<64xi32>
+      %rq = pk.reshape %sq : tensor<64xi32> -> tensor<64x1xi32>
+      %rk = pk.reshape %sk : tensor<64xi32> -> tensor<1x64xi32>
+      %bq = pk.broadcast_in_dim %rq dims [0, 1] : tensor<64x1xi32> -> tensor<64x64xi32>
+      %bk = pk.broadcast_in_dim %rk dims [0, 1] : tensor<1x64xi32> -> tensor<64x64xi32>
+      %mask = arith.cmpi sge, %bq, %bk : tensor<64x64xi32>
+      %p = arith.select %mask, %s, %low : tensor<64x64xi1>, tensor<64x64xf32>
       %h = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
       pk.store %h, %a [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16, #pk.memory_space<shared>>
       gpu.return
