@@ -15,6 +15,13 @@
 // accumulator the wgmma adds to, so a K loop carries it in the registers
 // wgmma writes (the layout stage gives the loop value that layout).
 //
+// An operand that is a transposed value (`q @ k.T`) is stored as it is
+// and read through a transposed view: wgmma reads either majorness, and
+// the window of `k` is then a plain load that pk-gpu-prefetch-operands
+// can copy. An operand a loop does not change (the queries of a flash
+// attention, read once before its loop over keys) is stored once, before
+// the outermost such loop, into a buffer of its own.
+//
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/MeshTma.h"
@@ -50,6 +57,8 @@ struct WgmmaDot {
   pk::RefType aType, bType;
   int64_t aSwizzle = 0, bSwizzle = 0;
   int64_t aBytes = 0, bBytes = 0;
+  /// Operands stored once before the loops that do not change them.
+  bool aInvariant = false, bInvariant = false;
 };
 
 pk::RefType sharedBuffer(RankedTensorType value) {
@@ -97,6 +106,42 @@ std::optional<WgmmaDot> asWgmma(pk::DotOp dot, unsigned numWarps, DominanceInfo 
   return w;
 }
 
+/// `x.T` as a dot operand becomes the dot's transpose flag on `x`.
+void absorbTransposes(pk::DotOp dot) {
+  auto untransposed = [](Value v) -> Value {
+    auto transpose = v.getDefiningOp<pk::TransposeOp>();
+    if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return {};
+    return transpose.getOperand();
+  };
+  if (Value x = untransposed(dot.getLhs())) {
+    dot.getLhsMutable().assign(x);
+    dot.setTransposeLhs(!dot.getTransposeLhs());
+  }
+  if (Value x = untransposed(dot.getRhs())) {
+    dot.getRhsMutable().assign(x);
+    dot.setTransposeRhs(!dot.getTransposeRhs());
+  }
+  // The window's load must have the store as its only user to be copied.
+  for (Value operand : {dot.getLhs(), dot.getRhs()})
+    for (Operation *user : llvm::make_early_inc_range(operand.getUsers()))
+      if (llvm::isa<pk::TransposeOp>(user) && user->use_empty())
+        user->erase();
+}
+
+/// The outermost loop around `user` that `v` is defined outside of, or
+/// null: where a value the loop does not change is best stored once.
+Operation *outermostInvariantLoop(Value v, Operation *user) {
+  Operation *scope = v.getDefiningOp();
+  if (!scope)
+    scope = v.getParentBlock()->getParentOp();
+  Operation *outermost = nullptr;
+  for (Operation *p = user->getParentOp(); p && !p->isAncestor(scope); p = p->getParentOp())
+    if (llvm::isa<scf::ForOp, scf::WhileOp>(p))
+      outermost = p;
+  return outermost;
+}
+
 struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
   void runOnOperation() override {
     getOperation().walk([&](::mlir::gpu::GPUFuncOp func) { rewrite(func); });
@@ -113,45 +158,100 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       return;
     int64_t base = llvm::alignTo(scratch.getInt(), kWgmmaOperandAlignment);
     SmallVector<WgmmaDot> dots;
-    int64_t region = 0;
+    // The buffers of loop-invariant operands, one per value, and after
+    // them the region every dot's stored-in-place operands share.
+    int64_t region = 0, invariantBytes = 0;
     DominanceInfo dominance(func);
+    // Where each is stored: before the outermost loop that does not change it.
+    llvm::DenseSet<std::pair<Value, Operation *>> invariant;
     func.walk([&](pk::DotOp dot) {
+      absorbTransposes(dot);
       std::optional<WgmmaDot> w = asWgmma(dot, static_cast<unsigned>(warps.getInt()), dominance);
       if (!w)
         return;
-      int64_t bytes = llvm::alignTo(w->aBytes, kWgmmaOperandAlignment) + w->bBytes;
-      if (base + bytes > kOperandBudget)
+      w->aInvariant = outermostInvariantLoop(dot.getLhs(), dot) != nullptr;
+      w->bInvariant = outermostInvariantLoop(dot.getRhs(), dot) != nullptr;
+      auto fits = [&] {
+        int64_t inPlace = (w->aInvariant ? 0 : llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)) +
+                          (w->bInvariant ? 0 : w->bBytes);
+        int64_t added = (w->aInvariant && !invariant.contains(storePlace(dot.getLhs(), dot))
+                             ? llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)
+                             : 0) +
+                        (w->bInvariant && !invariant.contains(storePlace(dot.getRhs(), dot))
+                             ? llvm::alignTo(w->bBytes, kWgmmaOperandAlignment)
+                             : 0);
+        return base + llvm::alignTo(std::max(region, inPlace), kWgmmaOperandAlignment) +
+                   invariantBytes + added <=
+               kOperandBudget;
+      };
+      // Stored in place, the operands fit where a buffer of their own may
+      // not: then the loop stores them every step, as before.
+      if ((w->aInvariant || w->bInvariant) && !fits())
+        w->aInvariant = w->bInvariant = false;
+      if (!fits())
         return;
-      region = std::max(region, bytes);
+      int64_t inPlace = (w->aInvariant ? 0 : llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)) +
+                        (w->bInvariant ? 0 : w->bBytes);
+      region = std::max(region, inPlace);
+      if (w->aInvariant && invariant.insert(storePlace(dot.getLhs(), dot)).second)
+        invariantBytes += llvm::alignTo(w->aBytes, kWgmmaOperandAlignment);
+      if (w->bInvariant && invariant.insert(storePlace(dot.getRhs(), dot)).second)
+        invariantBytes += llvm::alignTo(w->bBytes, kWgmmaOperandAlignment);
       dots.push_back(*w);
     });
     if (dots.empty())
       return;
     // Every dot waits for its wgmma before the next one's stores (which a
     // barrier precedes in a loop: Distribute fences a buffer stored more
-    // than once), so all of them can use the same buffers.
+    // than once), so all of them can use the same buffers. The region
+    // comes last: the operand rings of pk-gpu-prefetch-operands replace
+    // buffers in it and start where the buffers that stay end.
+    int64_t next = base, regionBase = base + invariantBytes;
     for (WgmmaDot &w : dots)
-      rewrite(w, base);
+      rewrite(w, regionBase, next);
     func->setAttr("pkgpu.scratch_bytes",
-                  IntegerAttr::get(scratch.getType(), llvm::alignTo(base + region, 16)));
+                  IntegerAttr::get(scratch.getType(), llvm::alignTo(regionBase + region, 16)));
   }
 
-  void rewrite(WgmmaDot &w, int64_t base) {
+  /// Loop-invariant operands already stored, by value and place.
+  llvm::DenseMap<std::pair<Value, Operation *>, Value> storedOnce;
+
+  /// A loop-invariant operand and the loop it is stored before.
+  static std::pair<Value, Operation *> storePlace(Value v, pk::DotOp dot) {
+    return {v, outermostInvariantLoop(v, dot)};
+  }
+
+  void rewrite(WgmmaDot &w, int64_t base, int64_t &next) {
     pk::DotOp dot = w.dot;
     Location loc = dot.getLoc();
     OpBuilder b(dot);
-    auto store = [&](Value value, pk::RefType type, int64_t offset, int64_t swizzle) -> Value {
-      Value ref = SharedRefOp::create(b, loc, type, b.getI64IntegerAttr(offset),
-                                      b.getI64IntegerAttr(swizzle));
+    auto storeAt = [&](OpBuilder &at, Value value, pk::RefType type, int64_t offset,
+                       int64_t swizzle) -> Value {
+      Value ref = SharedRefOp::create(at, loc, type, at.getI64IntegerAttr(offset),
+                                      at.getI64IntegerAttr(swizzle));
       int64_t rank = type.getRank();
-      pk::StoreOp::create(b, loc, value, ref, ValueRange{}, SmallVector<int64_t>(rank, 0),
+      pk::StoreOp::create(at, loc, value, ref, ValueRange{}, SmallVector<int64_t>(rank, 0),
                           type.getShape(), SmallVector<int64_t>(rank, 1), ArrayRef<int64_t>{},
                           /*mask=*/Value(), /*padded=*/false);
       return ref;
     };
-    Value a = store(dot.getLhs(), w.aType, base, w.aSwizzle);
-    Value bRef = store(dot.getRhs(), w.bType, base + llvm::alignTo(w.aBytes, kWgmmaOperandAlignment),
-                       w.bSwizzle);
+    // Before the loop, made visible to the tensor cores there.
+    auto storeOnce = [&](Value value, pk::RefType type, int64_t bytes, int64_t swizzle) -> Value {
+      std::pair<Value, Operation *> place = storePlace(value, dot);
+      if (Value stored = storedOnce.lookup(place))
+        return stored;
+      OpBuilder before(place.second);
+      Value ref = storeAt(before, value, type, next, swizzle);
+      pk::CommitSmemOp::create(before, loc);
+      next += llvm::alignTo(bytes, kWgmmaOperandAlignment);
+      storedOnce[place] = ref;
+      return ref;
+    };
+    Value a = w.aInvariant ? storeOnce(dot.getLhs(), w.aType, w.aBytes, w.aSwizzle)
+                           : storeAt(b, dot.getLhs(), w.aType, base, w.aSwizzle);
+    int64_t bOffset = w.aInvariant ? base : base + llvm::alignTo(w.aBytes, kWgmmaOperandAlignment);
+    Value bRef = w.bInvariant ? storeOnce(dot.getRhs(), w.bType, w.bBytes, w.bSwizzle)
+                              : storeAt(b, dot.getRhs(), w.bType, bOffset, w.bSwizzle);
     pk::CommitSmemOp::create(b, loc);
     // An operand the dot transposes is read through a transposed view,
     // which wgmma takes as the other majorness.

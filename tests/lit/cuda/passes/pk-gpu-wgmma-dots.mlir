@@ -77,5 +77,44 @@ module attributes {gpu.container_module} {
       %d2 = pk.dot %b, %b8 : tensor<64x64xbf16>, tensor<64x8xbf16> -> tensor<64x8xf32>
       gpu.return
     }
+    // `q @ k.T` (flash attention's scores): the transpose is the dot's
+    // flag, so `k`'s window is stored as loaded (and can be copied); `q`,
+    // which the loop does not change, is stored once before it into a
+    // buffer of its own (before the region the loop's operands share).
+    // CHECK-LABEL: gpu.func @scores
+    // CHECK-SAME: pkgpu.scratch_bytes = 32768
+    // CHECK: %[[Q:.*]] = pk.load
+    // CHECK-NEXT: %[[QS:.*]] = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x128xbf16
+    // CHECK-NEXT: pk.store %[[Q]], %[[QS]]
+    // CHECK-NEXT: pk.commit_smem
+    // CHECK: scf.for
+    // CHECK: %[[K:.*]] = pk.load
+    // CHECK-NOT: pk.transpose
+    // CHECK: %[[KS:.*]] = pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<64x128xbf16
+    // CHECK-NEXT: pk.store %[[K]], %[[KS]]
+    // CHECK-NEXT: pk.commit_smem
+    // CHECK-NEXT: %[[KT:.*]] = pk.ref_transpose %[[KS]] perm [1, 0]
+    // CHECK: pkgpu.wgmma_tile %{{.*}}, %[[QS]], %[[KT]]
+    gpu.func @scores(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %c256 = arith.constant 256 : index
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+      %qr = pkgpu.global_ref %arg0 sizes(%c64, %c128) offsets(%c0, %c0) block [64, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x128xbf16>
+      %kr = pkgpu.global_ref %arg1 sizes(%c256, %c128) offsets(%c0, %c0) block [256, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<256x128xbf16>
+      %q = pk.load %qr [0, 0] sizes [64, 128] strides [1, 1] squeeze [] : <64x128xbf16> -> tensor<64x128xbf16>
+      %r = scf.for %j = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+        %off = arith.muli %j, %c64 : index
+        %k = pk.load %kr [%off, 0] sizes [64, 128] strides [1, 1] squeeze [] : <256x128xbf16> -> tensor<64x128xbf16>
+        %kt = pk.transpose %k perm [1, 0] : tensor<64x128xbf16> -> tensor<128x64xbf16>
+        %s = pk.dot %q, %kt : tensor<64x128xbf16>, tensor<128x64xbf16> -> tensor<64x64xf32>
+        %m = arith.maximumf %acc, %s : tensor<64x64xf32>
+        scf.yield %m : tensor<64x64xf32>
+      }
+      gpu.return
+    }
   }
 }
