@@ -319,7 +319,7 @@ namespace {
 struct CopyWindow {
   AsyncCopyOp op;
   SmallVector<int64_t> sizes, strides;
-  bool getPadded() const { return false; }
+  bool getPadded() { return op.getPadded(); }
   Value getMask() const { return Value(); }
   ArrayRef<int64_t> getStaticOffsets() { return op.getStaticOffsets(); }
   ArrayRef<int64_t> getSizes() const { return sizes; }

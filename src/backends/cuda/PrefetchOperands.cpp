@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -96,6 +97,35 @@ LogicalResult collectSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *
   return success();
 }
 
+/// Whether every element of the boolean block value `mask` is true,
+/// as far as its definition shows: a true splat, broadcasts, reshapes and
+/// conjunctions of such, and `iota < c` along an axis of at most c
+/// elements (the head-dimension mask `jnp.arange(d_padded) < d` of JAX's
+/// attention ops where d fills the padded size).
+bool alwaysTrue(Value mask) {
+  Operation *def = mask.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(def)) {
+    auto dense = llvm::dyn_cast<DenseIntElementsAttr>(constant.getValue());
+    return dense && dense.isSplat() && dense.getSplatValue<bool>();
+  }
+  if (llvm::isa<pk::BroadcastInDimOp, pk::ReshapeOp>(def))
+    return alwaysTrue(def->getOperand(0));
+  if (auto both = llvm::dyn_cast<arith::AndIOp>(def))
+    return alwaysTrue(both.getLhs()) && alwaysTrue(both.getRhs());
+  auto compare = llvm::dyn_cast<arith::CmpIOp>(def);
+  if (!compare || (compare.getPredicate() != arith::CmpIPredicate::slt &&
+                   compare.getPredicate() != arith::CmpIPredicate::ult))
+    return false;
+  auto iota = compare.getLhs().getDefiningOp<pk::IotaOp>();
+  APInt bound;
+  if (!iota || !matchPattern(compare.getRhs(), m_ConstantInt(&bound)))
+    return false;
+  int64_t count = llvm::cast<RankedTensorType>(iota.getType()).getDimSize(iota.getDimension());
+  return bound.isNonNegative() && bound.sge(count);
+}
+
 /// A whole-buffer store into a wgmma operand buffer (a strips shared_ref
 /// of the store's block read only by wgmma_tile, directly or transposed)
 /// of a plain load, in that block, from a global Ref. With a `loop`
@@ -116,9 +146,11 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::
   for (Operation *user : buffer->getUsers())
     if (user != store && !llvm::isa<WgmmaTileOp, pk::RefTransposeOp>(user))
       return std::nullopt;
-  if (load.getMask() || load.getOther() || load.getPadded() || !load.getSqueeze().empty() ||
-      llvm::any_of(load.getStrides(), [](int64_t s) { return s != 1; }) || load.getSizes() != type.getShape() ||
-      !load.getRef().getDefiningOp<GlobalRefOp>() ||
+  // A padded window is copied padded; a mask that keeps everything only
+  // says the load is padded.
+  if ((load.getMask() && !alwaysTrue(load.getMask())) || !load.getSqueeze().empty() ||
+      llvm::any_of(load.getStrides(), [](int64_t s) { return s != 1; }) ||
+      load.getSizes() != type.getShape() || !load.getRef().getDefiningOp<GlobalRefOp>() ||
       written.contains(load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
     return std::nullopt;
   Prefetched p{load, store, buffer, {}, Value()};
@@ -136,6 +168,9 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::
   llvm::sort(p.slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return p;
 }
+
+/// Whether `load`'s window is padded (a masked load's is).
+bool isPadded(pk::LoadOp load) { return load.getPadded() || load.getMask(); }
 
 struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPass> {
   void runOnOperation() override {
@@ -207,7 +242,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     Location loc = p.store.getLoc();
     ::mlir::gpu::BarrierOp::create(b, loc);
     AsyncCopyOp::create(b, loc, p.load.getRef(), p.load.getOffsets(), p.load.getStaticOffsetsAttr(),
-                        p.buffer.getResult());
+                        p.buffer.getResult(), isPadded(p.load));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
     p.store.erase();
@@ -344,7 +379,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         auto type = llvm::cast<pk::RefType>(p.buffer.getType());
         Value view = slotView(at, loc, p.ring, type, slot);
         AsyncCopyOp::create(at, loc, map.lookupOrDefault(p.load.getRef()), offsets,
-                            p.load.getStaticOffsetsAttr(), view);
+                            p.load.getStaticOffsetsAttr(), view, isPadded(p.load));
       }
     };
 

@@ -226,9 +226,9 @@ LogicalResult AsyncCopyOp::verify() {
                          << dst.getElementType();
   if (src.getRank() != dst.getRank() || static_cast<int64_t>(getStaticOffsets().size()) != src.getRank())
     return emitOpError() << "needs one offset per dimension of a source of the destination's rank";
-  for (int64_t d = 0; d < src.getRank(); ++d)
+  for (int64_t d = 0; d < src.getRank() && !getPadded(); ++d)
     if (dst.getShape()[d] > src.getShape()[d])
-      return emitOpError() << "copies a window larger than its source";
+      return emitOpError() << "copies a window larger than its source (only a padded copy may)";
   unsigned bits = dst.getElementType().getIntOrFloatBitWidth();
   if (bits < 8 || (dst.getShape().back() * bits / 8) % 16 != 0)
     return emitOpError() << "copies rows of a whole number of 16-byte pieces";

@@ -61,6 +61,9 @@ def PkGpu_AsyncCopyOp : PkGpu_Op<"async_copy", []> {
     `nvvm.cp.async.commit.group` closes the group, and
     `nvvm.cp.async.wait.group` followed by a CTA barrier makes the data
     visible to every thread (a `fence.proxy.async` too, for wgmma).
+    With `padded`, the window is the one a `padded` load would read: not
+    shifted back inside the Ref, its elements past the Ref's end read
+    from past it where the array goes on, zeros past the array's end.
 
     ```mlir
     pkgpu.async_copy %x [0, %k] into %slot
@@ -71,11 +74,12 @@ def PkGpu_AsyncCopyOp : PkGpu_Op<"async_copy", []> {
     AnyType:$src,
     Variadic<Index>:$offsets,
     DenseI64ArrayAttr:$static_offsets,
-    AnyType:$dst
+    AnyType:$dst,
+    UnitAttr:$padded
   );
   let assemblyFormat = [{
-    $src custom<DynamicIndexList>($offsets, $static_offsets) `into` $dst attr-dict `:`
-    qualified(type($src)) `,` qualified(type($dst))
+    $src custom<DynamicIndexList>($offsets, $static_offsets) `into` $dst (`padded` $padded^)?
+    attr-dict `:` qualified(type($src)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;
 }

@@ -164,6 +164,33 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
+    // A masked load whose mask keeps every element (`jnp.arange(128) <
+    // 128`, JAX's head-dimension mask) is a padded window: copied padded.
+    // CHECK-LABEL: gpu.func @always_true_mask
+    // CHECK: pkgpu.async_copy %{{.*}} [%{{.*}}, 0] into %{{.*}} padded
+    // CHECK-NOT: pk.load
+    gpu.func @always_true_mask(%arg0: !llvm.ptr<1>, %j: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 16384 : i64} {
+      %c0 = arith.constant 0 : index
+      %c128 = arith.constant 128 : index
+      %c256 = arith.constant 256 : index
+      %bound = arith.constant dense<128> : tensor<128xi32>
+      %other = arith.constant 0.0 : bf16
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c256, %c128) offsets(%c0, %c0) block [256, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<256x128xbf16>
+      %i = pk.iota 0 : tensor<128xi32>
+      %keep = arith.cmpi slt, %i, %bound : tensor<128xi32>
+      %row = pk.reshape %keep : tensor<128xi1> -> tensor<1x128xi1>
+      %mask = pk.broadcast_in_dim %row dims [0, 1] : tensor<1x128xi1> -> tensor<64x128xi1>
+      %a = pk.load %x [%j, 0] sizes [64, 128] strides [1, 1] squeeze [] mask %mask : tensor<64x128xi1> other %other : bf16 padded : <256x128xbf16> -> tensor<64x128xbf16>
+      %sa = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x128xbf16, #pk.memory_space<shared>>
+      pk.store %a, %sa [0, 0] sizes [64, 128] strides [1, 1] squeeze [] : tensor<64x128xbf16>, <64x128xbf16, #pk.memory_space<shared>>
+      pk.commit_smem
+      %at = pk.ref_transpose %sa perm [1, 0] : !pk.ref<64x128xbf16, #pk.memory_space<shared>> -> !pk.ref<128x64xbf16, #pk.memory_space<shared>>
+      %d = pkgpu.wgmma_tile %cst, %sa, %at : tensor<64x64xf32>, !pk.ref<64x128xbf16, #pk.memory_space<shared>>, !pk.ref<128x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+      %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+      gpu.return
+    }
+
     // The kernel writes the array the window comes from: a copy started
     // a step early could read it before the write, so it stays a load.
     // CHECK-LABEL: gpu.func @window_of_written_array
