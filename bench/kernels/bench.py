@@ -8,6 +8,9 @@ ratio to the row's reference:
   add        f32, N = 2^26       GB/s; reference: a device-to-device copy
   softmax    f32 rows x 256      GB/s; reference: torch.softmax
   layernorm  f32 rows x 256      GB/s; reference: torch.layer_norm
+  wide       softmax and layer norm, 8192 x 8192, f32 and bf16, GB/s;
+             reference: a device-to-device copy of the input;
+             bench/kernels/rows_wide.pk
   matmul     bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS,
              without the relu pkc and JAX fuse); bench/kernels/matmul_bf16.pk
   mgpu       bf16 4096^3, 8192^3 TFLOP/s; reference: torch.matmul (cuBLAS);
@@ -15,6 +18,11 @@ ratio to the row's reference:
   attention  flash attention fwd TFLOP/s; reference: torch SDPA (flash backend),
              and Triton's tutorial kernel;
              bench/kernels/attention_mgpu.pk
+  pattention the same, causal and not, written as JAX's Pallas GPU
+             attention op (bench/kernels/attention_pallas.pk), and that op
+             itself (bench/kernels/attention_jax_op.pk imports it)
+  sweep      other tiles, stages and warps of the Pallas-style matmul
+  asweep     other blocks, warps and stages of the Pallas-style attention
 
 pkc's artifacts are compiled beforehand (bench/kernels/build_artifacts.sh,
 on any machine with pkc) and launched here through the runtime library
@@ -130,7 +138,7 @@ def triton_kernels():
     def softmax_kernel(x, o, cols, BLOCK: tl.constexpr):
         row = tl.program_id(0)
         c = tl.arange(0, BLOCK)
-        v = tl.load(x + row * cols + c, mask=c < cols, other=-float("inf"))
+        v = tl.load(x + row * cols + c, mask=c < cols, other=-float("inf")).to(tl.float32)
         e = tl.exp(v - tl.max(v, 0))
         tl.store(o + row * cols + c, e / tl.sum(e, 0), mask=c < cols)
 
@@ -139,11 +147,11 @@ def triton_kernels():
         row = tl.program_id(0)
         c = tl.arange(0, BLOCK)
         m = c < cols
-        v = tl.load(x + row * cols + c, mask=m, other=0.0)
+        v = tl.load(x + row * cols + c, mask=m, other=0.0).to(tl.float32)
         mean = tl.sum(v, 0) / cols
         d = tl.where(m, v - mean, 0.0)
         rstd = 1.0 / tl.sqrt(tl.sum(d * d, 0) / cols + eps)
-        out = d * rstd * tl.load(w + c, mask=m) + tl.load(b + c, mask=m)
+        out = d * rstd * tl.load(w + c, mask=m).to(tl.float32) + tl.load(b + c, mask=m).to(tl.float32)
         tl.store(o + row * cols + c, out, mask=m)
 
     @triton.jit
@@ -169,9 +177,12 @@ def triton_kernels():
         tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
 
     @triton.jit
-    def attention_kernel(q, k, v, o, T, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    def attention_kernel(q, k, v, o, T, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                         CAUSAL: tl.constexpr):
         # The Triton tutorial's flash-attention forward, reduced to what the
-        # benchmark needs (no causal mask, contiguous (BH, T, D) arrays).
+        # benchmark needs (contiguous (BH, T, D) arrays; causal programs
+        # stop at the diagonal and mask every step, where the tutorial
+        # masks only the diagonal's).
         head, block = tl.program_id(0), tl.program_id(1)
         base = head * T * D
         rm = block * BM + tl.arange(0, BM)
@@ -180,10 +191,13 @@ def triton_kernels():
         m_i = tl.full((BM,), float("-inf"), tl.float32)
         l_i = tl.zeros((BM,), tl.float32)
         acc = tl.zeros((BM, D), tl.float32)
-        for start in range(0, T, BN):
+        hi = (block + 1) * BM if CAUSAL else T
+        for start in range(0, hi, BN):
             rn = start + tl.arange(0, BN)
             kb = tl.load(k + base + rn[None, :] * D + rd[:, None])
             s = tl.dot(qb, kb) * scale
+            if CAUSAL:
+                s = tl.where(rm[:, None] >= rn[None, :], s, float("-inf"))
             m_new = tl.maximum(m_i, tl.max(s, 1))
             p = tl.exp(s - m_new[:, None])
             alpha = tl.exp(m_i - m_new)
@@ -194,10 +208,15 @@ def triton_kernels():
             m_i = m_new
         tl.store(o + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(tl.bfloat16))
 
-    def attention(q, k, v, o):
+    def attention(q, k, v, o, causal=False):
         bh, t, d = q.shape
         return lambda: attention_kernel[(bh, t // 128)](q, k, v, o, t, 1.0 / d ** 0.5, D=d, BM=128,
-                                                         BN=64, num_warps=8, num_stages=3)
+                                                         BN=64, CAUSAL=causal, num_warps=8,
+                                                         num_stages=3)
+
+    def warps(cols):
+        # Triton's default (4) for short rows; 8 for wide ones, as pkc's.
+        return 4 if cols <= 1024 else 8
 
     def add(x, y, o):
         n = x.numel()
@@ -205,12 +224,14 @@ def triton_kernels():
 
     def softmax(x, o):
         rows, cols = x.shape
-        return lambda: softmax_kernel[(rows,)](x, o, cols, BLOCK=triton.next_power_of_2(cols))
+        return lambda: softmax_kernel[(rows,)](x, o, cols, BLOCK=triton.next_power_of_2(cols),
+                                               num_warps=warps(cols))
 
     def layernorm(x, w, b, o):
         rows, cols = x.shape
         return lambda: layernorm_kernel[(rows,)](x, w, b, o, cols, 1e-5,
-                                                 BLOCK=triton.next_power_of_2(cols))
+                                                 BLOCK=triton.next_power_of_2(cols),
+                                                 num_warps=warps(cols))
 
     def matmul(x, y, o, bm=128, bn=128, bk=64, group=1, stages=3):
         (m, k), n = x.shape, y.shape[1]
@@ -293,8 +314,8 @@ def attempt(rows, impl, measure, check):
         rows.append((impl, None))
 
 
-def close(a, b, tol):
-    torch.testing.assert_close(a.float(), b.float(), rtol=tol, atol=tol)
+def close(a, b, tol, atol=None):
+    torch.testing.assert_close(a.float(), b.float(), rtol=tol, atol=tol if atol is None else atol)
 
 
 # ---- The benchmarks -------------------------------------------------------
@@ -334,6 +355,38 @@ def bench_rows(pk, triton, repeat, name):
     j = jax_pallas(f"samples/{name}.pk", name, {})(*inputs)
     attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 1e-4)))
     report(f"{name} f32 {rows_n}x{cols} (GB/s: read + write)", "GB/s", 2 * x.numel() * 4, rows, "torch")
+
+
+def bench_wide(pk, triton, repeat, name, dtype):
+    """Softmax or layer norm over 8192 x 8192 (rows_wide.pk), against a
+    device copy of the input: a row kernel reads and writes as much."""
+    n = 8192
+    x = torch.randn(n, n, device="cuda", dtype=dtype)
+    out, copy = torch.empty_like(x), torch.empty_like(x)
+    if name == "softmax":
+        ref_fn, inputs = (lambda: torch.softmax(x, dim=1)), (x,)
+    else:
+        w, b = (torch.randn(n, device="cuda", dtype=dtype) for _ in range(2))
+        ref_fn, inputs = (lambda: torch.layer_norm(x, (n,), w, b, 1e-5)), (x, w, b)
+    ref = torch.softmax(x.float(), dim=1) if name == "softmax" else torch.layer_norm(
+        x.float(), (n,), w.float(), b.float(), 1e-5)
+    tol = 1e-4 if dtype == torch.float32 else 2e-2
+    # Softmax's values are near 1 / 8192: an absolute tolerance as loose as
+    # the relative one would accept anything.
+    atol = tol / n if name == "softmax" else tol
+    check = lambda result: close(result, ref, tol, atol)
+    rows = [("device copy", time_gpu(lambda: copy.copy_(x), repeat))]
+    attempt(rows, "torch", lambda: time_gpu(ref_fn, repeat), lambda: check(ref_fn()))
+    short = "f32" if dtype == torch.float32 else "bf16"
+    export = f"{name}_{short}"
+    launch = pk.kernel(f"{pk.dir}/rows_wide.json", export).bind(*inputs, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), check(out)))
+    t = triton[name](*inputs, out) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), check(out)))
+    j = jax_pallas("bench/kernels/rows_wide.pk", export, {})(*inputs)
+    attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), check(j.result())))
+    report(f"{name} {short} {n}x{n} (GB/s: read + write)", "GB/s", 2 * x.numel() * x.element_size(),
+           rows, "device copy")
 
 
 def square_bf16(n):
@@ -426,11 +479,86 @@ def bench_attention(pk, triton, repeat):
            rows, "torch sdpa")
 
 
+def attention_inputs():
+    """q, k, v of the Pallas-style attention rows: random bf16 [batch, seq,
+    heads, d] = 4 x 4096 x 8 x 128."""
+    q, k, v = (torch.randn(4, 4096, 8, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    return q, k, v
+
+
+def sdpa_heads_first(q, k, v, causal):
+    """torch's SDPA (flash backend) on [batch, seq, heads, d] arrays."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    first = lambda x: x.transpose(1, 2)
+
+    def run():
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(first(q), first(k), first(v),
+                                                                    is_causal=causal)
+    return run
+
+
+def bench_attention_sweep(pk, repeat):
+    """Every configuration build_artifacts.sh compiled into asweep/ (block
+    shapes, warps, stages of attention_pallas.pk), both masks."""
+    q, k, v = attention_inputs()
+    b, t, h, d = q.shape
+    out = torch.empty_like(q)
+    for causal in (False, True):
+        sdpa = sdpa_heads_first(q, k, v, causal)
+        ref = sdpa().transpose(1, 2)
+        rows = [("torch sdpa", time_gpu(sdpa, repeat))]
+        export = "mha_causal" if causal else "mha"
+        for config in sorted(glob.glob(f"{pk.dir}/asweep/*/attention_pallas.json")):
+            name = os.path.basename(os.path.dirname(config))
+            try:
+                launch = pk.kernel(config, export).bind(q, k, v, out)
+            except RuntimeError as error:
+                print(f"  ({name}: {error})")
+                continue
+            attempt(rows, name, lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+        flops = 4 * b * h * t * t * d // (2 if causal else 1)
+        report(f"attention sweep{' (causal)' if causal else ''}", "TFLOP/s", flops, rows, "torch sdpa")
+
+
+def bench_attention_pallas(pk, triton, repeat, causal):
+    """Flash attention forward written as JAX's Pallas GPU op
+    (attention_pallas.pk, [batch, seq, heads, d] arrays) against torch's
+    SDPA (flash backend), the Triton tutorial's kernel and JAX Pallas
+    running the same source: bf16, 4 x 8 heads, 4096 tokens, d = 128."""
+    q, k, v = attention_inputs()
+    b, t, h, d = q.shape
+    out = torch.empty_like(q)
+    heads_first = lambda x: x.transpose(1, 2)
+    sdpa = sdpa_heads_first(q, k, v, causal)
+    ref = heads_first(sdpa())
+    rows = [("torch sdpa", time_gpu(sdpa, repeat))]
+    export = "mha_causal" if causal else "mha"
+    launch = pk.kernel(f"{pk.dir}/attention_pallas.json", export).bind(q, k, v, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    # JAX's op itself (attention_jax_op.pk imports it unchanged).
+    op = pk.kernel(f"{pk.dir}/attention_jax_op.json", "mha_jax" + export[3:]).bind(q, k, v, out)
+    attempt(rows, "pkc, JAX's op", lambda: time_gpu(op, repeat), lambda: (op(), close(out, ref, 5e-2)))
+    flat = lambda x: heads_first(x).reshape(b * h, t, d).contiguous()
+    tq, tk, tv, t_out = flat(q), flat(k), flat(v), torch.empty(b * h, t, d, device="cuda",
+                                                                dtype=torch.bfloat16)
+    tri = triton["attention"](tq, tk, tv, t_out, causal) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(tri, repeat),
+            lambda: (tri(), close(t_out, flat(ref), 5e-2)))
+    j = jax_pallas("bench/kernels/attention_pallas.pk", export, {})(q, k, v)
+    attempt(rows, "jax pallas", lambda: time_wall(j, repeat), lambda: (j(), close(j.result(), ref, 5e-2)))
+    # A causal forward does about half the work.
+    flops = 4 * b * h * t * t * d // (2 if causal else 1)
+    report(f"flash attention fwd bf16, JAX's Pallas op{' (causal)' if causal else ''} "
+           f"(4 x 8 heads, 4096 tokens, d=128)", "TFLOP/s", flops, rows, "torch sdpa")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
     parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
-    parser.add_argument("--only", default="add,softmax,layernorm,matmul,mgpu,attention,sweep")
+    parser.add_argument("--only",
+                        default="add,softmax,layernorm,wide,matmul,mgpu,attention,pattention,sweep,asweep")
     parser.add_argument("--repeat", type=int, default=50)
     options = parser.parse_args()
     if not torch.cuda.is_available():
@@ -449,6 +577,10 @@ def main():
     for name in ("softmax", "layernorm"):
         if name in only:
             bench_rows(pk, triton, options.repeat, name)
+    if "wide" in only:
+        for name in ("softmax", "layernorm"):
+            for dtype in (torch.float32, torch.bfloat16):
+                bench_wide(pk, triton, max(5, options.repeat // 5), name, dtype)
     if "matmul" in only:
         for n in (4096, 8192):
             bench_matmul(pk, triton, max(5, options.repeat // 5), n)
@@ -457,8 +589,13 @@ def main():
             bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)
     if "attention" in only:
         bench_attention(pk, triton, max(5, options.repeat // 5))
+    if "pattention" in only:
+        for causal in (False, True):
+            bench_attention_pallas(pk, triton, max(5, options.repeat // 5), causal)
     if "sweep" in only:
         bench_sweep(pk, max(5, options.repeat // 5))
+    if "asweep" in only:
+        bench_attention_sweep(pk, max(5, options.repeat // 5))
     return 0
 
 

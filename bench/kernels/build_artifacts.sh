@@ -9,6 +9,22 @@ mkdir -p "$out"
 for sample in add softmax layernorm; do
   "$pkc" compile "$root/samples/$sample.pk" --target=cuda:$arch -o "$out"
 done
+# Softmax and layer norm over 8192-wide rows, f32 and bf16.
+"$pkc" compile "$root/bench/kernels/rows_wide.pk" --target=cuda:$arch -o "$out"
+# Flash attention as JAX's Pallas GPU op writes it (wgmma: sm_90a), and
+# other block shapes, warps and stages of it (bench.py --only asweep).
+"$pkc" compile "$root/bench/kernels/attention_pallas.pk" --target=cuda:$arch -o "$out"
+# ... and JAX's op itself, imported unchanged.
+"$pkc" compile "$root/bench/kernels/attention_jax_op.pk" -I "$root/tests/pallas/real" \
+  --target=cuda:$arch -o "$out"
+for config in "128 64 8 2" "128 64 8 3" "128 128 8 2" "64 64 4 2" "64 64 4 3" "64 128 4 2"; do
+  set -- $config
+  name="bq$1_bk$2_w$3_s$4"
+  mkdir -p "$out/asweep/$name"
+  "$pkc" compile "$root/bench/kernels/attention_pallas.pk" -D BLOCK_Q=$1 -D BLOCK_K=$2 \
+    -D NUM_WARPS=$3 -D NUM_STAGES=$4 --target=cuda:$arch -o "$out/asweep/$name" ||
+    echo "build_artifacts.sh: $name did not compile" >&2
+done
 # matmul at 4096^3 and 8192^3: a kernel of its own (the sample unrolls
 # K), K fixed per artifact.
 "$pkc" compile "$root/bench/kernels/matmul_bf16.pk" --target=cuda:$arch -o "$out"
