@@ -5,11 +5,13 @@
 // their shape; ops that only relabel elements (reductions, transposes,
 // regrouping reshapes, broadcasts of a reduced value) derive their
 // result's layout from the operand's, so that data stays in registers;
-// element-wise ops follow their first operand. Where an op needs an
-// operand in another layout, a pkgpu.convert_layout goes in front of it
-// (constants are re-created instead). Ops that move data through shared
-// memory anyway (slices, concatenations, dots, irregular reshapes) leave
-// their operands alone.
+// element-wise ops follow their first operand whose layout was chosen
+// for a reason. Where an op needs an operand in another layout, a
+// pkgpu.convert_layout goes in front of it (constants are re-created
+// instead, and so are values made only of iotas, splats and constants,
+// such as a causal mask: rematerialize). Ops that move data through
+// shared memory anyway (slices, concatenations, dots, irregular
+// reshapes) leave their operands alone.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
