@@ -57,8 +57,31 @@ struct WgmmaDot {
   pk::RefType aType, bType;
   int64_t aSwizzle = 0, bSwizzle = 0;
   int64_t aBytes = 0, bBytes = 0;
-  /// Operands stored once before the loops that do not change them.
-  bool aInvariant = false, bInvariant = false;
+  /// For an operand the dot's loops do not change, the outermost such
+  /// loop: the operand is stored once before it. Null: stored in place.
+  Operation *aStoredBefore = nullptr, *bStoredBefore = nullptr;
+};
+
+/// The buffers of operands stored once before a loop, one per value and
+/// loop, placed one after another.
+struct OwnBuffers {
+  using Place = std::pair<Value, Operation *>;
+  /// Each place's offset from the first buffer.
+  llvm::DenseMap<Place, int64_t> offsets;
+  /// The stores made so far.
+  llvm::DenseMap<Place, Value> stored;
+  int64_t bytes = 0;
+
+  /// The bytes `place` adds: none when it has its buffer already.
+  int64_t added(Place place, int64_t size) const {
+    return offsets.count(place) ? 0
+                                : static_cast<int64_t>(llvm::alignTo(size, kWgmmaOperandAlignment));
+  }
+  void add(Place place, int64_t size) {
+    int64_t more = added(place, size);
+    if (offsets.try_emplace(place, bytes).second)
+      bytes += more;
+  }
 };
 
 pk::RefType sharedBuffer(RankedTensorType value) {
@@ -158,45 +181,46 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       return;
     int64_t base = llvm::alignTo(scratch.getInt(), kWgmmaOperandAlignment);
     SmallVector<WgmmaDot> dots;
-    // The buffers of loop-invariant operands, one per value, and after
-    // them the region every dot's stored-in-place operands share.
-    int64_t region = 0, invariantBytes = 0;
+    // The buffers of loop-invariant operands, and after them the region
+    // every dot's stored-in-place operands share.
+    OwnBuffers own;
+    int64_t region = 0;
     DominanceInfo dominance(func);
-    // Where each is stored: before the outermost loop that does not change it.
-    llvm::DenseSet<std::pair<Value, Operation *>> invariant;
     func.walk([&](pk::DotOp dot) {
       absorbTransposes(dot);
       std::optional<WgmmaDot> w = asWgmma(dot, static_cast<unsigned>(warps.getInt()), dominance);
       if (!w)
         return;
-      w->aInvariant = outermostInvariantLoop(dot.getLhs(), dot) != nullptr;
-      w->bInvariant = outermostInvariantLoop(dot.getRhs(), dot) != nullptr;
+      w->aStoredBefore = outermostInvariantLoop(dot.getLhs(), dot);
+      w->bStoredBefore = outermostInvariantLoop(dot.getRhs(), dot);
+      OwnBuffers::Place aPlace{dot.getLhs(), w->aStoredBefore},
+          bPlace{dot.getRhs(), w->bStoredBefore};
+      auto inPlace = [&] {
+        return (w->aStoredBefore ? 0 : llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)) +
+               (w->bStoredBefore ? 0 : w->bBytes);
+      };
+      auto ownBytes = [&] {
+        int64_t bytes = w->aStoredBefore ? own.added(aPlace, w->aBytes) : 0;
+        if (w->bStoredBefore && !(w->aStoredBefore && bPlace == aPlace))
+          bytes += own.added(bPlace, w->bBytes);
+        return bytes;
+      };
       auto fits = [&] {
-        int64_t inPlace = (w->aInvariant ? 0 : llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)) +
-                          (w->bInvariant ? 0 : w->bBytes);
-        int64_t added = (w->aInvariant && !invariant.contains(storePlace(dot.getLhs(), dot))
-                             ? llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)
-                             : 0) +
-                        (w->bInvariant && !invariant.contains(storePlace(dot.getRhs(), dot))
-                             ? llvm::alignTo(w->bBytes, kWgmmaOperandAlignment)
-                             : 0);
-        return base + llvm::alignTo(std::max(region, inPlace), kWgmmaOperandAlignment) +
-                   invariantBytes + added <=
+        return base + llvm::alignTo(std::max<int64_t>(region, inPlace()), kWgmmaOperandAlignment) +
+                   own.bytes + ownBytes() <=
                kOperandBudget;
       };
       // Stored in place, the operands fit where a buffer of their own may
       // not: then the loop stores them every step, as before.
-      if ((w->aInvariant || w->bInvariant) && !fits())
-        w->aInvariant = w->bInvariant = false;
+      if ((w->aStoredBefore || w->bStoredBefore) && !fits())
+        w->aStoredBefore = w->bStoredBefore = nullptr;
       if (!fits())
         return;
-      int64_t inPlace = (w->aInvariant ? 0 : llvm::alignTo(w->aBytes, kWgmmaOperandAlignment)) +
-                        (w->bInvariant ? 0 : w->bBytes);
-      region = std::max(region, inPlace);
-      if (w->aInvariant && invariant.insert(storePlace(dot.getLhs(), dot)).second)
-        invariantBytes += llvm::alignTo(w->aBytes, kWgmmaOperandAlignment);
-      if (w->bInvariant && invariant.insert(storePlace(dot.getRhs(), dot)).second)
-        invariantBytes += llvm::alignTo(w->bBytes, kWgmmaOperandAlignment);
+      region = std::max<int64_t>(region, inPlace());
+      if (w->aStoredBefore)
+        own.add(aPlace, w->aBytes);
+      if (w->bStoredBefore)
+        own.add(bPlace, w->bBytes);
       dots.push_back(*w);
     });
     if (dots.empty())
@@ -206,22 +230,16 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
     // than once), so all of them can use the same buffers. The region
     // comes last: the operand rings of pk-gpu-prefetch-operands replace
     // buffers in it and start where the buffers that stay end.
-    int64_t next = base, regionBase = base + invariantBytes;
+    int64_t regionBase = base + own.bytes;
     for (WgmmaDot &w : dots)
-      rewrite(w, regionBase, next);
+      rewrite(w, regionBase, base, own);
     func->setAttr("pkgpu.scratch_bytes",
                   IntegerAttr::get(scratch.getType(), llvm::alignTo(regionBase + region, 16)));
   }
 
-  /// Loop-invariant operands already stored, by value and place.
-  llvm::DenseMap<std::pair<Value, Operation *>, Value> storedOnce;
-
-  /// A loop-invariant operand and the loop it is stored before.
-  static std::pair<Value, Operation *> storePlace(Value v, pk::DotOp dot) {
-    return {v, outermostInvariantLoop(v, dot)};
-  }
-
-  void rewrite(WgmmaDot &w, int64_t base, int64_t &next) {
+  /// Stores the operands of `w`'s dot in place at `base` or into their
+  /// own buffers (from `ownBase`), and multiplies them with wgmma.
+  void rewrite(WgmmaDot &w, int64_t base, int64_t ownBase, OwnBuffers &own) {
     pk::DotOp dot = w.dot;
     Location loc = dot.getLoc();
     OpBuilder b(dot);
@@ -236,22 +254,22 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       return ref;
     };
     // Before the loop, made visible to the tensor cores there.
-    auto storeOnce = [&](Value value, pk::RefType type, int64_t bytes, int64_t swizzle) -> Value {
-      std::pair<Value, Operation *> place = storePlace(value, dot);
-      if (Value stored = storedOnce.lookup(place))
-        return stored;
-      OpBuilder before(place.second);
-      Value ref = storeAt(before, value, type, next, swizzle);
-      pk::CommitSmemOp::create(before, loc);
-      next += llvm::alignTo(bytes, kWgmmaOperandAlignment);
-      storedOnce[place] = ref;
+    auto storeOnce = [&](Value value, Operation *loop, pk::RefType type, int64_t swizzle) -> Value {
+      OwnBuffers::Place place{value, loop};
+      Value &ref = own.stored[place];
+      if (!ref) {
+        OpBuilder before(loop);
+        ref = storeAt(before, value, type, ownBase + own.offsets.lookup(place), swizzle);
+        pk::CommitSmemOp::create(before, loc);
+      }
       return ref;
     };
-    Value a = w.aInvariant ? storeOnce(dot.getLhs(), w.aType, w.aBytes, w.aSwizzle)
-                           : storeAt(b, dot.getLhs(), w.aType, base, w.aSwizzle);
-    int64_t bOffset = w.aInvariant ? base : base + llvm::alignTo(w.aBytes, kWgmmaOperandAlignment);
-    Value bRef = w.bInvariant ? storeOnce(dot.getRhs(), w.bType, w.bBytes, w.bSwizzle)
-                              : storeAt(b, dot.getRhs(), w.bType, bOffset, w.bSwizzle);
+    Value a = w.aStoredBefore ? storeOnce(dot.getLhs(), w.aStoredBefore, w.aType, w.aSwizzle)
+                              : storeAt(b, dot.getLhs(), w.aType, base, w.aSwizzle);
+    int64_t bOffset =
+        w.aStoredBefore ? base : base + llvm::alignTo(w.aBytes, kWgmmaOperandAlignment);
+    Value bRef = w.bStoredBefore ? storeOnce(dot.getRhs(), w.bStoredBefore, w.bType, w.bSwizzle)
+                                 : storeAt(b, dot.getRhs(), w.bType, bOffset, w.bSwizzle);
     pk::CommitSmemOp::create(b, loc);
     // An operand the dot transposes is read through a transposed view,
     // which wgmma takes as the other majorness.
