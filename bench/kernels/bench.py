@@ -337,15 +337,22 @@ def bench_add(pk, triton, repeat):
            [(i, s if s is None or i != "device copy" else s * 3 / 2) for i, s in rows], "device copy")
 
 
+def row_problem(name, x):
+    """A row kernel's inputs (x, and for layer norm a random scale and
+    shift of x's dtype) and PyTorch's op, which takes them."""
+    if name == "softmax":
+        return (x,), lambda x: torch.softmax(x, dim=1)
+    cols = x.shape[1]
+    w, b = (torch.randn(cols, device="cuda", dtype=x.dtype) for _ in range(2))
+    return (x, w, b), lambda x, w, b: torch.layer_norm(x, (cols,), w, b, 1e-5)
+
+
 def bench_rows(pk, triton, repeat, name):
     rows_n, cols = 1 << 16, 256
     x = torch.randn(rows_n, cols, device="cuda")
     out = torch.empty_like(x)
-    if name == "softmax":
-        ref_fn, inputs = (lambda: torch.softmax(x, dim=1)), (x,)
-    else:
-        w, b = torch.randn(cols, device="cuda"), torch.randn(cols, device="cuda")
-        ref_fn, inputs = (lambda: torch.layer_norm(x, (cols,), w, b, 1e-5)), (x, w, b)
+    inputs, op = row_problem(name, x)
+    ref_fn = lambda: op(*inputs)
     ref = ref_fn()
     rows = [("torch", time_gpu(ref_fn, repeat))]
     launch = pk.kernel(f"{pk.dir}/{name}.json", name).bind(*inputs, out)
@@ -363,13 +370,10 @@ def bench_wide(pk, triton, repeat, name, dtype):
     n = 8192
     x = torch.randn(n, n, device="cuda", dtype=dtype)
     out, copy = torch.empty_like(x), torch.empty_like(x)
-    if name == "softmax":
-        ref_fn, inputs = (lambda: torch.softmax(x, dim=1)), (x,)
-    else:
-        w, b = (torch.randn(n, device="cuda", dtype=dtype) for _ in range(2))
-        ref_fn, inputs = (lambda: torch.layer_norm(x, (n,), w, b, 1e-5)), (x, w, b)
-    ref = torch.softmax(x.float(), dim=1) if name == "softmax" else torch.layer_norm(
-        x.float(), (n,), w.float(), b.float(), 1e-5)
+    inputs, op = row_problem(name, x)
+    ref_fn = lambda: op(*inputs)
+    # The reference computes in f32 whatever the inputs' type.
+    ref = op(*(t.float() for t in inputs))
     tol = 1e-4 if dtype == torch.float32 else 2e-2
     # Softmax's values are near 1 / 8192: an absolute tolerance as loose as
     # the relative one would accept anything.
