@@ -812,6 +812,8 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "float operands need a float result, integer operands an integer one";
   if (getUnsignedOperands() && !lhs.getElementType().isSignlessInteger())
     return emitOpError() << "unsigned_operands needs integer operands";
+  if (getAllowTf32() && !lhs.getElementType().isF32())
+    return emitOpError() << "allow_tf32 needs f32 operands";
   return success();
 }
 

@@ -539,6 +539,14 @@ def Pk_DotOp : Pk_Op<"dot", [Pure]> {
     widen: zero-extended (uint8 x uint8 -> uint32) rather than
     sign-extended.
 
+    `allow_tf32` (f32 operands only) is JAX's DEFAULT and HIGH precision
+    on GPUs, as Pallas lowers them: the operands may be multiplied as
+    TF32 (their 19 high bits). The CUDA backend then truncates them to
+    TF32 on every path, so that tensor-core and scalar code agree; the
+    interpreter and the TPU backend multiply them in full, as JAX does
+    on those devices. Without it (HIGHEST, `allow_tf32=False`) f32
+    products are exact.
+
     ```mlir
     %c = pk.dot %a, %b : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
     ```
@@ -548,7 +556,8 @@ def Pk_DotOp : Pk_Op<"dot", [Pure]> {
     AnyStaticShapeTensor:$rhs,
     UnitAttr:$transpose_lhs,
     UnitAttr:$transpose_rhs,
-    UnitAttr:$unsigned_operands
+    UnitAttr:$unsigned_operands,
+    UnitAttr:$allow_tf32
   );
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{

@@ -674,7 +674,7 @@ Obj ArrayOps::binary(BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r)
         el.fail(r, "'@' (matmul) needs operands with at least one dimension, got a scalar; use "
                    "'*' to multiply by a scalar");
     }
-    return dot(lhs, rhs, false, false, std::nullopt, r);
+    return dot(lhs, rhs, false, false, std::nullopt, el.tf32ByDefault, r);
   }
   if (op == BinaryOp::Pow)
     return power(lhs, rhs, r);
@@ -1102,7 +1102,7 @@ Obj ArrayOps::argReduce(bool isMax, const Obj &x, std::optional<int64_t> axis, b
 }
 
 Obj ArrayOps::dot(const Obj &x, const Obj &y, bool transposeA, bool transposeB,
-                  std::optional<DType> preferred, SourceRange r) {
+                  std::optional<DType> preferred, bool allowTf32, SourceRange r) {
   el.requireKernel(r, "matrix products");
   ArrayPtr a = toArray(x, r), b = toArray(y, r);
   if (a->rank() == 0 || b->rank() == 0)
@@ -1140,6 +1140,8 @@ Obj ArrayOps::dot(const Obj &x, const Obj &y, bool transposeA, bool transposeB,
   // The IR's integers are signless: the op says how its operands widen.
   if (isUnsigned(t.dtype))
     op.setUnsignedOperands(true);
+  if (allowTf32 && t.dtype == DType::F32)
+    op.setAllowTf32(true);
   ArrayPtr result = wrap(op, {m, n}, resultType, t.weak && !preferred);
   if (aVector && bVector)
     return reshape(result, {}, r);

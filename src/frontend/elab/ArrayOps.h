@@ -117,8 +117,10 @@ public:
   Obj mean(const Obj &x, std::vector<int64_t> axes, bool keepDims, SourceRange r);
   Obj argReduce(bool isMax, const Obj &x, std::optional<int64_t> axis, bool keepDims,
                 SourceRange r);
+  /// `allowTf32`: f32 operands may be multiplied as TF32 (pk.dot's
+  /// allow_tf32); ignored for other types.
   Obj dot(const Obj &a, const Obj &b, bool transposeA, bool transposeB,
-          std::optional<DType> preferred, SourceRange r);
+          std::optional<DType> preferred, bool allowTf32, SourceRange r);
 
   /// Promotes operands to their JAX result type and broadcasts them.
   std::vector<ArrayPtr> promoteAndBroadcast(const std::vector<Obj> &operands, SourceRange r,

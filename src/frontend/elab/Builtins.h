@@ -65,7 +65,8 @@ Obj arrayAtUpdate(Elaborator &el, const Obj &array, const Obj &index, const std:
 /// lax.dot_general: contracting and batch axes (normalized) of each side.
 Obj generalDot(Elaborator &el, const Obj &lhs, const Obj &rhs, std::vector<int64_t> lhsContract,
                std::vector<int64_t> rhsContract, std::vector<int64_t> lhsBatch,
-               std::vector<int64_t> rhsBatch, const Obj &preferred, SourceRange r);
+               std::vector<int64_t> rhsBatch, const Obj &preferred, const Obj &precision,
+               SourceRange r);
 /// pl.debug_print / jax.debug.print (`what` names it in messages).
 Obj debugPrint(Elaborator &el, CallArgs &args, const char *what);
 /// jit in every form, named_scope, custom_vjp / custom_jvp, tree_util, ...
@@ -102,8 +103,14 @@ Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind);
 Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r);
 /// fmax, fmin, fmod, hypot, isclose, ... (BuiltinsNumpyComposite.cpp).
 void defineNumpyComposites(NamespaceObj &numpy);
+/// Whether a dot's `precision` (None, a lax.Precision or its name, or a
+/// pair of them) lets f32 operands be multiplied as TF32 on GPUs: DEFAULT
+/// and HIGH do, as Pallas's GPU lowering has it; None means the
+/// program's default matmul precision.
+bool tf32Allowed(Elaborator &el, const Obj &precision, SourceRange r);
+/// The matrix product of jnp.dot, jnp.matmul, lax.dot, dot_general, einsum.
 Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,
-               const Obj &preferred, SourceRange r);
+               const Obj &preferred, const Obj &precision, SourceRange r);
 
 } // namespace pk::elab
 

@@ -1033,7 +1033,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
 
 Obj generalDot(Elaborator &el, const Obj &lhsObj, const Obj &rhsObj, std::vector<int64_t> lc,
                std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rb,
-               const Obj &preferred, SourceRange r) {
+               const Obj &preferred, const Obj &precision, SourceRange r) {
   ArrayPtr lhs = asValue(el, lhsObj, r, "a dot"), rhs = asValue(el, rhsObj, r, "a dot");
   ArrayOps &ops = el.arrays();
   if (lc.size() != rc.size() || lb.size() != rb.size())
@@ -1055,7 +1055,7 @@ Obj generalDot(Elaborator &el, const Obj &lhsObj, const Obj &rhsObj, std::vector
   std::vector<int64_t> lf = freeAxes(lhs, lc, lb), rf = freeAxes(rhs, rc, rb);
   // The 2-D cases the dot op takes directly.
   if (lb.empty() && lc.size() == 1 && lhs->rank() == 2 && rhs->rank() == 2)
-    return dotBuiltin(el, lhs, rhs, lc[0] == 0, rc[0] == 1, preferred, r);
+    return dotBuiltin(el, lhs, rhs, lc[0] == 0, rc[0] == 1, preferred, precision, r);
   auto gather = [](const ArrayPtr &a, const std::vector<int64_t> &axes) {
     std::vector<int64_t> s;
     for (int64_t d : axes)
@@ -1076,7 +1076,7 @@ Obj generalDot(Elaborator &el, const Obj &lhsObj, const Obj &rhsObj, std::vector
   for (int64_t b = 0; b < B; ++b) {
     ArrayPtr lb2 = ops.reshape(sliceAxis(el, l3, 0, b, b + 1, 1, r), {M, K}, r);
     ArrayPtr rb2 = ops.reshape(sliceAxis(el, r3, 0, b, b + 1, 1, r), {K, N}, r);
-    ArrayPtr p = ops.toArray(dotBuiltin(el, lb2, rb2, false, false, preferred, r), r);
+    ArrayPtr p = ops.toArray(dotBuiltin(el, lb2, rb2, false, false, preferred, precision, r), r);
     products.push_back(ops.reshape(p, {1, M, N}, r));
   }
   ArrayPtr out = concatAxis(el, products, 0, r);
@@ -1106,7 +1106,8 @@ Obj dotGeneralBuiltin(Elaborator &el, CallArgs &args) {
     return out;
   };
   return generalDot(el, lhs, rhs, axes(contract[0], lhs->rank()), axes(contract[1], rhs->rank()),
-                    axes(batch[0], lhs->rank()), axes(batch[1], rhs->rank()), a[4], args.range);
+                    axes(batch[0], lhs->rank()), axes(batch[1], rhs->rank()), a[4], a[3],
+                    args.range);
 }
 
 Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
@@ -1123,10 +1124,12 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
   ArrayPtr rhs = asValue(el, args.positional[2], args.rangeOf(2), "jnp.einsum");
   if (a.size() != static_cast<size_t>(lhs->rank()) || b.size() != static_cast<size_t>(rhs->rank()))
     el.fail(args.rangeOf(0), "einsum '" + spec + "' does not match the operands' ranks");
-  Obj preferred = none();
+  Obj preferred = none(), precision = none();
   for (const auto &[k, v] : args.keywords)
     if (k == "preferred_element_type")
       preferred = v;
+    else if (k == "precision")
+      precision = v;
   std::vector<int64_t> lc, rc, lb, rb;
   std::string batchLetters, lhsFree, rhsFree;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -1156,7 +1159,7 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
       rhsFree += c;
     }
   ArrayPtr result = el.arrays().toArray(
-      generalDot(el, lhs, rhs, lc, rc, lb, rb, preferred, args.range), args.range);
+      generalDot(el, lhs, rhs, lc, rc, lb, rb, preferred, precision, args.range), args.range);
   std::string produced = batchLetters + lhsFree + rhsFree;
   if (produced.size() != out.size())
     el.fail(args.rangeOf(0), "einsum output '" + out + "' does not match the operands");

@@ -131,9 +131,23 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
       return inner.positional[0];
     });
   });
-  for (const char *name : {"named_scope", "default_matmul_precision", "ensure_compile_time_eval",
-                           "disable_jit", "numpy_dtype_promotion", "checking_leaks",
-                           "default_device", "log_compiles"})
+  // jax.default_matmul_precision(name): within the `with`, dots without
+  // a precision take this one ("float32" and "highest" keep f32 exact).
+  define(n, "default_matmul_precision", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"precision"}});
+    bool tf32 = tf32Allowed(el, a[0], a.range(0));
+    auto context = std::make_shared<ContextManagerObj>("jax.default_matmul_precision", none());
+    auto saved = std::make_shared<bool>(true);
+    context->enter = [tf32, saved](Elaborator &el) {
+      *saved = el.tf32ByDefault;
+      el.tf32ByDefault = tf32;
+    };
+    context->exit = [saved](Elaborator &el) { el.tf32ByDefault = *saved; };
+    return context;
+  });
+  for (const char *name :
+       {"named_scope", "ensure_compile_time_eval", "disable_jit", "numpy_dtype_promotion",
+        "checking_leaks", "default_device", "log_compiles"})
     n.members[name] = namingContext(std::string("jax.") + name);
   auto profiler = std::make_shared<NamespaceObj>("jax.profiler");
   profiler->members["TraceAnnotation"] = namingContext("jax.profiler.TraceAnnotation");

@@ -101,7 +101,7 @@ Obj dotGeneral(Elaborator &el, CallArgs &args) {
   if (lc.size() != 1 || rc.size() != 1 || lhs->rank() != 2 || rhs->rank() != 2)
     el.fail(a.range(2), "lax.dot_general supports 2-D operands with one contracting dimension");
   int64_t l = el.normalizeAxis(lc[0], 2, a.range(2)), r = el.normalizeAxis(rc[0], 2, a.range(2));
-  return dotBuiltin(el, lhs, rhs, l == 0, r == 1, a[4], args.range);
+  return dotBuiltin(el, lhs, rhs, l == 0, r == 1, a[4], a[3], args.range);
 }
 
 } // namespace
@@ -338,7 +338,7 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   define(n, "argmin", argFn(false));
   define(n, "dot", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"lhs"}, {"rhs"}, {"precision", none()}, {"preferred_element_type", none()}});
-    return dotBuiltin(el, a[0], a[1], false, false, a[3], args.range);
+    return dotBuiltin(el, a[0], a[1], false, false, a[3], a[2], args.range);
   });
   define(n, "dot_general", dotGeneral);
   define(n, "fori_loop", [](Elaborator &el, CallArgs &args) -> Obj {

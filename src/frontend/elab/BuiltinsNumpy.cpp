@@ -231,12 +231,14 @@ Obj einsum(Elaborator &el, CallArgs &args) {
     el.fail(args.rangeOf(0), "einsum '" + spec + "' has no contracted index");
   bool transposeA = a[0] == contracted, transposeB = b[1] == contracted;
   char m = transposeA ? a[1] : a[0], n = transposeB ? b[0] : b[1];
-  Obj preferred = none();
+  Obj preferred = none(), precision = none();
   for (const auto &[k, v] : args.keywords)
     if (k == "preferred_element_type")
       preferred = v;
+    else if (k == "precision")
+      precision = v;
   Obj result = dotBuiltin(el, args.positional[1], args.positional[2], transposeA, transposeB,
-                          preferred, args.range);
+                          preferred, precision, args.range);
   if (out == std::string{m, n})
     return result;
   if (out == std::string{n, m})
@@ -383,10 +385,32 @@ Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind) {
   return array->weak ? el.arrays().wrap(array->value, array->shape, array->dtype) : result;
 }
 
+bool tf32Allowed(Elaborator &el, const Obj &precision, SourceRange r) {
+  if (isNone(precision))
+    return el.tf32ByDefault;
+  if (auto *s = llvm::dyn_cast<StrObj>(precision.get())) {
+    // lax.Precision's members and the names jax.default_matmul_precision
+    // and lax.Precision(...) take.
+    std::string name = llvm::StringRef(s->value).lower();
+    if (name == "default" || name == "high" || name == "fastest" || name == "bfloat16" ||
+        name == "tensorfloat32" || name == "bfloat16_3x")
+      return true;
+    if (name == "highest" || name == "float32")
+      return false;
+  } else if (auto *pair = llvm::dyn_cast<SequenceObj>(precision.get())) {
+    // Pallas's GPU lowering uses TF32 when either operand's precision allows it.
+    if (pair->items.size() == 2)
+      return tf32Allowed(el, pair->items[0], r) || tf32Allowed(el, pair->items[1], r);
+  }
+  el.fail(r, "precision " + repr(*precision) +
+                 " is not supported: use None, lax.Precision.DEFAULT, HIGH or HIGHEST (or their "
+                 "names), or a pair of them");
+}
+
 Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,
-               const Obj &preferred, SourceRange r) {
+               const Obj &preferred, const Obj &precision, SourceRange r) {
   std::optional<DType> p = optionalDType(el, preferred, r);
-  return el.arrays().dot(a, b, transposeA, transposeB, p, r);
+  return el.arrays().dot(a, b, transposeA, transposeB, p, tf32Allowed(el, precision, r), r);
 }
 
 std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::string &name) {
@@ -852,12 +876,12 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   define(n, "dot", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"precision", none(), true},
                                  {"preferred_element_type", none(), true}});
-    return dotBuiltin(el, a[0], a[1], false, false, a[3], args.range);
+    return dotBuiltin(el, a[0], a[1], false, false, a[3], a[2], args.range);
   });
   define(n, "matmul", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"precision", none(), true},
                                  {"preferred_element_type", none(), true}});
-    return dotBuiltin(el, a[0], a[1], false, false, a[3], args.range);
+    return dotBuiltin(el, a[0], a[1], false, false, a[3], a[2], args.range);
   });
   define(n, "outer", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}});

@@ -295,8 +295,12 @@ Obj pallasDot(Elaborator &el, CallArgs &args) {
   DType promoted = promoteTypes(el.arrays().typeOf(x, a.range(0)),
                                 el.arrays().typeOf(a[1], a.range(1))).dtype;
   DType accumulator = promoted == DType::F64 ? DType::F64 : isFloat(promoted) ? DType::F32 : DType::I32;
+  // allow_tf32 is precision HIGH (True) or HIGHEST (False), as in Pallas.
+  if (!isNone(a[4]) && !isNone(a[5]))
+    el.fail(args.range, "pl.dot takes allow_tf32 or precision, not both");
+  bool tf32 = isNone(a[4]) ? tf32Allowed(el, a[5], a.range(5)) : el.truthy(a[4], a.range(4));
   return el.arrays().dot(x, a[1], el.truthy(a[2], a.range(2)), el.truthy(a[3], a.range(3)),
-                         accumulator, args.range);
+                         accumulator, tf32, args.range);
 }
 
 Obj when(Elaborator &el, CallArgs &args) {

@@ -354,12 +354,28 @@ Flow Elaborator::execWith(const WithStmt &s) {
   // contexts pkc knows change nothing it computes (jax.named_scope, ...);
   // a class with __enter__ / __exit__ runs them.
   std::vector<Obj> entered;
+  // Contexts with hooks (jax.default_matmul_precision) are left even when
+  // the body raises: an enclosing `try` may go on.
+  std::vector<ContextManagerObj *> hooked;
+  struct LeaveHooked {
+    Elaborator &el;
+    std::vector<ContextManagerObj *> &contexts;
+    ~LeaveHooked() {
+      for (auto it = contexts.rbegin(); it != contexts.rend(); ++it)
+        (*it)->exit(el);
+    }
+  } leave{*this, hooked};
   for (const WithStmt::Item &item : s.items) {
     Obj context = eval(*item.context);
     Obj value;
-    if (auto *cm = llvm::dyn_cast<ContextManagerObj>(context.get()))
+    if (auto *cm = llvm::dyn_cast<ContextManagerObj>(context.get())) {
       value = cm->value ? cm->value : none();
-    else if (std::optional<Obj> v = callDunder(*this, context, "__enter__", {}, item.context->range()))
+      if (cm->enter) {
+        cm->enter(*this);
+        hooked.push_back(cm);
+      }
+    } else if (std::optional<Obj> v =
+                   callDunder(*this, context, "__enter__", {}, item.context->range()))
       value = *v;
     else
       fail(item.context->range(), "'" + typeName(*context) +

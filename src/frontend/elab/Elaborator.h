@@ -225,6 +225,10 @@ public:
   /// Fails unless block values can be computed here.
   void requireKernel(SourceRange range, const std::string &what);
   ArrayOps &arrays() { return *arrayOps; }
+  /// Whether f32 dots without a `precision` may use TF32, as JAX's
+  /// default matmul precision (DEFAULT) does on GPUs; changed inside
+  /// `with jax.default_matmul_precision(...)`.
+  bool tf32ByDefault = true;
 
   /// Switches the emission mode and insertion point; restores both when
   /// the guard dies.

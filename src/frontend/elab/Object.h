@@ -556,6 +556,9 @@ struct ContextManagerObj : Object {
   PK_OBJECT_CLASSOF(ContextManager)
   std::string name;
   Obj value;
+  /// Run when a `with` enters and leaves the context (leaving also when
+  /// its body raises); empty for contexts that change nothing pkc computes.
+  std::function<void(Elaborator &)> enter, exit;
 };
 
 /// `jax.custom_vjp(f)` / `jax.custom_jvp(f)`: calls run `function` (the
