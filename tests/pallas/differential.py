@@ -5,7 +5,7 @@ Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
     #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION] [stdout]
-    #       [cuda-rejects=TEXT] [x64]
+    #       [cuda-rejects=TEXT] [x64] [tf32=T]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
@@ -20,6 +20,12 @@ larger than a CTA's shared memory): on the CUDA devices pkc must refuse it
 with an error containing TEXT, at the user's line; the interpreter still
 compares it with JAX.
 
+With `tf32=T`, the CUDA devices compare floats within rtol = atol = T
+(at least): for kernels whose TF32 dots (below) multiply values computed
+earlier in the kernel (a softmax between two dots), which JAX computes
+within an ulp of pkc's, and an ulp can move a value's TF32 truncation by
+2^-10 of it. The interpreter keeps the case's own tolerance.
+
 With `x64`, JAX runs with 64-bit types enabled, for kernels over
 uint64/int64/float64 arrays (pkc keeps the types a program spells; its
 defaults are JAX's without x64, so such kernels spell every type).
@@ -30,7 +36,9 @@ interpret mode cannot run (Mosaic GPU semaphores). Mosaic GPU kernels run in
 JAX's GPU interpret mode with its race detector on; a race fails the case.
 
 With --device=cuda-sim, pkc runs the CUDA backend's kernels (stage 03) on
-its SIMT simulator instead of the interpreter; --pkc-arg passes more
+its SIMT simulator instead of the interpreter (and, as on the GPU, f32
+dots at JAX's DEFAULT or HIGH precision multiply operands truncated to
+TF32, as Pallas's GPU code does: JAX's reference run does the same); --pkc-arg passes more
 options to `pkc run` (--cta-order=shuffled, ...). With --device=cuda it
 runs them on the GPU (through the runtime library), and skips (exit 77)
 when the machine has no CUDA GPU.
@@ -58,6 +66,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 pk_prelude = None  # imported in main(): it loads JAX, which takes seconds
 jax = None
+# Whether pkc's kernels run as CUDA code, whose f32 dots use TF32 where
+# JAX's precision allows it: JAX then multiplies the operands truncated
+# to TF32 too (pk_prelude.gpu_dot_precision).
+GPU_DOTS = False
 
 DEFAULT_TOLERANCE = {  # (rtol, atol) by dtype
     "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12),
@@ -72,6 +84,7 @@ class Case:
         self.export = tokens[0]
         self.sizes, self.defines = {}, {}
         self.rtol = self.atol = None
+        self.tf32_tolerance = None
         self.seed = 0
         self.low, self.high = -2.0, 2.0
         self.int_range = None
@@ -96,6 +109,8 @@ class Case:
                 self.rtol = float(value)
             elif key == "atol":
                 self.atol = float(value)
+            elif key == "tf32":
+                self.tf32_tolerance = float(value)
             elif key == "seed":
                 self.seed = int(value)
             elif key == "range":
@@ -153,6 +168,8 @@ def compare(name, expected, actual, case):
     rtol, atol = DEFAULT_TOLERANCE[str(expected.dtype)]
     rtol = case.rtol if case.rtol is not None else rtol
     atol = case.atol if case.atol is not None else atol
+    if GPU_DOTS and case.tf32_tolerance is not None:
+        rtol = atol = max(rtol, case.tf32_tolerance)
     e, a = expected.astype(np.float64), actual.astype(np.float64)
     close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
     if not close.all():
@@ -190,7 +207,8 @@ def reference_run(path, case, workdir):
         result = module.globals[case.reference](*inputs)
         expected = [np.asarray(o) for o in (result if isinstance(result, (tuple, list)) else [result])]
     else:
-        with contextlib.redirect_stdout(printed), jax.enable_x64(case.x64):
+        dots = pk_prelude.gpu_dot_precision() if GPU_DOTS else contextlib.nullcontext()
+        with contextlib.redirect_stdout(printed), jax.enable_x64(case.x64), dots:
             expected = module.run(case.export, inputs)
             jax.effects_barrier()
         if pk_prelude.gpu_races_found():
@@ -307,6 +325,8 @@ def main():
     global pk_prelude, jax
     import jax
     import pk_prelude
+    global GPU_DOTS
+    GPU_DOTS = bool(options.prepare) or options.device != "interpreter"
     extra = [f"--device={options.device}", *options.pkc_arg]
     failed = 0
     for text in cases:

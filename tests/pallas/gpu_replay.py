@@ -201,6 +201,9 @@ def main():
                         help="a command to run the cases under, e.g. 'compute-sanitizer --tool memcheck'")
     parser.add_argument("--worker", metavar="LIST", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    # The GPU's f32 dots use TF32 where JAX's precision allows it (cases'
+    # tf32= tolerances apply), as the prepared expectations assume.
+    differential.GPU_DOTS = True
     if options.worker:
         import pkc
         with open(options.worker) as f:

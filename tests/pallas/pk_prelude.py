@@ -16,6 +16,7 @@ interpret=True so that everything runs on the CPU. A module constant
 import os
 import __future__
 import ast
+import contextlib
 import functools
 import inspect
 import sys
@@ -110,6 +111,52 @@ def _store(ref, idx, val=None, *, mask=None, **_):
     if val is None:  # store(ref_view, val, mask=...)
         return plt.store(ref, idx, mask=mask)
     return plt.store(ref.at[idx], val, mask=mask)
+
+
+# ----------------------------------------------------------------------------
+# f32 dots as GPUs compute them. On a GPU, Pallas lowers an f32 dot at
+# DEFAULT or HIGH precision to TF32 tensor-core code, which reads each
+# operand's 19 high bits; pkc's CUDA backend truncates them on every path
+# (pk.dot's allow_tf32). JAX on the CPU multiplies f32 in full, so the
+# reference for pkc's CUDA kernels multiplies the truncated operands.
+# ----------------------------------------------------------------------------
+
+def _tf32_allowed(precision):
+    """Pallas's GPU rule: None, DEFAULT or HIGH on either operand, or the
+    TF32 algorithm preset."""
+    if precision is None:
+        return True
+    if isinstance(precision, jax.lax.DotAlgorithmPreset):
+        return precision in (jax.lax.DotAlgorithmPreset.DEFAULT,
+                             jax.lax.DotAlgorithmPreset.TF32_TF32_F32)
+    if isinstance(precision, (tuple, list)):
+        return any(_tf32_allowed(p) for p in precision)
+    return precision in (jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGH)
+
+
+def _truncated_to_tf32(x):
+    bits = jax.lax.bitcast_convert_type(x, jnp.uint32)
+    return jax.lax.bitcast_convert_type(bits & jnp.uint32(0xFFFFE000), jnp.float32)
+
+
+@contextlib.contextmanager
+def gpu_dot_precision():
+    """Within: f32 dots that allow TF32 multiply TF32-truncated operands."""
+    from jax._src.lax import lax as lax_internal
+    primitive = lax_internal.dot_general_p
+    real_bind = primitive.bind
+
+    def bind(lhs, rhs, **params):
+        if (_tf32_allowed(params.get("precision")) and lhs.dtype == jnp.float32
+                and rhs.dtype == jnp.float32):
+            lhs, rhs = _truncated_to_tf32(lhs), _truncated_to_tf32(rhs)
+        return real_bind(lhs, rhs, **params)
+
+    primitive.bind = bind
+    try:
+        yield
+    finally:
+        del primitive.bind
 
 
 # ----------------------------------------------------------------------------

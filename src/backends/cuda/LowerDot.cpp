@@ -9,6 +9,9 @@
 // time (small enough to fit next to the kernel's scratch), and each thread
 // accumulates the elements of the result its layout gives it, in f32 (i32
 // for integers; f64 when the operands are f64), rounding once at the end.
+// f32 operands of a dot that allows TF32 are truncated to it first, as
+// the tensor cores read them (pk-gpu-wgmma-dots), so that a dot's result
+// does not depend on which path it took.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
@@ -65,10 +68,9 @@ Value convertElement(Emitter &e, Value v, Type to, bool zeroExtend = false) {
 /// `rowStride`. Registers that are adjacent along a stored row (the low
 /// register bits run along the logical dimension 1) go out as one vector
 /// store; a chunk that covers all of K needs no test of the K coordinate.
-void writeChunk(Emitter &e, Value operand, RankedTensorType type, bool swapped, unsigned kDim,
+void writeChunk(Emitter &e, Value vector, RankedTensorType type, bool swapped, unsigned kDim,
                 int64_t chunkStart, int64_t chunk, int64_t rowStride, int64_t offset) {
   Layout layout = *layoutOf(type);
-  Value vector = e.values.lookup(operand);
   Type element = type.getElementType();
   Value owner = e.isOwner(layout);
   unsigned kValueDim = swapped ? 1 - kDim : kDim, rowValueDim = swapped ? 0 : 1;
@@ -114,6 +116,21 @@ void writeChunk(Emitter &e, Value operand, RankedTensorType type, bool swapped, 
                             static_cast<unsigned>(width * bytes));
     });
   }
+}
+
+/// The f32 registers `vector` truncated to TF32: their 13 low mantissa
+/// bits cleared, which is what the tensor cores ignore.
+Value truncatedToTf32(Emitter &e, Value vector) {
+  auto type = llvm::cast<VectorType>(vector.getType());
+  Type i32 = e.b.getI32Type();
+  Value mask = e.constant(i32, -8192.0); // 0xFFFFE000
+  SmallVector<Value> elements;
+  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+    Value bits = arith::BitcastOp::create(e.b, e.loc, i32, e.extract(vector, k));
+    bits = arith::AndIOp::create(e.b, e.loc, bits, mask);
+    elements.push_back(arith::BitcastOp::create(e.b, e.loc, type.getElementType(), bits));
+  }
+  return e.fromElements(type, elements);
 }
 
 /// The register index of `layout` that has `fixed` (basis -> bit value)
@@ -269,12 +286,17 @@ LogicalResult lowerDot(Emitter &e, pk::DotOp op) {
   }
   auto accumulators = VectorType::get({registers}, acc);
   Value sum = e.splat(accumulators, e.constant(acc, 0));
+  Value aRegisters = e.values.lookup(op.getLhs()), bRegisters = e.values.lookup(op.getRhs());
+  if (op.getAllowTf32()) {
+    aRegisters = truncatedToTf32(e, aRegisters);
+    bRegisters = truncatedToTf32(e, bRegisters);
+  }
   for (int64_t start = 0; start < k; start += chunk) {
     int64_t offset = e.beginSharedTemporary((mp + np) * chunk * bytes);
     int64_t offsetB = offset + mp * chunk * bytes;
     // The chunk of A as [m][chunk], of B as [chunk][n].
-    writeChunk(e, op.getLhs(), lhs, tl, /*kDim=*/1, start, chunk, chunk, offset);
-    writeChunk(e, op.getRhs(), rhs, tr, /*kDim=*/0, start, chunk, np, offsetB);
+    writeChunk(e, aRegisters, lhs, tl, /*kDim=*/1, start, chunk, chunk, offset);
+    writeChunk(e, bRegisters, rhs, tr, /*kDim=*/0, start, chunk, np, offsetB);
     e.barrier();
     int64_t aRowStride = chunk, aKStride = 1, bKStride = np, bColStride = 1;
     int64_t steps = std::min(chunk, k - start);

@@ -290,13 +290,16 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
       b->refShape[1] != n || a->refShape[1] != b->refShape[0])
     return e.fail(op, "plgpu.wgmma multiplies an M x K by a K x N operand into an M x N "
                       "accumulator; the shapes do not match");
-  if (!(element.isF16() || element.isBF16()) || b->element != element ||
+  if (!(element.isF16() || element.isBF16() || element.isF32()) || b->element != element ||
       !accType.getElementType().isF32())
-    return e.fail(op, "the CUDA backend lowers plgpu.wgmma for f16 and bf16 operands with an f32 "
-                      "accumulator so far");
+    return e.fail(op, "the CUDA backend lowers plgpu.wgmma for f16, bf16 and f32 (tf32) operands "
+                      "with an f32 accumulator so far");
+  unsigned bytes = elementBytes(element);
   int64_t k = a->refShape[1];
-  if (k % wgmmaInstructionK(2) != 0)
-    return e.fail(op, "plgpu.wgmma needs K a multiple of 16 for 16-bit operands");
+  if (k % wgmmaInstructionK(bytes) != 0)
+    return e.fail(op, "plgpu.wgmma needs K a multiple of " +
+                          std::to_string(wgmmaInstructionK(bytes)) + " for " +
+                          (bytes == 4 ? "f32 (tf32)" : "16-bit") + " operands");
   // An operand is a whole stored tile, or a window of one starting on a
   // strip (columns) and on a group of 8 rows.
   for (const RefInfo *r : {a, b}) {
@@ -311,6 +314,10 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   // N-major; a transposed view (plgpu.transpose_ref) flips it.
   auto rowsFirst = [](const RefInfo *r) { return r->refToArray[0] < r->refToArray[1]; };
   bool aTransposed = !rowsFirst(a), bTransposed = rowsFirst(b);
+  // wgmma transposes 16-bit operands only.
+  if (bytes != 2 && (aTransposed || bTransposed))
+    return e.fail(op, "plgpu.wgmma reads f32 (tf32) operands K-major only: A as an M x K buffer "
+                      "and B as a transposed view (plgpu.transpose_ref) of an N x K buffer");
   SmallVector<Value> zeros(2, e.index(0));
   Value aPointer = pointerAt(e, *a, zeros), bPointer = pointerAt(e, *b, zeros);
   Value accumulator = e.values.lookup(op.getAccumulator());

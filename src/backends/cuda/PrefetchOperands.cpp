@@ -305,6 +305,20 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     if (!commit)
       return;
     WgmmaWaitTileOp overlapped = overlappableWait(loop);
+    // Overlapping is safe only if no step writes what the wgmma in flight
+    // reads: each operand is a ring slot or stored before the loop (an
+    // operand stored from registers every step, such as a tf32 B
+    // transposed on its way in, is not).
+    if (overlapped) {
+      auto tile = overlapped.getAccumulators()[0].getDefiningOp<WgmmaTileOp>();
+      for (Value ref : {tile.getA(), tile.getB()}) {
+        if (auto transpose = ref.getDefiningOp<pk::RefTransposeOp>())
+          ref = transpose.getRef();
+        Operation *def = ref.getDefiningOp();
+        if (!buffers.contains(ref) && (!def || loop->isAncestor(def)))
+          overlapped = {};
+      }
+    }
     // The rings go after every shared buffer that stays: the buffers they
     // replace (pk-gpu-wgmma-dots placed them after the scratch) are free.
     llvm::SmallPtrSet<Operation *, 4> replaced;

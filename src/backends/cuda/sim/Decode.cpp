@@ -424,20 +424,24 @@ bool Decoder::decodeWgmma(Block &into, NVVM::WgmmaMmaAsyncOp wgmma) {
   NVVM::MMAShapeAttr shape = wgmma.getShape();
   auto halves = [](NVVM::WGMMATypes t) { return t == NVVM::WGMMATypes::f16 || t == NVVM::WGMMATypes::bf16; };
   NVVM::WGMMATypes a = wgmma.getTypeA(), b = wgmma.getTypeB();
+  bool tf32 = a == NVVM::WGMMATypes::tf32;
   auto it = fields.find(wgmma.getInouts());
   int64_t n = shape.getN();
-  if (shape.getM() != 64 || shape.getK() != 16 || !halves(a) || a != b ||
+  if (shape.getM() != 64 || shape.getK() != (tf32 ? 8 : 16) || !(halves(a) || tf32) || a != b ||
+      (tf32 && (wgmma.getLayoutA() != NVVM::MMALayout::row ||
+                wgmma.getLayoutB() != NVVM::MMALayout::col)) ||
       wgmma.getTypeD() != NVVM::WGMMATypes::f32 || wgmma.getSatfinite() || it == fields.end() ||
       static_cast<int64_t>(it->second.size()) != n / 2 ||
       wgmma.getScaleA() != NVVM::WGMMAScaleIn::one || wgmma.getScaleB() != NVVM::WGMMAScaleIn::one)
-    return fail(op, "a wgmma other than m64nNk16 with f16 or bf16 operands and f32 accumulators");
+    return fail(op, "a wgmma other than m64nNk16 with f16 or bf16 operands or m64nNk8 with K-major "
+                    "tf32 ones, and f32 accumulators");
   Instr instr = operandsOnly(op, Op::Wgmma);
   instr.in.clear();
   instr.in.push_back(*use(wgmma.getDescriptorA()));
   instr.in.push_back(*use(wgmma.getDescriptorB()));
   for (int32_t slot : it->second)
     instr.in.push_back(slot);
-  instr.kind = a == NVVM::WGMMATypes::bf16 ? Kind::BF16 : Kind::F16;
+  instr.kind = tf32 ? Kind::F32 : a == NVVM::WGMMATypes::bf16 ? Kind::BF16 : Kind::F16;
   instr.resultKind = Kind::F32;
   instr.imm = n;
   // Flags: bit 0 D scaled by one (accumulate), bit 1 A MN-major, bit 2 B

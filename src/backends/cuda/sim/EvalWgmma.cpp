@@ -2,7 +2,10 @@
 //
 // PTX ISA semantics, modelled independently of the compiler's Wgmma.cpp:
 // one wgmma.mma_async.m64nNk16 of a warpgroup computes D = A B (+ D) for
-// A 64 x 16 and B 16 x N read from shared memory through their matrix
+// A 64 x 16 and B 16 x N (m64nNk8 and 64 x 8, 8 x N for tf32, whose
+// 32-bit elements are read K-major only and truncated to their 19 high
+// bits, as the tensor cores read f32 words) read from shared memory
+// through their matrix
 // descriptors ("Matrix Descriptor Format": start address, leading and
 // stride byte offsets, swizzle mode), D in the accumulator fragment of
 // "Register Fragments: wgmma D": thread i of the warpgroup (warp w, lane
@@ -76,24 +79,27 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     Descriptor a = decode(da), b = decode(db);
     if (!a.span || !b.span)
       fail(instr, first, "a wgmma operand without a swizzle (the interleaved layouts are not modelled)");
+    bool tf32 = instr.kind == Kind::F32;
+    unsigned size = tf32 ? 4 : 2, depth = tf32 ? 8 : 16;
     auto read = [&](uint64_t address) {
-      uint8_t bytes[2];
+      uint8_t bytes[4] = {};
       uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(address));
       Accessor who{interval, launch->launch, linearCta, first, instr.id};
-      Violation v = memory.read(pointer, Space::Shared, 2, 2, bytes, who);
+      Violation v = memory.read(pointer, Space::Shared, size, size, bytes, who);
       if (v.kind != Violation::Kind::None)
-        fail(instr, first, "a wgmma operand: " + describeViolation(v, false, 2));
-      uint16_t word = static_cast<uint16_t>(bytes[0] | bytes[1] << 8);
-      wgmmas[first / 128].open.push_back({address, word});
-      return floatWordToDouble(instr.kind, word);
+        fail(instr, first, "a wgmma operand: " + describeViolation(v, false, size));
+      uint32_t word = static_cast<uint32_t>(bytes[0] | bytes[1] << 8 | bytes[2] << 16 |
+                                            static_cast<uint32_t>(bytes[3]) << 24);
+      wgmmas[first / 128].open.push_back({address, word, static_cast<uint8_t>(size)});
+      return floatWordToDouble(instr.kind, tf32 ? word & 0xFFFFE000u : word);
     };
     double A[64][16], B[16][256];
     for (unsigned m = 0; m < 64; ++m)
-      for (unsigned k = 0; k < 16; ++k)
-        A[m][k] = read(elementAddress(a, aMnMajor, m, k, 2));
-    for (unsigned k = 0; k < 16; ++k)
+      for (unsigned k = 0; k < depth; ++k)
+        A[m][k] = read(elementAddress(a, aMnMajor, m, k, size));
+    for (unsigned k = 0; k < depth; ++k)
       for (unsigned c = 0; c < n; ++c)
-        B[k][c] = read(elementAddress(b, bMnMajor, c, k, 2));
+        B[k][c] = read(elementAddress(b, bMnMajor, c, k, size));
     for (unsigned i = 0; i < 128; ++i) {
       uint16_t thread = static_cast<uint16_t>(first + i);
       unsigned w = i / 32, l = i % 32;
@@ -101,7 +107,7 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
         unsigned row = 16 * w + l / 4 + 8 * ((r % 4) / 2), column = 8 * (r / 4) + 2 * (l % 4) + r % 2;
         double sum = accumulate ? floatWordToDouble(Kind::F32, reg(instr.in[2 + r])[thread]) : 0.0;
         double products = 0;
-        for (unsigned k = 0; k < 16; ++k)
+        for (unsigned k = 0; k < depth; ++k)
           products += A[row][k] * B[k][column];
         reg(instr.out[r])[thread] = doubleToFloatWord(Kind::F32, sum + products);
       }
@@ -123,14 +129,16 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
     // were issued.
     retireAllBut(w.committed, instr.imm, [&](const std::vector<WgmmaRead> &group) {
       for (const WgmmaRead &r : group) {
-        uint8_t bytes[2];
+        uint8_t bytes[4] = {};
         uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(r.address));
         Accessor who{interval, launch->launch, linearCta, first, instr.id};
-        Violation v = memory.read(pointer, Space::Shared, 2, 2, bytes, who);
+        Violation v = memory.read(pointer, Space::Shared, r.bytes, r.bytes, bytes, who);
         if (v.kind != Violation::Kind::None)
-          fail(instr, first, "a wgmma operand, as the wait retiring it reads it: " +
-                                 describeViolation(v, false, 2));
-        if (static_cast<uint16_t>(bytes[0] | bytes[1] << 8) != r.value)
+          fail(instr, first,
+               "a wgmma operand, as the wait retiring it reads it: " +
+                   describeViolation(v, false, r.bytes));
+        if (static_cast<uint32_t>(bytes[0] | bytes[1] << 8 | bytes[2] << 16 |
+                                  static_cast<uint32_t>(bytes[3]) << 24) != r.value)
           fail(instr, first,
                "shared memory a wgmma in flight reads (byte " + std::to_string(r.address) +
                    ") changed before the wgmma.wait_group that retires it: the tensor cores may "

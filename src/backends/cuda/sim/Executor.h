@@ -163,7 +163,8 @@ private:
   /// (address, the 2 bytes read), by group, oldest first.
   struct WgmmaRead {
     uint64_t address = 0;
-    uint16_t value = 0;
+    uint32_t value = 0;
+    uint8_t bytes = 2;
   };
   struct WarpgroupWgmmas {
     std::vector<std::vector<WgmmaRead>> committed;

@@ -77,6 +77,64 @@ module attributes {gpu.container_module} {
       %d2 = pk.dot %b, %b8 : tensor<64x64xbf16>, tensor<64x8xbf16> -> tensor<64x8xf32>
       gpu.return
     }
+    // f32 operands that may be TF32 (allow_tf32) run as a tf32 wgmma,
+    // which reads both operands K-major: A as loaded, B ([K, N], N-major
+    // as loaded) transposed on its way into shared memory and read through
+    // a transposed view. `x @ x` stores the two differently.
+    // CHECK-LABEL: gpu.func @tf32
+    // CHECK: %[[A:.*]] = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x32xf32
+    // CHECK-NEXT: pk.store %{{.*}}, %[[A]]
+    // CHECK-NEXT: %[[BT:.*]] = pk.transpose %{{.*}} perm [1, 0] : tensor<32x64xf32> -> tensor<64x32xf32>
+    // CHECK-NEXT: %[[B:.*]] = pkgpu.shared_ref offset 8192 strips 128 : !pk.ref<64x32xf32
+    // CHECK-NEXT: pk.store %[[BT]], %[[B]]
+    // CHECK-NEXT: pk.commit_smem
+    // CHECK-NEXT: %[[V:.*]] = pk.ref_transpose %[[B]] perm [1, 0]
+    // CHECK: pkgpu.wgmma_tile %{{.*}}, %[[A]], %[[V]]
+    // CHECK: %[[S:.*]] = pk.load %{{.*}} sizes [64, 64]
+    // CHECK: pk.store %[[S]],
+    // CHECK-NEXT: pk.transpose %[[S]] perm [1, 0] : tensor<64x64xf32>
+    // CHECK-NOT: pk.dot
+    // CHECK: gpu.return
+    gpu.func @tf32(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %c64) offsets(%c0, %c0) block [64, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x64xf32>
+      %a = pk.load %x [0, 0] sizes [64, 32] strides [1, 1] squeeze [] : <64x64xf32> -> tensor<64x32xf32>
+      %b = pk.load %x [0, 0] sizes [32, 64] strides [1, 1] squeeze [] : <64x64xf32> -> tensor<32x64xf32>
+      %d = pk.dot %a, %b {allow_tf32} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+      %s = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xf32> -> tensor<64x64xf32>
+      %e = pk.dot %s, %s {allow_tf32} : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+      gpu.return
+    }
+    // A dot whose operands do not fit shared memory (the Pallas design
+    // doc's 128 x 128 by 128 x 256 f32 blocks: 192 KiB) becomes a loop over
+    // K windows of 32 (48 KiB), each loaded in the loop and accumulated in
+    // place into `acc`; the windows' offsets add the loads' own.
+    // CHECK-LABEL: gpu.func @split_along_k
+    // CHECK: %[[ACC:.*]] = arith.constant dense<1.000000e+00>
+    // CHECK: %[[R:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[C:.*]] = %[[ACC]])
+    // CHECK: %[[AK:.*]] = arith.addi %[[K]], %{{.*}} : index
+    // CHECK: pk.load %{{.*}} [0, %[[AK]]] sizes [128, 32]
+    // CHECK: %[[BK:.*]] = arith.addi %[[K]], %{{.*}} : index
+    // CHECK: pk.load %{{.*}} [%[[BK]], 0] sizes [32, 256]
+    // CHECK: %[[D:.*]] = pkgpu.wgmma_tile %[[C]],
+    // CHECK: %[[W:.*]] = pkgpu.wgmma_wait_tile 0, %[[D]]
+    // CHECK: scf.yield %[[W]]
+    // CHECK: pk.store %[[R]]
+    // CHECK-NOT: pk.dot
+    gpu.func @split_along_k(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, pkgpu.num_warps = 8 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c256 = arith.constant 256 : index
+      %x = pkgpu.global_ref %arg0 sizes(%c256, %c256) offsets(%c0, %c0) block [128, 256] squeeze [] : !llvm.ptr<1> -> !pk.ref<128x256xf32>
+      %y = pkgpu.global_ref %arg1 sizes(%c256, %c256) offsets(%c0, %c0) block [256, 256] squeeze [] : !llvm.ptr<1> -> !pk.ref<256x256xf32>
+      %acc = arith.constant dense<1.0> : tensor<128x256xf32>
+      %a = pk.load %x [0, 128] sizes [128, 128] strides [1, 1] squeeze [] : <128x256xf32> -> tensor<128x128xf32>
+      %b = pk.load %y [128, 0] sizes [128, 256] strides [1, 1] squeeze [] : <256x256xf32> -> tensor<128x256xf32>
+      %d = pk.dot %a, %b {allow_tf32} : tensor<128x128xf32>, tensor<128x256xf32> -> tensor<128x256xf32>
+      %s = arith.addf %acc, %d : tensor<128x256xf32>
+      pk.store %s, %x [0, 0] sizes [128, 256] strides [1, 1] squeeze [] : tensor<128x256xf32>, <128x256xf32>
+      gpu.return
+    }
     // `q @ k.T` (flash attention's scores): the transpose is the dot's
     // flag, so `k`'s window is stored as loaded (and can be copied); `q`,
     // which the loop does not change, is stored once before it into a
