@@ -250,14 +250,21 @@ class Generator:
             acc = "float32"
         else:
             acc = "uint32" if is_unsigned(dtype) and self.rng.random() < 0.7 else "int32"
-        bm, bn = self.rng.choice([16, 32]), self.rng.choice([16, 32])
+        # 64-row blocks fit a warpgroup matrix multiply on sm_90a (wgmma,
+        # TF32 for f32 at JAX's default precision); smaller ones take the
+        # mma.sync or FMA paths.
+        bm, bn = self.rng.choice([16, 32, 64]), self.rng.choice([16, 32, 64])
         k = self.rng.choice([16, 32, 64])
+        precision = ""
+        if dtype == "float32":
+            precision = self.rng.choice(["", "", ", precision=lax.Precision.HIGHEST",
+                                         ", precision=lax.Precision.HIGH"])
         sizes = {"M": self.rng.randint(1, 3 * bm), "N": self.rng.randint(1, 3 * bn)}
         transposed = self.rng.random() < 0.3
         rhs = "y_ref[...]" if not transposed else "y_ref[...].T"
         epilogue = Expressions(self.rng, acc, ["d"]).expr(1)
         lines = [f"def kernel_{index}(x_ref, y_ref, o_ref):",
-                 f"    d = jnp.dot(x_ref[...], {rhs}, preferred_element_type=jnp.{acc})",
+                 f"    d = jnp.dot(x_ref[...], {rhs}, preferred_element_type=jnp.{acc}{precision})",
                  f"    o_ref[...] = {epilogue}"]
         s = SHORT[dtype]
         y_shape = f"{k}, N" if not transposed else f"N, {k}"
