@@ -481,6 +481,12 @@ private:
         expression(*x, depth + 1);
       return;
     }
+    case Expr::Kind::Named: {
+      const auto &n = llvm::cast<NamedExpr>(e);
+      line(depth, "Named " + llvm::cast<NameExpr>(*n.target).name, e.range());
+      expression(*n.value, depth + 1);
+      return;
+    }
     case Expr::Kind::Conditional: {
       const auto &c = llvm::cast<ConditionalExpr>(e);
       line(depth, "Conditional", e.range());

@@ -57,6 +57,7 @@ public:
     Lambda,
     Comprehension,
     Starred,
+    Named,
   };
 
   virtual ~Expr() = default;
@@ -300,6 +301,19 @@ public:
   PK_AST_EXPR_CLASSOF(Lambda)
   std::vector<Parameter> parameters;
   ExprPtr body;
+  /// Names its body assigns with `:=` (locals of the lambda).
+  std::vector<std::string> namedTargets;
+};
+
+/// `name := value`: assigns the name in the enclosing function's scope
+/// (also from a comprehension) and is the value.
+class NamedExpr : public Expr {
+public:
+  NamedExpr(SourceRange r, ExprPtr target, ExprPtr value)
+      : Expr(Kind::Named, r), target(std::move(target)), value(std::move(value)) {}
+  PK_AST_EXPR_CLASSOF(Named)
+  ExprPtr target; ///< a NameExpr
+  ExprPtr value;
 };
 
 struct ComprehensionClause {
@@ -482,6 +496,8 @@ public:
   std::vector<Parameter> parameters;
   ExprPtr returnAnnotation; // may be null
   StmtList body;
+  /// Names the body assigns with `:=`, in any expression (locals too).
+  std::vector<std::string> namedTargets;
 };
 
 struct ImportedName {

@@ -115,6 +115,8 @@ const std::set<std::string> &Elaborator::localsOf(const FunctionObj &f) {
   std::set<std::string> &locals = localsCache[key];
   for (const Parameter &p : *f.parameters)
     locals.insert(p.name);
+  if (f.namedTargets)
+    locals.insert(f.namedTargets->begin(), f.namedTargets->end());
   if (f.body) {
     collectAssigned(*f.body, locals);
     // `nonlocal x` makes x refer to the enclosing function's variable.

@@ -73,6 +73,17 @@ Obj Elaborator::evalExpression(const Expr &expr) {
     return evalComprehension(llvm::cast<ComprehensionExpr>(expr));
   case Expr::Kind::Starred:
     fail(expr.range(), "a starred expression is only allowed in a call, a tuple or a list");
+  case Expr::Kind::Named: {
+    const auto &n = llvm::cast<NamedExpr>(expr);
+    Obj value = eval(*n.value);
+    // In a comprehension, the name is the enclosing function's.
+    std::shared_ptr<Frame> scope = frame;
+    while (scope->comprehension && scope->parent)
+      scope = scope->parent;
+    FrameSwitch into(*this, scope);
+    assign(*n.target, value);
+    return value;
+  }
   }
   fail(expr.range(), "unsupported expression");
 }
@@ -210,6 +221,7 @@ Obj Elaborator::evalLambda(const LambdaExpr &e) {
   f->name = "<lambda>";
   f->parameters = &e.parameters;
   f->lambdaBody = e.body.get();
+  f->namedTargets = &e.namedTargets;
   f->range = e.range();
   f->closure = closureFrame();
   for (const Parameter &p : e.parameters)
@@ -221,6 +233,7 @@ Obj Elaborator::evalComprehension(const ComprehensionExpr &e) {
   // A comprehension has its own scope, as in Python 3.
   auto scope = std::make_shared<Frame>();
   scope->parent = frame;
+  scope->comprehension = true;
   FrameSwitch enter(*this, scope);
   std::vector<Obj> items;
   std::function<void(size_t)> run = [&](size_t clause) {

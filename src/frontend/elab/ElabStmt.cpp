@@ -201,6 +201,7 @@ void Elaborator::execFunctionDef(const FunctionDefStmt &s) {
   f->parameters = &s.parameters;
   f->body = &s.body;
   f->def = &s;
+  f->namedTargets = &s.namedTargets;
   f->range = s.range();
   f->closure = closureFrame();
   for (const Parameter &p : s.parameters)

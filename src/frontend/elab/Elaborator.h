@@ -61,6 +61,7 @@ struct Frame {
   Obj returnValue;
   unsigned loopDepth = 0; ///< enclosing loops in this function, for `break`
   ClassObj *classBody = nullptr; ///< set while a class body runs in this frame
+  bool comprehension = false; ///< a comprehension's scope (`:=` assigns past it)
 };
 
 /// The arguments of one call, with their source ranges.

@@ -202,6 +202,8 @@ struct FunctionObj : Object {
   std::vector<Obj> defaults; ///< one per parameter; null when none
   std::vector<Obj> decorators;
   const ast::FunctionDefStmt *def = nullptr;
+  /// The names the body assigns with `:=` (locals, as assigned names are).
+  const std::vector<std::string> *namedTargets = nullptr;
 };
 
 /// A function implemented by the elaborator: jnp.exp, pl.program_id, range...

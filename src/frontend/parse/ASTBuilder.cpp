@@ -331,7 +331,10 @@ StmtPtr ASTBuilder::buildFunction(P::FunctionDefinitionContext *ctx,
     def->parameters = buildParameters(ctx->parameters());
   if (ctx->returnType)
     def->returnAnnotation = buildExpression(ctx->returnType);
+  std::vector<std::string> *enclosing = namedTargets;
+  namedTargets = &def->namedTargets;
   def->body = buildBlock(ctx->block());
+  namedTargets = enclosing;
   return def;
 }
 
@@ -573,8 +576,21 @@ ExprPtr ASTBuilder::buildExpression(P::ExpressionContext *ctx) {
     std::vector<Parameter> params;
     if (l->lambdaParameters())
       params = buildLambdaParameters(l->lambdaParameters());
-    return std::make_unique<LambdaExpr>(rangeOf(ctx), std::move(params),
-                                        buildExpression(l->expression()));
+    std::vector<std::string> targets, *enclosing = namedTargets;
+    namedTargets = &targets;
+    ExprPtr body = buildExpression(l->expression());
+    namedTargets = enclosing;
+    auto lambda = std::make_unique<LambdaExpr>(rangeOf(ctx), std::move(params), std::move(body));
+    lambda->namedTargets = std::move(targets);
+    return lambda;
+  }
+  if (auto *n = dynamic_cast<P::NamedExpressionContext *>(ctx)) {
+    std::string name = n->NAME()->getText();
+    if (namedTargets)
+      namedTargets->push_back(name);
+    return std::make_unique<NamedExpr>(rangeOf(ctx),
+                                       std::make_unique<NameExpr>(rangeOf(n->NAME()), name),
+                                       buildExpression(n->expression()));
   }
   auto *c = dynamic_cast<P::ConditionalExpressionContext *>(ctx);
   ExprPtr body = buildOrTest(c->body);

@@ -101,6 +101,9 @@ private:
   uint32_t file;
   EmbeddedParser embeddedParser;
   size_t depth = 0; ///< nesting of buildExpression calls
+  /// The innermost function or lambda being built: where the names that
+  /// `:=` assigns are recorded (none at module level).
+  std::vector<std::string> *namedTargets = nullptr;
 };
 
 } // namespace pk

@@ -93,7 +93,7 @@ public:
       } else if (type == PkLexer::UNSUPPORTED_KEYWORD) {
         message = "'" + text + "' is not supported in .pk files";
       } else if (type == PkLexer::WALRUS) {
-        message = "assignment expressions (':=') are not supported";
+        message = "':=' (an assignment expression) is not allowed here";
       } else if (expected.size() == 1) {
         message = "expected " + tokenDisplayName(vocabulary, expected.getSingleElement());
         if (type == antlr4::Token::EOF || type == PkLexer::NEWLINE)
