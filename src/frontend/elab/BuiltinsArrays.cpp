@@ -284,13 +284,144 @@ Obj tile(Elaborator &el, CallArgs &args) {
   return x;
 }
 
+ArrayPtr takeAlong(Elaborator &el, const ArrayPtr &x, const ArrayPtr &indicesIn, int64_t axis,
+                   SourceRange r, bool fill = false);
+
+/// jnp.repeat with an array of repeats, one per element along the axis:
+/// the output's length must be static (`total_repeat_length`), as in JAX,
+/// which pads with the last element or cuts. Output i takes the element
+/// k such that the repeats before k sum to at most i, the last such (JAX
+/// builds the same gather from a scatter of those sums).
+Obj repeatEach(Elaborator &el, ArrayPtr x, const Obj &repeatsObj, SourceRange repeatsRange,
+               const Obj &axisObj, const Obj &totalObj, SourceRange totalRange, SourceRange r) {
+  std::optional<int64_t> total = el.staticInt(totalObj);
+  if (!total)
+    el.fail(isNone(totalObj) ? repeatsRange : totalRange,
+            "jnp.repeat with per-element repeats needs a static total_repeat_length (the "
+            "output's length would depend on the data)");
+  if (*total < 1)
+    el.fail(totalRange, "jnp.repeat needs a positive total_repeat_length");
+  ArrayOps &ops = el.arrays();
+  if (isNone(axisObj))
+    x = ops.reshape(x, {product(x->shape)}, r);
+  int64_t axis = isNone(axisObj) ? 0 : el.normalizeAxis(axisObj, x->rank(), r);
+  int64_t n = x->shape[axis];
+  ArrayPtr repeats = ops.castTo(ops.toArray(repeatsObj, repeatsRange), {DType::I32, false}, r);
+  if (repeats->rank() > 1 ||
+      (repeats->rank() == 1 && repeats->shape[0] != n && repeats->shape[0] != 1))
+    el.fail(repeatsRange, "jnp.repeat's repeats must be a scalar or have one entry per element "
+                          "along the axis (" +
+                              std::to_string(n) + ")");
+  repeats = ops.broadcastTo(ops.reshape(repeats, {-1}, r), {n}, r);
+  // The repeats before each element: an exclusive prefix sum.
+  ArrayPtr before = ops.toArray(
+      ops.binary(ast::BinaryOp::Sub,
+                 cumulative(el, repeats, none(), false, Reduction::Sum, DType::I32, true, r),
+                 repeats, r),
+      r);
+  ArrayPtr positions = ops.iota({*total, n}, 0, DType::I32, r);
+  ArrayPtr starts = ops.broadcastTo(ops.reshape(before, {1, n}, r), {*total, n}, r);
+  ArrayPtr started = ops.toArray(ops.compare(ast::CompareOp::Le, starts, positions, r), r);
+  ArrayPtr count = ops.toArray(
+      ops.reduce(Reduction::Sum, ops.castTo(started, {DType::I32, false}, r), {1}, false, r), r);
+  ArrayPtr index = ops.toArray(ops.binary(ast::BinaryOp::Sub, count, makeInt(1), r), r);
+  return takeAlong(el, x, ops.castTo(index, {DType::I32, false}, r), axis, r, /*fill=*/false);
+}
+
+/// jnp.histogram(a, bins=N, range=, weights=): bin edges, bin indices
+/// and counts computed as JAX computes them (linspace's formula in f32,
+/// searchsorted to the right, the last edge closing the last bin), so
+/// that a value on an edge lands in the same bin.
+Obj histogram(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(
+      args,
+      {{"a"}, {"bins", makeInt(10)}, {"range", none()}, {"weights", none()}, {"density", none()}});
+  SourceRange r = args.range;
+  ArrayOps &ops = el.arrays();
+  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.histogram");
+  x = ops.reshape(x, {product(x->shape)}, r);
+  if (isFloat(x->dtype) && x->dtype != DType::F32)
+    el.fail(a.range(0), std::string("jnp.histogram of ") + numpyName(x->dtype) +
+                            " values is not supported (float32 and integers are)");
+  x = ops.castTo(x, {DType::F32, false}, r);
+  std::optional<int64_t> bins = el.staticInt(a[1]);
+  if (!bins || *bins < 1)
+    el.fail(a.range(1), "jnp.histogram needs a positive static int number of bins (bin edges "
+                        "given as an array are not supported)");
+  if (!isNone(a[4]) && el.truthy(a[4], a.range(4)))
+    el.fail(a.range(4), "jnp.histogram(density=True) is not supported");
+  int64_t n = x->shape[0];
+  ArrayPtr lo, hi;
+  if (isNone(a[2])) {
+    lo = ops.toArray(ops.reduce(Reduction::Min, x, {0}, false, r), r);
+    hi = ops.toArray(ops.reduce(Reduction::Max, x, {0}, false, r), r);
+  } else {
+    std::vector<Obj> bounds = el.iterate(a[2], a.range(2));
+    if (bounds.size() != 2)
+      el.fail(a.range(2), "jnp.histogram's range must be a (low, high) pair");
+    lo = ops.castTo(ops.toArray(bounds[0], a.range(2)), {DType::F32, false}, r);
+    hi = ops.castTo(ops.toArray(bounds[1], a.range(2)), {DType::F32, false}, r);
+  }
+  // An empty range widens by half a unit each way, as JAX's does.
+  ArrayPtr empty = ops.toArray(ops.compare(ast::CompareOp::Eq, lo, hi, r), r);
+  lo = ops.toArray(ops.where(empty, ops.binary(ast::BinaryOp::Sub, lo, makeFloat(0.5), r), lo, r),
+                   r);
+  hi = ops.toArray(ops.where(empty, ops.binary(ast::BinaryOp::Add, hi, makeFloat(0.5), r), hi, r),
+                   r);
+  // linspace(lo, hi, bins + 1): lo (1 - i / bins) + hi (i / bins), then hi.
+  ArrayPtr step = ops.toArray(
+      ops.binary(ast::BinaryOp::Div, ops.iota({*bins}, 0, DType::F32, r),
+                 ops.toArray(makeFloat(static_cast<double>(*bins)), r, JaxType{DType::F32, false}),
+                 r),
+      r);
+  ArrayPtr inner = ops.toArray(
+      ops.binary(ast::BinaryOp::Add,
+                 ops.binary(ast::BinaryOp::Mul, lo,
+                            ops.binary(ast::BinaryOp::Sub,
+                                       ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false}),
+                                       step, r),
+                            r),
+                 ops.binary(ast::BinaryOp::Mul, hi, step, r), r),
+      r);
+  ArrayPtr edges = concatAxis(el, {inner, ops.reshape(hi, {1}, r)}, 0, r);
+  int64_t e = *bins + 1;
+  // Each value's bin (1-based): the edges at or below it, the last edge
+  // itself in the last bin; 0 and bins + 1 are outside.
+  ArrayPtr below = ops.toArray(
+      ops.compare(ast::CompareOp::Le, ops.broadcastTo(ops.reshape(edges, {1, e}, r), {n, e}, r),
+                  ops.broadcastTo(ops.reshape(x, {n, 1}, r), {n, e}, r), r),
+      r);
+  ArrayPtr index = ops.toArray(
+      ops.reduce(Reduction::Sum, ops.castTo(below, {DType::I32, false}, r), {1}, false, r), r);
+  ArrayPtr onLast = ops.toArray(ops.compare(ast::CompareOp::Eq, x, ops.reshape(hi, {}, r), r), r);
+  index = ops.toArray(ops.where(onLast, makeInt(*bins), index, r), r);
+  ArrayPtr weights = isNone(a[3]) ? ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false})
+                                  : asValue(el, a[3], a.range(3), "jnp.histogram's weights");
+  if (!isNone(a[3])) {
+    weights = ops.reshape(weights, {-1}, r);
+    if (weights->shape[0] != n)
+      el.fail(a.range(3), "weights should have the same shape as a");
+    if (isFloat(weights->dtype) && weights->dtype != DType::F32)
+      el.fail(a.range(3), "jnp.histogram's weights must be float32 or integers");
+    weights = ops.castTo(weights, {DType::F32, false}, r);
+  }
+  ArrayPtr binIds = ops.toArray(
+      ops.binary(ast::BinaryOp::Add, ops.iota({*bins, n}, 0, DType::I32, r), makeInt(1), r), r);
+  ArrayPtr inBin = ops.toArray(
+      ops.compare(ast::CompareOp::Eq, ops.broadcastTo(ops.reshape(index, {1, n}, r), {*bins, n}, r),
+                  binIds, r),
+      r);
+  ArrayPtr counts = ops.toArray(
+      ops.reduce(Reduction::Sum, ops.where(inBin, weights, makeFloat(0.0), r), {1}, false, r), r);
+  return makeTuple({ops.castTo(counts, {DType::F32, false}, r), edges});
+}
+
 Obj repeat(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"repeats"}, {"axis", none()},
                                {"total_repeat_length", none(), true}});
   ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.repeat");
   if (!el.staticInt(a[1]))
-    el.fail(a.range(1), "jnp.repeat needs a static int number of repeats (per-element repeats "
-                        "give a data-dependent shape)");
+    return repeatEach(el, x, a[1], a.range(1), a[2], a[3], a.range(3), args.range);
   int64_t n = *el.staticInt(a[1]);
   if (n < 1)
     el.fail(a.range(1), "jnp.repeat needs a positive number of repeats");
@@ -523,7 +654,7 @@ Obj fillValue(DType t) {
 }
 
 ArrayPtr takeAlong(Elaborator &el, const ArrayPtr &x, const ArrayPtr &indicesIn, int64_t axis,
-                   SourceRange r, bool fill = false) {
+                   SourceRange r, bool fill) {
   ArrayOps &ops = el.arrays();
   int64_t n = x->shape[axis];
   ArrayPtr indices = ops.cast(indicesIn, DType::I32, r);
@@ -1306,6 +1437,7 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) 
   define(jnp, "flip", flip);
   define(jnp, "diagonal", diagonal);
   define(jnp, "take", take);
+  define(jnp, "histogram", histogram);
   define(jnp, "take_along_axis", takeAlongAxis);
   define(jnp, "split", split);
   define(jnp, "moveaxis", moveaxis);

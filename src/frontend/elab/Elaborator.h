@@ -508,7 +508,8 @@ private:
   std::map<std::string, const ElaborationOptions::Define *> deferredDefines;
   std::vector<mlir::Value> computedIndices; ///< index_map region results so far
   std::vector<mlir::Type> indexMapRefTypes; ///< scalar-prefetch Refs index maps receive
-
+  /// The scalar-prefetch inputs as passed (pytrees whose leaves are those Refs).
+  std::vector<Obj> indexMapPrefetchTrees;
 };
 
 /// Pushes a user-level call onto the elaborator's call stack.

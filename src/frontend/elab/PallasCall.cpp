@@ -262,14 +262,15 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   // Each input is a pytree: an array, None (the kernel gets None), or a
   // tuple, list, dict or NamedTuple of arrays (the kernel gets the same
   // structure of Refs). Operands are its array leaves, in order.
-  std::vector<Obj> inputTrees;
+  // Scalar-prefetch inputs are pytrees too (megablox passes a tuple of
+  // metadata arrays): one SMEM Ref per leaf, in the same structure.
+  std::vector<Obj> inputTrees, prefetchTrees;
   std::vector<std::string> inputNames;
   for (size_t i = 0; i < args.positional.size(); ++i) {
     std::vector<Obj> leaves;
     pytreeLeaves(args.positional[i], leaves);
-    if (i < prefetch && !llvm::isa<GlobalArrayObj>(args.positional[i].get()))
-      fail(args.rangeOf(i), "scalar-prefetch input " + std::to_string(i) +
-                                " must be an array, got " + repr(*args.positional[i]));
+    if (i < prefetch)
+      prefetchTrees.push_back(args.positional[i]);
     if (i >= prefetch) {
       inputTrees.push_back(args.positional[i]);
       auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
@@ -417,10 +418,9 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   auto op = pk::PallasCallOp::create(
       b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
       mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
-      b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes),
-      b.getDenseI64ArrayAttr({}),
+      b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes), b.getDenseI64ArrayAttr({}),
       compilerParams(*this, callable.compilerParams, callable.costEstimate, callable.range),
-      nullptr, b.getI64IntegerAttr(static_cast<int64_t>(prefetch)));
+      nullptr, b.getI64IntegerAttr(static_cast<int64_t>(prefetchTypes.size())));
   // jax.vmap's batch axes lead the grid. Backends that schedule axes may
   // want to know which they are (Pallas makes them "parallel" on TPU).
   if (!levels.empty())
@@ -431,6 +431,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   grid.assign(gridDims.begin() + static_cast<std::ptrdiff_t>(levels.size()), gridDims.end());
   hiddenGrid = levels.size();
   indexMapRefTypes = prefetchTypes;
+  indexMapPrefetchTrees = prefetchTrees;
   std::vector<mlir::Attribute> specs;
   for (Operand &o : operands) {
     std::vector<VmappedAxis> vmapped;
@@ -463,10 +464,12 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
                                  " and " + std::to_string(numOutputs) +
                                  (numOutputs == 1 ? " output" : " outputs") +
                                  " (both numbered from 0)");
-      if (in < static_cast<int64_t>(prefetch))
+      // Inputs count array leaves, the scalar-prefetch ones first, as in Pallas.
+      int64_t prefetchLeaves = static_cast<int64_t>(prefetchTypes.size());
+      if (in < prefetchLeaves)
         fail(callable.aliasesRange, "input_output_aliases maps scalar-prefetch input " +
                                         std::to_string(in) + " to an output; that is not supported");
-      const Operand &a = operands[in - prefetch], &o = operands[numInputs + out];
+      const Operand &a = operands[in - prefetchLeaves], &o = operands[numInputs + out];
       if (a.dtype != o.dtype || globalType(a.dims, a.dtype) != globalType(o.dims, o.dtype) ||
           symbolicShape(a.dims) != symbolicShape(o.dims))
         fail(callable.aliasesRange, "input_output_aliases maps " + a.what + " (" + shortName(a.dtype) +
@@ -525,9 +528,12 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     kernelArgs.addPositional(value, args.range);
     refOfArgument.push_back(refIndex);
   };
-  for (size_t i = 0; i < prefetch; ++i)
-    addArgument(refs[i], static_cast<int64_t>(i));
-  size_t nextRef = prefetch;
+  size_t nextRef = 0;
+  for (const Obj &tree : prefetchTrees) {
+    size_t first = nextRef;
+    Obj structured = pytreeRebuild(tree, refs, nextRef);
+    addArgument(structured, llvm::isa<RefObj>(structured.get()) ? static_cast<int64_t>(first) : -1);
+  }
   auto rebuild = [&](const Obj &tree, bool splat) {
     size_t first = nextRef;
     Obj structured = pytreeRebuild(tree, refs, nextRef);
@@ -763,7 +769,7 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
                   p.kind == ast::Parameter::Kind::PositionalOnly) && !f->defaults[&p - &(*f->parameters)[0]])
           ++positional;
       }
-      size_t refs = indexMapRefTypes.size();
+      size_t refs = indexMapPrefetchTrees.size();
       if (!variadic && positional != visibleGrid + refs)
         fail(r, "the index_map of " + what + " takes " + std::to_string(positional) +
                     (positional == 1 ? " argument" : " arguments") + " but the grid has " +
@@ -793,8 +799,12 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
         mapArgs.addPositional(makeSymbolic(mlir::getAffineDimExpr(static_cast<unsigned>(g), ctx)), r);
       // Reading a scalar-prefetch Ref is not affine: it sends the map to
       // the index_map region.
+      std::vector<Obj> leaves;
       for (mlir::Type t : indexMapRefTypes)
-        mapArgs.addPositional(prefetchRef(mlir::Value(), t), r);
+        leaves.push_back(prefetchRef(mlir::Value(), t));
+      size_t next = 0;
+      for (const Obj &tree : indexMapPrefetchTrees)
+        mapArgs.addPositional(pytreeRebuild(tree, leaves, next), r);
       std::vector<mlir::AffineExpr> exprs;
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         if (auto *s = llvm::dyn_cast<SymIntObj>(item.get()))
@@ -815,9 +825,12 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       mapArgs.callee = "index_map";
       for (size_t g = hidden; g < gridDims.size(); ++g)
         mapArgs.addPositional(arrays().wrap(block->getArgument(g), {}, DType::I32), r);
+      std::vector<Obj> leaves;
       for (size_t p = 0; p < indexMapRefTypes.size(); ++p)
-        mapArgs.addPositional(
-            prefetchRef(block->getArgument(gridDims.size() + p), indexMapRefTypes[p]), r);
+        leaves.push_back(prefetchRef(block->getArgument(gridDims.size() + p), indexMapRefTypes[p]));
+      size_t next = 0;
+      for (const Obj &tree : indexMapPrefetchTrees)
+        mapArgs.addPositional(pytreeRebuild(tree, leaves, next), r);
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         ArrayPtr a = arrays().toArray(item, r);
         if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
