@@ -142,6 +142,7 @@ listItem: expression | STAR bitOrExpression;
 
 expression
   : LAMBDA lambdaParameters? COLON expression                        # lambdaExpression
+  | NAME WALRUS expression                                           # namedExpression
   | body=orTest (IF condition=orTest ELSE orelse=expression)?        # conditionalExpression
   ;
 

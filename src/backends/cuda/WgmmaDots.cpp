@@ -22,9 +22,8 @@
 //
 // An operand that is a transposed value (`q @ k.T`) is stored as it is
 // and read through a transposed view: wgmma reads either majorness of
-// 16-bit operands, and
-// the window of `k` is then a plain load that pk-gpu-prefetch-operands
-// can copy. An operand a loop does not change (the queries of a flash
+// 16-bit operands, and the window of `k` is then a plain load that
+// pk-gpu-prefetch-operands can copy. An operand a loop does not change (the queries of a flash
 // attention, read once before its loop over keys) is stored once, before
 // the outermost such loop, into a buffer of its own.
 //
@@ -181,7 +180,8 @@ void absorbTransposes(pk::DotOp dot) {
 /// it (f32 128 x 256 with 8 warps: 128 registers, 96 more for a window).
 constexpr int64_t kDotPieceBudget = 48 * 1024;
 
-/// Whether an op between `from` and `to` (one block) may write memory.
+/// Whether an op between `from` and `to` (one block) may write memory:
+/// moving a load past it could read another value.
 bool writesBetween(Operation *from, Operation *to) {
   for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode()) {
     if (llvm::isa<pk::LoadOp>(op)) // reads only (it declares no effects)
@@ -212,10 +212,10 @@ pk::LoadOp splittableLoad(Value operand, unsigned kDim, pk::DotOp dot) {
 }
 
 /// Splits a dot whose operands do not fit kOperandBudget of shared memory
-/// into a loop over K windows of `piece`, each loaded from
-/// the operands' Refs in the loop (so that only a window of each operand
-/// is live in registers) and accumulated: `acc + x @ y` becomes a loop
-/// carrying `acc + x_i @ y_i`, which accumulates in place.
+/// into a loop over K windows of `piece`, each loaded from the operands'
+/// Refs in the loop (so that only a window of each operand is live in
+/// registers) and accumulated: `acc + x @ y` becomes a loop carrying
+/// `acc + x_i @ y_i`, which accumulates in place.
 /// The templated matmul of the Pallas design doc multiplies 128 x 128 by
 /// 128 x 256 f32 blocks: 192 KiB as TF32 operands, 48 KiB a window of 32.
 void splitAlongK(pk::DotOp dot, const WgmmaDot &w) {
