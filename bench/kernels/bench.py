@@ -174,7 +174,7 @@ def triton_kernels():
             x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
             y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
             acc += tl.dot(x, y)
-        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
+        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(c.dtype.element_ty))
 
     @triton.jit
     def attention_kernel(q, k, v, o, T, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
@@ -426,6 +426,33 @@ def bench_matmul(pk, triton, repeat, n):
     report(f"matmul bf16 {n}^3 (pkc, jax: +relu; torch: cuBLAS alone)", "TFLOP/s", 2 * n ** 3, rows, "torch")
 
 
+def bench_matmul_f32(pk, triton, repeat, n):
+    """The same Pallas-style kernel on f32 (bench/kernels/matmul_f32.pk): at
+    JAX's default precision pkc, Pallas and Triton run it on TF32 tensor
+    cores; cuBLAS does too once PyTorch allows TF32."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    x = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    y = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    out = torch.empty(n, n, device="cuda", dtype=torch.float32)
+    ref = torch.relu(x @ y)
+    # TF32 products (10-bit mantissas) summed over n terms of size ~1.
+    tol = 2e-3 * n ** 0.5
+    rows = [("torch tf32", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
+    artifacts = f"{pk.dir}/f32" if n == 4096 else f"{pk.dir}/f32_k{n}"
+    launch = pk.kernel(f"{artifacts}/matmul_f32.json", "matmul_relu_f32").bind(x, y, out)
+    attempt(rows, "pkc", lambda: time_gpu(launch, repeat),
+            lambda: (launch(), close(out, ref, 1e-2, tol)))
+    t = triton["matmul"](x, y, out, bk=32) if triton else None
+    attempt(rows, "triton", lambda: time_gpu(t, repeat),
+            lambda: (t(), close(out, torch.matmul(x, y), 1e-2, tol)))
+    j = jax_pallas("bench/kernels/matmul_f32.pk", "matmul_relu_f32", {"K": str(n)})(x, y)
+    attempt(rows, "jax pallas", lambda: time_wall(j, repeat),
+            lambda: (j(), close(j.result(), ref, 1e-2, tol)))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    report(f"matmul f32 (TF32) {n}^3 (pkc, jax: +relu; torch: cuBLAS alone)", "TFLOP/s",
+           2 * n ** 3, rows, "torch tf32")
+
+
 def bench_sweep(pk, repeat, n=8192):
     """Every configuration build_artifacts.sh compiled into sweep/ (block
     shapes, stages, warps of matmul_bf16.pk) at n^3, against cuBLAS: what
@@ -562,7 +589,7 @@ def main():
     parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
     parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
     parser.add_argument("--only",
-                        default="add,softmax,layernorm,wide,matmul,mgpu,attention,pattention,sweep,asweep")
+                        default="add,softmax,layernorm,wide,matmul,f32,mgpu,attention,pattention,sweep,asweep")
     parser.add_argument("--repeat", type=int, default=50)
     options = parser.parse_args()
     if not torch.cuda.is_available():
@@ -588,6 +615,9 @@ def main():
     if "matmul" in only:
         for n in (4096, 8192):
             bench_matmul(pk, triton, max(5, options.repeat // 5), n)
+    if "f32" in only:
+        for n in (4096, 8192):
+            bench_matmul_f32(pk, triton, max(5, options.repeat // 5), n)
     if "mgpu" in only:
         for n in (4096, 8192):
             bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)

@@ -30,6 +30,10 @@ done
 "$pkc" compile "$root/bench/kernels/matmul_bf16.pk" --target=cuda:$arch -o "$out"
 mkdir -p "$out/k8192"
 "$pkc" compile "$root/bench/kernels/matmul_bf16.pk" -D K=8192 --target=cuda:$arch -o "$out/k8192"
+# The same on f32, at JAX's default precision: TF32 tensor cores.
+mkdir -p "$out/f32" "$out/f32_k8192"
+"$pkc" compile "$root/bench/kernels/matmul_f32.pk" --target=cuda:$arch -o "$out/f32"
+"$pkc" compile "$root/bench/kernels/matmul_f32.pk" -D K=8192 --target=cuda:$arch -o "$out/f32_k8192"
 # The Mosaic GPU style matmul (TMA, wgmma): sm_90a only.
 "$pkc" compile "$root/bench/kernels/matmul_mgpu.pk" --target=cuda:sm_90a -o "$out"
 "$pkc" compile "$root/bench/kernels/attention_mgpu.pk" --target=cuda:sm_90a -o "$out"
