@@ -169,6 +169,14 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::
   return p;
 }
 
+/// The shared buffer a wgmma operand reads: `ref`, or what a transposed
+/// view of it views.
+Value viewedBuffer(Value ref) {
+  if (auto transpose = ref.getDefiningOp<pk::RefTransposeOp>())
+    return transpose.getRef();
+  return ref;
+}
+
 /// Whether `load`'s window is padded (a masked load's is).
 bool isPadded(pk::LoadOp load) { return load.getPadded() || load.getMask(); }
 
@@ -278,11 +286,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
   /// the loop's body that reads one of `buffers`: after it, every
   /// warpgroup is done with what the previous step's wgmmas read.
   static pk::CommitSmemOp commitBeforeWgmma(scf::ForOp loop, const llvm::SmallPtrSetImpl<Value> &buffers) {
-    auto reads = [&](Value ref) {
-      if (auto transpose = ref.getDefiningOp<pk::RefTransposeOp>())
-        ref = transpose.getRef();
-      return buffers.contains(ref);
-    };
+    auto reads = [&](Value ref) { return buffers.contains(viewedBuffer(ref)); };
     for (Operation &op : *loop.getBody()) {
       auto tile = llvm::dyn_cast<WgmmaTileOp>(op);
       if (!tile || !(reads(tile.getA()) || reads(tile.getB())))
@@ -311,9 +315,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     // transposed on its way in, is not).
     if (overlapped) {
       auto tile = overlapped.getAccumulators()[0].getDefiningOp<WgmmaTileOp>();
-      for (Value ref : {tile.getA(), tile.getB()}) {
-        if (auto transpose = ref.getDefiningOp<pk::RefTransposeOp>())
-          ref = transpose.getRef();
+      for (Value operand : {tile.getA(), tile.getB()}) {
+        Value ref = viewedBuffer(operand);
         Operation *def = ref.getDefiningOp();
         if (!buffers.contains(ref) && (!def || loop->isAncestor(def)))
           overlapped = {};

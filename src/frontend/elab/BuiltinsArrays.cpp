@@ -395,10 +395,11 @@ Obj histogram(Elaborator &el, CallArgs &args) {
       ops.reduce(Reduction::Sum, ops.castTo(below, {DType::I32, false}, r), {1}, false, r), r);
   ArrayPtr onLast = ops.toArray(ops.compare(ast::CompareOp::Eq, x, ops.reshape(hi, {}, r), r), r);
   index = ops.toArray(ops.where(onLast, makeInt(*bins), index, r), r);
-  ArrayPtr weights = isNone(a[3]) ? ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false})
-                                  : asValue(el, a[3], a.range(3), "jnp.histogram's weights");
-  if (!isNone(a[3])) {
-    weights = ops.reshape(weights, {-1}, r);
+  ArrayPtr weights;
+  if (isNone(a[3])) {
+    weights = ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false});
+  } else {
+    weights = ops.reshape(asValue(el, a[3], a.range(3), "jnp.histogram's weights"), {-1}, r);
     if (weights->shape[0] != n)
       el.fail(a.range(3), "weights should have the same shape as a");
     if (isFloat(weights->dtype) && weights->dtype != DType::F32)

@@ -81,29 +81,6 @@ Obj softmax(Elaborator &el, const Obj &x, const Obj &axisObj, bool logarithm, So
   return binaryOperator(el, BinaryOp::Div, e, sum, r);
 }
 
-/// lax.dot_general with 2-D operands, one contracting dimension each, and
-/// no batch dimensions.
-Obj dotGeneral(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"lhs"}, {"rhs"}, {"dimension_numbers"}, {"precision", none()},
-                               {"preferred_element_type", none()}, {"out_sharding", none(), true}});
-  std::vector<Obj> dims = el.iterate(a[2], a.range(2));
-  if (dims.size() != 2)
-    el.fail(a.range(2), "dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
-  std::vector<Obj> contract = el.iterate(dims[0], a.range(2));
-  std::vector<Obj> batch = el.iterate(dims[1], a.range(2));
-  if (contract.size() != 2)
-    el.fail(a.range(2), "dimension_numbers must name the contracting dimensions of both operands");
-  for (const Obj &b : batch)
-    if (!el.iterate(b, a.range(2)).empty())
-      el.fail(a.range(2), "batch dimensions in lax.dot_general are not supported");
-  std::vector<Obj> lc = el.iterate(contract[0], a.range(2)), rc = el.iterate(contract[1], a.range(2));
-  ArrayPtr lhs = asArray(el, a[0], a.range(0)), rhs = asArray(el, a[1], a.range(1));
-  if (lc.size() != 1 || rc.size() != 1 || lhs->rank() != 2 || rhs->rank() != 2)
-    el.fail(a.range(2), "lax.dot_general supports 2-D operands with one contracting dimension");
-  int64_t l = el.normalizeAxis(lc[0], 2, a.range(2)), r = el.normalizeAxis(rc[0], 2, a.range(2));
-  return dotBuiltin(el, lhs, rhs, l == 0, r == 1, a[4], a[3], args.range);
-}
-
 } // namespace
 
 /// lax.div and lax.rem round toward zero, unlike Python's // and %.
@@ -340,7 +317,7 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
     BoundArgs a = el.bind(args, {{"lhs"}, {"rhs"}, {"precision", none()}, {"preferred_element_type", none()}});
     return dotBuiltin(el, a[0], a[1], false, false, a[3], a[2], args.range);
   });
-  define(n, "dot_general", dotGeneral);
+  // dot_general: defineArrayFunctions (any contracting and batch axes).
   define(n, "fori_loop", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"body_fun"}, {"init_val"}, {"unroll", none(), true}});
     return el.foriLoop(a[0], a[1], a[2], a[3], args.range);

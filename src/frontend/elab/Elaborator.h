@@ -422,6 +422,9 @@ private:
   /// A scalar-prefetch Ref for an index map (a null value while tracing an
   /// affine map: reading it makes the map computed).
   Obj prefetchRef(mlir::Value value, mlir::Type type);
+  /// Gives an index map the scalar-prefetch inputs: `leaves` (one per
+  /// Ref) in the structure each input was passed in.
+  void addPrefetchArguments(CallArgs &mapArgs, const std::vector<Obj> &leaves, SourceRange r);
   void finishIndexMapRegion(pk::PallasCallOp op, SourceRange r);
 
   // Dynamic control flow (ControlFlow.cpp).

@@ -269,9 +269,9 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   for (size_t i = 0; i < args.positional.size(); ++i) {
     std::vector<Obj> leaves;
     pytreeLeaves(args.positional[i], leaves);
-    if (i < prefetch)
+    if (i < prefetch) {
       prefetchTrees.push_back(args.positional[i]);
-    if (i >= prefetch) {
+    } else {
       inputTrees.push_back(args.positional[i]);
       auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
       inputNames.push_back("input " + std::to_string(i) +
@@ -802,9 +802,7 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       std::vector<Obj> leaves;
       for (mlir::Type t : indexMapRefTypes)
         leaves.push_back(prefetchRef(mlir::Value(), t));
-      size_t next = 0;
-      for (const Obj &tree : indexMapPrefetchTrees)
-        mapArgs.addPositional(pytreeRebuild(tree, leaves, next), r);
+      addPrefetchArguments(mapArgs, leaves, r);
       std::vector<mlir::AffineExpr> exprs;
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         if (auto *s = llvm::dyn_cast<SymIntObj>(item.get()))
@@ -828,9 +826,7 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
       std::vector<Obj> leaves;
       for (size_t p = 0; p < indexMapRefTypes.size(); ++p)
         leaves.push_back(prefetchRef(block->getArgument(gridDims.size() + p), indexMapRefTypes[p]));
-      size_t next = 0;
-      for (const Obj &tree : indexMapPrefetchTrees)
-        mapArgs.addPositional(pytreeRebuild(tree, leaves, next), r);
+      addPrefetchArguments(mapArgs, leaves, r);
       for (const Obj &item : results(call(indexMap, mapArgs))) {
         ArrayPtr a = arrays().toArray(item, r);
         if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
@@ -861,6 +857,13 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
   if (spec && spec->memorySpace)
     memorySpace = pk::MemorySpaceAttr::get(ctx, *spec->memorySpace);
   return pk::BlockSpecAttr::get(ctx, blockShape, kinds, low, high, map, memorySpace);
+}
+
+void Elaborator::addPrefetchArguments(CallArgs &mapArgs, const std::vector<Obj> &leaves,
+                                      SourceRange r) {
+  size_t next = 0;
+  for (const Obj &tree : indexMapPrefetchTrees)
+    mapArgs.addPositional(pytreeRebuild(tree, leaves, next), r);
 }
 
 Obj Elaborator::prefetchRef(mlir::Value value, mlir::Type type) {

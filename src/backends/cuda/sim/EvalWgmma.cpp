@@ -23,6 +23,8 @@
 #include "backends/cuda/sim/Executor.h"
 #include "backends/cuda/sim/Numerics.h"
 
+#include <cstring>
+
 namespace pk::sim {
 
 namespace {
@@ -88,8 +90,8 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
       Violation v = memory.read(pointer, Space::Shared, size, size, bytes, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, first, "a wgmma operand: " + describeViolation(v, false, size));
-      uint32_t word = static_cast<uint32_t>(bytes[0] | bytes[1] << 8 | bytes[2] << 16 |
-                                            static_cast<uint32_t>(bytes[3]) << 24);
+      uint32_t word = 0;
+      std::memcpy(&word, bytes, size); // little-endian, as the GPU
       wgmmas[first / 128].open.push_back({address, word, static_cast<uint8_t>(size)});
       return floatWordToDouble(instr.kind, tf32 ? word & 0xFFFFE000u : word);
     };
@@ -137,8 +139,9 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
           fail(instr, first,
                "a wgmma operand, as the wait retiring it reads it: " +
                    describeViolation(v, false, r.bytes));
-        if (static_cast<uint32_t>(bytes[0] | bytes[1] << 8 | bytes[2] << 16 |
-                                  static_cast<uint32_t>(bytes[3]) << 24) != r.value)
+        uint32_t word = 0;
+        std::memcpy(&word, bytes, r.bytes);
+        if (word != r.value)
           fail(instr, first,
                "shared memory a wgmma in flight reads (byte " + std::to_string(r.address) +
                    ") changed before the wgmma.wait_group that retires it: the tensor cores may "

@@ -160,7 +160,7 @@ private:
   };
   std::vector<ThreadCopies> cpAsync;
   /// Each warpgroup's wgmmas in flight: the shared memory they read
-  /// (address, the 2 bytes read), by group, oldest first.
+  /// (address, the 2 or 4 bytes read), by group, oldest first.
   struct WgmmaRead {
     uint64_t address = 0;
     uint32_t value = 0;
