@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "CudaExport.h"
 
 #include "backends/Compile.h"
 #include "driver/Session.h"
@@ -16,8 +17,6 @@
 #include "ir/PkDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
-
-#include "pk/runtime.h"
 
 #include <algorithm>
 
@@ -47,15 +46,6 @@ std::string targetFor(int major, int minor, std::string &error) {
   return "";
 }
 
-/// Device memory freed on every path out.
-struct DeviceArrays {
-  std::vector<void *> pointers;
-  ~DeviceArrays() {
-    for (void *p : pointers)
-      pk_device_free(0, p);
-  }
-};
-
 } // namespace
 
 bool cudaDeviceAvailable() {
@@ -63,32 +53,31 @@ bool cudaDeviceAvailable() {
   return pk_device_count(&count) == PK_OK && count > 0;
 }
 
-RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &entry,
-                    const ExportSignature &signature, const std::vector<HostArray> &inputs) {
-  RunResult result;
-  auto runtimeError = [&](const std::string &what) {
-    result.error = "--device=cuda: " + what + ": " + pk_last_error();
-    return result;
-  };
+std::string cudaTargetOfDevice(std::string &error) {
   int count = 0;
-  if (pk_device_count(&count) != PK_OK)
-    return runtimeError("no CUDA GPU is available");
+  if (pk_device_count(&count) != PK_OK) {
+    error = std::string("no CUDA GPU is available: ") + pk_last_error();
+    return "";
+  }
   if (count == 0) {
-    result.error = "--device=cuda: no CUDA GPU is available (the driver sees none)";
-    return result;
+    error = "no CUDA GPU is available (the driver sees none)";
+    return "";
   }
   int major = 0, minor = 0;
-  if (pk_device_compute_capability(0, &major, &minor) != PK_OK)
-    return runtimeError("cannot query device 0");
-  std::string error;
-  std::string targetName = targetFor(major, minor, error);
-  if (targetName.empty()) {
-    result.error = "--device=cuda: " + error;
-    return result;
+  if (pk_device_compute_capability(0, &major, &minor) != PK_OK) {
+    error = std::string("cannot query device 0: ") + pk_last_error();
+    return "";
   }
+  return targetFor(major, minor, error);
+}
 
+std::optional<CudaExport> loadOnCuda(Session &session, mlir::ModuleOp module,
+                                     const std::string &entry, const std::string &targetName,
+                                     std::string &error) {
   // Compile, with the backend's diagnostics pointing at the user's lines.
   std::optional<backends::Target> target = backends::parseTarget(targetName, error);
+  if (!target)
+    return std::nullopt;
   backends::BackendOptions options;
   options.target = *target;
   std::optional<backends::BackendOutput> output;
@@ -104,26 +93,28 @@ RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &
     output = backends::compile(module, options);
   }
   if (!output) {
-    result.error = "--device=cuda: compiling for " + targetName + " failed";
-    return result;
+    error = "compiling for " + targetName + " failed";
+    return std::nullopt;
   }
 
   // The manifest `pkc compile` would write, and the artifact beside it.
   backends::Manifest manifest;
-  manifest.sourcePath = "<pkc run>";
+  manifest.sourcePath = "<pkc>";
   manifest.sourceSha256 = backends::sha256Hex("");
   for (auto op : module.getOps<pk::ExportOp>())
     manifest.exports.push_back(exportSignature(op));
   backends::Artifact artifact;
   artifact.target = targetName;
-  artifact.file = "run" + output->extension;
+  artifact.file = "kernels" + output->extension;
   artifact.format = output->format;
   artifact.sha256 = backends::sha256Hex(output->artifact);
   artifact.size = output->artifact.size();
-  artifact.cudaPrograms = std::move(output->cudaPrograms);
+  artifact.cudaPrograms = output->cudaPrograms;
   manifest.artifacts.push_back(std::move(artifact));
   std::string json = backends::writeManifest(manifest);
 
+  CudaExport loaded;
+  loaded.programs = std::move(output->cudaPrograms);
   pk_artifact_data blob = {manifest.artifacts[0].file.c_str(), output->artifact.data(),
                            output->artifact.size()};
   pk_load_options load;
@@ -131,13 +122,67 @@ RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &
   load.device = 0;
   load.artifacts = &blob;
   load.num_artifacts = 1;
-  pk_module *loaded = nullptr;
-  if (pk_module_load_memory(json.data(), json.size(), &load, &loaded) != PK_OK)
-    return runtimeError("cannot load the compiled kernels");
-  std::unique_ptr<pk_module, void (*)(pk_module *)> owner(loaded, pk_module_destroy);
-  pk_kernel *kernel = nullptr;
-  if (pk_module_get(loaded, entry.c_str(), &kernel) != PK_OK)
-    return runtimeError("cannot find export '" + entry + "'");
+  pk_module *raw = nullptr;
+  if (pk_module_load_memory(json.data(), json.size(), &load, &raw) != PK_OK) {
+    error = std::string("cannot load the compiled kernels: ") + pk_last_error();
+    return std::nullopt;
+  }
+  loaded.module.reset(raw);
+  if (pk_module_get(raw, entry.c_str(), &loaded.kernel) != PK_OK) {
+    error = "cannot find export '" + entry + "': " + pk_last_error();
+    return std::nullopt;
+  }
+  return loaded;
+}
+
+DeviceArguments::~DeviceArguments() {
+  for (void *p : pointers)
+    pk_device_free(0, p);
+}
+
+bool DeviceArguments::prepare(const pk_kernel *kernel, const std::vector<const HostArray *> &arrays,
+                              size_t numInputs, std::string &error) {
+  args.resize(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    void *p = nullptr;
+    if (pk_device_alloc(0, arrays[i]->byteSize(), &p) != PK_OK) {
+      error = std::string("cannot allocate device memory: ") + pk_last_error();
+      return false;
+    }
+    pointers.push_back(p);
+    if (i < numInputs &&
+        pk_memcpy_to_device(0, p, arrays[i]->data(), arrays[i]->byteSize()) != PK_OK) {
+      error = std::string("cannot copy an input to the device: ") + pk_last_error();
+      return false;
+    }
+    pk_param_info info;
+    if (pk_kernel_param(kernel, i, &info) != PK_OK) {
+      error = "the compiled export does not match its signature";
+      return false;
+    }
+    args[i] = DLTensor{p,
+                       DLDevice{kDLCUDA, 0},
+                       int32_t(arrays[i]->rank()),
+                       info.dtype,
+                       const_cast<int64_t *>(arrays[i]->shape().data()),
+                       nullptr,
+                       0};
+  }
+  return true;
+}
+
+RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &entry,
+                    const ExportSignature &signature, const std::vector<HostArray> &inputs) {
+  RunResult result;
+  std::string error;
+  std::string target = cudaTargetOfDevice(error);
+  std::optional<CudaExport> loaded;
+  if (!target.empty())
+    loaded = loadOnCuda(session, module, entry, target, error);
+  if (!loaded) {
+    result.error = "--device=cuda: " + error;
+    return result;
+  }
 
   // Symbols from the inputs, as the signature binds them; outputs sized
   // from them.
@@ -147,39 +192,25 @@ RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &
   for (const ExportSignature::Array &r : signature.results)
     result.outputs.emplace_back(r.dtype, concreteShape(r, symbols));
 
-  DeviceArrays device;
   std::vector<const HostArray *> arrays;
   for (const HostArray &a : inputs)
     arrays.push_back(&a);
   for (const HostArray &a : result.outputs)
     arrays.push_back(&a);
-  std::vector<DLTensor> args(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    void *p = nullptr;
-    if (pk_device_alloc(0, arrays[i]->byteSize(), &p) != PK_OK)
-      return runtimeError("cannot allocate device memory");
-    device.pointers.push_back(p);
-    if (i < inputs.size() &&
-        pk_memcpy_to_device(0, p, arrays[i]->data(), arrays[i]->byteSize()) != PK_OK)
-      return runtimeError("cannot copy an input to the device");
-    pk_param_info info;
-    if (pk_kernel_param(kernel, i, &info) != PK_OK)
-      return runtimeError("the compiled export does not match its signature");
-    args[i] = DLTensor{p,
-                       DLDevice{kDLCUDA, 0},
-                       int32_t(arrays[i]->rank()),
-                       info.dtype,
-                       const_cast<int64_t *>(arrays[i]->shape().data()),
-                       nullptr,
-                       0};
-  }
-  if (pk_launch(kernel, args.data(), args.size(), nullptr) != PK_OK)
-    return runtimeError("launching '" + entry + "' failed");
+  DeviceArguments device;
+  auto runtimeError = [&](const std::string &what) {
+    result.error = "--device=cuda: " + what;
+    return result;
+  };
+  if (!device.prepare(loaded->kernel, arrays, inputs.size(), error))
+    return runtimeError(error);
+  if (pk_launch(loaded->kernel, device.tensors().data(), device.tensors().size(), nullptr) != PK_OK)
+    return runtimeError("launching '" + entry + "' failed: " + pk_last_error());
   for (size_t o = 0; o < result.outputs.size(); ++o) {
     HostArray &out = result.outputs[o];
-    if (pk_memcpy_to_host(0, out.data(), device.pointers[inputs.size() + o], out.byteSize()) !=
+    if (pk_memcpy_to_host(0, out.data(), device.pointer(inputs.size() + o), out.byteSize()) !=
         PK_OK)
-      return runtimeError("running '" + entry + "' failed");
+      return runtimeError("running '" + entry + "' failed: " + pk_last_error());
   }
   return result;
 }
