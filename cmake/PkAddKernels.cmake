@@ -5,6 +5,8 @@
 #     [ARCH sm_90a [sm_80 ...]]      CUDA architectures (default below)
 #     [TARGETS cuda [tpu]]           what to compile for (default: cuda)
 #     [DEFINES NAME=VALUE ...]       -D for every source
+#     [TUNED STEM.tune.json ...]     tuning records (pkc tune), each for the
+#                                    source of the same stem
 #     [INCLUDE_DIRS dir ...]         -I: where imported .pk files are found
 #     [EMBED]                        compile the artifacts into the target
 #     [HEADER_DIR dir]               where the launch headers go
@@ -31,12 +33,13 @@ cmake_policy(VERSION 3.20)
 
 function(pk_add_kernels target)
   cmake_parse_arguments(PARSE_ARGV 1 PK "EMBED" "HEADER_DIR;OUTPUT_DIR"
-    "SOURCES;ARCH;TARGETS;DEFINES;INCLUDE_DIRS")
+    "SOURCES;ARCH;TARGETS;DEFINES;INCLUDE_DIRS;TUNED")
   # cmake_parse_arguments only leaves unknown words before the first
   # keyword unparsed; after one, they join its list. So the lists are
   # checked too: what cannot belong there is an unknown argument.
   set(unknown ${PK_UNPARSED_ARGUMENTS})
-  foreach(list_check "SOURCES;\\.pk$" "DEFINES;^[A-Za-z_][A-Za-z0-9_]*=" "ARCH;^sm_")
+  foreach(list_check "SOURCES;\\.pk$" "DEFINES;^[A-Za-z_][A-Za-z0-9_]*=" "ARCH;^sm_"
+                     "TUNED;\\.tune\\.json$")
     list(GET list_check 0 keyword)
     list(GET list_check 1 pattern)
     set(kept)
@@ -52,7 +55,7 @@ function(pk_add_kernels target)
   if(unknown)
     message(WARNING "pk_add_kernels(${target}): unknown arguments ignored: ${unknown} "
       "(known: SOURCES a.pk..., ARCH sm_XY..., TARGETS cuda|tpu, DEFINES NAME=VALUE..., "
-      "INCLUDE_DIRS, EMBED, HEADER_DIR, OUTPUT_DIR)")
+      "INCLUDE_DIRS, TUNED STEM.tune.json..., EMBED, HEADER_DIR, OUTPUT_DIR)")
   endif()
   if(PK_KEYWORDS_MISSING_VALUES)
     message(WARNING "pk_add_kernels(${target}): no value given for ${PK_KEYWORDS_MISSING_VALUES}")
@@ -129,6 +132,27 @@ function(pk_add_kernels target)
   # holding it would split at its ';'.)
   set(includes "$<TARGET_PROPERTY:${target},PK_INCLUDE_DIRECTORIES>")
 
+  # Tuning records by the stem of the source they tune.
+  set(tuned_stems)
+  foreach(record IN LISTS PK_TUNED)
+    get_filename_component(record ${record} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    get_filename_component(record_name ${record} NAME)
+    string(REGEX REPLACE "\\.tune\\.json$" "" record_stem "${record_name}")
+    set(tuned_record_${record_stem} ${record})
+    list(APPEND tuned_stems ${record_stem})
+  endforeach()
+  set(source_stems)
+  foreach(source IN LISTS PK_SOURCES)
+    get_filename_component(stem ${source} NAME_WE)
+    list(APPEND source_stems ${stem})
+  endforeach()
+  foreach(record_stem IN LISTS tuned_stems)
+    if(NOT record_stem IN_LIST source_stems)
+      message(FATAL_ERROR "pk_add_kernels(${target}): the tuning record ${record_stem}.tune.json "
+        "has no source ${record_stem}.pk among SOURCES")
+    endif()
+  endforeach()
+
   get_property(stems TARGET ${target} PROPERTY PK_KERNEL_STEMS)
   foreach(source IN LISTS PK_SOURCES)
     get_filename_component(source ${source} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
@@ -148,14 +172,20 @@ function(pk_add_kernels target)
       set(embed_flag --embed)
       list(APPEND outputs ${output_dir}/${stem}.embed.cpp)
     endif()
+    set(tuned_flags)
+    set(tuned_depends)
+    if(DEFINED tuned_record_${stem})
+      set(tuned_flags --tuned ${tuned_record_${stem}})
+      set(tuned_depends ${tuned_record_${stem}})
+    endif()
     file(RELATIVE_PATH shown ${CMAKE_BINARY_DIR} ${manifest})
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND pk::pkc compile ${source} ${target_flags} -o ${output_dir} --header ${header}
-              ${embed_flag} ${defines} "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
+              ${embed_flag} ${defines} ${tuned_flags} "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               -MD -MF ${depfile} -MT ${manifest}
       MAIN_DEPENDENCY ${source}
-      DEPENDS pk::pkc
+      DEPENDS pk::pkc ${tuned_depends}
       DEPFILE ${depfile}
       COMMENT "Compiling ${stem}.pk (${targets_shown}) -> ${shown}"
       VERBATIM

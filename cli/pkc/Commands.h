@@ -41,6 +41,7 @@ struct CompileOptions {
   std::string depFile;    ///< -MF
   std::vector<std::string> depTargets; ///< -MT
   std::vector<std::string> exports;    ///< --export: compile only these (default: all)
+  std::string tuned; ///< --tuned: a tuning record whose chosen constants each export takes
 };
 
 struct RunOptions {
@@ -55,11 +56,29 @@ struct RunOptions {
   bool print = false;
 };
 
+struct TuneOptions {
+  std::vector<std::string> exports; ///< --export: tune these (default: those with @autotune)
+  std::vector<std::string> tries;   ///< --try NAME=VALUE: configurations instead of @autotune's
+  std::vector<std::string> sizes;   ///< --size NAME=INT: the sizes to time at
+  std::vector<std::string> inputs;  ///< --in NAME=FILE.npy
+  std::string target;               ///< --target: GPU 0's by default
+  std::string output;               ///< -o: where the record and the artifact go
+  bool compileOnly = false;         ///< --compile-only: compile each configuration, time none
+};
+
 int runCheck(const CommonOptions &common, const DiagnosticOptions &diagnostics);
 int runCompile(const CommonOptions &common, const CompileOptions &options,
                const DiagnosticOptions &diagnostics);
 int runRun(const CommonOptions &common, const RunOptions &options,
            const DiagnosticOptions &diagnostics);
+
+int runTune(const CommonOptions &common, const TuneOptions &options,
+            const DiagnosticOptions &diagnostics);
+
+/// Erases the exports `keep` does not name (none when it is empty); an
+/// error for a name that is not an export.
+bool keepExports(Session &session, mlir::ModuleOp module, const std::vector<std::string> &keep,
+                 const std::string &input);
 
 /// pkc compile with --target: runs the backends and writes what they make.
 /// Sets `primaryOutput` to the manifest (or the stage's file) written.

@@ -5,6 +5,10 @@
 
 #include "DepFile.h"
 #include "LaunchHeader.h"
+#include "TuneRecord.h"
+#include "TunedModule.h"
+
+#include "backends/Manifest.h"
 
 #include "driver/Session.h"
 #include "frontend/parse/Parser.h"
@@ -15,6 +19,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -85,11 +90,56 @@ std::vector<ExportSignature> signatures(mlir::ModuleOp module) {
   return out;
 }
 
+/// The file's IR: with -D, and with --tuned each export with the
+/// constants the record chose for it.
+mlir::OwningOpRef<mlir::ModuleOp> loadForCompile(Session &session, const CommonOptions &common,
+                                                 const CompileOptions &compile) {
+  if (compile.tuned.empty()) {
+    ElaborationOptions options;
+    if (!session.addDefines(common.defines, options))
+      return nullptr;
+    return session.loadIR(common.input, options);
+  }
+  DiagnosticEngine &diag = session.diagnostics();
+  if (llvm::StringRef(common.input).ends_with(".mlir")) {
+    diag.error(SourceRange(), "--tuned applies a tuning record to a .pk source, not to IR");
+    return nullptr;
+  }
+  // Read through the session, so that -MD lists the record among the
+  // files the artifact depends on.
+  uint32_t file = session.load(compile.tuned);
+  if (!file)
+    return nullptr;
+  TuneRecord record;
+  std::string error;
+  if (!parseTuneRecord(session.sources().contents(file), compile.tuned, record, error)) {
+    diag.error(SourceRange(), error);
+    return nullptr;
+  }
+  // A record describes one version of the file, compiled one way; say so
+  // when this compile differs, but apply it: the constants may well
+  // still be the right ones.
+  if (auto buffer = llvm::MemoryBuffer::getFile(common.input))
+    if (!record.sourceSha256.empty() &&
+        backends::sha256Hex((*buffer)->getBuffer().str()) != record.sourceSha256)
+      diag.warning(SourceRange(), compile.tuned + " was tuned on another version of " +
+                                      common.input + " (its SHA-256 differs)");
+  auto describe = [](const std::vector<std::string> &defines) {
+    return defines.empty() ? std::string("no -D") : "-D " + llvm::join(defines, " -D ");
+  };
+  if (record.defines != common.defines)
+    diag.warning(SourceRange(), compile.tuned + " was tuned with " + describe(record.defines) +
+                                    ", and this compile has " + describe(common.defines));
+  if (!compile.targets.empty() && !record.target.empty() &&
+      llvm::none_of(compile.targets, [&](const std::string &t) { return t == record.target; }))
+    diag.warning(SourceRange(), compile.tuned + " was tuned for " + record.target +
+                                    ", not for the targets compiled here");
+  return loadWithChosenConstants(session, common.input, common.defines, chosenConstants(record));
+}
+
 } // namespace
 
-/// Erases the exports `keep` does not name (none when it is empty); an
-/// error for a name that is not an export.
-static bool keepExports(Session &session, mlir::ModuleOp module, const std::vector<std::string> &keep,
+bool keepExports(Session &session, mlir::ModuleOp module, const std::vector<std::string> &keep,
                  const std::string &input) {
   if (keep.empty())
     return true;
@@ -131,10 +181,7 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
                              (compile.emit == "header" ? " (or write it with --header FILE)" : ""));
       return 2;
     }
-    ElaborationOptions options;
-    if (!session.addDefines(common.defines, options))
-      return 1;
-    mlir::OwningOpRef<mlir::ModuleOp> ir = session.loadIR(common.input, options);
+    mlir::OwningOpRef<mlir::ModuleOp> ir = loadForCompile(session, common, compile);
     if (!ir || !keepExports(session, *ir, compile.exports, common.input))
       return 1;
     std::string primaryOutput;
@@ -161,10 +208,7 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
     ast::dump(*module, session.sources(), out);
     return compile.writeDeps ? writeDependencies(session, compile, compile.output) : 0;
   }
-  ElaborationOptions options;
-  if (!session.addDefines(common.defines, options))
-    return 1;
-  mlir::OwningOpRef<mlir::ModuleOp> ir = session.loadIR(common.input, options);
+  mlir::OwningOpRef<mlir::ModuleOp> ir = loadForCompile(session, common, compile);
   if (!ir || !keepExports(session, *ir, compile.exports, common.input))
     return 1;
   if (compile.emit == "header") {

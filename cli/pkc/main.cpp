@@ -4,6 +4,7 @@
 //   pkc compile FILE --emit=ast|ir print a stage
 //   pkc compile FILE --target=T... artifacts and their manifest (--header, --embed, -MD)
 //   pkc run FILE --entry NAME ...  run an export on the GPU or the reference interpreter
+//   pkc tune FILE --size N=...     time configurations on the GPU, compile the fastest
 //   pkc --print-targets            the --target values this pkc accepts
 //
 // Arguments may come from response files (@FILE); Arguments.cpp turns the
@@ -115,6 +116,9 @@ int main(int argc, char **argv) {
   compileCommand->add_option("-o,--output", compile.output,
                              "output file ('-' for stdout), or with --target the directory for "
                              "artifacts and the manifest");
+  compileCommand->add_option("--tuned", compile.tuned,
+                             "RECORD: compile each export with the constants pkc tune chose for "
+                             "it (STEM.tune.json)");
   compileCommand->add_option("--dump-dir", compile.dumpDir,
                              "write the IR after every backend stage (and tool logs) here");
   compileCommand->add_flag("--debug-info", compile.debugInfo, "print source locations in the IR");
@@ -150,6 +154,27 @@ int main(int argc, char **argv) {
                          "--device=cuda-sim: the order CTAs run in: linear, reverse, shuffled[:SEED]");
   runCommand->add_flag("--sim-stats", run.simStats, "--device=cuda-sim: print what was simulated");
 
+  pk::cli::TuneOptions tune;
+  CLI::App *tuneCommand = app.add_subcommand(
+      "tune", "time an export's configurations on GPU 0 and compile the fastest");
+  addCommonOptions(tuneCommand, common);
+  tuneCommand->add_option("--export", tune.exports,
+                          "NAME: tune this export (repeat for several; default: those with "
+                          "@autotune)");
+  tuneCommand->add_option("--try", tune.tries,
+                          "NAME=VALUE: a value to try for a module constant (repeat; the "
+                          "values of each name are alternatives, names combine); replaces "
+                          "@autotune's configurations");
+  tuneCommand->add_option("--size", tune.sizes, "NAME=INT: a symbolic size to time at");
+  tuneCommand->add_option("--in", tune.inputs, "NAME=FILE.npy: an input to time on");
+  tuneCommand->add_option("--target", tune.target,
+                          "the CUDA target (default: GPU 0's; cuda:sm_90a with --compile-only)");
+  tuneCommand->add_option("-o,--output", tune.output,
+                          "the directory for the tuning record and the artifact (default: .)");
+  tuneCommand->add_flag("--compile-only", tune.compileOnly,
+                        "compile every configuration and print what ptxas reports; time none "
+                        "(no GPU needed)");
+
   try {
     // CLI11 wants the arguments without the program name, last first.
     std::vector<std::string> reversed(arguments.rbegin(), arguments.rend() - 1);
@@ -164,7 +189,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    llvm::errs() << "pkc: error: a command is required (check, compile or run); see pkc --help\n";
+    llvm::errs()
+        << "pkc: error: a command is required (check, compile, run or tune); see pkc --help\n";
     return 2;
   }
 
@@ -175,6 +201,8 @@ int main(int argc, char **argv) {
       return pk::cli::runCheck(common, diagnostics);
     if (compileCommand->parsed())
       return pk::cli::runCompile(common, compile, diagnostics);
+    if (tuneCommand->parsed())
+      return pk::cli::runTune(common, tune, diagnostics);
     return pk::cli::runRun(common, run, diagnostics);
   });
 }

@@ -107,7 +107,14 @@ json exportJson(const ExportSignature &s) {
     add(a, "input", a.name);
   for (size_t i = 0; i < s.results.size(); ++i)
     add(s.results[i], "output", "out" + std::to_string(i));
-  return {{"name", s.name}, {"symbols", symbols}, {"params", params}};
+  json out = {{"name", s.name}, {"symbols", symbols}, {"params", params}};
+  if (!s.tuned.empty()) {
+    json tuned = json::object();
+    for (const auto &[name, value] : s.tuned)
+      tuned[name] = value;
+    out["tuned"] = std::move(tuned);
+  }
+  return out;
 }
 
 json tensorMapJson(const TensorMapArg &t, const std::vector<std::string> &symbols) {

@@ -43,7 +43,34 @@ ExportSignature exportSignature(ExportOp op) {
     }
     s.bindings.push_back(binding.value_or(ExportSignature::Binding{0, 0}));
   }
+  if (auto tuned = op->getAttrOfType<mlir::DictionaryAttr>(kTunedAttr))
+    s.tuned = overridesOf(tuned);
   return s;
+}
+
+ConstantOverrides overridesOf(mlir::DictionaryAttr dict) {
+  ConstantOverrides out;
+  for (mlir::NamedAttribute entry : dict)
+    if (auto text = llvm::dyn_cast<mlir::StringAttr>(entry.getValue()))
+      out.emplace_back(entry.getName().str(), text.str());
+  return out;
+}
+
+mlir::DictionaryAttr overridesAttr(mlir::MLIRContext *context, const ConstantOverrides &overrides) {
+  std::vector<mlir::NamedAttribute> entries;
+  for (const auto &[name, value] : overrides)
+    entries.emplace_back(mlir::StringAttr::get(context, name),
+                         mlir::StringAttr::get(context, value));
+  return mlir::DictionaryAttr::get(context, entries);
+}
+
+std::vector<ConstantOverrides> autotuneConfigs(ExportOp op) {
+  std::vector<ConstantOverrides> configs;
+  if (auto list = op->getAttrOfType<mlir::ArrayAttr>(kAutotuneAttr))
+    for (mlir::Attribute config : list)
+      if (auto dict = llvm::dyn_cast<mlir::DictionaryAttr>(config))
+        configs.push_back(overridesOf(dict));
+  return configs;
 }
 
 std::optional<ExportSignature> exportSignature(mlir::ModuleOp module, llvm::StringRef name) {

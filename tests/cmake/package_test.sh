@@ -8,7 +8,8 @@
 #      exactly affine.pk's module rebuilds (its header, unchanged, is not
 #      rewritten, so main.cpp is not recompiled);
 #   5. configure tests/cmake/configure: an unknown pk_add_kernels argument
-#      is warned about, and ARCH defaults in CUDA_ARCHITECTURES' order.
+#      is warned about, ARCH defaults in CUDA_ARCHITECTURES' order, and
+#      TUNED passes each record to its source's command and dependencies.
 # Leaves the built app in WORK/build/app for the GPU test that runs it.
 #
 # usage: package_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
@@ -69,5 +70,10 @@ check_arch from_env "--target=cuda:sm_80 --target=cuda:sm_87"
 check_arch from_variable "--target=cuda:sm_89"
 check_arch from_property "--target=cuda:sm_86"
 check_arch from_argument "--target=cuda:sm_90"
+record="$work/configure/records/add.tune.json"
+grep -q -- "--tuned $record" "$work/configure/build.ninja" \
+  || fail "TUNED: no --tuned $record in the tuned target's command"
+grep -q "^build pk_kernels/tuned/add.json.*CUSTOM_COMMAND.* records/add.tune.json" "$work/configure/build.ninja" \
+  || fail "TUNED: the tuned module does not depend on its record"
 
 echo "ok (${SECONDS} s)"

@@ -369,7 +369,13 @@ def load_pk(path, defines=None):
     module = types.ModuleType(name)
     sys.modules[name] = module
     module_globals = module.__dict__
-    module_globals.update({"__file__": path, "export": export})
+    def autotune(configs):
+        # pkc tune's configurations (docs/tuning.md): nothing to do on JAX.
+        if not isinstance(configs, (list, tuple)) or not all(isinstance(c, dict) for c in configs):
+            raise TypeError("autotune(configs=...) takes a list of dicts")
+        return lambda fn: fn
+
+    module_globals.update({"__file__": path, "export": export, "autotune": autotune})
     for short, dtype in _DTYPES.items():
         if short != "bool":
             module_globals[short] = dtype

@@ -97,6 +97,9 @@ Obj castToDType(Elaborator &el, DType dtype, CallArgs &args);
 /// Names assigned in a statement list (not inside nested functions).
 void collectAssignedNames(const ast::StmtList &body, std::set<std::string> &out);
 
+/// `autotune(configs=[...])`, the decorator factory (Autotune.cpp).
+Obj autotuneBuiltin(Elaborator &el, CallArgs &args);
+
 /// Shared implementations that several namespaces expose.
 Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind);
 /// lax.div / lax.rem: rounding toward zero.

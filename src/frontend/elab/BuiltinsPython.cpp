@@ -452,6 +452,7 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
     el.registerExport(std::static_pointer_cast<FunctionObj>(args.positional[0]), args.range);
     return args.positional[0];
   });
+  b["autotune"] = std::make_shared<BuiltinObj>("autotune", autotuneBuiltin);
   // Short dtype names for signatures: f32[N], bf16[M, K], ...
   // (`bool` stays Python's bool; `bool[N]` still reads as an array type.)
   for (DType t : allDTypes)

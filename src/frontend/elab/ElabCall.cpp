@@ -106,6 +106,16 @@ void collectAssignedNames(const StmtList &body, std::set<std::string> &out) {
   collectAssigned(body, out);
 }
 
+} // namespace pk::elab
+
+std::set<std::string> pk::moduleConstants(const pk::ast::Module &module) {
+  std::set<std::string> names;
+  pk::elab::collectAssignedNames(module.body, names);
+  return names;
+}
+
+namespace pk::elab {
+
 const std::set<std::string> &Elaborator::localsOf(const FunctionObj &f) {
   const void *key = f.body ? static_cast<const void *>(f.body)
                            : static_cast<const void *>(f.lambdaBody);

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct ElaborationOptions {
   /// elaborated module only, never to the modules it imports.
   ImportLoader *imports = nullptr;
 };
+
+/// The names `module` assigns at its top level: the constants a -D (and a
+/// tuning configuration) replaces where they are assigned.
+std::set<std::string> moduleConstants(const ast::Module &module);
 
 /// Elaborates `module`. Reports errors through `diagnostics` and returns
 /// null if there were any. The IR is verified before it is returned.

@@ -294,8 +294,7 @@ Obj Elaborator::defineValue(const ElaborationOptions::Define &define) {
 void Elaborator::applyDefines() {
   // A -D for a name the module assigns takes effect at that assignment, so
   // that its value can use the module's imports and earlier constants.
-  std::set<std::string> assigned;
-  collectAssignedNames(module.body, assigned);
+  std::set<std::string> assigned = moduleConstants(module);
   for (const ElaborationOptions::Define &define : options.defines) {
     definedNames.insert(define.name);
     if (assigned.count(define.name))
@@ -316,6 +315,11 @@ mlir::OwningOpRef<ModuleOp> Elaborator::run() {
     exec(module.body);
     for (const auto &[function, range] : pendingExports)
       elaborateExport(*function, range);
+    for (const Autotuned &entry : autotuned)
+      if (llvm::none_of(pendingExports, [&](const auto &e) { return e.first == entry.function; }))
+        warn(entry.range, "@autotune on '" + entry.function->name +
+                              "', which is not an export: pkc tune tries configurations of "
+                              "exports only");
     if (pendingExports.empty())
       warn(SourceRange({module.file, 1, 1}, {module.file, 1, 1}),
            "no function is marked @export, so nothing is compiled");

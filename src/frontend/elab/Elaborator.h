@@ -263,6 +263,13 @@ public:
 
   /// The `@export` decorator: queues a function to become a pk.export.
   void registerExport(std::shared_ptr<FunctionObj> function, SourceRange range);
+  /// `@autotune(configs=...)`: the configurations `pkc tune` tries for
+  /// `function`, recorded on its pk.export (Autotune.cpp).
+  void registerAutotune(std::shared_ptr<FunctionObj> function, mlir::ArrayAttr configs,
+                        SourceRange range);
+  /// Whether the file being compiled assigns `name` at module level: the
+  /// constants -D (and so a tuning configuration) replaces.
+  bool assignsModuleConstant(const std::string &name);
   /// Elaborates one export, after the whole module has run.
   void elaborateExport(const FunctionObj &function, SourceRange range);
   /// `pallas_call(...)(args)` at export level.
@@ -506,6 +513,13 @@ private:
   SourceRange lastJump;
   std::string currentExport;
   std::vector<std::pair<std::shared_ptr<FunctionObj>, SourceRange>> pendingExports;
+  struct Autotuned {
+    std::shared_ptr<FunctionObj> function;
+    mlir::ArrayAttr configs;
+    SourceRange range;
+  };
+  std::vector<Autotuned> autotuned;
+  std::optional<std::set<std::string>> moduleAssignments; ///< computed on first use
   std::vector<std::unique_ptr<ast::Expr>> definedExprs; ///< parsed -D values
   /// -D values for names the module assigns, evaluated at that assignment.
   std::map<std::string, const ElaborationOptions::Define *> deferredDefines;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Elaborator.h"
 #include "ir/DTypeMapping.h"
+#include "ir/ExportSignature.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -75,6 +76,20 @@ void Elaborator::registerExport(std::shared_ptr<FunctionObj> function, SourceRan
     if (existing->name == function->name)
       fail(range, "export '" + function->name + "' is defined twice");
   pendingExports.emplace_back(std::move(function), range);
+}
+
+void Elaborator::registerAutotune(std::shared_ptr<FunctionObj> function, mlir::ArrayAttr configs,
+                                  SourceRange range) {
+  for (Autotuned &existing : autotuned)
+    if (existing.function == function)
+      fail(range, "'" + function->name + "' already has @autotune configurations");
+  autotuned.push_back({std::move(function), configs, range});
+}
+
+bool Elaborator::assignsModuleConstant(const std::string &name) {
+  if (!moduleAssignments)
+    moduleAssignments = moduleConstants(module);
+  return moduleAssignments->count(name) != 0;
 }
 
 void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
@@ -170,6 +185,9 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
   auto exportOp = pk::ExportOp::create(b, loc(f.range), f.name,
                                        b.getFunctionType(inputTypes, {}),
                                        symbolsAttr(), nullptr, nullptr);
+  for (const Autotuned &entry : autotuned)
+    if (entry.function.get() == &f)
+      exportOp->setAttr(kAutotuneAttr, entry.configs);
   std::vector<mlir::Location> argLocs;
   for (const Param &p : params)
     argLocs.push_back(loc(p.range));

@@ -246,6 +246,22 @@ CUresult pkcMatmulScaled(const Geometry &g, const uint64_t *p) {
   return OK;
 }
 
+/// tests/lit/cli/Inputs/tune/scale.pk's `scale` (out = 2 x), whatever its
+/// block (pkc tune's trials differ in it); the grid must still cover the
+/// array with blocks of at most 65536 elements.
+CUresult pkcTuneScale(const Geometry &g, const uint64_t *p) {
+  int64_t n = int64_t(p[2]);
+  if (n > 0 && (!inside(p[0], n * 4) || !inside(p[1], n * 4)))
+    return ILLEGAL_ADDRESS;
+  if (int64_t(g.grid[0]) * 65536 < n)
+    return INVALID_VALUE;
+  auto *x = reinterpret_cast<const float *>(p[0]);
+  auto *out = reinterpret_cast<float *>(p[1]);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = 2.0f * x[i];
+  return OK;
+}
+
 struct KernelInfo {
   const char *name;
   int numParams;
@@ -261,6 +277,7 @@ const KernelInfo kKernels[] = {
     {"pk_test_cluster_rank_i32", 3, 0, clusterRank},
     {"add_add_kernel", 4, 0, pkcAdd, true},
     {"matmul_scaled_matmul_kernel", 5, 0, pkcMatmulScaled, true},
+    {"scale_scale_kernel", 3, 0, pkcTuneScale, true},
 };
 
 const KernelInfo *kernelInfo(const std::string &name) {
