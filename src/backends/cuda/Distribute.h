@@ -132,6 +132,16 @@ public:
   /// user may still be reading), then gets the byte offset of a region of
   /// `bytes`.
   int64_t beginSharedTemporary(int64_t bytes);
+  /// A temporary through which threads exchange block values
+  /// (writeShared, then readShared): `elements` of `element`, and with
+  /// `ownSlots`, past them one slot per thread, where a thread's padding
+  /// registers go (see writeShared).
+  struct Exchange {
+    int64_t offset;   ///< byte offset of the region
+    int64_t elements; ///< where the threads' own slots begin
+    bool ownSlots;
+  };
+  Exchange beginSharedExchange(int64_t elements, mlir::Type element, bool ownSlots);
   /// Synchronizes the threads that share block values: the CTA, or the
   /// running warpgroup (a named barrier) when there are several.
   void barrier();
@@ -198,10 +208,15 @@ std::optional<mlir::LogicalResult> lowerMosaicGpuOp(Emitter &e, mlir::Operation 
 
 /// Element index in shared memory for a coordinate, or null to skip it.
 using IndexFn = llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)>;
+/// Whether a value of `layout` holding `shape` has padding registers
+/// (the layout's power-of-two shape exceeds the value's).
+bool hasPadding(const Layout &layout, llvm::ArrayRef<int64_t> shape);
 /// Each owner thread writes its elements inside `shape` (the value's
-/// logical shape) at `index(coordinate)` of the shared region at `offset`.
-void writeShared(Emitter &e, mlir::Value vector, const Layout &layout, llvm::ArrayRef<int64_t> shape,
-                 IndexFn index, int64_t offset, mlir::Type element);
+/// logical shape) at `index(coordinate)` of `exchange`, which has its own
+/// slots if the layout has padding.
+void writeShared(Emitter &e, mlir::Value vector, const Layout &layout,
+                 llvm::ArrayRef<int64_t> shape, IndexFn index, Emitter::Exchange exchange,
+                 mlir::Type element);
 /// Each thread reads its elements inside `shape` from `index(coordinate)`;
 /// the padding reads nothing.
 mlir::Value readShared(Emitter &e, mlir::VectorType type, const Layout &layout,

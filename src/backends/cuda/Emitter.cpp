@@ -357,6 +357,13 @@ int64_t Emitter::beginSharedTemporary(int64_t bytes) {
   return scratchBytes;
 }
 
+Emitter::Exchange Emitter::beginSharedExchange(int64_t elements, Type element, bool ownSlots) {
+  // Every thread of the CTA gets a slot: threadId() counts within a
+  // warpgroup when there are several, so the CTA's count bounds it.
+  int64_t slots = ownSlots ? int64_t(numWarps) * 32 : 0;
+  return {beginSharedTemporary((elements + slots) * elementBytes(element)), elements, ownSlots};
+}
+
 void Emitter::barrier() {
   if (warpgroups <= 1) {
     ::mlir::gpu::BarrierOp::create(b, loc);

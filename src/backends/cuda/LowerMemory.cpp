@@ -664,11 +664,13 @@ Value shareWithCopies(Emitter &e, Value result, Type type) {
     if (!e.isOwner(layout))
       return result;
     Type element = tensor.getElementType();
-    int64_t offset = e.beginSharedTemporary(tensor.getNumElements() * elementBytes(element));
+    Emitter::Exchange exchange = e.beginSharedExchange(tensor.getNumElements(), element,
+                                                       hasPadding(layout, tensor.getShape()));
     auto rowMajor = [&](ArrayRef<Value> c) { return e.linearIndex(c, tensor.getShape()); };
-    writeShared(e, result, layout, tensor.getShape(), rowMajor, offset, element);
+    writeShared(e, result, layout, tensor.getShape(), rowMajor, exchange, element);
     e.barrier();
-    return readShared(e, e.vectorType(tensor), layout, tensor.getShape(), rowMajor, offset);
+    return readShared(e, e.vectorType(tensor), layout, tensor.getShape(), rowMajor,
+                      exchange.offset);
   }
   int64_t offset = e.beginSharedTemporary(elementBytes(type));
   Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace pk::gpu {
 
@@ -52,17 +53,49 @@ std::optional<SmallVector<int64_t>> registerPermutation(const Layout &from, cons
 
 } // namespace
 
+bool hasPadding(const Layout &layout, ArrayRef<int64_t> shape) {
+  for (unsigned d = 0; d < layout.rank(); ++d)
+    if (shape[d] < layout.shape[d])
+      return true;
+  return false;
+}
+
 void writeShared(Emitter &e, Value vector, const Layout &layout, ArrayRef<int64_t> shape,
-                 IndexFn index, int64_t offset, Type element) {
+                 IndexFn index, Emitter::Exchange exchange, Type element) {
   Value owner = e.isOwner(layout);
+  auto store = [&](int64_t k, Value at) {
+    e.storeValue(e.extract(vector, k), e.sharedPointer(e.index(exchange.offset), element, at),
+                 element);
+  };
+  if (!hasPadding(layout, shape)) {
+    // Every register is in the shape: the owners write them all.
+    e.guarded(owner, [&] {
+      for (int64_t k = 0; k < layout.numRegisters(); ++k)
+        if (Value at = index(e.coordinates(layout, k)))
+          store(k, at);
+    });
+    return;
+  }
+  // A register that must not be written (padding, or a copy another
+  // thread owns) goes to the thread's own slot past the elements: a select
+  // rather than a branch per register, so that straight-line code stays
+  // one block (thousands of branches made the lowering to LLVM quadratic
+  // in a kernel's size), and no two threads write one address.
+  assert(exchange.ownSlots && "a padded layout writes through an exchange with own slots");
+  Value ownSlot;
   for (int64_t k = 0; k < layout.numRegisters(); ++k) {
     Value valid = e.andOf(owner, e.inShape(layout, shape, k));
-    e.guarded(valid, [&] {
-      Value at = index(e.coordinates(layout, k));
-      if (!at)
-        return;
-      e.storeValue(e.extract(vector, k), e.sharedPointer(e.index(offset), element, at), element);
-    });
+    if (valid && matchPattern(valid, m_Zero()))
+      continue;
+    Value at = index(e.coordinates(layout, k));
+    if (!at)
+      continue;
+    if (valid) {
+      if (!ownSlot)
+        ownSlot = arith::AddIOp::create(e.b, e.loc, e.index(exchange.elements), e.threadId());
+      at = arith::SelectOp::create(e.b, e.loc, valid, at, ownSlot);
+    }
+    store(k, at);
   }
 }
 
@@ -71,14 +104,23 @@ Value readShared(Emitter &e, VectorType type, const Layout &layout, ArrayRef<int
   Type element = type.getElementType();
   SmallVector<Value> elements;
   Value zero = e.constant(element, 0);
-  for (int64_t k = 0; k < layout.numRegisters(); ++k)
-    elements.push_back(e.guardedValue(
-        e.inShape(layout, shape, k), element,
-        [&] {
-          Value at = index(e.coordinates(layout, k));
-          return e.loadValue(e.sharedPointer(e.index(offset), element, at), element, element);
-        },
-        zero));
+  // A register outside the shape reads element 0, which every read has,
+  // and keeps zero: a select rather than a branch per register, so that
+  // straight-line code stays one block (thousands of branches made the
+  // lowering to LLVM quadratic in a kernel's size).
+  bool empty = product(shape) == 0;
+  for (int64_t k = 0; k < layout.numRegisters(); ++k) {
+    Value valid = e.inShape(layout, shape, k);
+    if (empty || (valid && matchPattern(valid, m_Zero()))) {
+      elements.push_back(zero);
+      continue;
+    }
+    Value at = index(e.coordinates(layout, k));
+    if (valid)
+      at = arith::SelectOp::create(e.b, e.loc, valid, at, e.index(0));
+    Value loaded = e.loadValue(e.sharedPointer(e.index(offset), element, at), element, element);
+    elements.push_back(valid ? arith::SelectOp::create(e.b, e.loc, valid, loaded, zero) : loaded);
+  }
   return e.fromElements(type, elements);
 }
 
@@ -88,11 +130,13 @@ Value relayout(Emitter &e, Value vector, const Layout &from, const Layout &to, A
     return vector;
   if (std::optional<SmallVector<int64_t>> mask = registerPermutation(from, to))
     return vector::ShuffleOp::create(e.b, e.loc, vector, vector, *mask);
-  int64_t offset = e.beginSharedTemporary(product(shape) * elementBytes(element));
+  Emitter::Exchange exchange =
+      e.beginSharedExchange(product(shape), element, hasPadding(from, shape));
   auto rowMajor = [&](ArrayRef<Value> c) { return e.linearIndex(c, shape); };
-  writeShared(e, vector, from, shape, rowMajor, offset, element);
+  writeShared(e, vector, from, shape, rowMajor, exchange, element);
   e.barrier();
-  return readShared(e, VectorType::get({to.numRegisters()}, element), to, shape, rowMajor, offset);
+  return readShared(e, VectorType::get({to.numRegisters()}, element), to, shape, rowMajor,
+                    exchange.offset);
 }
 
 LogicalResult lowerConvertLayout(Emitter &e, ConvertLayoutOp op) {
@@ -130,13 +174,17 @@ LogicalResult lowerReshape(Emitter &e, pk::ReshapeOp op) {
   // Row-major order is what a reshape keeps: write by the source's linear
   // index, read by the result's.
   Type element = to.getElementType();
-  int64_t offset = e.beginSharedTemporary(from.getNumElements() * elementBytes(element));
-  writeShared(e, source, fromLayout, from.getShape(),
-              [&](ArrayRef<Value> c) { return e.linearIndex(c, from.getShape()); }, offset, element);
+  Emitter::Exchange exchange = e.beginSharedExchange(from.getNumElements(), element,
+                                                     hasPadding(fromLayout, from.getShape()));
+  writeShared(
+      e, source, fromLayout, from.getShape(),
+      [&](ArrayRef<Value> c) { return e.linearIndex(c, from.getShape()); }, exchange, element);
   e.barrier();
   e.values.map(op.getResult(),
-               readShared(e, e.vectorType(to), toLayout, to.getShape(),
-                          [&](ArrayRef<Value> c) { return e.linearIndex(c, to.getShape()); }, offset));
+               readShared(
+                   e, e.vectorType(to), toLayout, to.getShape(),
+                   [&](ArrayRef<Value> c) { return e.linearIndex(c, to.getShape()); },
+                   exchange.offset));
   return success();
 }
 
@@ -144,13 +192,16 @@ LogicalResult lowerSlice(Emitter &e, pk::SliceOp op) {
   auto from = llvm::cast<RankedTensorType>(op.getOperand().getType());
   auto to = llvm::cast<RankedTensorType>(op.getType());
   Type element = to.getElementType();
-  int64_t offset = e.beginSharedTemporary(from.getNumElements() * elementBytes(element));
-  writeShared(e, e.values.lookup(op.getOperand()), *layoutOf(from), from.getShape(),
-              [&](ArrayRef<Value> c) { return e.linearIndex(c, from.getShape()); }, offset, element);
+  Emitter::Exchange exchange = e.beginSharedExchange(from.getNumElements(), element,
+                                                     hasPadding(*layoutOf(from), from.getShape()));
+  writeShared(
+      e, e.values.lookup(op.getOperand()), *layoutOf(from), from.getShape(),
+      [&](ArrayRef<Value> c) { return e.linearIndex(c, from.getShape()); }, exchange, element);
   e.barrier();
   ArrayRef<int64_t> start = op.getStartIndices(), strides = op.getStrides();
-  e.values.map(op.getResult(),
-               readShared(e, e.vectorType(to), *layoutOf(to), to.getShape(),
+  e.values.map(
+      op.getResult(), readShared(
+                          e, e.vectorType(to), *layoutOf(to), to.getShape(),
                           [&](ArrayRef<Value> c) {
                             SmallVector<Value> source;
                             for (size_t d = 0; d < c.size(); ++d)
@@ -159,7 +210,7 @@ LogicalResult lowerSlice(Emitter &e, pk::SliceOp op) {
                                   arith::MulIOp::create(e.b, e.loc, c[d], e.index(strides[d]))));
                             return e.linearIndex(source, from.getShape());
                           },
-                          offset));
+                          exchange.offset));
   return success();
 }
 
@@ -167,23 +218,30 @@ LogicalResult lowerConcatenate(Emitter &e, pk::ConcatenateOp op) {
   auto to = llvm::cast<RankedTensorType>(op.getType());
   Type element = to.getElementType();
   unsigned dim = static_cast<unsigned>(op.getDimension());
-  int64_t offset = e.beginSharedTemporary(to.getNumElements() * elementBytes(element));
+  bool padded = llvm::any_of(op.getOperands(), [](Value operand) {
+    auto from = llvm::cast<RankedTensorType>(operand.getType());
+    return hasPadding(*layoutOf(from), from.getShape());
+  });
+  Emitter::Exchange exchange = e.beginSharedExchange(to.getNumElements(), element, padded);
   int64_t along = 0;
   for (Value operand : op.getOperands()) {
     auto from = llvm::cast<RankedTensorType>(operand.getType());
-    writeShared(e, e.values.lookup(operand), *layoutOf(from), from.getShape(),
-                [&](ArrayRef<Value> c) {
-                  SmallVector<Value> placed(c.begin(), c.end());
-                  placed[dim] = arith::AddIOp::create(e.b, e.loc, c[dim], e.index(along));
-                  return e.linearIndex(placed, to.getShape());
-                },
-                offset, element);
+    writeShared(
+        e, e.values.lookup(operand), *layoutOf(from), from.getShape(),
+        [&](ArrayRef<Value> c) {
+          SmallVector<Value> placed(c.begin(), c.end());
+          placed[dim] = arith::AddIOp::create(e.b, e.loc, c[dim], e.index(along));
+          return e.linearIndex(placed, to.getShape());
+        },
+        exchange, element);
     along += from.getShape()[dim];
   }
   e.barrier();
   e.values.map(op.getResult(),
-               readShared(e, e.vectorType(to), *layoutOf(to), to.getShape(),
-                          [&](ArrayRef<Value> c) { return e.linearIndex(c, to.getShape()); }, offset));
+               readShared(
+                   e, e.vectorType(to), *layoutOf(to), to.getShape(),
+                   [&](ArrayRef<Value> c) { return e.linearIndex(c, to.getShape()); },
+                   exchange.offset));
   return success();
 }
 
