@@ -7,7 +7,9 @@
 // Programs the front end rejects are the front-end harness's business.
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzLimits.h"
 #include "backends/Compile.h"
+
 #include "driver/Session.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -67,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string diagnostics;
   llvm::raw_string_ostream stream(diagnostics);
   pk::Session session(stream);
-  mlir::OwningOpRef<mlir::ModuleOp> module = session.compileSource("fuzz.pk", source);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session.compileSource("fuzz.pk", source, pk::fuzz::elaborationOptions());
   if (!module)
     return 0;
   // Each backend lowers the module in place: give each its own copy.

@@ -7,6 +7,8 @@
 // (file:line:col), since "pkc: error:" with no place is a bug to the user.
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzLimits.h"
+
 #include "driver/Session.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -35,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // so a program cannot print a line that looks like a diagnostic (the
   // fuzzer learns the strings this harness compares against).
   session.diagnostics().setFormat(pk::DiagnosticEngine::Format::Json);
-  mlir::OwningOpRef<mlir::ModuleOp> module = session.compileSource("fuzz.pk", source);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      session.compileSource("fuzz.pk", source, pk::fuzz::elaborationOptions());
   unsigned errors = session.diagnostics().errorCount();
   stream.flush();
   if (!module && errors == 0)

@@ -58,6 +58,15 @@ struct ElaborationOptions {
   /// modules (jax, numpy, ...) can be imported. -D applies to the
   /// elaborated module only, never to the modules it imports.
   ImportLoader *imports = nullptr;
+  /// Static evaluation's limits, so that any program ends in a diagnostic
+  /// within seconds. Steps: each statement, call, loop iteration and
+  /// comprehension item is one; every sample and test program takes fewer
+  /// than 1,000, and 2,000,000 take 1-2 s. Items: what static values build,
+  /// at 16 bytes an item at most 512 MiB. Both are counts, not clocks, so
+  /// a program that compiles compiles everywhere. Tools that run many
+  /// programs (the fuzz harnesses) lower them.
+  uint64_t stepLimit = 2'000'000;
+  uint64_t staticItemLimit = uint64_t(1) << 25;
 };
 
 /// The names `module` assigns at its top level: the constants a -D (and a

@@ -18,14 +18,6 @@ using namespace mlir;
 namespace pk::elab {
 
 namespace {
-/// Static evaluation's limits, so that any program ends in a diagnostic
-/// within seconds. Steps: each statement, call, loop iteration and
-/// comprehension item is one; every sample and test program takes fewer
-/// than 1,000, and 2,000,000 take 1-2 s here. Items: what static values
-/// build (countStaticItems), at 16 bytes an item at most 512 MiB. Both are
-/// counts, not clocks, so a program that compiles compiles everywhere.
-constexpr uint64_t kFuelLimit = 2'000'000;
-constexpr uint64_t kStaticItemLimit = uint64_t(1) << 25;
 constexpr size_t kMaxCallDepth = 200;
 constexpr size_t kMaxNotes = 8;
 } // namespace
@@ -45,7 +37,7 @@ Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &opti
   frame = globals;
   defineBuiltins();
   setSymbolNames(&symbolNames); // messages say N, not s0
-  setStaticItemBudget(kStaticItemLimit);
+  setStaticItemBudget(options.staticItemLimit);
 }
 
 Elaborator::~Elaborator() {
@@ -152,14 +144,14 @@ void Elaborator::defineBuiltins() {
 }
 
 void Elaborator::spendFuel(SourceRange range) {
-  if (++fuel > kFuelLimit)
-    fail(range, "elaboration did not finish within " + std::to_string(kFuelLimit) +
+  if (++fuel > options.stepLimit)
+    fail(range, "elaboration did not finish within " + std::to_string(options.stepLimit) +
                     " steps; is there an endless static loop or recursion?");
 }
 
 void Elaborator::failStaticBudget(SourceRange range) {
   fail(range, "static values built so far would take more than " +
-                  std::to_string(kStaticItemLimit) +
+                  std::to_string(options.staticItemLimit) +
                   " list items (or that much memory in strings); is a list or string growing "
                   "without end?");
 }
@@ -331,7 +323,7 @@ mlir::OwningOpRef<ModuleOp> Elaborator::run() {
     // Every expression reports this itself; a value built outside any
     // expression still gets a diagnostic rather than an escaped exception.
     diagnostics.error(SourceRange({module.file, 1, 1}, {module.file, 1, 1}),
-                      "static values take more than " + std::to_string(kStaticItemLimit) +
+                      "static values take more than " + std::to_string(options.staticItemLimit) +
                           " list items");
     return nullptr;
   }
