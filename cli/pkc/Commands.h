@@ -5,9 +5,8 @@
 #include <string>
 #include <vector>
 
-namespace mlir {
-class ModuleOp;
-}
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 namespace pk {
 class Session;
@@ -95,6 +94,11 @@ bool cudaDeviceAvailable();
 /// to stage 03 and runs `entry` on the SIMT simulator (SimRun.cpp).
 RunResult runOnCudaSim(Session &session, mlir::ModuleOp module, const std::string &entry,
                        const std::vector<HostArray> &inputs, const RunOptions &options);
+
+/// The file's IR, elaborated with `defines` (-D); null, with errors
+/// reported, on failure.
+mlir::OwningOpRef<mlir::ModuleOp> loadWithDefines(Session &session, const std::string &path,
+                                                  const std::vector<std::string> &defines);
 
 /// Applies the diagnostic options and the import path to a session.
 void configure(Session &session, const CommonOptions &common, const DiagnosticOptions &diagnostics);

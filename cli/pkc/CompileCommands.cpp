@@ -33,13 +33,18 @@ void configure(Session &session, const CommonOptions &common,
   session.setImportDirectories(common.includeDirs);
 }
 
+mlir::OwningOpRef<mlir::ModuleOp> loadWithDefines(Session &session, const std::string &path,
+                                                  const std::vector<std::string> &defines) {
+  ElaborationOptions options;
+  if (!session.addDefines(defines, options))
+    return nullptr;
+  return session.loadIR(path, options);
+}
+
 int runCheck(const CommonOptions &common, const DiagnosticOptions &diagnostics) {
   Session session(llvm::errs());
   configure(session, common, diagnostics);
-  ElaborationOptions options;
-  if (!session.addDefines(common.defines, options))
-    return 1;
-  return session.loadIR(common.input, options) ? 0 : 1;
+  return loadWithDefines(session, common.input, common.defines) ? 0 : 1;
 }
 
 namespace {
@@ -94,12 +99,8 @@ std::vector<ExportSignature> signatures(mlir::ModuleOp module) {
 /// constants the record chose for it.
 mlir::OwningOpRef<mlir::ModuleOp> loadForCompile(Session &session, const CommonOptions &common,
                                                  const CompileOptions &compile) {
-  if (compile.tuned.empty()) {
-    ElaborationOptions options;
-    if (!session.addDefines(common.defines, options))
-      return nullptr;
-    return session.loadIR(common.input, options);
-  }
+  if (compile.tuned.empty())
+    return loadWithDefines(session, common.input, common.defines);
   DiagnosticEngine &diag = session.diagnostics();
   if (llvm::StringRef(common.input).ends_with(".mlir")) {
     diag.error(SourceRange(), "--tuned applies a tuning record to a .pk source, not to IR");

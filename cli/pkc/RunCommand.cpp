@@ -33,10 +33,7 @@ int runRun(const CommonOptions &common, const RunOptions &options,
     return 1;
   };
 
-  ElaborationOptions elaboration;
-  if (!session.addDefines(common.defines, elaboration))
-    return 1;
-  mlir::OwningOpRef<mlir::ModuleOp> module = session.loadIR(common.input, elaboration);
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadWithDefines(session, common.input, common.defines);
   if (!module)
     return 1;
 

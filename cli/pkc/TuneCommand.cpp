@@ -154,10 +154,8 @@ TuneTrial runTrial(const CommonOptions &common, const TuneOptions &options, cons
   llvm::raw_string_ostream stream(diagnostics);
   Session session(stream);
   session.setImportDirectories(common.includeDirs);
-  ElaborationOptions elaboration;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (session.addDefines(definesWith(common.defines, config), elaboration))
-    module = session.loadIR(common.input, elaboration);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadWithDefines(session, common.input, definesWith(common.defines, config));
   if (!module) {
     trial.error = firstError(diagnostics, "elaborating it failed");
     return trial;
@@ -264,10 +262,7 @@ int runTune(const CommonOptions &common, const TuneOptions &options,
   if (llvm::StringRef(common.input).ends_with(".mlir"))
     return error("pkc tune needs the .pk source: it compiles the file once per configuration", 2);
 
-  ElaborationOptions elaboration;
-  if (!session.addDefines(common.defines, elaboration))
-    return 1;
-  mlir::OwningOpRef<mlir::ModuleOp> module = session.loadIR(common.input, elaboration);
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadWithDefines(session, common.input, common.defines);
   if (!module)
     return 1;
 

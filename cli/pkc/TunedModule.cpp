@@ -1,6 +1,8 @@
 //===- TunedModule.cpp - A file elaborated with per-export constants ------===//
 #include "TunedModule.h"
 
+#include "Commands.h"
+
 #include "driver/Session.h"
 #include "ir/PkDialect.h"
 
@@ -32,10 +34,7 @@ mlir::OwningOpRef<mlir::ModuleOp>
 loadWithChosenConstants(Session &session, const std::string &path,
                         const std::vector<std::string> &defines,
                         const std::map<std::string, ConstantOverrides> &chosen) {
-  ElaborationOptions baseOptions;
-  if (!session.addDefines(defines, baseOptions))
-    return nullptr;
-  mlir::OwningOpRef<mlir::ModuleOp> base = session.loadIR(path, baseOptions);
+  mlir::OwningOpRef<mlir::ModuleOp> base = loadWithDefines(session, path, defines);
   if (!base)
     return nullptr;
   std::vector<std::string> names = exportNames(*base);
@@ -55,10 +54,8 @@ loadWithChosenConstants(Session &session, const std::string &path,
   std::map<std::string, pk::ExportOp> tunedOps;
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> elaborated;
   for (const auto &[constants, members] : groups) {
-    ElaborationOptions options;
-    if (!session.addDefines(definesWith(defines, constants), options))
-      return nullptr;
-    mlir::OwningOpRef<mlir::ModuleOp> module = session.loadIR(path, options);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        loadWithDefines(session, path, definesWith(defines, constants));
     if (!module) {
       session.diagnostics().report(
           Diagnostic(Severity::Note, SourceRange(),
