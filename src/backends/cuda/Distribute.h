@@ -218,7 +218,7 @@ void writeShared(Emitter &e, mlir::Value vector, const Layout &layout,
                  llvm::ArrayRef<int64_t> shape, IndexFn index, Emitter::Exchange exchange,
                  mlir::Type element);
 /// Each thread reads its elements inside `shape` from `index(coordinate)`;
-/// the padding reads nothing.
+/// padding registers are zero.
 mlir::Value readShared(Emitter &e, mlir::VectorType type, const Layout &layout,
                        llvm::ArrayRef<int64_t> shape, IndexFn index, int64_t offset);
 /// A block value moved to another layout through shared memory, its
