@@ -227,25 +227,20 @@ std::string describeBytes(uint64_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
-void printTrials(llvm::raw_ostream &out, const TunedExport &tuned, bool timed) {
-  size_t width = 6;
-  for (const TuneTrial &t : tuned.trials)
-    width = std::max(width, describeConstants(t.config).size());
-  for (const TuneTrial &t : tuned.trials) {
-    std::string config = describeConstants(t.config);
-    out << "  " << config << std::string(width - config.size() + 2, ' ');
-    if (!t.error.empty()) {
-      out << "failed: " << t.error << "\n";
-      continue;
-    }
+/// One trial's line, printed as soon as it is done: a tuning run can take
+/// a while, and the lines say where it is.
+void printTrial(llvm::raw_ostream &out, const TuneTrial &t, size_t width, bool timed) {
+  std::string config = describeConstants(t.config);
+  out << "  " << config << std::string(width - config.size() + 2, ' ');
+  if (!t.error.empty()) {
+    out << "failed: " << t.error << "\n";
+  } else {
     if (timed)
       out << llvm::formatv("{0,10:f1} us  ", *t.microseconds);
-    out << llvm::formatv("{0,3} registers, {1} spilled, {2} shared", t.registers,
+    out << llvm::formatv("{0,3} registers, {1} spilled, {2} shared\n", t.registers,
                          describeBytes(t.spillBytes), describeBytes(t.sharedMemory));
-    if (timed && t.config == tuned.chosen)
-      out << "  <- chosen";
-    out << "\n";
   }
+  out.flush();
 }
 
 } // namespace
@@ -376,18 +371,25 @@ int runTune(const CommonOptions &common, const TuneOptions &options,
                                       (sizes.empty() ? "" : " at " + llvm::join(sizes, " ")))
         << "\n";
     out.flush();
-    const TuneTrial *best = nullptr;
+    size_t width = 6;
     for (const ConstantOverrides &config : configs)
+      width = std::max(width, describeConstants(config).size());
+    for (const ConstantOverrides &config : configs) {
       tuned.trials.push_back(runTrial(common, options, name, target, config));
+      printTrial(out, tuned.trials.back(), width, !options.compileOnly);
+    }
+    const TuneTrial *best = nullptr;
     for (const TuneTrial &trial : tuned.trials) {
       bool ok = options.compileOnly ? trial.error.empty() : trial.microseconds.has_value();
       if (ok && (!best || (trial.microseconds && *trial.microseconds < *best->microseconds)))
         best = &trial;
     }
-    if (best && !options.compileOnly)
+    if (best && !options.compileOnly) {
       tuned.chosen = best->config;
-    printTrials(out, tuned, !options.compileOnly);
-    out.flush();
+      out << llvm::formatv("  chosen: {0} ({1:f1} us)\n", describeConstants(best->config),
+                           *best->microseconds);
+      out.flush();
+    }
     if (!best) {
       diag.error(SourceRange(), "export '" + name + "': every configuration failed");
       anyFailed = true;

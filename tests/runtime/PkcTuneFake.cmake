@@ -45,7 +45,7 @@ foreach(expected
     "BLOCK=128 +[0-9.]+ us +[0-9]+ registers"
     "BLOCK=512 SCALE=2.0 +[0-9.]+ us +[0-9]+ registers"
     "BLOCK=67108864 +failed: "
-    "<- chosen"
+    "  chosen: BLOCK=(128|512)[^\n]* \\([0-9.]+ us\\)"
     "pkc tune: wrote [^\n]*scale.tune.json and [^\n]*scale.json")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "pkc tune over the fake driver's twin: no match for '${expected}' in:\n${out}${err}")
