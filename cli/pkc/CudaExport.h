@@ -10,6 +10,7 @@
 #ifndef PK_CLI_PKC_CUDAEXPORT_H
 #define PK_CLI_PKC_CUDAEXPORT_H
 
+#include "backends/Compile.h"
 #include "backends/Manifest.h"
 #include "interpreter/Interpreter.h"
 
@@ -40,6 +41,13 @@ struct CudaExport {
   std::vector<backends::CudaProgram> programs;
 };
 
+/// Compiles `module` for the CUDA `target`, with the backend's diagnostics
+/// reported through `session` at the user's lines. Nothing, with `error`
+/// set, on failure.
+std::optional<backends::BackendOutput> compileForCuda(Session &session, mlir::ModuleOp module,
+                                                      const std::string &target,
+                                                      std::string &error);
+
 /// Compiles `module` for `target` and loads it for GPU 0, with the backend's
 /// diagnostics reported through `session` at the user's lines. Nothing,
 /// with `error` set, on failure.
@@ -56,10 +64,11 @@ public:
   DeviceArguments &operator=(const DeviceArguments &) = delete;
   ~DeviceArguments();
 
-  /// Allocates every array of `arrays` (inputs first) and copies the
-  /// first `numInputs` to the device. False, with `error` set, on failure.
-  bool prepare(const pk_kernel *kernel, const std::vector<const HostArray *> &arrays,
-               size_t numInputs, std::string &error);
+  /// Allocates the inputs and outputs (in that order, the kernel's
+  /// parameters) and copies the inputs to the device. False, with `error`
+  /// set, on failure.
+  bool prepare(const pk_kernel *kernel, const std::vector<HostArray> &inputs,
+               const std::vector<HostArray> &outputs, std::string &error);
   const std::vector<DLTensor> &tensors() const { return args; }
   void *pointer(size_t i) const { return pointers[i]; }
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "CudaExport.h"
+#include "ExportInputs.h"
 
 #include "backends/Compile.h"
 #include "driver/Session.h"
@@ -71,10 +72,9 @@ std::string cudaTargetOfDevice(std::string &error) {
   return targetFor(major, minor, error);
 }
 
-std::optional<CudaExport> loadOnCuda(Session &session, mlir::ModuleOp module,
-                                     const std::string &entry, const std::string &targetName,
-                                     std::string &error) {
-  // Compile, with the backend's diagnostics pointing at the user's lines.
+std::optional<backends::BackendOutput> compileForCuda(Session &session, mlir::ModuleOp module,
+                                                      const std::string &targetName,
+                                                      std::string &error) {
   std::optional<backends::Target> target = backends::parseTarget(targetName, error);
   if (!target)
     return std::nullopt;
@@ -92,10 +92,18 @@ std::optional<CudaExport> loadOnCuda(Session &session, mlir::ModuleOp module,
     });
     output = backends::compile(module, options);
   }
-  if (!output) {
+  if (!output)
     error = "compiling for " + targetName + " failed";
+  return output;
+}
+
+std::optional<CudaExport> loadOnCuda(Session &session, mlir::ModuleOp module,
+                                     const std::string &entry, const std::string &targetName,
+                                     std::string &error) {
+  std::optional<backends::BackendOutput> output =
+      compileForCuda(session, module, targetName, error);
+  if (!output)
     return std::nullopt;
-  }
 
   // The manifest `pkc compile` would write, and the artifact beside it.
   backends::Manifest manifest;
@@ -140,8 +148,14 @@ DeviceArguments::~DeviceArguments() {
     pk_device_free(0, p);
 }
 
-bool DeviceArguments::prepare(const pk_kernel *kernel, const std::vector<const HostArray *> &arrays,
-                              size_t numInputs, std::string &error) {
+bool DeviceArguments::prepare(const pk_kernel *kernel, const std::vector<HostArray> &inputs,
+                              const std::vector<HostArray> &outputs, std::string &error) {
+  std::vector<const HostArray *> arrays;
+  for (const HostArray &a : inputs)
+    arrays.push_back(&a);
+  for (const HostArray &a : outputs)
+    arrays.push_back(&a);
+  size_t numInputs = inputs.size();
   args.resize(arrays.size());
   for (size_t i = 0; i < arrays.size(); ++i) {
     void *p = nullptr;
@@ -184,25 +198,13 @@ RunResult runOnCuda(Session &session, mlir::ModuleOp module, const std::string &
     return result;
   }
 
-  // Symbols from the inputs, as the signature binds them; outputs sized
-  // from them.
-  std::vector<int64_t> symbols(signature.symbols.size());
-  for (size_t s = 0; s < symbols.size(); ++s)
-    symbols[s] = inputs[signature.bindings[s].argument].shape()[signature.bindings[s].dim];
-  for (const ExportSignature::Array &r : signature.results)
-    result.outputs.emplace_back(r.dtype, concreteShape(r, symbols));
-
-  std::vector<const HostArray *> arrays;
-  for (const HostArray &a : inputs)
-    arrays.push_back(&a);
-  for (const HostArray &a : result.outputs)
-    arrays.push_back(&a);
+  result.outputs = outputArrays(signature, inputs);
   DeviceArguments device;
   auto runtimeError = [&](const std::string &what) {
     result.error = "--device=cuda: " + what;
     return result;
   };
-  if (!device.prepare(loaded->kernel, arrays, inputs.size(), error))
+  if (!device.prepare(loaded->kernel, inputs, result.outputs, error))
     return runtimeError(error);
   if (pk_launch(loaded->kernel, device.tensors().data(), device.tensors().size(), nullptr) != PK_OK)
     return runtimeError("launching '" + entry + "' failed: " + pk_last_error());

@@ -95,4 +95,21 @@ std::optional<std::vector<HostArray>> exportInputs(DiagnosticEngine &diag,
   return arguments;
 }
 
+std::vector<int64_t> symbolValues(const ExportSignature &signature,
+                                  const std::vector<HostArray> &inputs) {
+  std::vector<int64_t> symbols(signature.symbols.size());
+  for (size_t s = 0; s < symbols.size(); ++s)
+    symbols[s] = inputs[signature.bindings[s].argument].shape()[signature.bindings[s].dim];
+  return symbols;
+}
+
+std::vector<HostArray> outputArrays(const ExportSignature &signature,
+                                    const std::vector<HostArray> &inputs) {
+  std::vector<int64_t> symbols = symbolValues(signature, inputs);
+  std::vector<HostArray> outputs;
+  for (const ExportSignature::Array &r : signature.results)
+    outputs.emplace_back(r.dtype, concreteShape(r, symbols));
+  return outputs;
+}
+
 } // namespace pk::cli

@@ -30,6 +30,15 @@ std::optional<std::vector<HostArray>> exportInputs(DiagnosticEngine &diag,
                                                    const std::vector<std::string> &inputSpecs,
                                                    const std::vector<std::string> &sizeSpecs);
 
+/// The values of the export's symbolic sizes, read from `inputs` where
+/// the signature binds them.
+std::vector<int64_t> symbolValues(const ExportSignature &signature,
+                                  const std::vector<HostArray> &inputs);
+
+/// Arrays for the export's results, shaped for `inputs`.
+std::vector<HostArray> outputArrays(const ExportSignature &signature,
+                                    const std::vector<HostArray> &inputs);
+
 } // namespace pk::cli
 
 #endif // PK_CLI_PKC_EXPORTINPUTS_H

@@ -24,7 +24,6 @@
 #include "driver/Session.h"
 #include "ir/PkDialect.h"
 
-#include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -167,20 +166,9 @@ TuneTrial runTrial(const CommonOptions &common, const TuneOptions &options, cons
 
   if (options.compileOnly) {
     std::string error;
-    backends::BackendOptions backend;
-    backend.target = *backends::parseTarget(target, error);
-    std::optional<backends::BackendOutput> output;
-    {
-      mlir::ScopedDiagnosticHandler handler(module->getContext(), [&](mlir::Diagnostic &d) {
-        if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-          session.diagnostics().report(
-              session.diagnosticAt(d.getLocation(), Severity::Error, d.str()));
-        return mlir::success();
-      });
-      output = backends::compile(*module, backend);
-    }
+    std::optional<backends::BackendOutput> output = compileForCuda(session, *module, target, error);
     if (!output)
-      trial.error = firstError(diagnostics, "compiling it for " + target + " failed");
+      trial.error = firstError(diagnostics, error);
     else
       recordResources(output->cudaPrograms, trial);
     return trial;
@@ -199,19 +187,9 @@ TuneTrial runTrial(const CommonOptions &common, const TuneOptions &options, cons
     return trial;
   }
   recordResources(loaded->programs, trial);
-  std::vector<int64_t> symbols(signature->symbols.size());
-  for (size_t s = 0; s < symbols.size(); ++s)
-    symbols[s] = (*inputs)[signature->bindings[s].argument].shape()[signature->bindings[s].dim];
-  std::vector<HostArray> outputs;
-  for (const ExportSignature::Array &r : signature->results)
-    outputs.emplace_back(r.dtype, concreteShape(r, symbols));
-  std::vector<const HostArray *> arrays;
-  for (const HostArray &a : *inputs)
-    arrays.push_back(&a);
-  for (const HostArray &a : outputs)
-    arrays.push_back(&a);
+  std::vector<HostArray> outputs = outputArrays(*signature, *inputs);
   DeviceArguments device;
-  if (!device.prepare(loaded->kernel, arrays, inputs->size(), error)) {
+  if (!device.prepare(loaded->kernel, *inputs, outputs, error)) {
     trial.error = error;
     return trial;
   }
@@ -348,10 +326,9 @@ int runTune(const CommonOptions &common, const TuneOptions &options,
           exportInputs(diag, *signature, options.inputs, options.sizes);
       if (!inputs)
         return 1;
-      for (size_t s = 0; s < signature->symbols.size(); ++s)
-        tuned.sizes.emplace_back(
-            signature->symbols[s],
-            (*inputs)[signature->bindings[s].argument].shape()[signature->bindings[s].dim]);
+      std::vector<int64_t> values = symbolValues(*signature, *inputs);
+      for (size_t s = 0; s < values.size(); ++s)
+        tuned.sizes.emplace_back(signature->symbols[s], values[s]);
     }
     record.exports.push_back(std::move(tuned));
   }

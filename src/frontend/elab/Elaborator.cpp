@@ -286,10 +286,10 @@ Obj Elaborator::defineValue(const ElaborationOptions::Define &define) {
 void Elaborator::applyDefines() {
   // A -D for a name the module assigns takes effect at that assignment, so
   // that its value can use the module's imports and earlier constants.
-  std::set<std::string> assigned = moduleConstants(module);
+  moduleAssignments = moduleConstants(module);
   for (const ElaborationOptions::Define &define : options.defines) {
     definedNames.insert(define.name);
-    if (assigned.count(define.name))
+    if (moduleAssignments.count(define.name))
       deferredDefines[define.name] = &define;
     else
       globals->vars[define.name] = defineValue(define);

@@ -519,7 +519,7 @@ private:
     SourceRange range;
   };
   std::vector<Autotuned> autotuned;
-  std::optional<std::set<std::string>> moduleAssignments; ///< computed on first use
+  std::set<std::string> moduleAssignments;              ///< what -D replaces (applyDefines)
   std::vector<std::unique_ptr<ast::Expr>> definedExprs; ///< parsed -D values
   /// -D values for names the module assigns, evaluated at that assignment.
   std::map<std::string, const ElaborationOptions::Define *> deferredDefines;

@@ -87,9 +87,7 @@ void Elaborator::registerAutotune(std::shared_ptr<FunctionObj> function, mlir::A
 }
 
 bool Elaborator::assignsModuleConstant(const std::string &name) {
-  if (!moduleAssignments)
-    moduleAssignments = moduleConstants(module);
-  return moduleAssignments->count(name) != 0;
+  return moduleAssignments.count(name) != 0;
 }
 
 void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
