@@ -77,6 +77,34 @@ module attributes {gpu.container_module} {
       %d2 = pk.dot %b, %b8 : tensor<64x64xbf16>, tensor<64x8xbf16> -> tensor<64x8xf32>
       gpu.return
     }
+    // An accumulator that does not fit the threads' registers beside the
+    // operands' descriptors keeps pk.dot (whose per-thread code ptxas can
+    // spill): 256 x 256 f32 over 16 warps is 128 registers a thread, all
+    // that 512 threads may have; 128 x 256 over 8 warps is as many of 255.
+    // CHECK-LABEL: gpu.func @accumulator_too_large
+    // CHECK-NOT: pkgpu.wgmma_tile
+    // CHECK: pk.dot
+    // CHECK: gpu.return
+    gpu.func @accumulator_too_large(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 512, 1, 1>, pkgpu.num_warps = 16 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c256 = arith.constant 256 : index
+      %x = pkgpu.global_ref %arg0 sizes(%c256, %c256) offsets(%c0, %c0) block [256, 256] squeeze [] : !llvm.ptr<1> -> !pk.ref<256x256xbf16>
+      %a = pk.load %x [0, 0] sizes [256, 64] strides [1, 1] squeeze [] : <256x256xbf16> -> tensor<256x64xbf16>
+      %b = pk.load %x [0, 0] sizes [64, 256] strides [1, 1] squeeze [] : <256x256xbf16> -> tensor<64x256xbf16>
+      %d = pk.dot %a, %b : tensor<256x64xbf16>, tensor<64x256xbf16> -> tensor<256x256xf32>
+      gpu.return
+    }
+    // CHECK-LABEL: gpu.func @accumulator_fits
+    // CHECK: pkgpu.wgmma_tile
+    gpu.func @accumulator_fits(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, pkgpu.num_warps = 8 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c256 = arith.constant 256 : index
+      %x = pkgpu.global_ref %arg0 sizes(%c256, %c256) offsets(%c0, %c0) block [256, 256] squeeze [] : !llvm.ptr<1> -> !pk.ref<256x256xbf16>
+      %a = pk.load %x [0, 0] sizes [128, 64] strides [1, 1] squeeze [] : <256x256xbf16> -> tensor<128x64xbf16>
+      %b = pk.load %x [0, 0] sizes [64, 256] strides [1, 1] squeeze [] : <256x256xbf16> -> tensor<64x256xbf16>
+      %d = pk.dot %a, %b : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+      gpu.return
+    }
     // f32 operands that may be TF32 (allow_tf32) run as a tf32 wgmma,
     // which reads both operands K-major: A as loaded, B ([K, N], N-major
     // as loaded) transposed on its way into shared memory and read through
