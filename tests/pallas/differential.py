@@ -43,6 +43,11 @@ options to `pkc run` (--cta-order=shuffled, ...). With --device=cuda it
 runs them on the GPU (through the runtime library), and skips (exit 77)
 when the machine has no CUDA GPU.
 
+With --assemble TARGET (e.g. cuda:sm_90a), each case's export is also
+compiled to a cubin for TARGET, once per distinct -D, and must assemble:
+the simulator runs the backend's IR, not the PTX that ptxas has to accept
+(a wgmma whose accumulator does not fit the registers only fails there).
+
 With --prepare DIR, nothing runs: the program is compiled for --target
 and each case's inputs and JAX's outputs are saved in DIR, for a GPU
 machine that has neither pkc nor JAX (gpu_replay.py, scripts/gpu-check.sh).
@@ -255,6 +260,27 @@ def run_case(pkc, path, case, workdir, extra_args=()):
     return problems
 
 
+def assemble_case(pkc, path, case, target, assembled):
+    """Compiles the case's export for `target` down to a cubin, unless an
+    earlier case of the file did with the same -D (`assembled`). Returns
+    problems (a failed compile)."""
+    if case.cuda_rejects is not None:
+        return []
+    key = (case.export, tuple(sorted(case.defines.items())))
+    if key in assembled:
+        return []
+    assembled.add(key)
+    with tempfile.TemporaryDirectory() as out:
+        args = [pkc, "compile", path, "--export", case.export, f"--target={target}", "-o", out]
+        for name, value in case.defines.items():
+            args += ["-D", f"{name}={value}"]
+        run = subprocess.run(args, capture_output=True, text=True)
+    if run.returncode != 0:
+        return [f"pkc could not compile it for {target} ({run.returncode}): "
+                f"{' '.join(shlex.quote(a) for a in args)}\n{run.stderr}"]
+    return []
+
+
 def prepare_case(pkc, path, case, out, target):
     """For a GPU machine without pkc or JAX (scripts/gpu-check.sh): compiles
     the program for `target` and saves the case's inputs and JAX's outputs
@@ -313,6 +339,8 @@ def main():
                         help="instead of running: compile for --target and save inputs and "
                              "JAX's outputs in DIR for tests/pallas/gpu_replay.py")
     parser.add_argument("--target", default="cuda:sm_90a", help="with --prepare")
+    parser.add_argument("--assemble", metavar="TARGET",
+                        help="also compile each case's export to a cubin for TARGET")
     parser.add_argument("file")
     options = parser.parse_args()
     cases = options.case or cases_in(options.file)
@@ -329,6 +357,7 @@ def main():
     GPU_DOTS = bool(options.prepare) or options.device != "interpreter"
     extra = [f"--device={options.device}", *options.pkc_arg]
     failed = 0
+    assembled = set()
     for text in cases:
         case = Case(text)
         if options.prepare:
@@ -336,6 +365,9 @@ def main():
         else:
             with tempfile.TemporaryDirectory() as workdir:
                 problems = run_case(options.pkc, options.file, case, workdir, extra)
+            if options.assemble:
+                problems += assemble_case(options.pkc, options.file, case, options.assemble,
+                                          assembled)
         status = "ok" if not problems else "FAILED"
         print(f"{status}: {options.file}: {text}")
         for p in problems:
