@@ -145,6 +145,19 @@ def PkGpuLowerAsync : Pass<"pk-gpu-lower-async", "::mlir::ModuleOp"> {
   ];
 }
 
+def PkGpuCanonicalizeBlocks : Pass<"pk-gpu-canonicalize-blocks"> {
+  let summary = "Canonicalizes and folds block by block";
+  let description = [{
+    The canonicalizer's patterns and folds, applied to one block at a time
+    with the block's region as the greedy driver's scope, in sweeps (outer
+    blocks first) until one changes nothing, then region simplification
+    once. The canonicalizer re-queues every ancestor of a changed op and
+    walks each dequeued region op's body to see whether it is dead: on
+    distributed per-thread code (tens of thousands of ops in one loop
+    body) that is quadratic.
+  }];
+}
+
 def PkGpuMergeBarriers : Pass<"pk-gpu-merge-barriers", "::mlir::ModuleOp"> {
   let summary = "Erases a CTA barrier that the next one makes redundant";
   let description = [{

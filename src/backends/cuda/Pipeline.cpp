@@ -41,7 +41,7 @@ void buildLayoutStage(OpPassManager &pm) { pm.addPass(createPkGpuAssignLayouts()
 void buildDistributeStage(OpPassManager &pm) {
   pm.addPass(createPkGpuDistribute());
   pm.addPass(createPkGpuLowerAsync());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createPkGpuCanonicalizeBlocks());
   pm.addPass(createCSEPass());
   pm.addPass(createPkGpuMergeBarriers());
 }
