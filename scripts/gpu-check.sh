@@ -3,9 +3,10 @@
 # without LLVM (docs/gpu-check.md).
 #
 #   scripts/gpu-check.sh prepare [DIR]        where pkc is built (build/):
-#       compiles every differential case and the benchmarks for sm_90a,
-#       saves inputs and JAX's outputs, and copies the headers the runtime
-#       build needs (nlohmann/json, DLPack, GoogleTest) into DIR
+#       compiles every differential case, random kernels and the
+#       benchmarks for sm_90a, saves inputs and JAX's outputs, and copies
+#       the headers the runtime build needs (nlohmann/json, DLPack,
+#       GoogleTest) into DIR
 #       (default .gpu-check, ignored by git; carry it to the GPU machine).
 #   scripts/gpu-check.sh run [DIR] [STEP...]  on the GPU machine: STEPs
 #       (default: all, in order) are
@@ -16,8 +17,8 @@
 #         sanitize  the replay under compute-sanitizer memcheck, racecheck
 #                   and synccheck
 #         bench     bench/kernels/bench.py and bench/python/launch_overhead.py
-#         profile   ncu over the Pallas-style matmul and Triton's (not in
-#                   the default steps)
+#         profile   ncu over the Pallas-style matmul and attention and
+#                   Triton's (not in the default steps)
 #       Each step writes DIR/results/STEP.txt; every call ends with the
 #       table of all results so far (DIR/results/table.md).
 set -uo pipefail
@@ -44,6 +45,17 @@ prepare() {
     "$python" tests/pallas/differential.py --pkc "$pkc" --prepare "$dir/replay" \
       --case "${line#*: }" "samples/${line%%:*}" >> "$dir/prepare.log" 2>&1
   done < tests/pallas/samples.cases
+  # Random valid kernels (tests/pallas/random_kernels.py), RANDOM_SEEDS
+  # programs of 25 from seed 1000 on: seeds CI does not run.
+  mkdir -p "$dir/random"
+  local seed
+  for seed in $(seq 1000 $((999 + ${RANDOM_SEEDS:-8}))); do
+    "$python" tests/pallas/random_kernels.py --pkc "$pkc" --seed "$seed" --count 25 --print \
+      > "$dir/random/random_$seed.pk"
+  done
+  ls "$dir"/random/*.pk |
+    xargs -P "$(nproc)" -I{} "$python" tests/pallas/differential.py --pkc "$pkc" \
+      --prepare "$dir/replay" {} >> "$dir/prepare.log" 2>&1
   # A case that does not compile is reported (and fails prepare at the
   # end), but the rest is still prepared: a lent GPU is too rare to waste.
   local failed=0
@@ -132,19 +144,25 @@ step_bench() {
 }
 
 step_profile() {
-  # Nsight Compute's view of the Pallas-style matmul next to Triton's:
-  # where the warps stall, how busy the tensor cores are.
-  timeout "${PROFILE_SECONDS:-150}" ncu --kernel-name regex:matmul --launch-count 2 \
-    --section SpeedOfLight --section LaunchStats --section Occupancy \
-    --section WarpStateStats --section SchedulerStats \
-    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
-    python3 bench/kernels/profile_matmul.py --artifacts "$dir/bench" \
-    --runtime build-gpu/src/runtime/libpk_runtime.so > "$(result profile)" 2>&1
-  echo "profile: exit $?"
+  # Nsight Compute's view of the Pallas-style matmul and attention next to
+  # Triton's: where the warps stall, how busy the tensor cores are.
+  : > "$(result profile)"
+  local what regex
+  for what in matmul attention; do
+    regex=matmul
+    [ "$what" = attention ] && regex='mha|attention_kernel'
+    timeout "${PROFILE_SECONDS:-150}" ncu --kernel-name "regex:$regex" --launch-count 2 \
+      --section SpeedOfLight --section LaunchStats --section Occupancy \
+      --section WarpStateStats --section SchedulerStats \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+      python3 "bench/kernels/profile_$what.py" --artifacts "$dir/bench" \
+      --runtime build-gpu/src/runtime/libpk_runtime.so >> "$(result profile)" 2>&1
+    echo "profile $what: exit $?"
+  done
   # The stall reasons: cycles per issued instruction spent waiting on each.
   grep -E '^  [a-z_]+.*\(|Duration|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Stall' \
-    "$(result profile)" | head -40
-  grep -E 'issue_stalled' "$(result profile)" | awk '$NF > 0.2' | head -40
+    "$(result profile)" | head -60
+  grep -E '^  [a-z_]+.*\(|issue_stalled' "$(result profile)" | awk '/\(/ || $NF > 0.2' | head -80
 }
 
 table() {
