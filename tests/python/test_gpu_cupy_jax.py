@@ -13,6 +13,7 @@ import numpy as np
 
 import pkc
 from samplekernels import sample_module
+import tf32
 
 
 try:
@@ -43,15 +44,6 @@ def tearDownModule():
     cache.cleanup()
 
 
-def tf32_product(a, b):
-    """a @ b (f32 NumPy arrays) as the samples' f32 dots compute it on the
-    GPU at JAX's default precision (docs/cuda.md): operands truncated to
-    TF32 (sign, exponent, 10 mantissa bits), products summed exactly."""
-    def truncate(x):
-        return (x.view(np.int32) & np.int32(-(1 << 13))).view(np.float32)
-    return (truncate(a).astype(np.float64) @ truncate(b).astype(np.float64)).astype(np.float32)
-
-
 @unittest.skipUnless(has_cupy, "no CuPy with a GPU")
 class CuPy(unittest.TestCase):
     def test_add_and_matmul(self):
@@ -63,7 +55,7 @@ class CuPy(unittest.TestCase):
         a = cupy.random.standard_normal((100, 256), dtype=cupy.float32)
         b = cupy.random.standard_normal((256, 70), dtype=cupy.float32)
         cupy.testing.assert_allclose(matmul_module.matmul_scaled(a, b),
-                                     tf32_product(cupy.asnumpy(a), cupy.asnumpy(b)) * 0.5,
+                                     tf32.product(cupy.asnumpy(a), cupy.asnumpy(b)) * 0.5,
                                      rtol=1e-5, atol=1e-4)
 
     def test_stream(self):
@@ -88,7 +80,7 @@ class Jax(unittest.TestCase):
         a = jax.random.normal(jax.random.key(2), (100, 256), jnp.float32)
         b = jax.random.normal(jax.random.key(3), (256, 70), jnp.float32)
         np.testing.assert_allclose(np.asarray(jax.jit(matmul)(a, b)),
-                                   tf32_product(np.asarray(a), np.asarray(b)) * 0.5,
+                                   tf32.product(np.asarray(a), np.asarray(b)) * 0.5,
                                    rtol=1e-5, atol=1e-4)
 
 

@@ -24,6 +24,7 @@ except ImportError:
     raise SystemExit(77)
 
 import fakecuda
+import tf32
 
 import pkc
 import pkc.jax
@@ -71,7 +72,8 @@ class JaxFfi(unittest.TestCase):
         out = jax.eval_shape(matmul, x, y)
         self.assertEqual((out.shape, out.dtype), ((70, 130), jnp.float32))
         result = jax.jit(matmul)(x, y)
-        np.testing.assert_allclose(np.asarray(result), (x @ y) * 0.5, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(np.asarray(result), tf32.product(x, y) * 0.5,
+                                   rtol=1e-5, atol=1e-4)
 
     def test_eager_call_on_jax_arrays(self):
         x = jnp.asarray(random(300, 5))

@@ -15,6 +15,7 @@ import unittest
 import numpy as np
 
 import fakecuda
+import tf32
 from fakecuda import FakeArray, FakeFramework
 
 import pkc
@@ -107,7 +108,7 @@ class Launch(unittest.TestCase):
         x, y = random((m, k), 6), random((k, n), 7)
         out = matmul_module.matmul_scaled(FakeArray.of(x), FakeArray.of(y))
         self.assertEqual(out.shape, (m, n))
-        np.testing.assert_allclose(out.numpy(), (x @ y) * 0.5, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(out.numpy(), tf32.product(x, y) * 0.5, rtol=1e-5, atol=1e-4)
         [launch] = fakecuda.launches()
         self.assertEqual(list(launch.grid), [3, 2, 1])  # (cdiv(N, 64), cdiv(M, 64))
         k_ = matmul_module.matmul_scaled
@@ -133,7 +134,7 @@ class Launch(unittest.TestCase):
         x, y = random((64, 256), 9), random((256, 64), 10)
         out = m1.matmul_scaled(FakeArray.of(x, device=1), FakeArray.of(y, device=1))
         self.assertEqual(out.device_id, 1)
-        np.testing.assert_allclose(out.numpy(), (x @ y) * 0.5, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(out.numpy(), tf32.product(x, y) * 0.5, rtol=1e-5, atol=1e-4)
         with self.assertRaises(pkc.ArgumentError) as e:
             m1.matmul_scaled(FakeArray.of(x, device=0), FakeArray.of(y, device=1))
         self.assertEqual(e.exception.status, "PK_ERROR_DEVICE_MISMATCH")

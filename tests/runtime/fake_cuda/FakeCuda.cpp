@@ -10,6 +10,7 @@
 #include "fake_cuda.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -228,6 +229,17 @@ CUresult pkcAdd(const Geometry &g, const uint64_t *p) {
   return OK;
 }
 
+/// `v` as a tensor core reads an f32 word for a TF32 product (sign,
+/// exponent, 10 mantissa bits): matmul_scaled's dot is at JAX's default
+/// precision, which pkc's GPU kernels run on TF32 (docs/cuda.md).
+float tf32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits &= ~uint32_t{(1u << 13) - 1};
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
 CUresult pkcMatmulScaled(const Geometry &g, const uint64_t *p) {
   const int64_t k = 256, tile = 64;
   int64_t m = int64_t(p[3]), n = int64_t(p[4]);
@@ -240,7 +252,7 @@ CUresult pkcMatmulScaled(const Geometry &g, const uint64_t *p) {
     for (int64_t c = 0; c < std::min(n, int64_t(g.grid[0]) * tile); ++c) {
       float acc = 0;
       for (int64_t q = 0; q < k; ++q)
-        acc += x[r * k + q] * y[q * n + c];
+        acc += tf32(x[r * k + q]) * tf32(y[q * n + c]);
       out[r * n + c] = acc * 0.5f;
     }
   return OK;
