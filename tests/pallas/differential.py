@@ -43,10 +43,13 @@ options to `pkc run` (--cta-order=shuffled, ...). With --device=cuda it
 runs them on the GPU (through the runtime library), and skips (exit 77)
 when the machine has no CUDA GPU.
 
-With --assemble TARGET (e.g. cuda:sm_90a), each case's export is also
-compiled to a cubin for TARGET, once per distinct -D, and must assemble:
-the simulator runs the backend's IR, not the PTX that ptxas has to accept
-(a wgmma whose accumulator does not fit the registers only fails there).
+With --assemble TARGET (repeatable: cuda:sm_90a, cuda:sm_80), each case's
+export is also compiled to a cubin for TARGET, once per distinct -D: the
+simulator runs the backend's IR, not the PTX that ptxas has to accept (a
+wgmma whose accumulator does not fit the registers only fails there).
+The compile must succeed or reject the program at the user's line (sm_80
+has less shared memory than sm_90a); an unlocated error, such as ptxas
+refusing the PTX, fails the case.
 
 With --prepare DIR, nothing runs: the program is compiled for --target
 and each case's inputs and JAX's outputs are saved in DIR, for a GPU
@@ -263,10 +266,10 @@ def run_case(pkc, path, case, workdir, extra_args=()):
 def assemble_case(pkc, path, case, target, assembled):
     """Compiles the case's export for `target` down to a cubin, unless an
     earlier case of the file did with the same -D (`assembled`). Returns
-    problems (a failed compile)."""
+    problems: a failed compile that is not a rejection at the user's line."""
     if case.cuda_rejects is not None:
         return []
-    key = (case.export, tuple(sorted(case.defines.items())))
+    key = (target, case.export, tuple(sorted(case.defines.items())))
     if key in assembled:
         return []
     assembled.add(key)
@@ -275,7 +278,9 @@ def assemble_case(pkc, path, case, target, assembled):
         for name, value in case.defines.items():
             args += ["-D", f"{name}={value}"]
         run = subprocess.run(args, capture_output=True, text=True)
-    if run.returncode != 0:
+    located = (run.returncode == 1 and f"{path}:" in run.stderr and "ptxas" not in run.stderr
+               and "internal error" not in run.stderr)
+    if run.returncode != 0 and not located:
         return [f"pkc could not compile it for {target} ({run.returncode}): "
                 f"{' '.join(shlex.quote(a) for a in args)}\n{run.stderr}"]
     return []
@@ -339,8 +344,9 @@ def main():
                         help="instead of running: compile for --target and save inputs and "
                              "JAX's outputs in DIR for tests/pallas/gpu_replay.py")
     parser.add_argument("--target", default="cuda:sm_90a", help="with --prepare")
-    parser.add_argument("--assemble", metavar="TARGET",
-                        help="also compile each case's export to a cubin for TARGET")
+    parser.add_argument("--assemble", metavar="TARGET", action="append", default=[],
+                        help="also compile each case's export to a cubin for TARGET "
+                             "(repeatable)")
     parser.add_argument("file")
     options = parser.parse_args()
     cases = options.case or cases_in(options.file)
@@ -365,9 +371,8 @@ def main():
         else:
             with tempfile.TemporaryDirectory() as workdir:
                 problems = run_case(options.pkc, options.file, case, workdir, extra)
-            if options.assemble:
-                problems += assemble_case(options.pkc, options.file, case, options.assemble,
-                                          assembled)
+            for target in options.assemble:
+                problems += assemble_case(options.pkc, options.file, case, target, assembled)
         status = "ok" if not problems else "FAILED"
         print(f"{status}: {options.file}: {text}")
         for p in problems:
