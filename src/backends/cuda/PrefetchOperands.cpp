@@ -28,6 +28,13 @@
 // way, waited for at once: they skip the registers, not the latency.
 // A window of an array the kernel writes keeps its load and store.
 //
+// A window that reaches its buffer transposed (a TF32 B, which wgmma
+// reads K-major only, loaded N-major) is *staged*: its ring holds the
+// window as loaded, row-major, and each step reads its slot back into
+// registers (after a barrier: other threads copied it) in place of the
+// global load, then transposes and stores it as before. The global
+// latency is hidden; the trip through registers stays.
+//
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Passes.h"
 
@@ -55,6 +62,21 @@ namespace {
 /// What a kernel's scratch, dot operands and rings may take of sm_90's
 /// 227 KiB; the rest stays for the staging of layout conversions.
 constexpr int64_t kRingBudget = 192 * 1024;
+/// sm_90's shared memory a CTA may have.
+constexpr int64_t kSharedMemoryLimit = 227 * 1024;
+
+/// The bytes of the kernel's largest block value: as much staging as a
+/// layout conversion through shared memory can take.
+int64_t largestBlockBytes(::mlir::gpu::GPUFuncOp func) {
+  int64_t largest = 0;
+  func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = llvm::dyn_cast<RankedTensorType>(type))
+        largest = std::max<int64_t>(largest, tensor.getNumElements() *
+                                                 elementBytes(tensor.getElementType()));
+  });
+  return largest;
+}
 /// Stages when compiler_params do not say (Triton's default, Pallas's).
 constexpr int64_t kDefaultStages = 3;
 
@@ -74,6 +96,18 @@ struct Prefetched {
   /// outside the loop or earlier ops of the slice).
   SmallVector<Operation *> slice;
   Value ring;
+  /// Whether the window is stored transposed: its ring then holds the
+  /// window as loaded, and the buffer stays.
+  bool staged = false;
+
+  /// The type of one slot of the ring.
+  pk::RefType slotType() {
+    auto type = llvm::cast<pk::RefType>(buffer.getType());
+    if (!staged)
+      return type;
+    auto window = llvm::cast<RankedTensorType>(load.getType());
+    return pk::RefType::get(window.getShape(), window.getElementType(), type.getMemorySpace());
+  }
 };
 
 bool definedOutside(Value v, scf::ForOp loop) {
@@ -128,14 +162,19 @@ bool alwaysTrue(Value mask) {
 
 /// A whole-buffer store into a wgmma operand buffer (a strips shared_ref
 /// of the store's block read only by wgmma_tile, directly or transposed)
-/// of a plain load, in that block, from a global Ref. With a `loop`
+/// of a plain load, in that block, from a global Ref (in a loop, also of
+/// the load transposed: staged). With a `loop`
 /// (whose body the block is), the Ref and the load's offsets come from
 /// outside it or from a slice of pure ops on its index. Windows of arrays
 /// the kernel `written` do not qualify.
 std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::DenseSet<Value> &written) {
   Block *block = store->getBlock();
   auto buffer = store.getRef().getDefiningOp<SharedRefOp>();
-  auto load = store.getValue().getDefiningOp<pk::LoadOp>();
+  // The window, or (staged, in a loop) the window transposed.
+  auto transpose = store.getValue().getDefiningOp<pk::TransposeOp>();
+  bool staged = loop && transpose && transpose->hasOneUse() && transpose->getBlock() == block &&
+                transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
+  auto load = (staged ? transpose.getOperand() : store.getValue()).getDefiningOp<pk::LoadOp>();
   if (!buffer || !buffer.getStrips() || !load || !load->hasOneUse() || buffer->getBlock() != block ||
       load->getBlock() != block || store.getMask() || store.getPadded() || !store.getOffsets().empty())
     return std::nullopt;
@@ -143,6 +182,9 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::
   if (type.getRank() != 2 || llvm::any_of(store.getStaticOffsets(), [](int64_t o) { return o != 0; }) ||
       store.getSizes() != type.getShape())
     return std::nullopt;
+  SmallVector<int64_t> windowShape(type.getShape());
+  if (staged)
+    std::swap(windowShape[0], windowShape[1]);
   for (Operation *user : buffer->getUsers())
     if (user != store && !llvm::isa<WgmmaTileOp, pk::RefTransposeOp>(user))
       return std::nullopt;
@@ -150,10 +192,11 @@ std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::
   // says the load is padded.
   if ((load.getMask() && !alwaysTrue(load.getMask())) || !load.getSqueeze().empty() ||
       llvm::any_of(load.getStrides(), [](int64_t s) { return s != 1; }) ||
-      load.getSizes() != type.getShape() || !load.getRef().getDefiningOp<GlobalRefOp>() ||
+      load.getSizes() != ArrayRef<int64_t>(windowShape) ||
+      !load.getRef().getDefiningOp<GlobalRefOp>() ||
       written.contains(load.getRef().getDefiningOp<GlobalRefOp>().getBase()))
     return std::nullopt;
-  Prefetched p{load, store, buffer, {}, Value()};
+  Prefetched p{load, store, buffer, {}, Value(), staged};
   if (!loop)
     return p;
   // The Ref itself may be made in the loop: the loop over a sequential
@@ -302,9 +345,16 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
   void pipeline(::mlir::gpu::GPUFuncOp func, scf::ForOp loop, int64_t step,
                 SmallVector<Prefetched> &operands) {
     auto scratch = func->getAttrOfType<IntegerAttr>("pkgpu.scratch_bytes");
-    llvm::SmallPtrSet<Value, 4> buffers;
-    for (Prefetched &p : operands)
+    // The wgmma buffers, and those that become ring slots (a staged
+    // operand's buffer stays, stored every step).
+    llvm::SmallPtrSet<Value, 4> buffers, slotted;
+    bool anyStaged = false;
+    for (Prefetched &p : operands) {
       buffers.insert(p.buffer.getResult());
+      if (!p.staged)
+        slotted.insert(p.buffer.getResult());
+      anyStaged |= p.staged;
+    }
     pk::CommitSmemOp commit = commitBeforeWgmma(loop, buffers);
     if (!commit)
       return;
@@ -318,7 +368,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       for (Value operand : {tile.getA(), tile.getB()}) {
         Value ref = viewedBuffer(operand);
         Operation *def = ref.getDefiningOp();
-        if (!buffers.contains(ref) && (!def || loop->isAncestor(def)))
+        if (!slotted.contains(ref) && (!def || loop->isAncestor(def)))
           overlapped = {};
       }
     }
@@ -326,7 +376,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     // replace (pk-gpu-wgmma-dots placed them after the scratch) are free.
     llvm::SmallPtrSet<Operation *, 4> replaced;
     for (Prefetched &p : operands)
-      replaced.insert(p.buffer);
+      if (!p.staged)
+        replaced.insert(p.buffer);
     int64_t end = 0;
     func.walk([&](SharedRefOp ref) {
       if (replaced.contains(ref))
@@ -338,7 +389,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     int64_t base = llvm::alignTo(end, kWgmmaOperandAlignment);
     int64_t perStage = 0;
     for (Prefetched &p : operands)
-      perStage += slotBytes(llvm::cast<pk::RefType>(p.buffer.getType()));
+      perStage += slotBytes(p.slotType());
     // An overlapped wgmma still reads its slot during the next step, so
     // copies run one step less ahead: a stage more keeps the distance.
     int64_t stages = overlapped ? kDefaultStages + 1 : kDefaultStages;
@@ -348,6 +399,19 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       --stages;
     if (base + stages * perStage > kRingBudget)
       return;
+    // A staged operand's ring comes on top of its buffer, which stays:
+    // it is worth the shared memory only where the later staging of
+    // layout conversions surely still fits. Else the other operands are
+    // pipelined without it.
+    if (anyStaged && base + stages * perStage + largestBlockBytes(func) > kSharedMemoryLimit) {
+      SmallVector<Prefetched> unstaged;
+      for (Prefetched &p : operands)
+        if (!p.staged)
+          unstaged.push_back(p);
+      if (!unstaged.empty())
+        pipeline(func, loop, step, unstaged);
+      return;
+    }
     // With one or two stages ahead only, waiting for the wgmma is cheaper
     // than waiting for memory.
     if (stages < kDefaultStages + 1)
@@ -361,12 +425,13 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
     int64_t offset = base;
     for (Prefetched &p : operands) {
-      auto type = llvm::cast<pk::RefType>(p.buffer.getType());
+      pk::RefType type = p.slotType();
       SmallVector<int64_t> shape{stages};
       shape.append(type.getShape().begin(), type.getShape().end());
       auto ringType = pk::RefType::get(shape, type.getElementType(), type.getMemorySpace());
+      // A staged window is row-major, as loaded.
       p.ring = SharedRefOp::create(b, p.buffer.getLoc(), ringType, b.getI64IntegerAttr(offset),
-                                   p.buffer.getStripsAttr());
+                                   p.staged ? IntegerAttr() : p.buffer.getStripsAttr());
       offset += stages * slotBytes(type);
     }
     func->setAttr("pkgpu.scratch_bytes", IntegerAttr::get(scratch.getType(), llvm::alignTo(offset, 16)));
@@ -393,8 +458,7 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         SmallVector<Value> offsets;
         for (Value o : p.load.getOffsets())
           offsets.push_back(map.lookupOrDefault(o));
-        auto type = llvm::cast<pk::RefType>(p.buffer.getType());
-        Value view = slotView(at, loc, p.ring, type, slot);
+        Value view = slotView(at, loc, p.ring, p.slotType(), slot);
         AsyncCopyOp::create(at, loc, map.lookupOrDefault(p.load.getRef()), offsets,
                             p.load.getStaticOffsetsAttr(), view, isPadded(p.load));
       }
@@ -430,6 +494,10 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     b.setInsertionPointToStart(loop.getBody());
     Value j = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), stepValue);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(distance - 1)));
+    // Staged windows are read by threads other than those that copied
+    // them, before the barrier of pk.commit_smem.
+    if (anyStaged)
+      ::mlir::gpu::BarrierOp::create(b, loc);
     Value current = toIndex(b, arith::RemSIOp::create(b, loc, j, constant(b, stages)));
     b.setInsertionPointAfter(commit);
     Value ahead = arith::AddIOp::create(b, loc, j, constant(b, distance));
@@ -445,8 +513,11 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     b.setInsertionPointAfterValue(current);
     for (Prefetched &p : operands) {
-      auto type = llvm::cast<pk::RefType>(p.buffer.getType());
-      Value view = slotView(b, loc, p.ring, type, current);
+      if (p.staged) {
+        readStagedWindow(p, current);
+        continue;
+      }
+      Value view = slotView(b, loc, p.ring, p.slotType(), current);
       p.store.erase();
       p.load.erase();
       p.buffer.getResult().replaceAllUsesWith(view);
@@ -454,6 +525,22 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     }
     if (overlapped)
       overlap(loop, overlapped);
+  }
+
+  /// The global load of a staged window becomes a load of its slot
+  /// `slot` of the ring (landed and published at the step's start).
+  static void readStagedWindow(Prefetched &p, Value slot) {
+    OpBuilder b(p.load);
+    Location loc = p.load.getLoc();
+    pk::RefType type = p.slotType();
+    Value view = slotView(b, loc, p.ring, type, slot);
+    int64_t rank = type.getRank();
+    auto read = pk::LoadOp::create(b, loc, p.load.getType(), view, ValueRange{},
+                                   SmallVector<int64_t>(rank, 0), type.getShape(),
+                                   SmallVector<int64_t>(rank, 1), ArrayRef<int64_t>{},
+                                   /*mask=*/Value(), /*other=*/Value(), /*padded=*/false);
+    p.load.getResult().replaceAllUsesWith(read.getResult());
+    p.load.erase();
   }
 
   /// The wgmma of step j is waited for in step j+1 (all but the latest

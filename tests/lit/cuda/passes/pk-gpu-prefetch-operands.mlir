@@ -216,5 +216,93 @@ module attributes {gpu.container_module} {
       }
       gpu.return
     }
+
+    // A TF32 B window reaches its K-major buffer transposed through
+    // registers: it is staged. Its ring holds the window as loaded
+    // (row-major, no strips); the buffer it is transposed into
+    // stays, and each step reads its slot back after a barrier (the
+    // slot's bytes came from every thread's copies) in place of the
+    // global load. Without a ring slot for B the wgmma is not overlapped.
+    // CHECK-LABEL: gpu.func @staged_tf32
+    // CHECK-SAME: pkgpu.scratch_bytes = 65536
+    // CHECK-DAG: %[[RA:.*]] = pkgpu.shared_ref offset 49152 strips 128 : !pk.ref<2x64x32xf32, #pk.memory_space<shared>>
+    // CHECK-DAG: %[[RB:.*]] = pkgpu.shared_ref offset 16384 : !pk.ref<2x32x128xf32, #pk.memory_space<shared>>
+    // CHECK: scf.for
+    // CHECK: nvvm.cp.async.wait.group 0
+    // CHECK-NEXT: gpu.barrier
+    // CHECK: %[[SB:.*]] = pk.ref_view %[[RB]]
+    // CHECK: %[[W:.*]] = pk.load %[[SB]] [0, 0] sizes [32, 128]
+    // CHECK: %[[T:.*]] = pk.transpose %[[W]]
+    // CHECK: %[[BUF:.*]] = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<128x32xf32
+    // CHECK: pk.store %[[T]], %[[BUF]]
+    // CHECK: pk.commit_smem
+    // CHECK: pkgpu.async_copy %{{.*}} into
+    // CHECK: pkgpu.async_copy %{{.*}} into
+    // CHECK: pkgpu.wgmma_tile
+    // CHECK-NEXT: pkgpu.wgmma_wait_tile 0
+    gpu.func @staged_tf32(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.num_stages = 2 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %n) offsets(%c0, %c0) block [64, 4096] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x4096xf32>
+      %y = pkgpu.global_ref %arg1 sizes(%n, %c128) offsets(%c0, %c0) block [4096, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<4096x128xf32>
+      %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<64x128xf32>) {
+        %off = arith.muli %k, %c32 : index
+        %a = pk.load %x [0, %off] sizes [64, 32] strides [1, 1] squeeze [] : <64x4096xf32> -> tensor<64x32xf32>
+        %b = pk.load %y [%off, 0] sizes [32, 128] strides [1, 1] squeeze [] : <4096x128xf32> -> tensor<32x128xf32>
+        %bt = pk.transpose %b perm [1, 0] : tensor<32x128xf32> -> tensor<128x32xf32>
+        %sb = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<128x32xf32, #pk.memory_space<shared>>
+        pk.store %bt, %sb [0, 0] sizes [128, 32] strides [1, 1] squeeze [] : tensor<128x32xf32>, <128x32xf32, #pk.memory_space<shared>>
+        %sa = pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<64x32xf32, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [64, 32] strides [1, 1] squeeze [] : tensor<64x32xf32>, <64x32xf32, #pk.memory_space<shared>>
+        pk.commit_smem
+        %v = pk.ref_transpose %sb perm [1, 0] : !pk.ref<128x32xf32, #pk.memory_space<shared>> -> !pk.ref<32x128xf32, #pk.memory_space<shared>>
+        %d = pkgpu.wgmma_tile %acc, %sa, %v : tensor<64x128xf32>, !pk.ref<64x32xf32, #pk.memory_space<shared>>, !pk.ref<32x128xf32, #pk.memory_space<shared>> -> tensor<64x128xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x128xf32>
+        scf.yield %w : tensor<64x128xf32>
+      }
+      gpu.return
+    }
+
+    // A staged ring comes on top of the buffer that stays; where the
+    // staging of the kernel's largest block value (here 256 KiB) might
+    // then not fit sm_90's 227 KiB, B is not staged: it keeps its global
+    // load, and A alone gets a ring.
+    // CHECK-LABEL: gpu.func @staged_without_room
+    // CHECK-NOT: !pk.ref<2x32x128xf32
+    // CHECK: pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<2x64x32xf32, #pk.memory_space<shared>>
+    // CHECK-NOT: !pk.ref<2x32x128xf32
+    // CHECK: scf.for
+    // CHECK: pk.load %{{.*}} [%{{.*}}, 0] sizes [32, 128] strides [1, 1] squeeze [] : <4096x128xf32>
+    gpu.func @staged_without_room(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.num_stages = 2 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
+      %huge = arith.constant dense<0.000000e+00> : tensor<256x256xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%c64, %n) offsets(%c0, %c0) block [64, 4096] squeeze [] : !llvm.ptr<1> -> !pk.ref<64x4096xf32>
+      %y = pkgpu.global_ref %arg1 sizes(%n, %c128) offsets(%c0, %c0) block [4096, 128] squeeze [] : !llvm.ptr<1> -> !pk.ref<4096x128xf32>
+      %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<64x128xf32>) {
+        %off = arith.muli %k, %c32 : index
+        %a = pk.load %x [0, %off] sizes [64, 32] strides [1, 1] squeeze [] : <64x4096xf32> -> tensor<64x32xf32>
+        %b = pk.load %y [%off, 0] sizes [32, 128] strides [1, 1] squeeze [] : <4096x128xf32> -> tensor<32x128xf32>
+        %bt = pk.transpose %b perm [1, 0] : tensor<32x128xf32> -> tensor<128x32xf32>
+        %sb = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<128x32xf32, #pk.memory_space<shared>>
+        pk.store %bt, %sb [0, 0] sizes [128, 32] strides [1, 1] squeeze [] : tensor<128x32xf32>, <128x32xf32, #pk.memory_space<shared>>
+        %sa = pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<64x32xf32, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [64, 32] strides [1, 1] squeeze [] : tensor<64x32xf32>, <64x32xf32, #pk.memory_space<shared>>
+        pk.commit_smem
+        %v = pk.ref_transpose %sb perm [1, 0] : !pk.ref<128x32xf32, #pk.memory_space<shared>> -> !pk.ref<32x128xf32, #pk.memory_space<shared>>
+        %d = pkgpu.wgmma_tile %acc, %sa, %v : tensor<64x128xf32>, !pk.ref<64x32xf32, #pk.memory_space<shared>>, !pk.ref<32x128xf32, #pk.memory_space<shared>> -> tensor<64x128xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x128xf32>
+        scf.yield %w : tensor<64x128xf32>
+      }
+      gpu.return
+    }
   }
 }
