@@ -65,6 +65,9 @@ constexpr int64_t kRingBudget = 192 * 1024;
 /// sm_90's shared memory a CTA may have.
 constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 
+/// Stages when compiler_params do not say (Triton's default, Pallas's).
+constexpr int64_t kDefaultStages = 3;
+
 /// The bytes of the kernel's largest block value: as much staging as a
 /// layout conversion through shared memory can take.
 int64_t largestBlockBytes(::mlir::gpu::GPUFuncOp func) {
@@ -77,8 +80,6 @@ int64_t largestBlockBytes(::mlir::gpu::GPUFuncOp func) {
   });
   return largest;
 }
-/// Stages when compiler_params do not say (Triton's default, Pallas's).
-constexpr int64_t kDefaultStages = 3;
 
 /// Bytes of one slot of a ring of `buffer`s: the buffer, whole periods.
 int64_t slotBytes(pk::RefType buffer) {
@@ -163,10 +164,10 @@ bool alwaysTrue(Value mask) {
 /// A whole-buffer store into a wgmma operand buffer (a strips shared_ref
 /// of the store's block read only by wgmma_tile, directly or transposed)
 /// of a plain load, in that block, from a global Ref (in a loop, also of
-/// the load transposed: staged). With a `loop`
-/// (whose body the block is), the Ref and the load's offsets come from
-/// outside it or from a slice of pure ops on its index. Windows of arrays
-/// the kernel `written` do not qualify.
+/// the load transposed: staged). With a `loop` (whose body the block is),
+/// the Ref and the load's offsets come from outside it or from a slice of
+/// pure ops on its index. Windows of arrays the kernel `written` do not
+/// qualify.
 std::optional<Prefetched> match(pk::StoreOp store, scf::ForOp loop, const llvm::DenseSet<Value> &written) {
   Block *block = store->getBlock();
   auto buffer = store.getRef().getDefiningOp<SharedRefOp>();
