@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/HardwareLimits.h"
 #include "backends/cuda/Passes.h"
 #include "ir/PkDialect.h"
 
@@ -521,9 +522,6 @@ LogicalResult LayoutAssigner::assignIf(scf::IfOp op) {
   }
   return success();
 }
-
-/// A thread has at most 255 32-bit registers (sm_50 onwards).
-constexpr int64_t kMaxRegistersPerThread = 255;
 
 /// The 32-bit registers each thread needs for its part of `type`.
 int64_t registersPerThread(RankedTensorType type, const Layout &layout) {

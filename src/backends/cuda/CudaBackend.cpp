@@ -10,6 +10,7 @@
 #include "backends/cuda/CudaBackend.h"
 
 #include "backends/MosaicGpuSupport.h"
+#include "backends/cuda/HardwareLimits.h"
 #include "backends/cuda/HostProgram.h"
 #include "backends/cuda/LaunchPlan.h"
 #include "backends/cuda/OutlineMesh.h"
@@ -95,20 +96,6 @@ bool hasWgmma(const Target &target) {
   return target.computeCapability() == 90 && target.archSpecific();
 }
 
-/// Shared memory a CTA may use (with the opt-in above 48 KiB).
-int64_t sharedMemoryLimit(unsigned computeCapability) {
-  switch (computeCapability) {
-  case 80:
-  case 87:
-    return 163 * 1024;
-  case 86:
-  case 89:
-    return 99 * 1024;
-  default:
-    return 227 * 1024;
-  }
-}
-
 LogicalResult runStage(ModuleOp module, Dumper &dump, const std::string &name,
                        llvm::function_ref<void(PassManager &)> populate) {
   PassManager pm(module.getContext());
@@ -160,7 +147,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
     if (auto attr = func->getAttrOfType<IntegerAttr>("pkgpu.shared_memory_bytes"))
       bytes = attr.getInt();
     sharedBytes[func.getName().str()] = bytes;
-    int64_t limit = sharedMemoryLimit(target.computeCapability());
+    int64_t limit = gpu::sharedMemoryLimit(target.computeCapability());
     if (bytes > limit) {
       func.emitError() << "this kernel needs " << bytes << " bytes of shared memory (scratch "
                        << "buffers and staging for data movement), more than the " << limit

@@ -39,6 +39,7 @@
 #include "backends/cuda/Passes.h"
 
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/HardwareLimits.h"
 #include "backends/cuda/Wgmma.h"
 #include "ir/PkDialect.h"
 
@@ -62,8 +63,6 @@ namespace {
 /// What a kernel's scratch, dot operands and rings may take of sm_90's
 /// 227 KiB; the rest stays for the staging of layout conversions.
 constexpr int64_t kRingBudget = 192 * 1024;
-/// sm_90's shared memory a CTA may have.
-constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 
 /// Stages when compiler_params do not say (Triton's default, Pallas's).
 constexpr int64_t kDefaultStages = 3;
@@ -402,9 +401,9 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       return;
     // A staged operand's ring comes on top of its buffer, which stays:
     // it is worth the shared memory only where the later staging of
-    // layout conversions surely still fits. Else the other operands are
-    // pipelined without it.
-    if (anyStaged && base + stages * perStage + largestBlockBytes(func) > kSharedMemoryLimit) {
+    // layout conversions surely still fits sm_90's. Else the other
+    // operands are pipelined without it.
+    if (anyStaged && base + stages * perStage + largestBlockBytes(func) > sharedMemoryLimit(90)) {
       SmallVector<Prefetched> unstaged;
       for (Prefetched &p : operands)
         if (!p.staged)

@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/HardwareLimits.h"
 #include "backends/cuda/MeshTma.h"
 #include "backends/cuda/Passes.h"
 #include "backends/cuda/Wgmma.h"
@@ -54,10 +55,6 @@ namespace {
 /// conversions and reductions that come after them.
 constexpr int64_t kOperandBudget = 160 * 1024;
 
-/// sm_90's registers: 64 Ki a multiprocessor (so a CTA), at most 255 a
-/// thread.
-constexpr int64_t kRegisterFile = 64 * 1024;
-constexpr int64_t kMaxThreadRegisters = 255;
 /// The registers a thread needs beside a wgmma's accumulator: the
 /// operands' descriptors, addresses, the loop's counters.
 constexpr int64_t kWgmmaRegisterHeadroom = 32;
@@ -134,14 +131,15 @@ std::optional<WgmmaDot> asWgmma(pk::DotOp dot, unsigned numWarps, DominanceInfo 
   if (numWarps % 4 != 0 || m % (64 * (numWarps / 4)) != 0 || n < 8 || n > 256 || (n & (n - 1)) ||
       k % wgmmaInstructionK(bytes) != 0)
     return std::nullopt;
-  // The accumulator lives in registers, one element a register (two for
-  // 16-bit results, which count the same here), and one wgmma names all of
+  // The accumulator lives in registers, one f32 element a register (a
+  // 16-bit result is rounded from it after), and one wgmma names all of
   // its warpgroup's share: unlike the per-thread code of other dots,
   // which ptxas spills, a wgmma whose registers do not fit the thread's
   // share of the register file does not assemble (a 256 x 256 f32 block
   // at 16 warps: 128 registers, all a thread may have).
   int64_t threads = static_cast<int64_t>(numWarps) * 32;
-  int64_t threadRegisters = std::min<int64_t>(kMaxThreadRegisters, kRegisterFile / threads);
+  int64_t threadRegisters =
+      std::min<int64_t>(kMaxRegistersPerThread, kRegistersPerMultiprocessor / threads);
   if (m * n / threads + kWgmmaRegisterHeadroom > threadRegisters)
     return std::nullopt;
   WgmmaDot w;
