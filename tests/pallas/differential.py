@@ -134,6 +134,17 @@ class Case:
             i += 1
 
 
+def define_args(case):
+    """The case's -D options for pkc."""
+    return [arg for name, value in case.defines.items() for arg in ("-D", f"{name}={value}")]
+
+
+def compile_command(pkc, path, case, target, out):
+    """`pkc compile` of the case's export (with its -D) for `target` into `out`."""
+    return [pkc, "compile", path, "--export", case.export, f"--target={target}", "-o", out,
+            *define_args(case)]
+
+
 def cases_in(path):
     with open(path) as f:
         return [line.split("DIFF:", 1)[1].strip() for line in f if line.startswith("# DIFF:")]
@@ -234,9 +245,7 @@ def run_case(pkc, path, case, workdir, extra_args=()):
     except RaceFound:
         return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
                 "Mosaic GPU program"]
-    args = [pkc, "run", path, "--entry", case.export, *extra_args]
-    for name, value in case.defines.items():
-        args += ["-D", f"{name}={value}"]
+    args = [pkc, "run", path, "--entry", case.export, *extra_args, *define_args(case)]
     for index, name in enumerate(names):
         args += ["--in", f"{name}={os.path.join(workdir, f'in{index}.npy')}"]
     for k in range(len(expected)):
@@ -274,9 +283,7 @@ def assemble_case(pkc, path, case, target, assembled):
         return []
     assembled.add(key)
     with tempfile.TemporaryDirectory() as out:
-        args = [pkc, "compile", path, "--export", case.export, f"--target={target}", "-o", out]
-        for name, value in case.defines.items():
-            args += ["-D", f"{name}={value}"]
+        args = compile_command(pkc, path, case, target, out)
         run = subprocess.run(args, capture_output=True, text=True)
     located = (run.returncode == 1 and f"{path}:" in run.stderr and "ptxas" not in run.stderr
                and "internal error" not in run.stderr)
@@ -297,9 +304,7 @@ def prepare_case(pkc, path, case, out, target):
     artifacts = os.path.join(out, "artifacts", key)
     manifest = os.path.join(artifacts, stem + ".json")
     if not os.path.exists(manifest):
-        args = [pkc, "compile", path, "--export", case.export, f"--target={target}", "-o", artifacts]
-        for name, value in case.defines.items():
-            args += ["-D", f"{name}={value}"]
+        args = compile_command(pkc, path, case, target, artifacts)
         run = subprocess.run(args, capture_output=True, text=True)
         if run.returncode != 0:
             return [f"pkc failed ({run.returncode}): {' '.join(shlex.quote(a) for a in args)}\n"
