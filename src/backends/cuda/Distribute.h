@@ -75,6 +75,11 @@ public:
   mlir::Value index(int64_t v);
   mlir::Value i32(int64_t v);
   mlir::Value constant(mlir::Type type, double value);
+  /// a + c and a * c of index values, folded where an operand is a
+  /// constant (0, 1, or both): addresses are sums of products with many
+  /// zero offsets and unit strides, and ops not made need no folding.
+  mlir::Value add(mlir::Value a, mlir::Value c);
+  mlir::Value mul(mlir::Value a, mlir::Value c);
   /// The thread's index among those that hold block values: the CTA, or
   /// in a Mosaic GPU kernel with several Pallas threads, its warpgroup.
   mlir::Value threadId() const { return tid; }

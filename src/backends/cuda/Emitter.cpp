@@ -98,6 +98,30 @@ Value Emitter::index(int64_t v) {
                 [&](OpBuilder &p) { return arith::ConstantIndexOp::create(p, loc, v); });
 }
 
+Value Emitter::add(Value a, Value c) {
+  std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(c);
+  if (x && y)
+    return index(*x + *y);
+  if (x && *x == 0)
+    return c;
+  if (y && *y == 0)
+    return a;
+  return arith::AddIOp::create(b, loc, a, c);
+}
+
+Value Emitter::mul(Value a, Value c) {
+  std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(c);
+  if (x && y)
+    return index(*x * *y);
+  if ((x && *x == 0) || (y && *y == 0))
+    return index(0);
+  if (x && *x == 1)
+    return c;
+  if (y && *y == 1)
+    return a;
+  return arith::MulIOp::create(b, loc, a, c);
+}
+
 Value Emitter::i32(int64_t v) {
   return cached("i32:" + std::to_string(v), [&](OpBuilder &p) {
     return arith::ConstantIntOp::create(p, loc, p.getI32Type(), v);
@@ -204,9 +228,7 @@ Value Emitter::linearIndex(ArrayRef<Value> coordinate, ArrayRef<int64_t> shape) 
   Value linear = index(0);
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
-    Value term = stride == 1 ? coordinate[d]
-                             : arith::MulIOp::create(b, loc, coordinate[d], index(stride)).getResult();
-    linear = arith::AddIOp::create(b, loc, linear, term);
+    linear = add(linear, mul(coordinate[d], index(stride)));
     stride *= shape[d];
   }
   return linear;
@@ -265,7 +287,7 @@ Value Emitter::refPointer(const RefInfo &ref, ArrayRef<Value> c) {
   if (!ref.shared || ref.strips < 0) {
     Value linear = index(0);
     for (size_t d = 0; d < c.size(); ++d)
-      linear = arith::AddIOp::create(b, loc, linear, arith::MulIOp::create(b, loc, c[d], ref.strides[d]));
+      linear = add(linear, mul(c[d], ref.strides[d]));
     return ref.shared ? sharedPointer(index(ref.sharedOffset), ref.element, linear)
                       : globalPointer(ref.base, ref.element, linear);
   }
@@ -280,7 +302,7 @@ Value Emitter::refPointer(const RefInfo &ref, ArrayRef<Value> c) {
   Value tile = index(0);
   int64_t tileStride = 1;
   for (size_t d = rank - 2; d-- > 0;) {
-    tile = arith::AddIOp::create(b, loc, tile, arith::MulIOp::create(b, loc, c[d], index(tileStride)));
+    tile = add(tile, mul(c[d], index(tileStride)));
     tileStride *= ref.arrayShape[d];
   }
   Value column = arith::MulIOp::create(b, loc, c[rank - 1], index(bytes));

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/KnownBits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -32,7 +33,7 @@ SmallVector<Value> stridesOf(Emitter &e, ArrayRef<Value> sizes) {
   for (size_t d = sizes.size(); d-- > 0;) {
     strides[d] = stride;
     if (d > 0)
-      stride = arith::MulIOp::create(e.b, e.loc, stride, sizes[d]);
+      stride = e.mul(stride, sizes[d]);
   }
   return strides;
 }
@@ -82,6 +83,7 @@ struct Address {
   Value pointer;
   Value valid;  ///< null: always
   Value linear; ///< the element's index from the array's (or scratch's) start
+  Value innermost; ///< its coordinate along the array's innermost dimension
 };
 
 /// The address of the element at `refCoordinate`, with `checkRef` when the
@@ -93,17 +95,16 @@ Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate,
                                                      refCoordinate[j], e.index(ref.refShape[j])));
   SmallVector<Value> arrayCoordinate(ref.offsets.begin(), ref.offsets.end());
   for (size_t j = 0; j < refCoordinate.size(); ++j)
-    arrayCoordinate[ref.refToArray[j]] =
-        arith::AddIOp::create(e.b, e.loc, ref.offsets[ref.refToArray[j]], refCoordinate[j]);
+    arrayCoordinate[ref.refToArray[j]] = e.add(ref.offsets[ref.refToArray[j]], refCoordinate[j]);
   Value linear = e.index(0);
   for (size_t d = 0; d < arrayCoordinate.size(); ++d) {
     if (!ref.shared) // the block may overhang the array: outside is padding
       a.valid = e.andOf(a.valid, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
                                                        arrayCoordinate[d], ref.sizes[d]));
-    linear = arith::AddIOp::create(e.b, e.loc, linear,
-                                   arith::MulIOp::create(e.b, e.loc, arrayCoordinate[d], ref.strides[d]));
+    linear = e.add(linear, e.mul(arrayCoordinate[d], ref.strides[d]));
   }
   a.linear = linear;
+  a.innermost = arrayCoordinate.empty() ? Value() : arrayCoordinate.back();
   a.pointer = ref.shared && ref.strips >= 0 ? e.refPointer(ref, arrayCoordinate)
               : ref.shared ? e.sharedPointer(e.index(ref.sharedOffset), ref.element, linear)
                            : e.globalPointer(ref.base, ref.element, linear);
@@ -113,8 +114,7 @@ Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate,
 /// How far along Ref dimension w.valueDims[i] a value element whose
 /// coordinate there is `c` lies from the window's start.
 Value windowStep(Emitter &e, const Window &w, size_t i, Value c) {
-  int64_t stride = w.strides[w.valueDims[i]];
-  return stride == 1 ? c : arith::MulIOp::create(e.b, e.loc, c, e.index(stride)).getResult();
+  return e.mul(c, e.index(w.strides[w.valueDims[i]]));
 }
 
 /// The Ref coordinate of a value element whose coordinate is `c`.
@@ -122,7 +122,7 @@ SmallVector<Value> refCoordinate(Emitter &e, const Window &w, ArrayRef<Value> c)
   SmallVector<Value> r(w.start.begin(), w.start.end());
   for (size_t i = 0; i < w.valueDims.size(); ++i) {
     unsigned j = w.valueDims[i];
-    r[j] = arith::AddIOp::create(e.b, e.loc, w.start[j], windowStep(e, w, i, c[i]));
+    r[j] = e.add(w.start[j], windowStep(e, w, i, c[i]));
   }
   return r;
 }
@@ -178,32 +178,69 @@ int64_t vectorWidth(const Layout &layout, const RefInfo &ref, const Window &w, T
   return width;
 }
 
-/// Registers k0 .. k0 + width - 1 of a value in `layout`: where each
-/// element lives and whether it may be touched.
+/// Register k of a value in `layout`: where its element lives and
+/// whether it may be touched.
+struct Element {
+  Address address;
+  Value valid; ///< null: always
+};
+
+Element elementAt(Emitter &e, const RefInfo &ref, const Window &w, const Layout &layout,
+                  RankedTensorType tensor, int64_t k) {
+  Element element;
+  element.address = addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded);
+  element.valid = e.andOf(e.inShape(layout, tensor.getShape(), k), element.address.valid);
+  return element;
+}
+
+/// Whether `v` is a multiple of `width` (a power of two), as code.
+Value isMultiple(Emitter &e, Value v, int64_t width) {
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq,
+                               arith::AndIOp::create(e.b, e.loc, v, e.index(width - 1)),
+                               e.index(0));
+}
+
+/// Whether the array's row pitch is a multiple of `width` elements (every
+/// outer stride is a multiple of it then): an element is `width`-aligned
+/// exactly when its innermost coordinate is. Asked once per access, not
+/// per group; null when known (scratch, a constant pitch).
+Value pitchAligned(Emitter &e, const RefInfo &ref, int64_t width) {
+  if (ref.strides.size() < 2 || knownMultipleOf(ref.strides[ref.strides.size() - 2], width))
+    return Value();
+  return isMultiple(e, ref.strides[ref.strides.size() - 2], width);
+}
+
+/// Registers k0 .. k0 + width - 1 of a value in `layout`, adjacent in
+/// memory. The group may be accessed at once when every element is valid
+/// (validity is a range test per dimension, so the first and last decide)
+/// and the first is aligned to the group's size (buffers are 16-byte
+/// aligned): `whole`, null when that is known while compiling. The other
+/// elements' addresses are made only where they are used, by groupElement.
 struct Group {
-  SmallVector<Address> addresses;
-  SmallVector<Value> valid;
+  Element first, last;
+  Value whole;
 };
 
 Group groupAt(Emitter &e, const RefInfo &ref, const Window &w, const Layout &layout,
-              RankedTensorType tensor, int64_t k0, int64_t width) {
+              RankedTensorType tensor, int64_t k0, int64_t width, Value pitchIsAligned) {
   Group g;
-  for (int64_t k = k0; k < k0 + width; ++k) {
-    g.addresses.push_back(addressOf(e, ref, refCoordinate(e, w, e.coordinates(layout, k)), w.padded));
-    g.valid.push_back(e.andOf(e.inShape(layout, tensor.getShape(), k), g.addresses.back().valid));
-  }
+  g.first = elementAt(e, ref, w, layout, tensor, k0);
+  g.last = elementAt(e, ref, w, layout, tensor, k0 + width - 1);
+  Value innermost = g.first.address.innermost;
+  Value aligned = knownMultipleOf(innermost, width) ? Value() : isMultiple(e, innermost, width);
+  g.whole = e.andOf(e.andOf(g.first.valid, g.last.valid), e.andOf(pitchIsAligned, aligned));
   return g;
 }
 
-/// A group of `width` registers adjacent in memory: whether the whole
-/// group may be accessed at once — every element valid (validity is a
-/// range test per dimension, so the first and last decide) and the first
-/// element aligned to the group's size (buffers are 16-byte aligned).
-Value wholeGroup(Emitter &e, ArrayRef<Value> valid, const Address &first, int64_t width) {
-  Value aligned = arith::CmpIOp::create(
-      e.b, e.loc, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(e.b, e.loc, first.linear, e.index(width - 1)), e.index(0));
-  return e.andOf(e.andOf(valid.front(), valid.back()), aligned);
+/// Element k0 + t of a group, made at the builder's insertion point.
+Element groupElement(Emitter &e, const Group &g, const RefInfo &ref, const Window &w,
+                     const Layout &layout, RankedTensorType tensor, int64_t k0, int64_t width,
+                     int64_t t) {
+  if (t == 0)
+    return g.first;
+  if (t == width - 1)
+    return g.last;
+  return elementAt(e, ref, w, layout, tensor, k0 + t);
 }
 
 } // namespace
@@ -270,29 +307,37 @@ LogicalResult lowerLoad(Emitter &e, pk::LoadOp op) {
     Layout layout = *layoutOf(tensor);
     auto groupType = VectorType::get({width}, valueType);
     unsigned alignment = static_cast<unsigned>(width * elementBytes(valueType));
+    Value pitchIsAligned = pitchAligned(e, ref, width);
     SmallVector<Value> elements;
     for (int64_t k0 = 0; k0 < layout.numRegisters(); k0 += width) {
-      Group group = groupAt(e, ref, w, layout, tensor, k0, width);
-      const SmallVector<Address> &addresses = group.addresses;
-      const SmallVector<Value> &valid = group.valid;
-      Value whole = wholeGroup(e, valid, addresses.front(), width);
-      auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{groupType}, whole, /*withElseRegion=*/true);
-      {
+      Group group = groupAt(e, ref, w, layout, tensor, k0, width, pitchIsAligned);
+      auto wholeLoad = [&] {
+        return LLVM::LoadOp::create(e.b, e.loc, groupType, group.first.address.pointer, alignment)
+            .getResult();
+      };
+      Value loaded;
+      if (!group.whole) {
+        loaded = wholeLoad();
+      } else {
+        auto branch = scf::IfOp::create(e.b, e.loc, TypeRange{groupType}, group.whole,
+                                        /*withElseRegion=*/true);
         OpBuilder::InsertionGuard guard(e.b);
         e.b.setInsertionPointToStart(branch.thenBlock());
-        scf::YieldOp::create(e.b, e.loc,
-                             LLVM::LoadOp::create(e.b, e.loc, groupType, addresses.front().pointer, alignment)
-                                 .getResult());
+        scf::YieldOp::create(e.b, e.loc, wholeLoad());
         e.b.setInsertionPointToStart(branch.elseBlock());
         SmallVector<Value> scalars;
-        for (int64_t t = 0; t < width; ++t)
+        for (int64_t t = 0; t < width; ++t) {
+          Element element = groupElement(e, group, ref, w, layout, tensor, k0, width, t);
           scalars.push_back(e.guardedValue(
-              valid[t], valueType,
-              [&] { return e.loadValue(addresses[t].pointer, ref.element, valueType); }, padding));
+              element.valid, valueType,
+              [&] { return e.loadValue(element.address.pointer, ref.element, valueType); },
+              padding));
+        }
         scf::YieldOp::create(e.b, e.loc, e.fromElements(groupType, scalars));
+        loaded = branch.getResult(0);
       }
       for (int64_t t = 0; t < width; ++t)
-        elements.push_back(e.extract(branch.getResult(0), t));
+        elements.push_back(e.extract(loaded, t));
     }
     e.values.map(op.getResult(), assembled(e, op.getType(), elements));
     return success();
@@ -355,12 +400,9 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
   SmallVector<Value> windowStart(src.offsets.begin(), src.offsets.end());
   Value windowLinear = e.index(0);
   for (size_t j = 0; j < w.start.size(); ++j)
-    windowStart[src.refToArray[j]] =
-        arith::AddIOp::create(e.b, e.loc, src.offsets[src.refToArray[j]], w.start[j]);
+    windowStart[src.refToArray[j]] = e.add(src.offsets[src.refToArray[j]], w.start[j]);
   for (unsigned d = 0; d < rank; ++d)
-    windowLinear =
-        arith::AddIOp::create(e.b, e.loc, windowLinear,
-                              arith::MulIOp::create(e.b, e.loc, windowStart[d], src.strides[d]));
+    windowLinear = e.add(windowLinear, e.mul(windowStart[d], src.strides[d]));
   Value windowBase = e.globalPointer(src.base, element, windowLinear);
 
   // Each thread copies 16-byte pieces of rows; consecutive threads take
@@ -389,15 +431,14 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
     // gives the benchmark matmul 249 registers instead of 204.)
     Value rowInside, pieceLinear = e.index(0), remaining;
     for (unsigned d = 0; d < rank; ++d) {
-      Value at = arith::AddIOp::create(e.b, e.loc, windowStart[d], step[d]);
+      Value at = e.add(windowStart[d], step[d]);
       if (d != columnDim)
         rowInside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
                                                              at, src.sizes[d]));
       else
         remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[d], at);
       if (!from)
-        pieceLinear = arith::AddIOp::create(
-            e.b, e.loc, pieceLinear, arith::MulIOp::create(e.b, e.loc, step[d], src.strides[d]));
+        pieceLinear = e.add(pieceLinear, e.mul(step[d], src.strides[d]));
     }
     if (!from)
       from = e.globalPointer(windowBase, element, pieceLinear);
@@ -525,23 +566,31 @@ LogicalResult lowerStore(Emitter &e, pk::StoreOp op) {
     Layout layout = *layoutOf(tensor);
     auto groupType = VectorType::get({width}, ref.element);
     unsigned alignment = static_cast<unsigned>(width * elementBytes(ref.element));
+    Value pitchIsAligned = pitchAligned(e, ref, width);
     for (int64_t k0 = 0; k0 < layout.numRegisters(); k0 += width) {
-      Group group = groupAt(e, ref, w, layout, tensor, k0, width);
-      const SmallVector<Address> &addresses = group.addresses;
-      const SmallVector<Value> &valid = group.valid;
       SmallVector<Value> scalars;
       for (int64_t k = k0; k < k0 + width; ++k)
         scalars.push_back(e.extract(value, k));
       e.guarded(owner, [&] {
-        auto branch = scf::IfOp::create(e.b, e.loc, wholeGroup(e, valid, addresses.front(), width),
-                                        /*withElseRegion=*/true);
+        Group group = groupAt(e, ref, w, layout, tensor, k0, width, pitchIsAligned);
+        auto wholeStore = [&] {
+          LLVM::StoreOp::create(e.b, e.loc, e.fromElements(groupType, scalars),
+                                group.first.address.pointer, alignment);
+        };
+        if (!group.whole) {
+          wholeStore();
+          return;
+        }
+        auto branch = scf::IfOp::create(e.b, e.loc, group.whole, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard guard(e.b);
         e.b.setInsertionPointToStart(branch.thenBlock());
-        LLVM::StoreOp::create(e.b, e.loc, e.fromElements(groupType, scalars), addresses.front().pointer,
-                              alignment);
+        wholeStore();
         e.b.setInsertionPointToStart(branch.elseBlock());
-        for (int64_t t = 0; t < width; ++t)
-          e.guarded(valid[t], [&] { e.storeValue(scalars[t], addresses[t].pointer, ref.element); });
+        for (int64_t t = 0; t < width; ++t) {
+          Element element = groupElement(e, group, ref, w, layout, tensor, k0, width, t);
+          e.guarded(element.valid,
+                    [&] { e.storeValue(scalars[t], element.address.pointer, ref.element); });
+        }
       });
     }
   } else {
