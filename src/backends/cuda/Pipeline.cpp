@@ -38,29 +38,34 @@ void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) 
 
 void buildLayoutStage(OpPassManager &pm) { pm.addPass(createPkGpuAssignLayouts()); }
 
+// Passes that see one kernel at a time run nested on each op of the
+// gpu.module: MLIR runs them on its thread pool, the kernels of a file
+// side by side (the output does not depend on the order).
 void buildDistributeStage(OpPassManager &pm) {
   pm.addPass(createPkGpuDistribute());
   pm.addPass(createPkGpuLowerAsync());
-  pm.addPass(createPkGpuCanonicalizeBlocks());
-  pm.addPass(createCSEPass());
+  OpPassManager &eachKernel = pm.nest<::mlir::gpu::GPUModuleOp>().nestAny();
+  eachKernel.addPass(createPkGpuCanonicalizeBlocks());
+  eachKernel.addPass(createCSEPass());
   pm.addPass(createPkGpuMergeBarriers());
 }
 
 void buildNvvmStage(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<::mlir::gpu::GPUModuleOp>();
-  kernels.addPass(createSCFToControlFlowPass());
+  kernels.nestAny().addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  OpPassManager &eachFunction = kernels.nestAny();
   // NVVM ops that have no intrinsic (wgmma.mma_async, the try_wait loop,
   // predicated forms) become inline PTX.
-  kernels.addPass(createConvertNVVMToLLVMPass());
+  eachFunction.addPass(createConvertNVVMToLLVMPass());
   // Math ops libdevice does not cover (math.trunc) become LLVM
   // intrinsics.
-  kernels.addPass(createConvertMathToLLVMPass());
-  kernels.addPass(createCanonicalizerPass());
-  kernels.addPass(createCSEPass());
-  kernels.addPass(createReconcileUnrealizedCastsPass());
+  eachFunction.addPass(createConvertMathToLLVMPass());
+  eachFunction.addPass(createCanonicalizerPass());
+  eachFunction.addPass(createCSEPass());
+  eachFunction.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createPkGpuKernelAbi());
 }
 
