@@ -858,8 +858,16 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     emit(from, into, op, Op::NamedBarrier);
     return true;
   }
-  if (llvm::isa<NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp, NVVM::FenceProxyOp,
-                NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp>(op)) {
+  if (llvm::isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
+    emit(from, into, op, Op::BulkCommit);
+    return true;
+  }
+  if (auto wait = llvm::dyn_cast<NVVM::CpAsyncBulkWaitGroupOp>(op)) {
+    Instr &instr = emit(from, into, op, Op::BulkWait);
+    instr.imm = wait.getGroup();
+    return true;
+  }
+  if (llvm::isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp>(op)) {
     emit(from, into, op, Op::Nop);
     return true;
   }

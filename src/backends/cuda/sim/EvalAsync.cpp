@@ -6,7 +6,8 @@
 // the init count again. try_wait.parity(P) returns once the phase of
 // parity P is no longer the current one. A TMA load copies its box at
 // once and completes its bytes on its mbarrier; a TMA store copies its
-// box at once (bulk groups have nothing left to wait for).
+// box when its bulk group is waited for (cp.async.bulk.wait_group), or
+// when the CTA ends: the source is read as late as the hardware may.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/sim/Executor.h"
@@ -51,11 +52,23 @@ void Executor::landCopy(const PendingCopy &copy, uint16_t t) {
     fail(instr, t, describeViolation(v, true, copy.bytes));
 }
 
-void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
+void Executor::finishTmaStores() {
+  for (uint16_t t = 0; t < tmaStores.size(); ++t) {
+    ThreadStores &stores = tmaStores[t];
+    stores.committed.push_back(std::move(stores.open));
+    stores.open.clear();
+    retireAllBut(stores.committed, 0, [&](const std::vector<PendingStore> &group) {
+      for (const PendingStore &store : group)
+        tmaCopy(*store.instr, t, /*toShared=*/false, store.operands);
+    });
+  }
+}
+
+void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared, const std::vector<uint64_t> &operand) {
   // Operands: load (shared, map, mbarrier, coordinates...); store (shared,
   // map, coordinates...). Coordinates are PTX's: innermost first.
   size_t firstCoordinate = toShared ? 3 : 2;
-  uint64_t mapWord = reg(instr.in[1])[t];
+  uint64_t mapWord = operand[1];
   if (mapWord >= launch->tensorMaps.size())
     fail(instr, t, "a TMA copy through a tensor map parameter the launch did not pass");
   const rt::TensorMapDesc &map = launch->tensorMaps[mapWord];
@@ -69,8 +82,8 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
   unsigned span = rt::swizzleBytes(map.swizzle);
   int64_t start[rt::kMaxTensorMapRank];
   for (unsigned i = 0; i < rank; ++i)
-    start[i] = signExtend(reg(instr.in[firstCoordinate + i])[t], 32);
-  uint64_t shared = reg(instr.in[0])[t];
+    start[i] = signExtend(operand[firstCoordinate + i], 32);
+  uint64_t shared = operand[0];
   if (pointerOffset(shared) % 128 != 0)
     fail(instr, t, "a TMA copy to or from shared memory at byte " + std::to_string(pointerOffset(shared)) +
                        " (it must be 128-byte aligned)");
@@ -125,7 +138,7 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared) {
     }
   }
   if (toShared) {
-    Mbarrier &m = mbarrierAt(instr, t, reg(instr.in[2])[t]);
+    Mbarrier &m = mbarrierAt(instr, t, operand[2]);
     m.transactions -= static_cast<int64_t>(boxElements * bytes);
     if (m.transactions < 0)
       fail(instr, t, "a TMA load completes " + std::to_string(boxElements * bytes) +
@@ -182,8 +195,31 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
   }
   case Op::TmaLoad:
   case Op::TmaStore:
+    for (uint16_t t : mask) {
+      std::vector<uint64_t> operands;
+      for (uint32_t r : instr.in)
+        operands.push_back(reg(r)[t]);
+      if (instr.op == Op::TmaLoad)
+        tmaCopy(instr, t, /*toShared=*/true, operands);
+      else
+        tmaStores[t].open.push_back({&instr, std::move(operands)});
+    }
+    return;
+  case Op::BulkCommit:
+    for (uint16_t t : mask) {
+      tmaStores[t].committed.push_back(std::move(tmaStores[t].open));
+      tmaStores[t].open.clear();
+    }
+    return;
+  case Op::BulkWait:
+    // All but the `imm` most recent committed groups complete (with
+    // .read only their reads must have: the same here).
     for (uint16_t t : mask)
-      tmaCopy(instr, t, instr.op == Op::TmaLoad);
+      retireAllBut(tmaStores[t].committed, instr.imm, [&](const std::vector<PendingStore> &group) {
+        for (const PendingStore &store : group)
+          tmaCopy(*store.instr, t, /*toShared=*/false, store.operands);
+      });
+    interval = nextInterval++;
     return;
   case Op::NamedBarrier: {
     uint64_t count = reg(instr.in[1])[mask.front()];

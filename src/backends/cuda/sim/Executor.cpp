@@ -56,9 +56,11 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
   }
   mbarriers.clear();
   cpAsync.assign(k.threads(), ThreadCopies());
+  tmaStores.assign(k.threads(), ThreadStores());
   wgmmas.assign((k.threads() + 127) / 128, WarpgroupWgmmas());
   if (k.warpgroups <= 1) {
     runBlock(0, all);
+    finishTmaStores();
     return;
   }
   // Each warpgroup runs by itself, as a cooperative worker.
@@ -83,6 +85,7 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
     throw;
   }
   workers = nullptr;
+  finishTmaStores();
 }
 
 void Executor::ctaBarrier(const Instr &instr, const Mask &mask) {
@@ -184,7 +187,8 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return;
   }
   case Op::MbarInit: case Op::MbarArrive: case Op::MbarArriveExpectTx: case Op::MbarTryWait:
-  case Op::TmaLoad: case Op::TmaStore: case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
+  case Op::TmaLoad: case Op::TmaStore: case Op::BulkCommit: case Op::BulkWait:
+  case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
   case Op::CpAsync: case Op::CpAsyncCommit: case Op::CpAsyncWait:
     return evalAsync(instr, mask);
   case Op::ThreadId: case Op::BlockId: case Op::BlockDim: case Op::GridDim: case Op::LaneId:

@@ -114,8 +114,11 @@ private:
   void evalWgmma(const Instr &instr, const Mask &mask);
   /// A CTA barrier (gpu.barrier, bar.sync 0) reached by `mask`.
   void ctaBarrier(const Instr &instr, const Mask &mask);
-  /// TMA: one box between global memory and shared memory.
-  void tmaCopy(const Instr &instr, uint16_t thread, bool toShared);
+  /// TMA: one box between global memory and shared memory; `operands`
+  /// are the instruction's operand values for `thread`.
+  void tmaCopy(const Instr &instr, uint16_t thread, bool toShared, const std::vector<uint64_t> &operands);
+  /// The TMA stores still pending when a CTA ends: done then.
+  void finishTmaStores();
   void evalFor(const Instr &instr, const Mask &mask);
   void evalIf(const Instr &instr, const Mask &mask);
   void evalWhile(const Instr &instr, const Mask &mask);
@@ -159,6 +162,20 @@ private:
     std::vector<PendingCopy> open;
   };
   std::vector<ThreadCopies> cpAsync;
+  /// Each thread's TMA stores, with the operand values they were issued
+  /// with, by bulk group (oldest first) and not yet committed. A store
+  /// reads its shared-memory source when its group is waited for (or the
+  /// CTA ends), the latest the hardware may: a program that rewrites the
+  /// source before waiting stores the new values, and its results show it.
+  struct PendingStore {
+    const Instr *instr = nullptr;
+    std::vector<uint64_t> operands;
+  };
+  struct ThreadStores {
+    std::vector<std::vector<PendingStore>> committed;
+    std::vector<PendingStore> open;
+  };
+  std::vector<ThreadStores> tmaStores;
   /// Each warpgroup's wgmmas in flight: the shared memory they read
   /// (address, the 2 or 4 bytes read), by group, oldest first.
   struct WgmmaRead {

@@ -52,11 +52,12 @@ enum class Op : uint16_t {
   // integer address descriptors hold (its offset in shared memory).
   Mma, Wgmma, SharedAddress,
   // Hopper's asynchronous machinery (EvalAsync.cpp): mbarriers, TMA
-  // copies (done at once when issued), named barriers, and what has no
-  // effect on values here (fences, bulk groups, setmaxnreg): Nop.
-  // PtrCast passes a pointer on unchanged (llvm.addrspacecast).
-  MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, NamedBarrier, Nop,
-  PtrCast,
+  // loads (done at once when issued), TMA stores (done when their bulk
+  // group is waited for: BulkCommit, BulkWait), named barriers, and what
+  // has no effect on values here (fences, setmaxnreg): Nop. PtrCast
+  // passes a pointer on unchanged (llvm.addrspacecast).
+  MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, BulkCommit, BulkWait,
+  NamedBarrier, Nop, PtrCast,
   // Ampere's cp.async (EvalAsync.cpp): a thread's copies land when it
   // waits for their group, not before; until then the destination holds
   // poison.
