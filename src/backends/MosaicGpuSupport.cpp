@@ -47,9 +47,12 @@ namespace {
 std::string unsupportedOnCuda(mlir::Operation *op) {
   if (llvm::isa<pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
     return mosaicGpuName(op).str();
-  if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op)) {
-    if (!pipeline.getOutSpecs().empty())
-      return "plgpu.emit_pipeline with out_specs";
+  if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op); pipeline && !pipeline.getOutSpecs().empty()) {
+    if (pipeline.getWarpSpecialized())
+      return "plgpu.emit_pipeline_warp_specialized with out_specs";
+    auto mesh = pipeline->getParentOfType<pk::MeshKernelOp>();
+    if (mesh && mesh.getNumThreads() > 1)
+      return "plgpu.emit_pipeline with out_specs in a kernel of several Pallas threads";
   }
   auto isClusterBarrier = [](mlir::Type t) {
     auto barrier = llvm::dyn_cast<pk::BarrierType>(t);

@@ -46,24 +46,6 @@ struct PipelineState {
 
 namespace {
 
-/// Whether a value computed in the index_map region depends on the grid
-/// indices (its block arguments).
-bool dependsOnGrid(Value v, Block &block, llvm::DenseMap<Value, bool> &memo) {
-  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
-    return arg.getOwner() == &block;
-  Operation *def = v.getDefiningOp();
-  if (!def || !block.getParent()->isAncestor(def->getParentRegion()))
-    return false; // defined outside the pipeline: a kernel value
-  auto it = memo.find(v);
-  if (it != memo.end())
-    return it->second;
-  bool depends = def->getNumRegions() > 0;
-  for (Value operand : def->getOperands())
-    depends = depends || dependsOnGrid(operand, block, memo);
-  memo[v] = depends;
-  return depends;
-}
-
 /// Where one step's block of an operand lies: per axis, its first element
 /// and how many elements it spans.
 struct Window {
@@ -191,7 +173,6 @@ void Evaluator::evalPipeline(Operation *operation) {
   bool shared = op.getWarpSpecialized() && thread;
   bool tpu = op.isTpu();
   int64_t computeThreads = shared ? static_cast<int64_t>(*op.getNumComputeWgs()) : 1;
-  Block &mapBlock = op.getIndexMap().front();
   Block &body = op.getBody().front();
 
   std::vector<RefBuffer *> arrays;
@@ -231,19 +212,8 @@ void Evaluator::evalPipeline(Operation *operation) {
 
   // Which outputs' blocks move with the grid.
   std::vector<bool> invariant(numOperands, false);
-  {
-    llvm::DenseMap<Value, bool> memo;
-    Operation *yield = mapBlock.getTerminator();
-    size_t at = 0;
-    for (size_t i = 0; i < numOperands; ++i) {
-      bool depends = false;
-      size_t values = op.getSpec(static_cast<unsigned>(i)).getNumIndexValues();
-      for (size_t d = 0; d < values; ++d)
-        depends = depends || dependsOnGrid(yield->getOperand(at + d), mapBlock, memo);
-      at += values;
-      invariant[i] = !depends;
-    }
-  }
+  for (size_t i = 0; i < numOperands; ++i)
+    invariant[i] = op.isIndexInvariant(static_cast<unsigned>(i));
   auto what = [&](size_t i) {
     return i < numIns ? "input " + std::to_string(i) : "output " + std::to_string(i - numIns);
   };

@@ -495,6 +495,41 @@ bool PipelineOp::isPipelined(unsigned i) {
                 s.getValue() != MemorySpace::HBM);
 }
 
+namespace {
+
+/// Whether a value computed in the index_map region depends on the grid
+/// indices (its block arguments).
+bool dependsOnGrid(Value v, Block &block, llvm::DenseMap<Value, bool> &memo) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &block;
+  Operation *def = v.getDefiningOp();
+  if (!def || !block.getParent()->isAncestor(def->getParentRegion()))
+    return false; // defined outside the pipeline: a kernel value
+  auto it = memo.find(v);
+  if (it != memo.end())
+    return it->second;
+  bool depends = def->getNumRegions() > 0;
+  for (Value operand : def->getOperands())
+    depends = depends || dependsOnGrid(operand, block, memo);
+  memo[v] = depends;
+  return depends;
+}
+
+} // namespace
+
+bool PipelineOp::isIndexInvariant(unsigned i) {
+  Block &map = getIndexMap().front();
+  Operation *yield = map.getTerminator();
+  size_t at = 0;
+  for (unsigned j = 0; j < i; ++j)
+    at += getSpec(j).getNumIndexValues();
+  llvm::DenseMap<Value, bool> memo;
+  for (size_t d = 0; d < getSpec(i).getNumIndexValues(); ++d)
+    if (dependsOnGrid(yield->getOperand(at + d), map, memo))
+      return false;
+  return true;
+}
+
 bool PipelineOp::isTpu() {
   return !getRefs().empty() &&
          !inSpace(llvm::cast<RefType>(getRefs()[0].getType()), MemorySpace::GPUGlobal);

@@ -583,6 +583,10 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     /// Whether operand i is copied through a buffer (shared memory, or
     /// VMEM/SMEM on TPU) rather than passed to the body as it is.
     bool isPipelined(unsigned i);
+    /// Whether operand i's block indices ignore the grid (none of the
+    /// index_map's values for it depends on the step's indices): such an
+    /// output of a GPU pipeline is stored once, after the last step.
+    bool isIndexInvariant(unsigned i);
     /// A TPU pipeline (pltpu.emit_pipeline): its operands are TPU Refs
     /// (any, hbm, vmem) and its buffers VMEM or SMEM.
     bool isTpu();

@@ -11,9 +11,17 @@
 // then). Copies are TMA loads where TMA applies (MeshTma), so the loads of
 // the next steps run while the body computes.
 //
-// Not expanded yet, and rejected by name: out_specs (outputs written by
-// the pipeline), warp-specialized pipelines, and block dimensions other
-// than blocked or squeezed.
+// Outputs (out_specs) get slots too. As in JAX's emit_pipeline, a step
+// first waits until the store that read its slot `slots` steps ago has
+// read it; after the body, the step's block is stored (TMA, one commit
+// group a step) when its index differs from the previous step's, and at
+// the last step; an output whose index map ignores the grid is stored
+// once, from the last step's slot, after the loop, which then waits for
+// every store.
+//
+// Not expanded yet, and rejected by name: outputs of warp-specialized
+// pipelines or of kernels with several Pallas threads, and block
+// dimensions other than blocked or squeezed.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/OutlineMesh.h"
@@ -54,14 +62,30 @@ private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   /// The grid indices (i32) of linear step `step` (i32), row-major.
   SmallVector<Value> indicesOf(Value step);
+  /// The index_map's block indices (i32, every operand's in order) at step
+  /// `step`.
+  SmallVector<Value> blockIndicesAt(Value step);
+  /// Operand i's block at `blockIndices`: a view of its global Ref.
+  Value gmemWindow(unsigned i, ArrayRef<Value> blockIndices);
+  /// Slot `slotIndex` (index) of `buffer`, typed as the body's Ref of
+  /// operand i.
+  Value slotView(unsigned i, Value buffer, Value slotIndex);
   /// Copies step `step`'s blocks of the pipelined inputs into `slot`.
   void issue(Value step, Value slot);
+  /// After step `step`'s body: stores the outputs' blocks that are due
+  /// from slot `slotIndex`, as one commit group.
+  void storeOutputs(Value step, Value slotIndex);
+  /// After the loop: stores the grid-invariant outputs from the last
+  /// step's slot and waits for every store.
+  void finishOutputs();
 
   pk::PipelineOp op;
   OpBuilder b;
   Location loc;
-  SmallVector<unsigned> pipelined; ///< operand numbers
-  SmallVector<Value> buffers;      ///< per pipelined operand
+  SmallVector<unsigned> pipelined; ///< operand numbers of the pipelined inputs
+  SmallVector<Value> buffers;      ///< per pipelined input
+  SmallVector<unsigned> outputs;   ///< operand numbers of the pipelined outputs
+  SmallVector<Value> outputBuffers; ///< per pipelined output
   Value barriers;                  ///< per slot: its copies completed
   Value consumed;                  ///< warp-specialized: per slot, the compute threads are done
   int64_t slots = 0, steps = 1, delay = 0;
@@ -79,8 +103,7 @@ SmallVector<Value> PipelineExpander::indicesOf(Value step) {
   return indices;
 }
 
-void PipelineExpander::issue(Value step, Value slot) {
-  // The index_map for this step: block indices of every operand.
+SmallVector<Value> PipelineExpander::blockIndicesAt(Value step) {
   Block &map = op.getIndexMap().front();
   IRMapping mapping;
   for (auto [arg, v] : llvm::zip(map.getArguments(), indicesOf(step)))
@@ -90,47 +113,93 @@ void PipelineExpander::issue(Value step, Value slot) {
   SmallVector<Value> blockIndices;
   for (Value v : map.getTerminator()->getOperands())
     blockIndices.push_back(mapping.lookupOrDefault(v));
+  return blockIndices;
+}
+
+Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
   // Operand i's indices start after those of the operands before it.
-  SmallVector<unsigned> firstIndex;
-  unsigned next = 0;
-  for (unsigned i = 0; i < op.getRefs().size(); ++i) {
-    firstIndex.push_back(next);
-    next += op.getSpec(i).getRank();
+  unsigned first = 0;
+  for (unsigned j = 0; j < i; ++j)
+    first += op.getSpec(j).getRank();
+  pk::BlockSpecAttr spec = op.getSpec(i);
+  Value ref = op.getRefs()[i];
+  auto refType = llvm::cast<pk::RefType>(ref.getType());
+  SmallVector<Value> offsets;
+  SmallVector<int64_t> staticOffsets, squeeze;
+  for (unsigned d = 0; d < spec.getRank(); ++d) {
+    Value blockIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), blockIndices[first + d]);
+    offsets.push_back(arith::MulIOp::create(b, loc, blockIndex, index(spec.getBlockShape()[d])));
+    staticOffsets.push_back(ShapedType::kDynamic);
+    if (spec.getDimKinds()[d] == pk::BlockDimKind::Squeezed)
+      squeeze.push_back(d);
   }
+  SmallVector<int64_t> sizes(spec.getBlockShape().begin(), spec.getBlockShape().end());
+  SmallVector<int64_t> strides(sizes.size(), 1);
+  auto windowType = pk::RefType::get(spec.getKernelShape(), refType.getElementType(),
+                                     refType.getMemorySpace(), refType.getTransforms());
+  return pk::RefViewOp::create(b, loc, windowType, ref, offsets, b.getDenseI64ArrayAttr(staticOffsets),
+                               b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(strides),
+                               b.getDenseI64ArrayAttr(squeeze));
+}
+
+Value PipelineExpander::slotView(unsigned i, Value buffer, Value slotIndex) {
+  auto slotType = llvm::cast<pk::RefType>(op.getBody().front().getArgument(op.getGrid().size() + i).getType());
+  SmallVector<int64_t> sizes{1};
+  sizes.append(slotType.getShape().begin(), slotType.getShape().end());
+  return pk::RefViewOp::create(b, loc, slotType, buffer, ValueRange{slotIndex},
+                               b.getDenseI64ArrayAttr(slotOffsets(sizes.size())), b.getDenseI64ArrayAttr(sizes),
+                               b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)),
+                               b.getDenseI64ArrayAttr({0}));
+}
+
+void PipelineExpander::issue(Value step, Value slot) {
+  SmallVector<Value> blockIndices = blockIndicesAt(step);
   Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
-  for (auto [p, i] : llvm::enumerate(pipelined)) {
-    pk::BlockSpecAttr spec = op.getSpec(i);
-    Value ref = op.getRefs()[i];
-    auto refType = llvm::cast<pk::RefType>(ref.getType());
-    SmallVector<Value> offsets;
-    SmallVector<int64_t> staticOffsets, squeeze;
-    for (unsigned d = 0; d < spec.getRank(); ++d) {
-      Value blockIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), blockIndices[firstIndex[i] + d]);
-      offsets.push_back(arith::MulIOp::create(b, loc, blockIndex, index(spec.getBlockShape()[d])));
-      staticOffsets.push_back(ShapedType::kDynamic);
-      if (spec.getDimKinds()[d] == pk::BlockDimKind::Squeezed)
-        squeeze.push_back(d);
-    }
-    SmallVector<int64_t> sizes(spec.getBlockShape().begin(), spec.getBlockShape().end());
-    SmallVector<int64_t> strides(sizes.size(), 1);
-    auto windowType = pk::RefType::get(spec.getKernelShape(), refType.getElementType(),
-                                       refType.getMemorySpace(), refType.getTransforms());
-    Value window = pk::RefViewOp::create(b, loc, windowType, ref, offsets,
-                                         b.getDenseI64ArrayAttr(staticOffsets), b.getDenseI64ArrayAttr(sizes),
-                                         b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(squeeze));
-    Value slotView = pk::RefViewOp::create(
-        b, loc, op.getBody().front().getArgument(op.getGrid().size() + i).getType(), buffers[p],
-        ValueRange{slotIndex}, b.getDenseI64ArrayAttr(slotOffsets(1 + windowType.getRank())),
-        b.getDenseI64ArrayAttr([&] {
-          SmallVector<int64_t> s{1};
-          s.append(windowType.getShape().begin(), windowType.getShape().end());
-          return s;
-        }()),
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(1 + windowType.getRank(), 1)),
-        b.getDenseI64ArrayAttr({0}));
-    pk::CopyGmemToSmemOp::create(b, loc, window, slotView, barriers, ValueRange{slotIndex},
-                                 b.getStrArrayAttr({}));
+  for (auto [p, i] : llvm::enumerate(pipelined))
+    pk::CopyGmemToSmemOp::create(b, loc, gmemWindow(i, blockIndices), slotView(i, buffers[p], slotIndex),
+                                 barriers, ValueRange{slotIndex}, b.getStrArrayAttr({}));
+}
+
+void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
+  // The body's writes reach the TMA unit first.
+  pk::CommitSmemOp::create(b, loc);
+  SmallVector<Value> current = blockIndicesAt(step);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, i32(0));
+  Value previousStep =
+      arith::SelectOp::create(b, loc, first, i32(0), arith::SubIOp::create(b, loc, step, i32(1)));
+  SmallVector<Value> previous = blockIndicesAt(previousStep);
+  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, i32(steps - 1));
+  unsigned at = 0;
+  SmallVector<unsigned> firstIndex;
+  for (unsigned j = 0; j < op.getRefs().size(); ++j) {
+    firstIndex.push_back(at);
+    at += op.getSpec(j).getRank();
   }
+  for (auto [p, i] : llvm::enumerate(outputs)) {
+    if (op.isIndexInvariant(i))
+      continue;
+    Value due = arith::OrIOp::create(b, loc, first, last);
+    for (unsigned d = 0; d < op.getSpec(i).getRank(); ++d)
+      due = arith::OrIOp::create(b, loc, due,
+                                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                                       current[firstIndex[i] + d], previous[firstIndex[i] + d]));
+    pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], slotIndex), gmemWindow(i, current), due,
+                                 /*no_commit=*/true);
+  }
+  pk::CommitGroupOp::create(b, loc);
+}
+
+void PipelineExpander::finishOutputs() {
+  pk::CommitSmemOp::create(b, loc);
+  Value lastStep = i32(steps - 1);
+  SmallVector<Value> lastIndices = blockIndicesAt(lastStep);
+  Value lastSlot = index((steps - 1) % slots);
+  for (auto [p, i] : llvm::enumerate(outputs))
+    if (op.isIndexInvariant(i))
+      pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot), gmemWindow(i, lastIndices),
+                                   Value(), /*no_commit=*/true);
+  pk::CommitGroupOp::create(b, loc);
+  pk::WaitSmemToGmemOp::create(b, loc, /*allow_groups=*/0, /*read_only=*/false);
 }
 
 void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
@@ -143,6 +212,15 @@ void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
     SmallVector<int64_t> shape{slots};
     shape.append(slotType.getShape().begin(), slotType.getShape().end());
     buffers.push_back(scopeBody->addArgument(
+        pk::RefType::get(shape, slotType.getElementType(), slotType.getMemorySpace(),
+                         slotType.getTransforms()),
+        loc));
+  }
+  for (unsigned i : outputs) {
+    auto slotType = llvm::cast<pk::RefType>(body.getArgument(gridRank + i).getType());
+    SmallVector<int64_t> shape{slots};
+    shape.append(slotType.getShape().begin(), slotType.getShape().end());
+    outputBuffers.push_back(scopeBody->addArgument(
         pk::RefType::get(shape, slotType.getElementType(), slotType.getMemorySpace(),
                          slotType.getTransforms()),
         loc));
@@ -170,25 +248,22 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
   Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
   if (!pipelined.empty())
     pk::BarrierWaitOp::create(b, loc, barriers, ValueRange{slotIndex});
+  // The output slot this step writes was stored `slots` steps ago: that
+  // store must have read it (one commit group a step).
+  if (!outputs.empty())
+    pk::WaitSmemToGmemOp::create(b, loc, /*allow_groups=*/slots - 1, /*read_only=*/true);
   // The body, on this step's indices, slots and carry.
   IRMapping mapping;
   for (auto [arg, v] : llvm::zip(body.getArguments().take_front(gridRank), indicesOf(step)))
     mapping.map(arg, v);
   for (unsigned i = 0; i < op.getRefs().size(); ++i) {
     BlockArgument arg = body.getArgument(gridRank + i);
-    auto *at = llvm::find(pipelined, i);
-    if (at == pipelined.end()) {
+    if (auto *at = llvm::find(pipelined, i); at != pipelined.end())
+      mapping.map(arg, slotView(i, buffers[at - pipelined.begin()], slotIndex));
+    else if (auto *out = llvm::find(outputs, i); out != outputs.end())
+      mapping.map(arg, slotView(i, outputBuffers[out - outputs.begin()], slotIndex));
+    else
       mapping.map(arg, op.getRefs()[i]);
-      continue;
-    }
-    auto slotType = llvm::cast<pk::RefType>(arg.getType());
-    SmallVector<int64_t> sizes{1};
-    sizes.append(slotType.getShape().begin(), slotType.getShape().end());
-    mapping.map(arg, pk::RefViewOp::create(
-                         b, loc, slotType, buffers[at - pipelined.begin()], ValueRange{slotIndex},
-                         b.getDenseI64ArrayAttr(slotOffsets(sizes.size())), b.getDenseI64ArrayAttr(sizes),
-                         b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)),
-                         b.getDenseI64ArrayAttr({0})));
   }
   for (auto [arg, v] : llvm::zip(body.getArguments().drop_front(gridRank + op.getRefs().size()),
                                  loop.getRegionIterArgs()))
@@ -198,6 +273,8 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
   SmallVector<Value> carry;
   for (Value v : body.getTerminator()->getOperands())
     carry.push_back(mapping.lookupOrDefault(v));
+  if (!outputs.empty())
+    storeOutputs(step, slotIndex);
   if (consumed && !pipelined.empty()) {
     // This compute thread is done with the slot.
     pk::BarrierArriveOp::create(b, loc, consumed, ValueRange{slotIndex});
@@ -218,16 +295,16 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
 }
 
 LogicalResult PipelineExpander::expand() {
-  if (!op.getOutSpecs().empty())
-    return op.emitError("the CUDA backend does not lower plgpu.emit_pipeline with out_specs yet; "
-                        "write the outputs in the body or after the pipeline");
+  // (Outputs of warp-specialized pipelines and of kernels with several
+  // Pallas threads were rejected by name before: MosaicGpuSupport.cpp.)
+  auto mesh = op->getParentOfType<pk::MeshKernelOp>();
   for (unsigned i = 0; i < op.getRefs().size(); ++i) {
     for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
       if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
         return op.emitError("the CUDA backend pipelines blocked and squeezed block dimensions only "
                             "(pl.Element and the like are not supported yet)");
     if (op.isPipelined(i))
-      pipelined.push_back(i);
+      (i < op.getNumIns() ? pipelined : outputs).push_back(i);
   }
   slots = op.getMaxConcurrentSteps();
   for (int64_t g : op.getGrid())
@@ -237,8 +314,7 @@ LogicalResult PipelineExpander::expand() {
   if (op.getWarpSpecialized())
     return expandWarpSpecialized();
 
-  // The scope: slots of every pipelined input, a barrier per slot.
-  auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+  // The scope: slots of every pipelined operand, a barrier per slot.
   SmallVector<StringRef> collective;
   if (mesh && mesh.getThreadName())
     collective.push_back(*mesh.getThreadName());
@@ -251,6 +327,8 @@ LogicalResult PipelineExpander::expand() {
     for (int64_t s = 0; s < std::min(slots, steps); ++s)
       issue(i32(s), i32(s));
   scf::ForOp loop = consumerLoop(/*refill=*/true);
+  if (!outputs.empty())
+    finishOutputs();
   pk::ScopeYieldOp::create(b, loc, loop.getResults());
   op->replaceAllUsesWith(scope.getResults());
   op->erase();
