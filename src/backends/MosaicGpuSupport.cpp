@@ -47,7 +47,8 @@ namespace {
 std::string unsupportedOnCuda(mlir::Operation *op) {
   if (llvm::isa<pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
     return mosaicGpuName(op).str();
-  if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op); pipeline && !pipeline.getOutSpecs().empty()) {
+  if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op);
+      pipeline && !pipeline.getOutSpecs().empty()) {
     if (pipeline.getWarpSpecialized())
       return "plgpu.emit_pipeline_warp_specialized with out_specs";
     auto mesh = pipeline->getParentOfType<pk::MeshKernelOp>();

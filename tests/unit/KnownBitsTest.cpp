@@ -64,7 +64,8 @@ TEST(KnownBits, LaneAddressArithmetic) {
   mlir::MLIRContext context;
   context.allowUnregisteredDialects();
   context.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect, mlir::gpu::GPUDialect>();
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(kAddresses, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kAddresses, &context);
   ASSERT_TRUE(module);
   mlir::Operation *probe = nullptr;
   module->walk([&](mlir::Operation *op) {
@@ -72,16 +73,16 @@ TEST(KnownBits, LaneAddressArithmetic) {
       probe = op;
   });
   ASSERT_NE(probe, nullptr);
-  EXPECT_EQ(tz(probe, 0), 2u);  // (lane & 1) << 2 | (lane & 2) << 2
-  EXPECT_EQ(tz(probe, 1), 2u);  // max(block * 128, 0) + that
-  EXPECT_EQ(tz(probe, 2), 0u);  // ... + 1
-  EXPECT_EQ(tz(probe, 3), 4u);  // n * k * 16
-  EXPECT_EQ(tz(probe, 4), 3u);  // >> 1
-  EXPECT_EQ(tz(probe, 5), 2u);  // / 4
-  EXPECT_EQ(tz(probe, 6), 16u); // at % 4: at is a multiple of 4, so 0
-  EXPECT_EQ(tz(probe, 7), 0u);  // lane + 3
-  EXPECT_EQ(tz(probe, 8), 2u);  // select(_, at, pitch)
-  EXPECT_EQ(tz(probe, 9), 3u);  // 8
+  EXPECT_EQ(tz(probe, 0), 2u);   // (lane & 1) << 2 | (lane & 2) << 2
+  EXPECT_EQ(tz(probe, 1), 2u);   // max(block * 128, 0) + that
+  EXPECT_EQ(tz(probe, 2), 0u);   // ... + 1
+  EXPECT_EQ(tz(probe, 3), 4u);   // n * k * 16
+  EXPECT_EQ(tz(probe, 4), 3u);   // >> 1
+  EXPECT_EQ(tz(probe, 5), 2u);   // / 4
+  EXPECT_EQ(tz(probe, 6), 16u);  // at % 4: at is a multiple of 4, so 0
+  EXPECT_EQ(tz(probe, 7), 0u);   // lane + 3
+  EXPECT_EQ(tz(probe, 8), 2u);   // select(_, at, pitch)
+  EXPECT_EQ(tz(probe, 9), 3u);   // 8
   EXPECT_EQ(tz(probe, 10), 16u); // 0: every bit, up to what was asked
   EXPECT_EQ(tz(probe, 11), 0u);  // an argument: nothing known
   // Asking for less answers no more than was asked.

@@ -82,12 +82,12 @@ private:
   pk::PipelineOp op;
   OpBuilder b;
   Location loc;
-  SmallVector<unsigned> pipelined; ///< operand numbers of the pipelined inputs
-  SmallVector<Value> buffers;      ///< per pipelined input
-  SmallVector<unsigned> outputs;   ///< operand numbers of the pipelined outputs
+  SmallVector<unsigned> pipelined;  ///< operand numbers of the pipelined inputs
+  SmallVector<Value> buffers;       ///< per pipelined input
+  SmallVector<unsigned> outputs;    ///< operand numbers of the pipelined outputs
   SmallVector<Value> outputBuffers; ///< per pipelined output
-  Value barriers;                  ///< per slot: its copies completed
-  Value consumed;                  ///< warp-specialized: per slot, the compute threads are done
+  Value barriers;                   ///< per slot: its copies completed
+  Value consumed;                   ///< warp-specialized: per slot, the compute threads are done
   int64_t slots = 0, steps = 1, delay = 0;
 };
 
@@ -127,7 +127,8 @@ Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
   SmallVector<Value> offsets;
   SmallVector<int64_t> staticOffsets, squeeze;
   for (unsigned d = 0; d < spec.getRank(); ++d) {
-    Value blockIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), blockIndices[first + d]);
+    Value blockIndex =
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), blockIndices[first + d]);
     offsets.push_back(arith::MulIOp::create(b, loc, blockIndex, index(spec.getBlockShape()[d])));
     staticOffsets.push_back(ShapedType::kDynamic);
     if (spec.getDimKinds()[d] == pk::BlockDimKind::Squeezed)
@@ -137,27 +138,29 @@ Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
   SmallVector<int64_t> strides(sizes.size(), 1);
   auto windowType = pk::RefType::get(spec.getKernelShape(), refType.getElementType(),
                                      refType.getMemorySpace(), refType.getTransforms());
-  return pk::RefViewOp::create(b, loc, windowType, ref, offsets, b.getDenseI64ArrayAttr(staticOffsets),
-                               b.getDenseI64ArrayAttr(sizes), b.getDenseI64ArrayAttr(strides),
-                               b.getDenseI64ArrayAttr(squeeze));
+  return pk::RefViewOp::create(b, loc, windowType, ref, offsets,
+                               b.getDenseI64ArrayAttr(staticOffsets), b.getDenseI64ArrayAttr(sizes),
+                               b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(squeeze));
 }
 
 Value PipelineExpander::slotView(unsigned i, Value buffer, Value slotIndex) {
-  auto slotType = llvm::cast<pk::RefType>(op.getBody().front().getArgument(op.getGrid().size() + i).getType());
+  auto slotType =
+      llvm::cast<pk::RefType>(op.getBody().front().getArgument(op.getGrid().size() + i).getType());
   SmallVector<int64_t> sizes{1};
   sizes.append(slotType.getShape().begin(), slotType.getShape().end());
-  return pk::RefViewOp::create(b, loc, slotType, buffer, ValueRange{slotIndex},
-                               b.getDenseI64ArrayAttr(slotOffsets(sizes.size())), b.getDenseI64ArrayAttr(sizes),
-                               b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)),
-                               b.getDenseI64ArrayAttr({0}));
+  return pk::RefViewOp::create(
+      b, loc, slotType, buffer, ValueRange{slotIndex},
+      b.getDenseI64ArrayAttr(slotOffsets(sizes.size())), b.getDenseI64ArrayAttr(sizes),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)), b.getDenseI64ArrayAttr({0}));
 }
 
 void PipelineExpander::issue(Value step, Value slot) {
   SmallVector<Value> blockIndices = blockIndicesAt(step);
   Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
   for (auto [p, i] : llvm::enumerate(pipelined))
-    pk::CopyGmemToSmemOp::create(b, loc, gmemWindow(i, blockIndices), slotView(i, buffers[p], slotIndex),
-                                 barriers, ValueRange{slotIndex}, b.getStrArrayAttr({}));
+    pk::CopyGmemToSmemOp::create(b, loc, gmemWindow(i, blockIndices),
+                                 slotView(i, buffers[p], slotIndex), barriers,
+                                 ValueRange{slotIndex}, b.getStrArrayAttr({}));
 }
 
 void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
@@ -182,8 +185,10 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
     for (unsigned d = 0; d < op.getSpec(i).getRank(); ++d)
       due = arith::OrIOp::create(b, loc, due,
                                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                                       current[firstIndex[i] + d], previous[firstIndex[i] + d]));
-    pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], slotIndex), gmemWindow(i, current), due,
+                                                       current[firstIndex[i] + d],
+                                                       previous[firstIndex[i] + d]));
+    pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], slotIndex),
+                                 gmemWindow(i, current), due,
                                  /*no_commit=*/true);
   }
   pk::CommitGroupOp::create(b, loc);
@@ -196,8 +201,8 @@ void PipelineExpander::finishOutputs() {
   Value lastSlot = index((steps - 1) % slots);
   for (auto [p, i] : llvm::enumerate(outputs))
     if (op.isIndexInvariant(i))
-      pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot), gmemWindow(i, lastIndices),
-                                   Value(), /*no_commit=*/true);
+      pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot),
+                                   gmemWindow(i, lastIndices), Value(), /*no_commit=*/true);
   pk::CommitGroupOp::create(b, loc);
   pk::WaitSmemToGmemOp::create(b, loc, /*allow_groups=*/0, /*read_only=*/false);
 }

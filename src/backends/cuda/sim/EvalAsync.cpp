@@ -64,7 +64,8 @@ void Executor::finishTmaStores() {
   }
 }
 
-void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared, const std::vector<uint64_t> &operand) {
+void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
+                       const std::vector<uint64_t> &operand) {
   // Operands: load (shared, map, mbarrier, coordinates...); store (shared,
   // map, coordinates...). Coordinates are PTX's: innermost first.
   size_t firstCoordinate = toShared ? 3 : 2;

@@ -116,7 +116,8 @@ private:
   void ctaBarrier(const Instr &instr, const Mask &mask);
   /// TMA: one box between global memory and shared memory; `operands`
   /// are the instruction's operand values for `thread`.
-  void tmaCopy(const Instr &instr, uint16_t thread, bool toShared, const std::vector<uint64_t> &operands);
+  void tmaCopy(const Instr &instr, uint16_t thread, bool toShared,
+               const std::vector<uint64_t> &operands);
   /// The TMA stores still pending when a CTA ends: done then.
   void finishTmaStores();
   void evalFor(const Instr &instr, const Mask &mask);
