@@ -212,24 +212,21 @@ void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
   unsigned gridRank = op.getGrid().size();
   Block *scopeBody = new Block();
   scope.getBody().push_back(scopeBody);
-  for (unsigned i : pipelined) {
+  // Operand i's slots: one buffer of `slots` blocks, laid out as the
+  // body's Ref of it.
+  auto addSlots = [&](unsigned i) {
     auto slotType = llvm::cast<pk::RefType>(body.getArgument(gridRank + i).getType());
     SmallVector<int64_t> shape{slots};
     shape.append(slotType.getShape().begin(), slotType.getShape().end());
-    buffers.push_back(scopeBody->addArgument(
-        pk::RefType::get(shape, slotType.getElementType(), slotType.getMemorySpace(),
-                         slotType.getTransforms()),
-        loc));
-  }
-  for (unsigned i : outputs) {
-    auto slotType = llvm::cast<pk::RefType>(body.getArgument(gridRank + i).getType());
-    SmallVector<int64_t> shape{slots};
-    shape.append(slotType.getShape().begin(), slotType.getShape().end());
-    outputBuffers.push_back(scopeBody->addArgument(
-        pk::RefType::get(shape, slotType.getElementType(), slotType.getMemorySpace(),
-                         slotType.getTransforms()),
-        loc));
-  }
+    return scopeBody->addArgument(pk::RefType::get(shape, slotType.getElementType(),
+                                                   slotType.getMemorySpace(),
+                                                   slotType.getTransforms()),
+                                  loc);
+  };
+  for (unsigned i : pipelined)
+    buffers.push_back(addSlots(i));
+  for (unsigned i : outputs)
+    outputBuffers.push_back(addSlots(i));
   auto barrierType = [&](int64_t arrivals) {
     return pk::BarrierType::get(b.getContext(), {slots}, std::max<int64_t>(1, arrivals),
                                 b.getArrayAttr({}), false);
@@ -300,9 +297,14 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
 }
 
 LogicalResult PipelineExpander::expand() {
-  // (Outputs of warp-specialized pipelines and of kernels with several
-  // Pallas threads were rejected by name before: MosaicGpuSupport.cpp.)
+  // Outputs of warp-specialized pipelines and of kernels with several
+  // Pallas threads: every compute thread would store the same slots.
+  // (pkc rejects them by name before, in MosaicGpuSupport.cpp; this is
+  // for IR that reaches the pass otherwise, as pk-opt's.)
   auto mesh = op->getParentOfType<pk::MeshKernelOp>();
+  if (!op.getOutSpecs().empty() && (op.getWarpSpecialized() || (mesh && mesh.getNumThreads() > 1)))
+    return op.emitError("the CUDA backend pipelines outputs (out_specs) only in kernels of one "
+                        "Pallas thread, not warp-specialized");
   for (unsigned i = 0; i < op.getRefs().size(); ++i) {
     for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
       if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
