@@ -65,6 +65,9 @@ private:
   /// The index_map's block indices (i32, every operand's in order) at step
   /// `step`.
   SmallVector<Value> blockIndicesAt(Value step);
+  /// Where operand i's block indices start among the index_map's
+  /// results: after those of the operands before it.
+  unsigned firstIndexOf(unsigned i);
   /// Operand i's block at `blockIndices`: a view of its global Ref.
   Value gmemWindow(unsigned i, ArrayRef<Value> blockIndices);
   /// Slot `slotIndex` (index) of `buffer`, typed as the body's Ref of
@@ -116,11 +119,15 @@ SmallVector<Value> PipelineExpander::blockIndicesAt(Value step) {
   return blockIndices;
 }
 
-Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
-  // Operand i's indices start after those of the operands before it.
+unsigned PipelineExpander::firstIndexOf(unsigned i) {
   unsigned first = 0;
   for (unsigned j = 0; j < i; ++j)
     first += op.getSpec(j).getRank();
+  return first;
+}
+
+Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
+  unsigned first = firstIndexOf(i);
   pk::BlockSpecAttr spec = op.getSpec(i);
   Value ref = op.getRefs()[i];
   auto refType = llvm::cast<pk::RefType>(ref.getType());
@@ -172,21 +179,16 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
       arith::SelectOp::create(b, loc, first, i32(0), arith::SubIOp::create(b, loc, step, i32(1)));
   SmallVector<Value> previous = blockIndicesAt(previousStep);
   Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, i32(steps - 1));
-  unsigned at = 0;
-  SmallVector<unsigned> firstIndex;
-  for (unsigned j = 0; j < op.getRefs().size(); ++j) {
-    firstIndex.push_back(at);
-    at += op.getSpec(j).getRank();
-  }
+  Value firstOrLast = arith::OrIOp::create(b, loc, first, last);
   for (auto [p, i] : llvm::enumerate(outputs)) {
     if (op.isIndexInvariant(i))
       continue;
-    Value due = arith::OrIOp::create(b, loc, first, last);
+    Value due = firstOrLast;
+    unsigned at = firstIndexOf(i);
     for (unsigned d = 0; d < op.getSpec(i).getRank(); ++d)
       due = arith::OrIOp::create(b, loc, due,
                                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                                       current[firstIndex[i] + d],
-                                                       previous[firstIndex[i] + d]));
+                                                       current[at + d], previous[at + d]));
     pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], slotIndex),
                                  gmemWindow(i, current), due,
                                  /*no_commit=*/true);

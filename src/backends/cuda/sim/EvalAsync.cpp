@@ -52,15 +52,17 @@ void Executor::landCopy(const PendingCopy &copy, uint16_t t) {
     fail(instr, t, describeViolation(v, true, copy.bytes));
 }
 
+void Executor::retireTmaStores(uint16_t t, int64_t pending) {
+  tmaStores[t].retireAllBut(pending, [&](const std::vector<PendingStore> &group) {
+    for (const PendingStore &store : group)
+      tmaCopy(*store.instr, t, /*toShared=*/false, store.operands);
+  });
+}
+
 void Executor::finishTmaStores() {
   for (uint16_t t = 0; t < tmaStores.size(); ++t) {
-    ThreadStores &stores = tmaStores[t];
-    stores.committed.push_back(std::move(stores.open));
-    stores.open.clear();
-    retireAllBut(stores.committed, 0, [&](const std::vector<PendingStore> &group) {
-      for (const PendingStore &store : group)
-        tmaCopy(*store.instr, t, /*toShared=*/false, store.operands);
-    });
+    tmaStores[t].commit();
+    retireTmaStores(t, 0);
   }
 }
 
@@ -207,19 +209,14 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     }
     return;
   case Op::BulkCommit:
-    for (uint16_t t : mask) {
-      tmaStores[t].committed.push_back(std::move(tmaStores[t].open));
-      tmaStores[t].open.clear();
-    }
+    for (uint16_t t : mask)
+      tmaStores[t].commit();
     return;
   case Op::BulkWait:
     // All but the `imm` most recent committed groups complete (with
     // .read only their reads must have: the same here).
     for (uint16_t t : mask)
-      retireAllBut(tmaStores[t].committed, instr.imm, [&](const std::vector<PendingStore> &group) {
-        for (const PendingStore &store : group)
-          tmaCopy(*store.instr, t, /*toShared=*/false, store.operands);
-      });
+      retireTmaStores(t, instr.imm);
     interval = nextInterval++;
     return;
   case Op::NamedBarrier: {
@@ -258,15 +255,13 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     return;
   }
   case Op::CpAsyncCommit:
-    for (uint16_t t : mask) {
-      cpAsync[t].committed.push_back(std::move(cpAsync[t].open));
-      cpAsync[t].open.clear();
-    }
+    for (uint16_t t : mask)
+      cpAsync[t].commit();
     return;
   case Op::CpAsyncWait:
     // All but the `imm` most recent committed groups complete.
     for (uint16_t t : mask)
-      retireAllBut(cpAsync[t].committed, instr.imm, [&](const std::vector<PendingCopy> &group) {
+      cpAsync[t].retireAllBut(instr.imm, [&](const std::vector<PendingCopy> &group) {
         for (const PendingCopy &copy : group)
           landCopy(copy, t);
       });

@@ -121,15 +121,14 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
   for (uint16_t first : mask) {
     if (first % 128 != 0)
       continue;
-    WarpgroupWgmmas &w = wgmmas[first / 128];
+    AsyncGroups<WgmmaRead> &w = wgmmas[first / 128];
     if (instr.op == Op::WgmmaCommit) {
-      w.committed.push_back(std::move(w.open));
-      w.open.clear();
+      w.commit();
       continue;
     }
     // What the retiring groups read must not have changed since they
     // were issued.
-    retireAllBut(w.committed, instr.imm, [&](const std::vector<WgmmaRead> &group) {
+    w.retireAllBut(instr.imm, [&](const std::vector<WgmmaRead> &group) {
       for (const WgmmaRead &r : group) {
         uint8_t bytes[4] = {};
         uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(r.address));

@@ -55,9 +55,9 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
       r[t] = word;
   }
   mbarriers.clear();
-  cpAsync.assign(k.threads(), ThreadCopies());
-  tmaStores.assign(k.threads(), ThreadStores());
-  wgmmas.assign((k.threads() + 127) / 128, WarpgroupWgmmas());
+  cpAsync.assign(k.threads(), {});
+  tmaStores.assign(k.threads(), {});
+  wgmmas.assign((k.threads() + 127) / 128, {});
   if (k.warpgroups <= 1) {
     runBlock(0, all);
     finishTmaStores();

@@ -150,57 +150,57 @@ private:
     uint64_t phase = 0;       ///< phases completed
   };
   std::map<uint64_t, Mbarrier> mbarriers;
-  /// Each thread's cp.async copies: the groups it committed, oldest
-  /// first, and the copies it has not committed yet.
+  /// Asynchronous operations in commit groups (cp.async, bulk copies,
+  /// wgmma): the groups committed, oldest first, and the operations not
+  /// committed yet. A wait_group retires every committed group but the
+  /// `pending` most recent (oldest first, `retire` called on each).
+  template <typename T> struct AsyncGroups {
+    std::vector<std::vector<T>> committed;
+    std::vector<T> open;
+    void commit() {
+      committed.push_back(std::move(open));
+      open.clear();
+    }
+    template <typename Retire> void retireAllBut(int64_t pending, Retire retire) {
+      size_t done = committed.size() > static_cast<size_t>(pending)
+                        ? committed.size() - static_cast<size_t>(pending)
+                        : 0;
+      for (size_t g = 0; g < done; ++g)
+        retire(committed[g]);
+      committed.erase(committed.begin(), committed.begin() + static_cast<std::ptrdiff_t>(done));
+    }
+  };
+  /// Each thread's cp.async copies.
   struct PendingCopy {
     uint64_t shared = 0, global = 0;
     unsigned bytes = 0;
     unsigned sourceBytes = 0; ///< read from global; the rest is zero-filled
     uint32_t instr = 0;
   };
-  struct ThreadCopies {
-    std::vector<std::vector<PendingCopy>> committed;
-    std::vector<PendingCopy> open;
-  };
-  std::vector<ThreadCopies> cpAsync;
+  std::vector<AsyncGroups<PendingCopy>> cpAsync;
   /// Each thread's TMA stores, with the operand values they were issued
-  /// with, by bulk group (oldest first) and not yet committed. A store
-  /// reads its shared-memory source when its group is waited for (or the
-  /// CTA ends), the latest the hardware may: a program that rewrites the
-  /// source before waiting stores the new values, and its results show it.
+  /// with. A store reads its shared-memory source when its group is
+  /// waited for (or the CTA ends), the latest the hardware may: a program
+  /// that rewrites the source before waiting stores the new values, and
+  /// its results show it.
   struct PendingStore {
     const Instr *instr = nullptr;
     std::vector<uint64_t> operands;
   };
-  struct ThreadStores {
-    std::vector<std::vector<PendingStore>> committed;
-    std::vector<PendingStore> open;
-  };
-  std::vector<ThreadStores> tmaStores;
+  std::vector<AsyncGroups<PendingStore>> tmaStores;
+  /// Runs `thread`'s TMA stores of every committed group but the
+  /// `pending` most recent.
+  void retireTmaStores(uint16_t thread, int64_t pending);
   /// Each warpgroup's wgmmas in flight: the shared memory they read
-  /// (address, the 2 or 4 bytes read), by group, oldest first.
+  /// (address, the 2 or 4 bytes read).
   struct WgmmaRead {
     uint64_t address = 0;
     uint32_t value = 0;
     uint8_t bytes = 2;
   };
-  struct WarpgroupWgmmas {
-    std::vector<std::vector<WgmmaRead>> committed;
-    std::vector<WgmmaRead> open;
-  };
-  std::vector<WarpgroupWgmmas> wgmmas;
+  std::vector<AsyncGroups<WgmmaRead>> wgmmas;
   /// wgmma.commit_group and wgmma.wait_group of the warpgroups in `mask`.
   void evalWgmmaGroups(const Instr &instr, const Mask &mask);
-  /// A wait_group's rule, for cp.async and wgmma alike: every committed
-  /// group but the `pending` most recent retires (oldest first, `retire`
-  /// called on each) and is dropped.
-  template <typename Group, typename Retire>
-  static void retireAllBut(std::vector<Group> &groups, int64_t pending, Retire retire) {
-    size_t done = groups.size() > static_cast<size_t>(pending) ? groups.size() - static_cast<size_t>(pending) : 0;
-    for (size_t g = 0; g < done; ++g)
-      retire(groups[g]);
-    groups.erase(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(done));
-  }
   /// Lands `copy` of `thread`: global memory read, shared memory written.
   void landCopy(const PendingCopy &copy, uint16_t thread);
   Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);
