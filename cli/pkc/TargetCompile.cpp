@@ -147,6 +147,7 @@ int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptio
     artifact.size = output->artifact.size();
     artifact.cudaPrograms = std::move(output->cudaPrograms);
     artifact.otherPrograms = std::move(output->otherPrograms);
+    artifact.ptxasNotes = std::move(output->ptxasNotes);
     llvm::SmallString<256> path(outputDir);
     llvm::sys::path::append(path, artifact.file);
     if (!writeFile(diag, path.str().str(), output->artifact, /*binary=*/true))

@@ -38,6 +38,8 @@ struct BackendOutput {
   std::string emitted;   ///< the stage asked for with `emit`
   std::vector<CudaProgram> cudaPrograms;
   std::vector<nlohmann::json> otherPrograms;
+  /// ptxas's "Potential Performance Loss" remarks on a cubin.
+  std::vector<std::string> ptxasNotes;
 };
 
 } // namespace pk::backends

@@ -217,12 +217,11 @@ std::string writeManifest(const Manifest &m) {
     }
     for (const nlohmann::json &p : a.otherPrograms)
       programs.push_back(json::parse(p.dump()));
-    artifacts.push_back({{"target", a.target},
-                         {"file", a.file},
-                         {"format", a.format},
-                         {"sha256", a.sha256},
-                         {"size", a.size},
-                         {"programs", programs}});
+    json artifact = {{"target", a.target}, {"file", a.file},         {"format", a.format},
+                     {"sha256", a.sha256}, {"size", a.size},         {"programs", programs}};
+    if (a.format == "cubin")
+      artifact["ptxas_notes"] = a.ptxasNotes;
+    artifacts.push_back(std::move(artifact));
   }
   json root = {{"format", "pkc-manifest"},
                {"version", usesTensorMaps(m) ? kManifestVersionTensorMaps : kManifestVersion},

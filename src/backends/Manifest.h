@@ -107,6 +107,9 @@ struct Artifact {
   std::vector<CudaProgram> cudaPrograms;
   /// Target-specific programs a backend writes itself (TPU).
   std::vector<nlohmann::json> otherPrograms;
+  /// A cubin's ptxas "Potential Performance Loss" remarks (wgmma
+  /// serialized, setmaxnreg ignored, ...), each as ptxas wrote it.
+  std::vector<std::string> ptxasNotes;
 };
 
 struct Manifest {

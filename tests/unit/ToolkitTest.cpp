@@ -79,3 +79,42 @@ TEST(Toolkit, TheGivenRootComesFirst) {
 }
 
 } // namespace
+
+// ptxas's log as it writes it for sm_90a: a module-wide remark first, a
+// remark naming its kernel, then the per-kernel sections.
+TEST(Toolkit, ReadsPerformanceRemarksAndResourcesFromThePtxasLog) {
+  std::string log =
+      "ptxas info    : (C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to "
+      "determine register count at entry.\n"
+      "ptxas info    : (C7520) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to program dependence on compiler-inserted WG.AR in divergent path in the "
+      "function 'k'\n"
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 16 barriers\n"
+      "ptxas info    : Compiling entry function 'j' for 'sm_90a'\n"
+      "ptxas info    : Function properties for j\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 26 registers, used 0 barriers, 384 bytes cmem[0]\n";
+  std::vector<std::string> notes = pk::gpu::performanceNotes(log);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "(C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to "
+                      "determine register count at entry.");
+  EXPECT_EQ(notes[1].rfind("(C7520) Potential Performance Loss: wgmma.mma_async", 0), 0u);
+  EXPECT_NE(notes[1].find("in the function 'k'"), std::string::npos);
+
+  std::optional<pk::gpu::KernelResources> k = pk::gpu::kernelResources(log, "k");
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(k->registers, 168u);
+  EXPECT_EQ(k->stackFrame, 8u);
+  EXPECT_EQ(k->spillStores, 4u);
+  EXPECT_EQ(k->spillLoads, 12u);
+  std::optional<pk::gpu::KernelResources> j = pk::gpu::kernelResources(log, "j");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ(j->registers, 26u);
+  EXPECT_EQ(j->spillStores, 0u);
+  EXPECT_FALSE(pk::gpu::kernelResources(log, "missing").has_value());
+  EXPECT_TRUE(pk::gpu::performanceNotes("ptxas info    : 0 bytes gmem\n").empty());
+}

@@ -185,7 +185,8 @@ private:
 
   LogicalResult assign(Operation *op);
   std::optional<Layout> consumersLayout(Value v);
-  std::optional<Layout> loadedAccumulator(pk::LoadOp load);
+  std::optional<Layout> loadedWgmmaOperand(pk::LoadOp load);
+  std::optional<Layout> registerOperandA(RankedTensorType a, RankedTensorType acc) const;
   LogicalResult assignElementwise(Operation *op);
   LogicalResult assignFor(scf::ForOp op);
   LogicalResult assignWhile(scf::WhileOp op);
@@ -201,21 +202,40 @@ private:
 bool isSharedBuffer(Value ref) { return pk::viewedRef(ref).getDefiningOp<SharedRefOp>() != nullptr; }
 
 /// A wgmma accumulator read from a scratch buffer (`acc_ref[...] += x @ y`
-/// with the accumulator in VMEM/SMEM scratch) is loaded straight into the
-/// registers wgmma accumulates in: shared memory does not care which
-/// thread reads which element, and the value would otherwise go through
-/// shared memory a second time to change its layout.
-std::optional<Layout> LayoutAssigner::loadedAccumulator(pk::LoadOp load) {
+/// with the accumulator in VMEM/SMEM scratch), or an A operand read from
+/// shared memory into registers, is loaded straight into the registers
+/// wgmma reads: shared memory does not care which thread reads which
+/// element, and the value would otherwise go through shared memory a
+/// second time to change its layout.
+std::optional<Layout> LayoutAssigner::loadedWgmmaOperand(pk::LoadOp load) {
   auto type = llvm::cast<RankedTensorType>(load.getType());
   if (!load->hasOneUse() || load.getMask() || type.getRank() != 2 || !isSharedBuffer(load.getRef()))
     return std::nullopt;
   OpOperand &use = *load->getUses().begin();
-  if (!llvm::isa<WgmmaTileOp>(use.getOwner()) || use.getOperandNumber() != 0)
+  auto wgmma = llvm::dyn_cast<WgmmaTileOp>(use.getOwner());
+  if (!wgmma || use.getOperandNumber() > 1)
     return std::nullopt;
+  if (use.getOperandNumber() == 1)
+    return registerOperandA(type, wgmma.getType());
   // Here no wgmma says it must fit: also every warpgroup's share of rows.
   if (!fitsWgmmaAccumulator(type) || type.getDimSize(0) % (64 * (numWarps / 4)) != 0)
     return std::nullopt;
   return Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
+}
+
+/// The registers wgmma reads an A operand of type `a` from, for an
+/// accumulator of type `acc` (Layout::wgmmaOperandA), when A fits them:
+/// M x K of f16 or bf16, M the accumulator's, K a power of two >= 16.
+std::optional<Layout> LayoutAssigner::registerOperandA(RankedTensorType a,
+                                                       RankedTensorType acc) const {
+  Type element = a.getElementType();
+  if (a.getRank() != 2 || !(element.isF16() || element.isBF16()) || !fitsWgmmaAccumulator(acc) ||
+      acc.getDimSize(0) % (64 * (numWarps / 4)) != 0 || a.getDimSize(0) != acc.getDimSize(0))
+    return std::nullopt;
+  int64_t k = a.getDimSize(1);
+  if (k < 16 || (k & (k - 1)))
+    return std::nullopt;
+  return Layout::wgmmaOperandA(a.getDimSize(0), k, numWarps);
 }
 
 /// The layout an element-wise user of `v` will compute in, where one of
@@ -268,7 +288,7 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
   if (auto load = llvm::dyn_cast<pk::LoadOp>(op)) {
     if (!isTensor(load.getResult()))
       return success();
-    Layout l = loadedAccumulator(load).value_or(blocked(load.getType()));
+    Layout l = loadedWgmmaOperand(load).value_or(blocked(load.getType()));
     setLayout(load.getResult(), l);
     if (load.getMask())
       convertOperand(op, load.getMaskMutable()[0].getOperandNumber(), l);
@@ -377,6 +397,19 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
                              << type;
     Layout l = Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
     convertOperand(op, 0, l);
+    // A in registers moves to wgmma's A fragments; for 16-bit A that is
+    // the accumulator's own layout, so `p.astype(bf16)` of an earlier
+    // wgmma's result feeds the next one where it is (flash attention's
+    // P @ V).
+    if (auto a = llvm::dyn_cast<RankedTensorType>(wgmma.getA().getType())) {
+      std::optional<Layout> fragments = registerOperandA(a, type);
+      if (!fragments)
+        return op->emitError() << "the CUDA backend lowers plgpu.wgmma with A in registers for an "
+                                  "M x K float16 or bfloat16 value (M the accumulator's rows, K a "
+                                  "power of two from 16); got "
+                               << a << " for a " << type << " accumulator";
+      convertOperand(op, 1, *fragments);
+    }
     setLayout(wgmma.getResult(), l);
     return success();
   }

@@ -262,6 +262,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
           launch->localMemory = r->stackFrame;
           launch->staticSharedMemory = r->sharedStatic;
         }
+  output.ptxasNotes = gpu::performanceNotes(assembled.log);
   output.artifact = std::move(assembled.cubin);
   output.format = "cubin";
   output.extension = ".cubin";

@@ -279,15 +279,20 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
     auto it = e.refs.find(ref.getAsOpaquePointer());
     return it == e.refs.end() ? nullptr : &it->second;
   };
-  const RefInfo *a = find(op.getA()), *b = find(op.getB());
-  if (!isOperand(a) || !isOperand(b))
-    return e.fail(op, "plgpu.wgmma reads A and B from plgpu.SMEM buffers of the kernel's scratch; "
-                      "these operands are not such buffers");
+  // A is a shared buffer, or a value in registers (AssignLayouts put it
+  // in wgmma's A fragments).
+  auto aValue = llvm::dyn_cast<RankedTensorType>(op.getA().getType());
+  const RefInfo *a = aValue ? nullptr : find(op.getA()), *b = find(op.getB());
+  if ((!aValue && !isOperand(a)) || !isOperand(b))
+    return e.fail(op, "plgpu.wgmma reads B (and A, unless A is a value in registers) from "
+                      "plgpu.SMEM buffers of the kernel's scratch; these operands are not such "
+                      "buffers");
   auto accType = llvm::cast<RankedTensorType>(op.getAccumulator().getType());
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
-  Type element = a->element;
-  if (a->refShape.size() != 2 || b->refShape.size() != 2 || a->refShape[0] != m ||
-      b->refShape[1] != n || a->refShape[1] != b->refShape[0])
+  ArrayRef<int64_t> aShape = aValue ? aValue.getShape() : ArrayRef<int64_t>(a->refShape);
+  Type element = aValue ? aValue.getElementType() : a->element;
+  if (aShape.size() != 2 || b->refShape.size() != 2 || aShape[0] != m || b->refShape[1] != n ||
+      aShape[1] != b->refShape[0])
     return e.fail(op, "plgpu.wgmma multiplies an M x K by a K x N operand into an M x N "
                       "accumulator; the shapes do not match");
   if (!(element.isF16() || element.isBF16() || element.isF32()) || b->element != element ||
@@ -295,7 +300,7 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
     return e.fail(op, "the CUDA backend lowers plgpu.wgmma for f16, bf16 and f32 (tf32) operands "
                       "with an f32 accumulator so far");
   unsigned bytes = elementBytes(element);
-  int64_t k = a->refShape[1];
+  int64_t k = aShape[1];
   if (k % wgmmaInstructionK(bytes) != 0)
     return e.fail(op, "plgpu.wgmma needs K a multiple of " +
                           std::to_string(wgmmaInstructionK(bytes)) + " for " +
@@ -303,6 +308,8 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   // An operand is a whole stored tile, or a window of one starting on a
   // strip (columns) and on a group of 8 rows.
   for (const RefInfo *r : {a, b}) {
+    if (!r)
+      continue;
     size_t rank = r->arrayShape.size();
     int64_t width = (r->strips ? r->strips : 16) / elementBytes(r->element);
     if (!isMultipleOf(r->offsets[rank - 1], width) || !isMultipleOf(r->offsets[rank - 2], 8))
@@ -313,20 +320,21 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   // Stored with its first dimension as rows: A (M x K) K-major, B (K x N)
   // N-major; a transposed view (plgpu.transpose_ref) flips it.
   auto rowsFirst = [](const RefInfo *r) { return r->refToArray[0] < r->refToArray[1]; };
-  bool aTransposed = !rowsFirst(a), bTransposed = rowsFirst(b);
+  bool aTransposed = a && !rowsFirst(a), bTransposed = rowsFirst(b);
   // wgmma transposes 16-bit operands only.
   if (bytes != 2 && (aTransposed || bTransposed))
     return e.fail(op, "plgpu.wgmma reads f32 (tf32) operands K-major only: A as an M x K buffer "
                       "and B as a transposed view (plgpu.transpose_ref) of an N x K buffer");
   SmallVector<Value> zeros(2, e.index(0));
-  Value aPointer = pointerAt(e, *a, zeros), bPointer = pointerAt(e, *b, zeros);
+  Value aOperand = a ? pointerAt(e, *a, zeros) : e.values.lookup(op.getA());
+  Value bPointer = pointerAt(e, *b, zeros);
   Value accumulator = e.values.lookup(op.getAccumulator());
   auto result = WgmmaOp::create(
-      e.b, e.loc, accumulator.getType(), accumulator, aPointer, bPointer, e.b.getI64IntegerAttr(m),
+      e.b, e.loc, accumulator.getType(), accumulator, aOperand, bPointer, e.b.getI64IntegerAttr(m),
       e.b.getI64IntegerAttr(n), e.b.getI64IntegerAttr(k), TypeAttr::get(element),
-      TypeAttr::get(element), e.b.getI64IntegerAttr(a->strips), e.b.getI64IntegerAttr(b->strips),
-      aTransposed ? e.b.getUnitAttr() : UnitAttr(), bTransposed ? e.b.getUnitAttr() : UnitAttr(),
-      e.b.getBoolAttr(true));
+      TypeAttr::get(element), e.b.getI64IntegerAttr(a ? a->strips : 0),
+      e.b.getI64IntegerAttr(b->strips), aTransposed ? e.b.getUnitAttr() : UnitAttr(),
+      bTransposed ? e.b.getUnitAttr() : UnitAttr(), e.b.getBoolAttr(true));
   e.values.map(op.getResult(), result.getResult());
   return success();
 }
@@ -426,6 +434,11 @@ std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
   if (auto registers = llvm::dyn_cast<pk::SetMaxRegistersOp>(op)) {
     async::setMaxRegisters(e.b, e.loc, static_cast<unsigned>(registers.getCount()),
                            registers.getIncrease());
+    // ptxas honors setmaxnreg only where it knows the registers a thread
+    // has at entry: with the CTA's size (.maxntid) and one CTA per SM
+    // (.minnctapersm 1), 64K / threads, as CUTLASS's __launch_bounds__(n, 1)
+    // gives it. Without, it ignores the op (warning C7508).
+    e.func->setAttr("nvvm.minctasm", e.b.getI32IntegerAttr(1));
     return success();
   }
   return std::nullopt;

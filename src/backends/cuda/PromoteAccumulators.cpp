@@ -84,9 +84,6 @@ LogicalResult Promoter::promote(Block &block, Values &current) {
       auto it = current.find(wgmma.getAcc());
       if (it == current.end())
         return wgmma.emitError("plgpu.wgmma's accumulator must be a plgpu.ACC allocation");
-      if (!llvm::isa<pk::RefType>(wgmma.getA().getType()))
-        return wgmma.emitError("the CUDA backend does not lower plgpu.wgmma with A in registers "
-                               "yet; pass A in shared memory");
       it->second = WgmmaTileOp::create(b, op.getLoc(), it->second.getType(), it->second, wgmma.getA(),
                                        wgmma.getB());
       op.erase();

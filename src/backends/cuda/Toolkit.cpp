@@ -2,6 +2,8 @@
 #include "backends/cuda/Toolkit.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -176,6 +178,23 @@ std::optional<KernelResources> kernelResources(const std::string &log, const std
   if (std::regex_search(section, m, std::regex(R"((\d+) bytes smem)")))
     k.sharedStatic = std::stoull(m[1]);
   return k;
+}
+
+std::vector<std::string> performanceNotes(const std::string &log) {
+  // ptxas info    : (C7520) Potential Performance Loss: wgmma.mma_async
+  // instructions are serialized due to ... in the function 'k'
+  std::vector<std::string> notes;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(log).split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.contains("Potential Performance Loss"))
+      continue;
+    size_t colon = line.find(": ");
+    if (line.starts_with("ptxas") && colon != llvm::StringRef::npos)
+      line = line.substr(colon + 2);
+    notes.push_back(line.trim().str());
+  }
+  return notes;
 }
 
 } // namespace pk::gpu

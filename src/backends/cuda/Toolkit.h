@@ -67,6 +67,9 @@ struct KernelResources {
   uint64_t spillStores = 0, spillLoads = 0, stackFrame = 0, sharedStatic = 0;
 };
 std::optional<KernelResources> kernelResources(const std::string &log, const std::string &kernel);
+/// ptxas's "Potential Performance Loss" remarks in `log`, without the
+/// "ptxas info    : " prefix, in order.
+std::vector<std::string> performanceNotes(const std::string &log);
 
 } // namespace pk::gpu
 

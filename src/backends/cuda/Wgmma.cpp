@@ -130,10 +130,16 @@ LogicalResult WgmmaOp::verify() {
   for (int64_t swizzle : {getASwizzle(), getBSwizzle()})
     if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
       return emitOpError("swizzle must be 0, 32, 64 or 128 bytes, got ") << swizzle;
-  if (!llvm::isa<LLVM::LLVMPointerType>(getA().getType()) ||
-      llvm::cast<LLVM::LLVMPointerType>(getA().getType()).getAddressSpace() != 3)
-    return emitOpError(
-        "reads A from shared memory (!llvm.ptr<3>); A in registers is not supported yet");
+  auto aRegisters = llvm::dyn_cast<VectorType>(getA().getType());
+  auto aPointer = llvm::dyn_cast<LLVM::LLVMPointerType>(getA().getType());
+  if (!aRegisters && (!aPointer || aPointer.getAddressSpace() != 3))
+    return emitOpError("reads A from shared memory (!llvm.ptr<3>) or from registers (a vector)");
+  if (aRegisters && (aRegisters.getRank() != 1 || aRegisters.getElementType() != a || bytes != 2))
+    return emitOpError("reads A from registers as a vector of its 16-bit elements (f16 or bf16), "
+                       "got ")
+           << aRegisters;
+  if (aRegisters && getATransposed())
+    return emitOpError("reads A from registers as they are: a_transposed applies to shared memory");
   if (!llvm::isa<LLVM::LLVMPointerType>(getB().getType()) ||
       llvm::cast<LLVM::LLVMPointerType>(getB().getType()).getAddressSpace() != 3)
     return emitOpError("reads B from shared memory (!llvm.ptr<3>)");
@@ -153,6 +159,10 @@ LogicalResult WgmmaOp::verify() {
     return emitOpError("an ") << m << " x " << n << " accumulator of " << registers
                               << " registers per thread means " << warps
                               << " warps, which must be whole warpgroups each owning 64-row slices";
+  if (aRegisters && aRegisters.getNumElements() * 32 * warps != m * k)
+    return emitOpError("an ") << m << " x " << k << " A operand spreads over " << warps
+                              << " warps as " << m * k / (32 * warps)
+                              << " registers per thread, not " << aRegisters.getNumElements();
   if (getResult().getType() != getAccumulator().getType())
     return emitOpError("result type must be the accumulator's");
   return success();
@@ -180,6 +190,70 @@ Value addOffset(OpBuilder &b, Location loc, Value descriptor, uint64_t bytes) {
   return arith::AddIOp::create(b, loc, descriptor, i64Constant(b, loc, bytes >> 4));
 }
 
+/// `registers` (all f32 or all 32-bit integers) passed through an empty
+/// inline asm that ties each to a result: LLVM cannot move a read of the
+/// results above the asm or a write of them below it (what CUTLASS's
+/// warpgroup_fence_operand does).
+SmallVector<Value> tieRegisters(OpBuilder &b, Location loc, ArrayRef<Value> registers) {
+  size_t count = registers.size();
+  Type element = registers.front().getType();
+  std::string constraints;
+  for (size_t i = 0; i < count; ++i)
+    constraints += std::string(i ? "," : "") + (element.isF32() ? "=f" : "=r");
+  for (size_t i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(count, element));
+  Value tied = LLVM::InlineAsmOp::create(b, loc, structType, registers, "", constraints,
+                                         /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                         LLVM::tailcallkind::TailCallKind::None,
+                                         /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+                   .getRes();
+  SmallVector<Value> results;
+  for (size_t i = 0; i < count; ++i)
+    results.push_back(LLVM::ExtractValueOp::create(b, loc, tied, i));
+  return results;
+}
+
+/// One wgmma.mma_async with A in registers, which the NVVM dialect has no
+/// op for: inline PTX as CUTLASS writes it (SM90_64xNx16_F32BF16BF16_RS).
+/// `fragments` are the thread's four 32-bit registers of A's 64 x 16
+/// slice, each two 16-bit elements, low half first (PTX ISA, "Register
+/// fragment wgmma A"); the accumulator's registers are tied in and out.
+/// The simulator decodes this text (sim/Decode.cpp).
+Value wgmmaRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType sliceType, Value slice,
+                     ArrayRef<Value> fragments, Value descB, int64_t n, StringRef type,
+                     bool scaleD, bool bTransposed) {
+  int64_t count = static_cast<int64_t>(sliceType.getBody().size());
+  SmallVector<Value> operands;
+  for (int64_t r = 0; r < count; ++r)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, slice, r));
+  llvm::append_range(operands, fragments);
+  operands.push_back(descB);
+  auto list = [](int64_t first, int64_t size) {
+    std::string s = "{";
+    for (int64_t i = 0; i < size; ++i)
+      s += (i ? ", $" : "$") + std::to_string(first + i);
+    return s + "}";
+  };
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::to_string(scaleD ? 1 : 0) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." +
+                     type.str() + "." + type.str() + " " + list(0, count) + ", " +
+                     list(2 * count, 4) + ", $" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
+                     (bTransposed ? "1" : "0") + ";\n}";
+  std::string constraints;
+  for (int64_t r = 0; r < count; ++r)
+    constraints += std::string(r ? "," : "") + "=f";
+  for (int64_t r = 0; r < count; ++r)
+    constraints += "," + std::to_string(r);
+  constraints += ",r,r,r,r,l";
+  return LLVM::InlineAsmOp::create(b, loc, sliceType, operands, text, constraints,
+                                   /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+      .getRes();
+}
+
 struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(WgmmaOp op, PatternRewriter &rewriter) const override {
@@ -192,21 +266,30 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
     WgmmaOperandTile a{m, k, bytes, static_cast<Swizzle>(op.getASwizzle()), op.getATransposed()};
     WgmmaOperandTile b{n, k, bytes, static_cast<Swizzle>(op.getBSwizzle()), op.getBTransposed()};
 
-    // A warpgroup's rows: slice t of warpgroup g starts at row
-    // 64 (warpgroups t + g) (Layout::wgmmaAccumulator). The warpgroups
-    // sharing the tile are consecutive: in a Mosaic GPU kernel each one
-    // multiplies a tile of its own (warpgroups is 1, g 0).
-    Value id = warpgroupId(rewriter, loc);
-    if (warpgroups == 1)
-      id = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
-    else
-      id = arith::RemUIOp::create(rewriter, loc, id,
-                                  arith::ConstantIntOp::create(rewriter, loc, warpgroups, 32));
-    Value g = arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), id);
-    Value rowStep = i64Constant(rewriter, loc, a.instructionOffset(64, 0) >> 4);
-    Value descA = arith::AddIOp::create(
-        rewriter, loc, descriptorBase(rewriter, loc, op.getA(), a.descriptorBits()),
-        arith::MulIOp::create(rewriter, loc, g, rowStep));
+    // A in registers: the thread's A fragments as 32-bit words; those of
+    // row slice t and K step s are words [4 (t k / 16 + s), + 4)
+    // (Layout::wgmmaOperandA's register order).
+    Value aWords, descA;
+    if (auto registers = llvm::dyn_cast<VectorType>(op.getA().getType())) {
+      auto words = VectorType::get({registers.getNumElements() / 2}, rewriter.getI32Type());
+      aWords = LLVM::BitcastOp::create(rewriter, loc, words, op.getA());
+    } else {
+      // A warpgroup's rows: slice t of warpgroup g starts at row
+      // 64 (warpgroups t + g) (Layout::wgmmaAccumulator). The warpgroups
+      // sharing the tile are consecutive: in a Mosaic GPU kernel each one
+      // multiplies a tile of its own (warpgroups is 1, g 0).
+      Value id = warpgroupId(rewriter, loc);
+      if (warpgroups == 1)
+        id = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+      else
+        id = arith::RemUIOp::create(rewriter, loc, id,
+                                    arith::ConstantIntOp::create(rewriter, loc, warpgroups, 32));
+      Value g = arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), id);
+      Value rowStep = i64Constant(rewriter, loc, a.instructionOffset(64, 0) >> 4);
+      descA = arith::AddIOp::create(
+          rewriter, loc, descriptorBase(rewriter, loc, op.getA(), a.descriptorBits()),
+          arith::MulIOp::create(rewriter, loc, g, rowStep));
+    }
     Value descB = descriptorBase(rewriter, loc, op.getB(), b.descriptorBits());
 
     Type element = op.getAccumulator().getType().getElementType();
@@ -223,22 +306,42 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
         NVVM::MMALayoutAttr::get(ctx, b.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col);
     auto shape = NVVM::MMAShapeAttr::get(ctx, 64, static_cast<int>(n), static_cast<int>(kStep));
 
+    // The accumulator's registers, and A's. With A in registers, both are
+    // tied in place before the fence: the inline asm copies a tied input
+    // that lives on into a register of its own right before it, and a
+    // register written between the fence and a wgmma makes ptxas add a
+    // warpgroup arrive and serialize every wgmma of the kernel (C7520).
+    SmallVector<Value> accumulator, aFragments;
+    for (int64_t i = 0; i < rowTiles * perSlice; ++i)
+      accumulator.push_back(vector::ExtractOp::create(rewriter, loc, op.getAccumulator(), i));
+    if (aWords) {
+      int64_t words = llvm::cast<VectorType>(aWords.getType()).getNumElements();
+      for (int64_t i = 0; i < words; ++i)
+        aFragments.push_back(vector::ExtractOp::create(rewriter, loc, aWords, i));
+      aFragments = tieRegisters(rewriter, loc, aFragments);
+    }
+    accumulator = tieRegisters(rewriter, loc, accumulator);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    Value accumulator = op.getAccumulator();
     SmallVector<Value> results;
     for (int64_t t = 0; t < rowTiles; ++t) {
       Value slice = LLVM::UndefOp::create(rewriter, loc, sliceType);
-      for (int64_t r = 0; r < perSlice; ++r) {
-        Value v = vector::ExtractOp::create(rewriter, loc, accumulator, t * perSlice + r);
-        slice = LLVM::InsertValueOp::create(rewriter, loc, slice, v, r);
-      }
+      for (int64_t r = 0; r < perSlice; ++r)
+        slice = LLVM::InsertValueOp::create(rewriter, loc, slice, accumulator[t * perSlice + r], r);
       uint64_t rowOffset = a.instructionOffset(64 * warpgroups * t, 0);
       for (int64_t s = 0; s < k / kStep; ++s) {
-        Value da = addOffset(rewriter, loc, descA, rowOffset + a.instructionOffset(0, s * kStep));
+        bool accumulate = s != 0 || op.getAccumulate();
+        Value da = aWords ? Value()
+                          : addOffset(rewriter, loc, descA,
+                                      rowOffset + a.instructionOffset(0, s * kStep));
         Value db = addOffset(rewriter, loc, descB, b.instructionOffset(0, s * kStep));
-        auto scaleD = NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 && !op.getAccumulate()
-                                                            ? NVVM::WGMMAScaleOut::zero
-                                                            : NVVM::WGMMAScaleOut::one);
+        if (aWords) {
+          ArrayRef<Value> fragments = ArrayRef<Value>(aFragments).slice(4 * (t * (k / kStep) + s), 4);
+          slice = wgmmaRegisterA(rewriter, loc, sliceType, slice, fragments, db, n,
+                                 op.getAType().isBF16() ? "bf16" : "f16", accumulate, b.mnMajor);
+          continue;
+        }
+        auto scaleD = NVVM::WGMMAScaleOutAttr::get(
+            ctx, accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero);
         slice = NVVM::WgmmaMmaAsyncOp::create(rewriter, loc, sliceType, slice, da, db, shape, typeA,
                                               typeB, typeD, scaleD, one, one, layoutA, layoutB,
                                               /*satfinite=*/nullptr);
@@ -258,32 +361,15 @@ struct WgmmaWaitLowering : OpRewritePattern<WgmmaWaitOp> {
     Location loc = op.getLoc();
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, rewriter.getI64IntegerAttr(op.getPending()));
     // The registers pass through an empty asm tied to them, so that LLVM
-    // reads them only after the wait (what CUTLASS's
-    // warpgroup_fence_operand does).
+    // reads them only after the wait.
     SmallVector<Value> results;
     for (Value v : op.getAccumulators()) {
       auto type = llvm::cast<VectorType>(v.getType());
-      int64_t count = type.getNumElements();
       SmallVector<Value> registers;
-      for (int64_t i = 0; i < count; ++i)
+      for (int64_t i = 0; i < type.getNumElements(); ++i)
         registers.push_back(vector::ExtractOp::create(rewriter, loc, v, i));
-      std::string constraints;
-      const char *kind = type.getElementType().isF32() ? "=f" : "=r";
-      for (int64_t i = 0; i < count; ++i)
-        constraints += std::string(i ? "," : "") + kind;
-      for (int64_t i = 0; i < count; ++i)
-        constraints += "," + std::to_string(i);
-      auto structType = LLVM::LLVMStructType::getLiteral(
-          rewriter.getContext(), SmallVector<Type>(count, type.getElementType()));
-      Value tied = LLVM::InlineAsmOp::create(rewriter, loc, structType, registers, "", constraints,
-                                             /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                             LLVM::tailcallkind::TailCallKind::None,
-                                             /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
-                       .getRes();
-      SmallVector<Value> elements;
-      for (int64_t i = 0; i < count; ++i)
-        elements.push_back(LLVM::ExtractValueOp::create(rewriter, loc, tied, i));
-      results.push_back(vector::FromElementsOp::create(rewriter, loc, type, elements));
+      results.push_back(
+          vector::FromElementsOp::create(rewriter, loc, type, tieRegisters(rewriter, loc, registers)));
     }
     rewriter.replaceOp(op, results);
     return success();

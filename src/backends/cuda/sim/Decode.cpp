@@ -289,6 +289,7 @@ private:
   bool decodeConstant(Operation *op);
   bool decodeMma(Block &into, mlir::NVVM::MmaOp mma);
   bool decodeWgmma(Block &into, mlir::NVVM::WgmmaMmaAsyncOp wgmma);
+  bool decodeWgmmaRegisterA(Block &into, mlir::LLVM::InlineAsmOp asmOp);
   /// A region's single block as a new simulator block; its id.
   std::optional<uint32_t> decodeRegion(Operation *owner, Region &region);
 
@@ -460,6 +461,164 @@ bool Decoder::decodeWgmma(Block &into, NVVM::WgmmaMmaAsyncOp wgmma) {
   return true;
 }
 
+namespace {
+
+/// The PTX of a wgmma.mma_async with A in registers, as inline assembly
+/// writes it: `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d...},
+/// {a0, a1, a2, a3}, b-desc, p, 1, 1, trans-b;` after a `setp.ne.b32 p,
+/// S, 0;` that sets the scale-d predicate from an immediate (PTX ISA,
+/// "wgmma.mma_async"). Operands are asm operand numbers.
+struct RegisterAWgmma {
+  int64_t n = 0;
+  bool bf16 = false, scaleD = false, bTransposed = false;
+  llvm::SmallVector<unsigned, 64> d;
+  llvm::SmallVector<unsigned, 4> a;
+  unsigned descB = 0;
+};
+
+/// `$N` -> N.
+std::optional<unsigned> asmOperand(llvm::StringRef token) {
+  token = token.trim();
+  unsigned n = 0;
+  if (!token.consume_front("$") || token.getAsInteger(10, n))
+    return std::nullopt;
+  return n;
+}
+
+/// `{$i, $j, ...}` -> the operand numbers.
+bool asmOperandList(llvm::StringRef token, llvm::SmallVectorImpl<unsigned> &out) {
+  token = token.trim();
+  if (!token.consume_front("{") || !token.consume_back("}"))
+    return false;
+  llvm::SmallVector<llvm::StringRef, 64> items;
+  token.split(items, ',');
+  for (llvm::StringRef item : items) {
+    std::optional<unsigned> n = asmOperand(item);
+    if (!n)
+      return false;
+    out.push_back(*n);
+  }
+  return true;
+}
+
+std::optional<RegisterAWgmma> parseRegisterAWgmma(llvm::StringRef text) {
+  RegisterAWgmma w;
+  size_t setp = text.find("setp.ne.b32 p, ");
+  if (setp == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef scale = text.substr(setp + 15);
+  if (scale.starts_with("1, 0;"))
+    w.scaleD = true;
+  else if (!scale.starts_with("0, 0;"))
+    return std::nullopt;
+  size_t at = text.find("wgmma.mma_async.sync.aligned.m64n");
+  if (at == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef rest = text.substr(at + 33);
+  if (rest.consumeInteger(10, w.n) || !rest.consume_front("k16.f32."))
+    return std::nullopt;
+  if (rest.consume_front("bf16.bf16 "))
+    w.bf16 = true;
+  else if (!rest.consume_front("f16.f16 "))
+    return std::nullopt;
+  rest = rest.take_until([](char c) { return c == ';'; });
+  // Operands separated by commas outside braces.
+  llvm::SmallVector<llvm::StringRef, 8> operands;
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= rest.size(); ++i) {
+    if (i == rest.size() || (rest[i] == ',' && depth == 0)) {
+      operands.push_back(rest.slice(start, i).trim());
+      start = i + 1;
+    } else if (rest[i] == '{') {
+      ++depth;
+    } else if (rest[i] == '}') {
+      --depth;
+    }
+  }
+  if (operands.size() != 7 || !asmOperandList(operands[0], w.d) ||
+      !asmOperandList(operands[1], w.a) || w.a.size() != 4 || operands[3] != "p" ||
+      operands[4] != "1" || operands[5] != "1" || (operands[6] != "0" && operands[6] != "1"))
+    return std::nullopt;
+  std::optional<unsigned> b = asmOperand(operands[2]);
+  if (!b)
+    return std::nullopt;
+  w.descB = *b;
+  w.bTransposed = operands[6] == "1";
+  return w;
+}
+
+} // namespace
+
+bool Decoder::decodeWgmmaRegisterA(Block &into, LLVM::InlineAsmOp asmOp) {
+  Operation *op = asmOp.getOperation();
+  auto unsupported = [&] {
+    return fail(op, "inline assembly other than the empty register barrier and a wgmma.mma_async "
+                    "m64nNk16 with f16 or bf16 A in registers and f32 accumulators");
+  };
+  std::optional<RegisterAWgmma> w = parseRegisterAWgmma(asmOp.getAsmString());
+  auto result = llvm::cast<LLVM::LLVMStructType>(asmOp.getRes().getType());
+  unsigned outputs = static_cast<unsigned>(result.getBody().size());
+  if (!w || w->n < 8 || w->n > 256 || static_cast<int64_t>(outputs) != w->n / 2 ||
+      w->d.size() != outputs || !llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); }))
+    return unsupported();
+  // Asm operand i >= outputs is the op's operand i - outputs; an input
+  // constrained by a digit is tied to that output (its value coming in).
+  llvm::SmallVector<llvm::StringRef, 80> constraints;
+  asmOp.getConstraints().split(constraints, ',');
+  if (constraints.size() != outputs + asmOp.getOperands().size())
+    return unsupported();
+  auto input = [&](unsigned asmIndex) -> std::optional<int32_t> {
+    if (asmIndex < outputs || asmIndex >= constraints.size())
+      return std::nullopt;
+    return use(asmOp.getOperands()[asmIndex - outputs]);
+  };
+  llvm::SmallVector<int32_t, 128> accumulators(outputs, -1);
+  for (unsigned i = outputs; i < constraints.size(); ++i) {
+    unsigned tied = 0;
+    if (!constraints[i].getAsInteger(10, tied) && tied < outputs) {
+      std::optional<int32_t> slot = input(i);
+      if (!slot)
+        return unsupported();
+      accumulators[tied] = *slot;
+    }
+  }
+  for (unsigned r = 0; r < outputs; ++r)
+    if (w->d[r] != r || accumulators[r] < 0)
+      return unsupported();
+  std::optional<int32_t> descB = input(w->descB);
+  if (!descB)
+    return unsupported();
+  Instr instr;
+  instr.op = Op::Wgmma;
+  instr.id = static_cast<uint32_t>(k.ops.size());
+  k.ops.push_back(op);
+  // As decodeWgmma's, with B's descriptor in A's place (unused) and A's
+  // four words after the accumulators.
+  instr.in.push_back(*descB);
+  instr.in.push_back(*descB);
+  llvm::append_range(instr.in, accumulators);
+  for (unsigned a : w->a) {
+    std::optional<int32_t> slot = input(a);
+    if (!slot || !asmOp.getOperands()[a - outputs].getType().isInteger(32))
+      return unsupported();
+    instr.in.push_back(*slot);
+  }
+  instr.kind = w->bf16 ? Kind::BF16 : Kind::F16;
+  instr.resultKind = Kind::F32;
+  instr.imm = w->n;
+  instr.imm2 = (w->scaleD ? 1 : 0) | (w->bTransposed ? 4 : 0) | 8;
+  ValueType f32;
+  f32.kind = Kind::F32;
+  auto &list = fields[asmOp.getRes()];
+  for (unsigned r = 0; r < outputs; ++r) {
+    instr.out.push_back(define(Value(), f32));
+    list.push_back(instr.out.back());
+  }
+  into.body.push_back(std::move(instr));
+  return true;
+}
+
 bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
   Block &into = k.blocks[blockId];
   llvm::StringRef name = op->getName().getStringRef();
@@ -496,8 +655,11 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     if (auto asmOp = llvm::dyn_cast<LLVM::InlineAsmOp>(op)) {
       // The empty asm that ties registers in place (a compiler barrier):
       // its results are its operands.
+      if (asmOp.getAsmString().contains("wgmma.mma_async"))
+        return decodeWgmmaRegisterA(into, asmOp);
       if (!asmOp.getAsmString().empty() || asmOp.getOperands().size() != structType.getBody().size())
-        return fail(op, "inline assembly (only the empty register barrier is modelled)");
+        return fail(op, "inline assembly (only the empty register barrier and wgmma with A in "
+                        "registers are modelled)");
       auto &list = fields[op->getResult(0)];
       for (Value v : asmOp.getOperands())
         list.push_back(*use(v));

@@ -2,7 +2,7 @@
 //
 // PTX ISA semantics, modelled independently of the compiler's Wgmma.cpp:
 // one wgmma.mma_async.m64nNk16 of a warpgroup computes D = A B (+ D) for
-// A 64 x 16 and B 16 x N (m64nNk8 and 64 x 8, 8 x N for tf32, whose
+// A 64 x 16 (in shared memory, or for 16-bit types in registers) and B 16 x N (m64nNk8 and 64 x 8, 8 x N for tf32, whose
 // 32-bit elements are read K-major only and truncated to their 19 high
 // bits, as the tensor cores read f32 words) read from shared memory
 // through their matrix
@@ -66,7 +66,8 @@ uint64_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn, unsigned
 
 void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
   unsigned n = static_cast<unsigned>(instr.imm);
-  bool accumulate = instr.imm2 & 1, aMnMajor = instr.imm2 & 2, bMnMajor = instr.imm2 & 4;
+  bool accumulate = instr.imm2 & 1, aMnMajor = instr.imm2 & 2, bMnMajor = instr.imm2 & 4,
+       aRegisters = instr.imm2 & 8;
   if (mask.size() % 128 != 0)
     fail(instr, mask.front(), "wgmma executed by " + std::to_string(mask.size()) +
                                   " threads; it needs whole warpgroups");
@@ -79,7 +80,7 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
       if (reg(instr.in[0])[first + t] != da || reg(instr.in[1])[first + t] != db)
         fail(instr, first + t, "threads of a warpgroup disagree on wgmma's matrix descriptors");
     Descriptor a = decode(da), b = decode(db);
-    if (!a.span || !b.span)
+    if ((!aRegisters && !a.span) || !b.span)
       fail(instr, first, "a wgmma operand without a swizzle (the interleaved layouts are not modelled)");
     bool tf32 = instr.kind == Kind::F32;
     unsigned size = tf32 ? 4 : 2, depth = tf32 ? 8 : 16;
@@ -96,9 +97,25 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
       return floatWordToDouble(instr.kind, tf32 ? word & 0xFFFFE000u : word);
     };
     double A[64][16], B[16][256];
-    for (unsigned m = 0; m < 64; ++m)
-      for (unsigned k = 0; k < depth; ++k)
-        A[m][k] = read(elementAddress(a, aMnMajor, m, k, size));
+    if (aRegisters) {
+      // "Register fragment wgmma A" (16-bit types): thread i (warp w,
+      // lane l) holds in word j the elements (row 16 w + l / 4 + 8 (j % 2),
+      // column 8 (j / 2) + 2 (l % 4) + h), half h = 0 in the low bits.
+      size_t words = 2 + n / 2;
+      for (unsigned i = 0; i < 128; ++i) {
+        unsigned w = i / 32, l = i % 32;
+        for (unsigned j = 0; j < 4; ++j) {
+          uint64_t word = reg(instr.in[words + j])[first + i];
+          for (unsigned h = 0; h < 2; ++h)
+            A[16 * w + l / 4 + 8 * (j % 2)][8 * (j / 2) + 2 * (l % 4) + h] =
+                floatWordToDouble(instr.kind, static_cast<uint32_t>((word >> (16 * h)) & 0xFFFF));
+        }
+      }
+    } else {
+      for (unsigned m = 0; m < 64; ++m)
+        for (unsigned k = 0; k < depth; ++k)
+          A[m][k] = read(elementAddress(a, aMnMajor, m, k, size));
+    }
     for (unsigned k = 0; k < depth; ++k)
       for (unsigned c = 0; c < n; ++c)
         B[k][c] = read(elementAddress(b, bMnMajor, c, k, size));

@@ -73,9 +73,25 @@ func.func @wgmma_warpgroups(%acc: vector<64xf32>, %s: !llvm.ptr<3>) {
 
 // -----
 
-func.func @wgmma_registers(%acc: vector<32xf32>, %a: vector<8xbf16>, %s: !llvm.ptr<3>) {
-  // expected-error @below {{reads A from shared memory (!llvm.ptr<3>); A in registers is not supported yet}}
-  %d = pkgpu.wgmma %acc, %a, %s {m = 64, n = 64, k = 16, a_type = bf16, b_type = bf16} : vector<32xf32>, vector<8xbf16>, !llvm.ptr<3> -> vector<32xf32>
+func.func @wgmma_registers(%acc: vector<32xf32>, %a: vector<16xbf16>, %s: !llvm.ptr<3>) {
+  // expected-error @below {{an 64 x 16 A operand spreads over 4 warps as 8 registers per thread, not 16}}
+  %d = pkgpu.wgmma %acc, %a, %s {m = 64, n = 64, k = 16, a_type = bf16, b_type = bf16} : vector<32xf32>, vector<16xbf16>, !llvm.ptr<3> -> vector<32xf32>
+  return
+}
+
+// -----
+
+func.func @wgmma_registers_type(%acc: vector<32xf32>, %a: vector<8xf16>, %s: !llvm.ptr<3>) {
+  // expected-error @below {{reads A from registers as a vector of its 16-bit elements (f16 or bf16), got 'vector<8xf16>'}}
+  %d = pkgpu.wgmma %acc, %a, %s {m = 64, n = 64, k = 16, a_type = bf16, b_type = bf16} : vector<32xf32>, vector<8xf16>, !llvm.ptr<3> -> vector<32xf32>
+  return
+}
+
+// -----
+
+func.func @wgmma_registers_transposed(%acc: vector<32xf32>, %a: vector<8xbf16>, %s: !llvm.ptr<3>) {
+  // expected-error @below {{reads A from registers as they are: a_transposed applies to shared memory}}
+  %d = pkgpu.wgmma %acc, %a, %s {m = 64, n = 64, k = 16, a_type = bf16, b_type = bf16, a_transposed} : vector<32xf32>, vector<8xbf16>, !llvm.ptr<3> -> vector<32xf32>
   return
 }
 

@@ -77,3 +77,32 @@ gpu.module @kernels {
   }
   llvm.mlir.global external @pk_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 }
+
+// -----
+
+// A in registers (16-bit values in wgmma's A fragments): NVVM has no op
+// for it, so each m64nNk16 is inline PTX with the thread's four 32-bit
+// words of the K step's A slice (words [4 s, 4 s + 4) of the bitcast
+// vector) and B's descriptor; B is K-major (trans-b 0). The accumulator
+// and A's words pass through empty tied asm before the fence, so that no
+// register is written between the fence and the first wgmma (ptxas would
+// serialize every wgmma of the kernel, C7520). The first K step without
+// accumulate scales D by zero.
+gpu.module @kernels {
+  // CHECK-LABEL: gpu.func @registers
+  gpu.func @registers(%acc: vector<64xf32>, %a: vector<16xbf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %smem = llvm.mlir.addressof @pk_shared_memory : !llvm.ptr<3>
+    // CHECK: %[[WORDS:.*]] = llvm.bitcast %{{.*}} : vector<16xbf16> to vector<8xi32>
+    // CHECK: llvm.inline_asm has_side_effects "", "=r,=r,=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,6,7"
+    // CHECK: llvm.inline_asm has_side_effects "", "=f,{{.*}},63"
+    // CHECK: nvvm.wgmma.fence.aligned
+    // CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 0;\0A}", "=f,{{.*}},63,r,r,r,r,l"
+    // CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16{{.*}}$132, p, 1, 1, 0;\0A}"
+    // CHECK-NOT: wgmma.mma_async
+    // CHECK: nvvm.wgmma.commit.group.sync.aligned
+    %d = pkgpu.wgmma %acc, %a, %smem {m = 64, n = 128, k = 32, a_type = bf16, b_type = bf16, accumulate = false}
+        : vector<64xf32>, vector<16xbf16>, !llvm.ptr<3> -> vector<64xf32>
+    gpu.return
+  }
+  llvm.mlir.global external @pk_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+}
