@@ -361,8 +361,12 @@ void Evaluator::evalRunScoped(Operation *operation) {
   std::vector<TensorPtr> results = runRegion(op.getBody(), {});
   for (size_t k = 0; k < results.size(); ++k)
     set(op.getResult(k), results[k]);
-  // The scope ends when the last thread leaves: then every thread that
-  // waited on a barrier must have waited for all of its phases.
+  // The scope ends when the last thread leaves. Phases of its barriers
+  // that a thread never waited for are left alone, as on the hardware: the
+  // producer of a pipeline waits for its consumers' releases of the steps
+  // it still refills, not for the last ones (JAX's attention_mgpu.py;
+  // JAX's interpret mode raises "did not observe all phases" there). A
+  // thread that waits for a phase its barrier has passed fails at the wait.
   int64_t users = collective ? op->getParentOfType<pk::MeshKernelOp>().getNumThreads() : 1;
   if (++alloc->releases < users)
     return;
@@ -373,17 +377,6 @@ void Evaluator::evalRunScoped(Operation *operation) {
       if (alloc->slots[i].semaphores)
         checkSemaphoresSettled(operation, *alloc->slots[i].semaphores,
                                body.getArgument(i).getType(), "the scope ends");
-  for (Allocation::Slot &slot : alloc->slots) {
-    if (!slot.barriers)
-      continue;
-    for (const Barrier &b : slot.barriers->barriers)
-      for (const auto &[id, waited] : b.waited)
-        if (waited > 0 && waited < b.phase)
-          fail(operation, "a thread waited for " + std::to_string(waited) + " of the " +
-                              std::to_string(b.phase) +
-                              " phases of a barrier of this scope: a thread that waits on a "
-                              "barrier must wait for every phase before the barrier goes away");
-  }
   if (collective)
     thread->cta->collective.erase(key);
 }

@@ -12,9 +12,10 @@
 //
 // Barriers follow JAX's GPU interpret mode: a thread waits for exactly the
 // phase after the last one it waited for; a barrier must not complete
-// again before some thread waited for its previous completion; and when a
-// scope ends, a thread that waited on a barrier must have waited for all
-// of its phases. Async copies and wgmma complete when they are issued
+// again before some thread waited for its previous completion. Unlike
+// JAX, phases nobody waits for once a thread has stopped waiting are fine
+// when the scope ends, as on the hardware (a pipeline's producer does not
+// wait for the consumers' last releases). Async copies and wgmma complete when they are issued
 // (their barrier arrival is immediate), which every valid program
 // tolerates.
 //

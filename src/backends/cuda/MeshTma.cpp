@@ -139,10 +139,17 @@ std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, co
       shared.dynamicOffset[sharedRank - 2] || shared.dynamicOffset[sharedRank - 1] ||
       shared.staticOffset[sharedRank - 2] || shared.staticOffset[sharedRank - 1])
     return std::nullopt;
-  for (size_t d = 0; d + 2 < rank; ++d)
-    if (global.extent[d] != 1)
-      return std::nullopt;
-  if (global.extent[rank - 2] != rows || global.extent[rank - 1] != columns)
+  // The tile's rows run along one outer dimension of the global window,
+  // the others being single elements (`q_ref.at[b, pl.ds(r, 64), h]` of a
+  // (batch, seq, heads, dim) array); its columns along the innermost.
+  size_t rowDim = rank - 2;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    if (global.extent[d] != 1) {
+      if (global.extent[rowDim] != 1 && rowDim != d)
+        return std::nullopt;
+      rowDim = d;
+    }
+  if (global.extent[rowDim] != rows || global.extent[rank - 1] != columns)
     return std::nullopt;
   int64_t span = swizzle ? swizzle : 16, width = span / bytes;
   if (columns * bytes % span != 0 || rows % 8 != 0)
@@ -151,14 +158,14 @@ std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, co
   if (rows % boxRows != 0)
     return std::nullopt;
   box.assign(rank, 1);
-  box[rank - 2] = boxRows;
+  box[rowDim] = boxRows;
   box[rank - 1] = width;
   std::vector<MeshTmaCopy::Box> boxes;
   for (int64_t strip = 0; strip < columns / width; ++strip)
     for (int64_t r = 0; r < rows; r += boxRows) {
       MeshTmaCopy::Box b;
       b.start.assign(rank, 0);
-      b.start[rank - 2] = r;
+      b.start[rowDim] = r;
       b.start[rank - 1] = strip * width;
       b.sharedByte = strip * rows * span + r * span;
       boxes.push_back(b);

@@ -602,6 +602,20 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   experimental->members["checkify"] = checkify;
   m["jax.experimental.checkify"] = checkify;
   m["jax.experimental"] = experimental;
+  // jax._src.lib.cuda_versions: JAX's kernels ask for the CUDA runtime's
+  // version to steer around toolkit bugs (attention_mgpu.py refuses causal
+  // masking on 12.8 to 12.9.0). pkc compiles ahead of time, for the CUDA 13
+  // driver ABI and ptxas, so that is the version it answers.
+  auto cudaVersions = std::make_shared<NamespaceObj>("jax._src.lib.cuda_versions");
+  for (const char *name : {"cuda_runtime_get_version", "cuda_driver_get_version"})
+    define(*cudaVersions, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      el.bind(args, {});
+      return makeInt(13000);
+    });
+  auto jaxLib = std::make_shared<NamespaceObj>("jax._src.lib");
+  jaxLib->members["cuda_versions"] = cudaVersions;
+  m["jax._src.lib"] = jaxLib;
+  m["jax._src.lib.cuda_versions"] = cudaVersions;
   m["jax"] = makeJaxNamespace(el, m);
 
   auto functools = std::make_shared<NamespaceObj>("functools");

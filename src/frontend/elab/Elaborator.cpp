@@ -11,6 +11,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -36,6 +37,10 @@ Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &opti
   globals = std::make_shared<Frame>();
   frame = globals;
   defineBuiltins();
+  // pkc reads a file as Python imports a module: `__name__` is its name,
+  // never "__main__", so an `if __name__ == "__main__":` block (a ported
+  // kernel's benchmark driver) does not run.
+  globals->vars["__name__"] = makeStr(llvm::sys::path::stem(sources().name(module.file)).str());
   setSymbolNames(&symbolNames); // messages say N, not s0
   setStaticItemBudget(options.staticItemLimit);
 }

@@ -105,6 +105,7 @@ Obj Elaborator::runPkModule(const ImportLoader::Result &found, const std::string
   // Run the module's top level in a frame of its own, as the module level
   // (so `return` there is an error and `def`s close over these globals).
   auto moduleFrame = std::make_shared<Frame>();
+  moduleFrame->vars["__name__"] = makeStr(dottedName);
   {
     std::shared_ptr<Frame> savedGlobals = globals;
     globals = moduleFrame;

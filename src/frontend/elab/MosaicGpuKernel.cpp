@@ -371,13 +371,20 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
          array->dtype});
   }
   // out_shape: one array type or a tuple / list of them (none: no outputs).
+  // A None in the list is an empty pytree, as in JAX: no output there, and
+  // None for its Ref and its result (`out_shape=[o, None]` when an
+  // optional output is off).
   Obj out = k.outShape ? k.outShape : none();
   bool single = !isNone(out) && !llvm::isa<SequenceObj>(out.get());
   bool asList = !single && !isNone(out) && llvm::cast<SequenceObj>(*out).isList();
   std::vector<Obj> outTypes = isNone(out) ? std::vector<Obj>{}
                               : single    ? std::vector<Obj>{out}
                                           : llvm::cast<SequenceObj>(*out).items;
+  std::vector<bool> absent;
   for (size_t i = 0; i < outTypes.size(); ++i) {
+    absent.push_back(!single && isNone(outTypes[i]));
+    if (absent.back())
+      continue;
     std::vector<Dim> dims;
     DType dtype;
     if (auto *s = llvm::dyn_cast<ShapeDtypeStructObj>(outTypes[i].get())) {
@@ -391,12 +398,12 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
                                "of them), got " +
                                    repr(*outTypes[i]));
     }
-    outputs.push_back(
-        {nullptr, staticShape(el, dims, "output " + std::to_string(i), k.outShapeRange), dtype});
+    std::string name = "output " + std::to_string(outputs.size());
+    outputs.push_back({nullptr, staticShape(el, dims, name, k.outShapeRange), dtype});
     for (int64_t d : outputs.back().shape)
       if (d <= 0)
-        el.fail(k.outShapeRange, "output " + std::to_string(i) + " has a dimension of size " +
-                                     std::to_string(d) + "; dimensions must be positive");
+        el.fail(k.outShapeRange, name + " has a dimension of size " + std::to_string(d) +
+                                     "; dimensions must be positive");
   }
   Obj scratch = k.scratch ? k.scratch : none();
   std::vector<std::string> collective;
@@ -405,7 +412,10 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
   pk::MeshKernelOp op = meshKernel(
       el, k.mesh, k.name, inputs, outputs, {}, kernelParams(el, k.compilerParams, k.range), k.range,
       [&](const std::vector<std::shared_ptr<RefObj>> &refs) {
-        std::vector<Obj> positional(refs.begin(), refs.end());
+        std::vector<Obj> positional(refs.begin(), refs.begin() + inputs.size());
+        size_t next = inputs.size();
+        for (bool none_ : absent)
+          positional.push_back(none_ ? none() : Obj(refs[next++]));
         auto run = [&](const Obj &scratchRefs) {
           std::vector<Obj> all = positional;
           Obj named;
@@ -439,12 +449,17 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
         scoped(el, structure, collective, k.scratchRange, run, names);
       });
   std::vector<Obj> results;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0, o = 0; i < absent.size(); ++i) {
+    if (absent[i]) {
+      results.push_back(none());
+      continue;
+    }
     std::vector<Dim> dims;
-    for (int64_t d : outputs[i].shape)
+    for (int64_t d : outputs[o].shape)
       dims.push_back(Dim{d, {}});
-    results.push_back(std::make_shared<GlobalArrayObj>(op.getResult(i), dims, outputs[i].dtype,
-                                                       k.name + " output " + std::to_string(i)));
+    results.push_back(std::make_shared<GlobalArrayObj>(op.getResult(o), dims, outputs[o].dtype,
+                                                       k.name + " output " + std::to_string(o)));
+    ++o;
   }
   if (single)
     return results[0];
