@@ -21,7 +21,11 @@
 // A warp-specialized pipeline is run by every compute thread on the same
 // slots: a step's inputs are copied in once, after every compute thread
 // finished the step that used the slot before, and its outputs are copied
-// out when the last compute thread finished it.
+// out when the last compute thread finished it. With
+// manual_consumed_barriers the body releases each input's slot itself, by
+// arriving at the barrier it is given for that input: the step's inputs
+// are copied in once every compute thread has arrived at each input's
+// barrier for the step that used the slot before.
 //
 //===----------------------------------------------------------------------===//
 #include "interpreter/MeshRuntime.h"
@@ -41,6 +45,9 @@ struct PipelineState {
   std::vector<bool> fetched;                     ///< inputs of each step copied in
   std::vector<std::vector<int64_t>> lastStore;   ///< per output: last block stored
   std::vector<std::vector<int64_t>> lastIndices; ///< block indices of the last step
+  /// manual_consumed_barriers: per input, per slot, the barrier the body
+  /// arrives at when it is done with the input's block.
+  std::vector<std::vector<std::unique_ptr<BarrierArray>>> consumed;
   int64_t releases = 0;
 };
 
@@ -173,6 +180,7 @@ void Evaluator::evalPipeline(Operation *operation) {
   bool shared = op.getWarpSpecialized() && thread;
   bool tpu = op.isTpu();
   int64_t computeThreads = shared ? static_cast<int64_t>(*op.getNumComputeWgs()) : 1;
+  bool manual = op.getManualConsumedBarriers();
   Block &body = op.getBody().front();
 
   std::vector<RefBuffer *> arrays;
@@ -204,6 +212,17 @@ void Evaluator::evalPipeline(Operation *operation) {
         fillUninitialized(*buffer->data, buffer->dtype);
         state->slots[i].push_back(std::move(buffer));
       }
+    }
+    if (manual) {
+      state->consumed.resize(numIns);
+      for (auto &perSlot : state->consumed)
+        for (int64_t s = 0; s < slotsPerOperand; ++s) {
+          auto barriers = std::make_unique<BarrierArray>();
+          barriers->type = op.consumedBarrierType();
+          barriers->barriers.resize(1);
+          barriers->barriers[0].arrivalsNeeded = computeThreads;
+          perSlot.push_back(std::move(barriers));
+        }
     }
     state->done.assign(static_cast<size_t>(steps), 0);
     state->fetched.assign(static_cast<size_t>(steps), false);
@@ -242,7 +261,21 @@ void Evaluator::evalPipeline(Operation *operation) {
       blocks.push_back(b);
     }
     int64_t slot = s % slotsPerOperand;
-    if (shared && s >= slotsPerOperand) {
+    if (manual && s >= slotsPerOperand && !state->fetched[s]) {
+      // Every input's slot released (phase s / slots of its barrier).
+      int64_t phase = s / slotsPerOperand;
+      for (auto &perSlot : state->consumed) {
+        Barrier *released = &perSlot[slot]->barriers[0];
+        if (released->phase < phase) {
+          if (!thread)
+            fail(operation, "deadlock: the pipeline's consumed barrier can never complete");
+          thread->run->scheduler->wait(
+              operation, "the compute threads to arrive at a pipeline input's consumed barrier",
+              [released, phase] { return released->phase >= phase; });
+        }
+        released->observed = true;
+      }
+    } else if (!manual && shared && s >= slotsPerOperand) {
       int64_t *done = &state->done[s - slotsPerOperand];
       thread->run->scheduler->wait(operation,
                                    "the other compute threads to release a pipeline slot",
@@ -262,6 +295,10 @@ void Evaluator::evalPipeline(Operation *operation) {
       Value arg = body.getArgument(grid.size() + i);
       bindRef(arg,
               op.isPipelined(static_cast<unsigned>(i)) ? state->slots[i][slot].get() : arrays[i]);
+      args.push_back(nullptr);
+    }
+    for (size_t i = 0; i < op.getNumConsumedBarriers(); ++i) {
+      syncObjects[body.getArgument(grid.size() + numOperands + i)] = state->consumed[i][slot].get();
       args.push_back(nullptr);
     }
     args.insert(args.end(), carry.begin(), carry.end());

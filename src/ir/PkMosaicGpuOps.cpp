@@ -535,6 +535,11 @@ bool PipelineOp::isTpu() {
          !inSpace(llvm::cast<RefType>(getRefs()[0].getType()), MemorySpace::GPUGlobal);
 }
 
+BarrierType PipelineOp::consumedBarrierType() {
+  return BarrierType::get(getContext(), {1}, getNumComputeWgs().value_or(1),
+                          ArrayAttr::get(getContext(), {}), false);
+}
+
 LogicalResult PipelineOp::verify() {
   size_t numSpecs = getInSpecs().size() + getOutSpecs().size();
   if (numSpecs != getRefs().size())
@@ -569,6 +574,8 @@ LogicalResult PipelineOp::verify() {
   if (getWarpSpecialized() && (!getWgAxis() || !getNumComputeWgs() || !getMemoryThread()))
     return emitOpError() << "a warp-specialized pipeline needs wg_axis, num_compute_wgs and "
                             "memory_thread";
+  if (getManualConsumedBarriers() && !getWarpSpecialized())
+    return emitOpError() << "manual_consumed_barriers belongs to warp-specialized pipelines";
   if (TypeRange(getInits().getTypes()) != getResultTypes())
     return emitOpError() << "results must have the types of the initial carry";
   return success();
@@ -589,10 +596,16 @@ LogicalResult PipelineOp::verifyRegions() {
     return emitOpError() << "index_map must yield " << indices
                          << " i32 block indices (a start and a size for each bounded axis)";
   Block &body = getBody().front();
-  size_t expected = gridRank + getRefs().size() + getInits().size();
+  size_t consumed = getNumConsumedBarriers();
+  size_t expected = gridRank + getRefs().size() + consumed + getInits().size();
   if (body.getNumArguments() != expected)
     return emitOpError() << "body takes " << body.getNumArguments() << " arguments, expected "
-                         << expected << " (grid indices, one Ref per operand, the carry)";
+                         << expected
+                         << " (grid indices, one Ref per operand, the inputs' consumed barriers "
+                            "with manual_consumed_barriers, the carry)";
+  for (size_t c = 0; c < consumed; ++c)
+    if (body.getArgument(gridRank + getRefs().size() + c).getType() != consumedBarrierType())
+      return emitOpError() << "body's consumed barriers must be " << consumedBarrierType();
   for (size_t g = 0; g < gridRank; ++g)
     if (!body.getArgument(g).getType().isInteger(32))
       return emitOpError() << "body's first arguments must be the i32 grid indices";
@@ -615,7 +628,8 @@ LogicalResult PipelineOp::verifyRegions() {
                            << " Ref of its block";
   }
   for (size_t c = 0; c < getInits().size(); ++c)
-    if (body.getArgument(gridRank + getRefs().size() + c).getType() != getInits()[c].getType())
+    if (body.getArgument(gridRank + getRefs().size() + consumed + c).getType() !=
+        getInits()[c].getType())
       return emitOpError() << "body's carry arguments must have the carry's types";
   if (TypeRange(body.getTerminator()->getOperandTypes()) != getResultTypes())
     return emitOpError() << "body must yield the next carry";

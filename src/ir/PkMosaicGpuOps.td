@@ -532,7 +532,11 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     With `warp_specialized` (`emit_pipeline_warp_specialized`) the op runs
     in the `num_compute_wgs` compute threads of `wg_axis`, which all run
     the body on the same shared buffers, while thread `memory_thread`
-    issues the copies.
+    issues the copies. A compute thread releases a step's slots when its
+    body ends; with `manual_consumed_barriers` the body gets, after the
+    blocks, one barrier per input (`consumedBarrierType()`: the slot's,
+    `num_compute_wgs` arrivals) and releases that input's slot itself by
+    arriving there, so that an input read early can be refilled early.
 
     ```mlir
     pk.pipeline (%a, %b) grid [4] max_concurrent_steps 2
@@ -562,7 +566,8 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     OptionalAttr<StrAttr>:$wg_axis,
     OptionalAttr<I64Attr>:$num_compute_wgs,
     OptionalAttr<I64Attr>:$memory_thread,
-    OptionalAttr<I64Attr>:$memory_registers
+    OptionalAttr<I64Attr>:$memory_registers,
+    UnitAttr:$manual_consumed_barriers
   );
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$index_map, SizedRegion<1>:$body);
@@ -590,6 +595,13 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     /// A TPU pipeline (pltpu.emit_pipeline): its operands are TPU Refs
     /// (any, hbm, vmem) and its buffers VMEM or SMEM.
     bool isTpu();
+    /// The type of the body's consumed barriers (manual_consumed_barriers):
+    /// one barrier, num_compute_wgs arrivals.
+    ::pk::BarrierType consumedBarrierType();
+    /// How many body arguments are consumed barriers.
+    size_t getNumConsumedBarriers() {
+      return getManualConsumedBarriers() ? getNumIns() : 0;
+    }
   }];
 }
 

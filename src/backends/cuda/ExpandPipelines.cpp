@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace pk::gpu {
 
@@ -58,6 +59,12 @@ private:
   /// the body, and either refill (`refill`) or tell the memory thread.
   scf::ForOp consumerLoop(bool refill);
   LogicalResult expandWarpSpecialized();
+  /// `v` as the memory thread of a warp-specialized pipeline can use it,
+  /// before `anchor`: itself, or a copy of the pure computation (Ref views,
+  /// arithmetic) that makes it inside the anchor; failure for anything else.
+  FailureOr<Value> hoist(Value v, Operation *anchor);
+  /// What the memory thread uses for `v` (hoisted), or `v`.
+  Value remap(Value v) { return inMemoryThread ? hoisted.lookupOrDefault(v) : v; }
   Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   /// The grid indices (i32) of linear step `step` (i32), row-major.
@@ -73,8 +80,9 @@ private:
   /// Slot `slotIndex` (index) of `buffer`, typed as the body's Ref of
   /// operand i.
   Value slotView(unsigned i, Value buffer, Value slotIndex);
-  /// Copies step `step`'s blocks of the pipelined inputs into `slot`.
-  void issue(Value step, Value slot);
+  /// Copies step `step`'s blocks of the pipelined inputs into `slot`;
+  /// `before(p)`, when given, runs before the copy of pipelined input p.
+  void issue(Value step, Value slot, llvm::function_ref<void(size_t)> before = {});
   /// After step `step`'s body: stores the outputs' blocks that are due
   /// from slot `slotIndex`, as one commit group.
   void storeOutputs(Value step, Value slotIndex);
@@ -91,8 +99,35 @@ private:
   SmallVector<Value> outputBuffers; ///< per pipelined output
   Value barriers;                   ///< per slot: its copies completed
   Value consumed;                   ///< warp-specialized: per slot, the compute threads are done
+  /// manual_consumed_barriers: per pipelined input, per slot, the body's
+  /// compute threads are done with its block.
+  SmallVector<Value> consumedPerInput;
   int64_t slots = 0, steps = 1, delay = 0;
+  /// Values the memory thread uses, made again before the anchor.
+  IRMapping hoisted;
+  bool inMemoryThread = false;
 };
+
+FailureOr<Value> PipelineExpander::hoist(Value v, Operation *anchor) {
+  Operation *where = v.getDefiningOp() ? v.getDefiningOp() : v.getParentRegion()->getParentOp();
+  if (!anchor->isAncestor(where))
+    return v;
+  if (Value done = hoisted.lookupOrNull(v))
+    return done;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() != 0 ||
+      !(isMemoryEffectFree(def) || llvm::isa<pk::RefViewOp, pk::RefTransposeOp>(def)))
+    return failure();
+  for (Value operand : def->getOperands())
+    if (failed(hoist(operand, anchor)))
+      return failure();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(anchor);
+  Operation *copy = b.clone(*def, hoisted);
+  for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+    hoisted.map(from, to);
+  return hoisted.lookup(v);
+}
 
 SmallVector<Value> PipelineExpander::indicesOf(Value step) {
   ArrayRef<int64_t> grid = op.getGrid();
@@ -108,7 +143,7 @@ SmallVector<Value> PipelineExpander::indicesOf(Value step) {
 
 SmallVector<Value> PipelineExpander::blockIndicesAt(Value step) {
   Block &map = op.getIndexMap().front();
-  IRMapping mapping;
+  IRMapping mapping = inMemoryThread ? hoisted : IRMapping();
   for (auto [arg, v] : llvm::zip(map.getArguments(), indicesOf(step)))
     mapping.map(arg, v);
   for (Operation &inner : map.without_terminator())
@@ -129,7 +164,7 @@ unsigned PipelineExpander::firstIndexOf(unsigned i) {
 Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
   unsigned first = firstIndexOf(i);
   pk::BlockSpecAttr spec = op.getSpec(i);
-  Value ref = op.getRefs()[i];
+  Value ref = remap(op.getRefs()[i]);
   auto refType = llvm::cast<pk::RefType>(ref.getType());
   SmallVector<Value> offsets;
   SmallVector<int64_t> staticOffsets, squeeze;
@@ -161,13 +196,16 @@ Value PipelineExpander::slotView(unsigned i, Value buffer, Value slotIndex) {
       b.getDenseI64ArrayAttr(SmallVector<int64_t>(sizes.size(), 1)), b.getDenseI64ArrayAttr({0}));
 }
 
-void PipelineExpander::issue(Value step, Value slot) {
+void PipelineExpander::issue(Value step, Value slot, llvm::function_ref<void(size_t)> before) {
   SmallVector<Value> blockIndices = blockIndicesAt(step);
   Value slotIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), slot);
-  for (auto [p, i] : llvm::enumerate(pipelined))
+  for (auto [p, i] : llvm::enumerate(pipelined)) {
+    if (before)
+      before(p);
     pk::CopyGmemToSmemOp::create(b, loc, gmemWindow(i, blockIndices),
                                  slotView(i, buffers[p], slotIndex), barriers,
                                  ValueRange{slotIndex}, b.getStrArrayAttr({}));
+  }
 }
 
 void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
@@ -234,7 +272,10 @@ void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
                                 b.getArrayAttr({}), false);
   };
   barriers = scopeBody->addArgument(barrierType(pipelined.size()), loc);
-  if (warpSpecialized)
+  if (warpSpecialized && op.getManualConsumedBarriers())
+    for (size_t p = 0; p < pipelined.size(); ++p)
+      consumedPerInput.push_back(scopeBody->addArgument(barrierType(*op.getNumComputeWgs()), loc));
+  else if (warpSpecialized)
     consumed = scopeBody->addArgument(barrierType(*op.getNumComputeWgs()), loc);
 }
 
@@ -269,17 +310,33 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
     else
       mapping.map(arg, op.getRefs()[i]);
   }
-  for (auto [arg, v] : llvm::zip(body.getArguments().drop_front(gridRank + op.getRefs().size()),
-                                 loop.getRegionIterArgs()))
+  // The consumed barriers (manual_consumed_barriers) are this step's slot
+  // of each input's: the body's arrivals there get the slot as index.
+  unsigned consumedArgs = gridRank + op.getRefs().size();
+  for (size_t p = 0; p < op.getNumConsumedBarriers(); ++p)
+    mapping.map(body.getArgument(consumedArgs + p), consumedPerInput[p]);
+  for (auto [arg, v] :
+       llvm::zip(body.getArguments().drop_front(consumedArgs + op.getNumConsumedBarriers()),
+                 loop.getRegionIterArgs()))
     mapping.map(arg, v);
+  Operation *beforeBody = b.getInsertionBlock()->empty() ? nullptr : &b.getInsertionBlock()->back();
   for (Operation &inner : body.without_terminator())
     b.clone(inner, mapping);
+  if (!consumedPerInput.empty())
+    for (Operation *cloned = beforeBody ? beforeBody->getNextNode() : &loopBody->front(); cloned;
+         cloned = cloned->getNextNode())
+      cloned->walk([&](pk::BarrierArriveOp arrive) {
+        if (llvm::is_contained(consumedPerInput, arrive.getBarrier()))
+          arrive.getIndicesMutable().assign(slotIndex);
+      });
   SmallVector<Value> carry;
   for (Value v : body.getTerminator()->getOperands())
     carry.push_back(mapping.lookupOrDefault(v));
   if (!outputs.empty())
     storeOutputs(step, slotIndex);
-  if (consumed && !pipelined.empty()) {
+  if (!consumedPerInput.empty()) {
+    // The body released each input's slot itself.
+  } else if (consumed && !pipelined.empty()) {
     // This compute thread is done with the slot.
     pk::BarrierArriveOp::create(b, loc, consumed, ValueRange{slotIndex});
   } else if (refill && !pipelined.empty() && steps > slots) {
@@ -355,17 +412,31 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
   auto mesh = op->getParentOfType<pk::MeshKernelOp>();
   if (!anchor->getParentOp() || !mesh || !mesh.getThreadName() || anchor->getNumResults() != 0)
     return op.emitError("plgpu.emit_pipeline_warp_specialized needs a kernel with a thread axis");
+  // The memory thread's copies use the operands and what the index maps
+  // capture: computed inside the anchor, they are computed again before it
+  // (views like `k_ref.at[b, :, h]` and their index arithmetic).
   bool local = false;
+  for (unsigned i : pipelined)
+    local |= failed(hoist(op.getRefs()[i], anchor));
   op.getIndexMap().walk([&](Operation *inner) {
     for (Value v : inner->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        if (anchor->isAncestor(def) && !op->isAncestor(def))
-          local = true;
+      if (!op->isAncestor(v.getParentRegion()->getParentOp()))
+        local |= failed(hoist(v, anchor));
   });
+  // A consumed barrier is one slot of an array here: arrivals are all the
+  // body may do with it.
+  Block &body = op.getBody().front();
+  for (size_t p = 0; p < op.getNumConsumedBarriers(); ++p)
+    for (Operation *user :
+         body.getArgument(op.getGrid().size() + op.getRefs().size() + p).getUsers())
+      if (!llvm::isa<pk::BarrierArriveOp>(user))
+        return user->emitError("the CUDA backend lets a pipeline body only arrive at its consumed "
+                               "barriers (plgpu.barrier_arrive)");
   if (local)
     return op.emitError("the CUDA backend runs a warp-specialized pipeline's copies in its memory "
-                        "thread, so its index maps may use only values the whole kernel computes "
-                        "before the pipeline's branch");
+                        "thread, so its operands and index maps may use only values the whole "
+                        "kernel computes before the pipeline's branch, or arithmetic and Ref views "
+                        "of them");
   b.setInsertionPoint(anchor);
   auto scope = pk::RunScopedOp::create(b, loc, TypeRange{}, b.getStrArrayAttr({*mesh.getThreadName()}),
                                        ArrayAttr());
@@ -382,19 +453,29 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
     b.setInsertionPointToStart(memory.thenBlock());
     if (std::optional<int64_t> registers = op.getMemoryRegisters())
       pk::SetMaxRegistersOp::create(b, loc, b.getI64IntegerAttr(*registers), UnitAttr());
+    inMemoryThread = true;
     auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value step = loop.getInductionVar();
     Value slot = arith::RemUIOp::create(b, loc, step, i32(slots));
     Value reused = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(slots));
-    auto wait = scf::IfOp::create(b, loc, reused, /*withElse=*/false);
-    {
+    // Wait until the compute threads released `barrier`'s slot (from the
+    // second round of slots on).
+    auto waitReleased = [&](Value barrier) {
+      auto wait = scf::IfOp::create(b, loc, reused, /*withElse=*/false);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(wait.thenBlock());
-      pk::BarrierWaitOp::create(b, loc, consumed,
-                                ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(), slot)});
+      pk::BarrierWaitOp::create(
+          b, loc, barrier, ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(), slot)});
+    };
+    if (consumedPerInput.empty()) {
+      waitReleased(consumed);
+      issue(step, slot);
+    } else {
+      // Each input is refilled as soon as the body released its slot.
+      issue(step, slot, [&](size_t p) { waitReleased(consumedPerInput[p]); });
     }
-    issue(step, slot);
+    inMemoryThread = false;
   }
   pk::ScopeYieldOp::create(b, loc, ValueRange{});
   // The anchor runs inside the scope, after the memory thread's branch.

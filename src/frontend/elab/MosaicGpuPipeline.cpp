@@ -33,6 +33,9 @@ struct PipelineSpec {
   bool warpSpecialized = false;
   std::string wgAxis;
   int64_t numComputeWgs = 0, memoryThread = 0, memoryRegisters = 0;
+  /// manual_consumed_barriers=True: the body gets a barrier per input and
+  /// releases the input's slot itself by arriving there.
+  bool manualConsumed = false;
   Obj computeContext;
   SourceRange range, specsRange;
   /// pltpu.emit_pipeline: TPU Refs and VMEM blocks; the body takes the
@@ -290,7 +293,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       spec.warpSpecialized ? b.getStringAttr(spec.wgAxis) : nullptr,
       spec.warpSpecialized ? b.getI64IntegerAttr(spec.numComputeWgs) : nullptr,
       spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryThread) : nullptr,
-      spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryRegisters) : nullptr);
+      spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryRegisters) : nullptr,
+      spec.manualConsumed ? b.getUnitAttr() : nullptr);
 
   // index_map: the block index of every operand at a step.
   std::vector<mlir::Type> gridTypes(spec.grid.size(), b.getI32Type());
@@ -360,9 +364,12 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     pk::ScopeYieldOp::create(b, el.loc(r), indices);
   }
 
-  // body: the step's indices, the blocks, the carry.
+  // body: the step's indices, the blocks, the inputs' consumed barriers
+  // (manual_consumed_barriers), the carry.
   std::vector<mlir::Type> argTypes = gridTypes;
   argTypes.insert(argTypes.end(), bodyTypes.begin(), bodyTypes.end());
+  size_t numConsumed = spec.manualConsumed ? numIns : 0;
+  argTypes.insert(argTypes.end(), numConsumed, op.consumedBarrierType());
   argTypes.insert(argTypes.end(), carryTypes.begin(), carryTypes.end());
   std::vector<mlir::Location> argLocs(argTypes.size(), el.loc(r));
   mlir::Block *body;
@@ -387,11 +394,17 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
               dtypes[i]),
           r);
     }
+    for (size_t i = 0; i < numConsumed; ++i)
+      bodyArgs.addPositional(
+          std::make_shared<SyncRefObj>(MgpuObject::Which::BarrierRef,
+                                       body->getArgument(spec.grid.size() + refObjs.size() + i)),
+          r);
     std::vector<Obj> carryIn;
     for (size_t c = 0; c < carryLeaves.size(); ++c) {
       auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
-      carryIn.push_back(el.arrays().wrap(body->getArgument(spec.grid.size() + refObjs.size() + c),
-                                         leaf.shape, leaf.dtype, leaf.weak));
+      carryIn.push_back(
+          el.arrays().wrap(body->getArgument(spec.grid.size() + refObjs.size() + numConsumed + c),
+                           leaf.shape, leaf.dtype, leaf.weak));
     }
     if (hasCarry) {
       size_t next = 0;
@@ -546,8 +559,13 @@ Obj emitPipeline(Elaborator &el, CallArgs &args, bool warpSpecialized) {
     if (spec->memoryThread != spec->numComputeWgs)
       el.fail(a.range(10), "the memory thread must be the last thread (memory_thread_idx=" +
                                std::to_string(spec->numComputeWgs) + "), as in Mosaic GPU");
-    if (el.truthy(a[11], a.range(11)))
-      el.fail(a.range(11), "manual_consumed_barriers=True is not supported yet");
+    spec->manualConsumed = el.truthy(a[11], a.range(11));
+    if (spec->manualConsumed)
+      for (const Obj &s : spec->inSpecs)
+        if (llvm::cast<BlockSpecObj>(*s).memorySpace == MemorySpace::GPUGlobal)
+          el.fail(llvm::cast<BlockSpecObj>(*s).range,
+                  "with manual_consumed_barriers=True every input is pipelined: an input left "
+                  "in GMEM has no slot to release");
     for (const Obj &s : spec->inSpecs)
       if (isNone(llvm::cast<BlockSpecObj>(*s).indexMap))
         el.fail(llvm::cast<BlockSpecObj>(*s).range,
