@@ -488,6 +488,11 @@ def bench_matmul_mgpu(pk, triton, repeat, n):
     rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
     launch = pk.kernel(f"{pk.dir}/matmul_mgpu.json", f"matmul_{n}").bind(x, y, out)
     attempt(rows, "pkc", lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    # JAX's hopper_matmul_mgpu.py, imported unchanged (matmul_jax_hopper.pk):
+    # persistent, warp-specialized, TMA epilogue.
+    jh = pk.kernel(f"{pk.dir}/matmul_jax_hopper.json", f"matmul_{n}").bind(x, y, out)
+    attempt(rows, "pkc, JAX's hopper matmul", lambda: time_gpu(jh, repeat),
+            lambda: (jh(), close(out, ref, 5e-2)))
     t = triton["matmul"](x, y, out) if triton else None
     attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, ref, 5e-2)))
     report(f"matmul bf16 {n}^3, Mosaic GPU style (TMA + wgmma)", "TFLOP/s", 2 * n ** 3, rows, "torch")
@@ -579,6 +584,14 @@ def bench_attention_pallas(pk, triton, repeat, causal):
     # JAX's op itself (attention_jax_op.pk imports it unchanged).
     op = pk.kernel(f"{pk.dir}/attention_jax_op.json", "mha_jax" + export[3:]).bind(q, k, v, out)
     attempt(rows, "pkc, JAX's op", lambda: time_gpu(op, repeat), lambda: (op(), close(out, ref, 5e-2)))
+    # JAX's Mosaic GPU FlashAttention 3 (attention_fa3.pk imports
+    # attention_mgpu.py unchanged): float16, and Q scaled beforehand as the
+    # module does not scale Q K^T.
+    q16, k16, v16 = (q * d ** -0.5).half(), k.half(), v.half()
+    out16 = torch.empty_like(q16)
+    fa3 = pk.kernel(f"{pk.dir}/attention_fa3.json", "fa3" + export[3:]).bind(q16, k16, v16, out16)
+    attempt(rows, "pkc, JAX's FA3 (f16)", lambda: time_gpu(fa3, repeat),
+            lambda: (fa3(), close(out16, ref, 5e-2)))
     flat = lambda x: heads_first(x).reshape(b * h, t, d).contiguous()
     tq, tk, tv, t_out = flat(q), flat(k), flat(v), torch.empty(b * h, t, d, device="cuda",
                                                                 dtype=torch.bfloat16)

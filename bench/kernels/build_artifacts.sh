@@ -37,6 +37,12 @@ mkdir -p "$out/f32" "$out/f32_k8192"
 # The Mosaic GPU style matmul (TMA, wgmma): sm_90a only.
 "$pkc" compile "$root/bench/kernels/matmul_mgpu.pk" --target=cuda:sm_90a -o "$out"
 "$pkc" compile "$root/bench/kernels/attention_mgpu.pk" --target=cuda:sm_90a -o "$out"
+# JAX's Mosaic GPU Hopper matmul and FlashAttention 3 themselves, imported
+# unchanged.
+"$pkc" compile "$root/bench/kernels/matmul_jax_hopper.pk" -I "$root/tests/pallas/real" \
+  --target=cuda:sm_90a -o "$out"
+"$pkc" compile "$root/bench/kernels/attention_fa3.pk" -I "$root/tests/pallas/real" \
+  --target=cuda:sm_90a -o "$out"
 # The sweep: other block shapes, stages and warps of the Pallas-style
 # matmul at 8192^3 (bench.py --only sweep), one directory each.
 for config in "128 128 64 4 8" "128 128 64 3 8" "128 128 64 5 8" "128 128 32 3 8" \

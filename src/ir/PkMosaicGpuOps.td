@@ -598,6 +598,12 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     /// The type of the body's consumed barriers (manual_consumed_barriers):
     /// one barrier, num_compute_wgs arrivals.
     ::pk::BarrierType consumedBarrierType();
+    /// The unit attribute the front end puts on the scf.if in which the
+    /// compute threads run a warp-specialized pipeline: the memory
+    /// thread's copies go right before it.
+    static ::llvm::StringRef getWarpSpecializedBranchAttrName() {
+      return "pk.warp_specialized_branch";
+    }
     /// How many body arguments are consumed barriers.
     size_t getNumConsumedBarriers() {
       return getManualConsumedBarriers() ? getNumIns() : 0;

@@ -279,3 +279,52 @@ TEST(Layout, WgmmaRegisterOperandAFollowsThePtxIsa) {
 }
 
 } // namespace
+
+namespace {
+
+// A 64 x 64 tile of a 128 x 128 wgmma accumulator on one warpgroup: each
+// thread's registers of the tile are a subset of its registers of the
+// whole, at the same (lane, warp) and the same place within the tile. The
+// rows beyond 64 and the columns beyond 64 are register bits (the second
+// 64-row slice, the n8 blocks 8 to 15), so the slice moves nothing; the
+// hand-worked picks follow "Register Fragments: wgmma D".
+TEST(Layout, RegisterSliceKeepsAThreadsRegisters) {
+  Layout whole = Layout::wgmmaAccumulator(128, 128, 4);
+  std::optional<Layout> tile = whole.registerSlice({64, 64}, {64, 64}, {128, 128});
+  ASSERT_TRUE(tile.has_value());
+  EXPECT_TRUE(tile->isValid());
+  EXPECT_EQ(tile->shape, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(tile->numRegisters(), whole.numRegisters() / 4);
+  // Every element of the tile is held by the same thread as in the whole.
+  std::map<std::vector<int64_t>, std::pair<unsigned, unsigned>> owner;
+  for (int64_t k = 0; k < whole.numRegisters(); ++k)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned warp = 0; warp < 4; ++warp)
+        owner[whole.coordinate(k, lane, warp)] = {lane, warp};
+  for (int64_t k = 0; k < tile->numRegisters(); ++k)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned warp = 0; warp < 4; ++warp) {
+        std::vector<int64_t> c = tile->coordinate(k, lane, warp);
+        std::vector<int64_t> in{c[0] + 64, c[1] + 64};
+        EXPECT_EQ(owner[in], std::make_pair(lane, warp)) << "register " << k;
+      }
+  // Lane 5 (group 1, quad 1) of warp 2 holds tile element (32 + 1, 2 + 0)
+  // in its register 0: row 16 * 2 + 5 / 4, column 2 * (5 % 4).
+  EXPECT_EQ(tile->coordinate(0, 5, 2), (std::vector<int64_t>{33, 2}));
+}
+
+TEST(Layout, RegisterSliceRefusesWhatMoves) {
+  Layout whole = Layout::wgmmaAccumulator(128, 128, 4);
+  // A start that is not a multiple of the size, or a size that is not a
+  // power of two, does not pick whole registers.
+  EXPECT_FALSE(whole.registerSlice({32, 0}, {64, 128}, {128, 128}).has_value());
+  EXPECT_FALSE(whole.registerSlice({0, 0}, {96, 128}, {128, 128}).has_value());
+  // Columns 0-3 of every row: column bit 2 is a lane bit.
+  EXPECT_FALSE(whole.registerSlice({0, 0}, {128, 4}, {128, 128}).has_value());
+  // Rows 0-31: row bit 5 is a warp bit.
+  EXPECT_FALSE(whole.registerSlice({0, 0}, {32, 128}, {128, 128}).has_value());
+  // An unsliced value is itself.
+  EXPECT_EQ(*whole.registerSlice({0, 0}, {128, 128}, {128, 128}), whole);
+}
+
+} // namespace

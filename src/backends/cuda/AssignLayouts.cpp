@@ -433,7 +433,21 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
       setLayout(result, *layoutOf(operand.getType()));
     return success();
   }
-  if (llvm::isa<pk::SliceOp, pk::ConcatenateOp>(op)) {
+  if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
+    // A slice that picks whole registers (a 64 x 64 epilogue tile of a
+    // wgmma accumulator) keeps them where they are.
+    auto from = llvm::cast<RankedTensorType>(slice.getOperand().getType());
+    auto to = llvm::cast<RankedTensorType>(slice.getType());
+    if (llvm::all_of(slice.getStrides(), [](int64_t s) { return s == 1; }))
+      if (std::optional<Layout> picked = layoutOf(from)->registerSlice(
+              slice.getStartIndices(), to.getShape(), from.getShape())) {
+        setLayout(slice.getResult(), *picked);
+        return success();
+      }
+    setLayout(slice.getResult(), blocked(to));
+    return success();
+  }
+  if (llvm::isa<pk::ConcatenateOp>(op)) {
     setLayout(op->getResult(0), blocked(op->getResult(0).getType()));
     return success();
   }

@@ -52,9 +52,9 @@ struct RefInfo {
 /// An array of mbarriers (pkgpu.barrier_alloc).
 struct BarrierInfo {
   int64_t offset = 0;       ///< byte offset of the first mbarrier
-  int64_t parityOffset = 0; ///< byte offset of the threads' parity words
+  int64_t parityOffset = 0; ///< byte offset of the warps' parity words
   llvm::SmallVector<int64_t> shape;
-  int64_t ctaThreads = 0;
+  int64_t ctaWarps = 0;
 };
 
 class Emitter {

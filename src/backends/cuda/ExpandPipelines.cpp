@@ -403,12 +403,20 @@ LogicalResult PipelineExpander::expand() {
 
 LogicalResult PipelineExpander::expandWarpSpecialized() {
   // The memory thread never reaches the op (the program runs it in the
-  // compute threads): its loop goes before the outermost op holding the
-  // pipeline that every thread runs, and the slots around both.
+  // compute threads): its loop goes right before the branch the front end
+  // made for the compute threads at the pipeline's call, which every
+  // thread reaches (inside a persistent kernel's loop over tiles, too);
+  // without one, before the outermost op holding the pipeline that every
+  // thread runs. The slots go around both.
   Operation *anchor = op;
-  while (anchor->getParentOp() &&
-         !llvm::isa<pk::RunScopedOp, pk::MeshKernelOp>(anchor->getParentOp()))
+  while (anchor && !anchor->hasAttr(pk::PipelineOp::getWarpSpecializedBranchAttrName()))
     anchor = anchor->getParentOp();
+  if (!anchor) {
+    anchor = op;
+    while (anchor->getParentOp() &&
+           !llvm::isa<pk::RunScopedOp, pk::MeshKernelOp>(anchor->getParentOp()))
+      anchor = anchor->getParentOp();
+  }
   auto mesh = op->getParentOfType<pk::MeshKernelOp>();
   if (!anchor->getParentOp() || !mesh || !mesh.getThreadName() || anchor->getNumResults() != 0)
     return op.emitError("plgpu.emit_pipeline_warp_specialized needs a kernel with a thread axis");
@@ -437,6 +445,17 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
                         "thread, so its operands and index maps may use only values the whole "
                         "kernel computes before the pipeline's branch, or arithmetic and Ref views "
                         "of them");
+  // The compute threads take the registers the memory thread gives up, as
+  // JAX's emit_pipeline_warp_specialized does: (512 - memory) / compute
+  // warpgroups, at most 256, a multiple of 8.
+  auto branch = llvm::dyn_cast<scf::IfOp>(anchor);
+  if (std::optional<int64_t> registers = op.getMemoryRegisters();
+      registers && branch && anchor->hasAttr(pk::PipelineOp::getWarpSpecializedBranchAttrName())) {
+    int64_t compute = std::min<int64_t>(256, (512 - *registers) / *op.getNumComputeWgs()) / 8 * 8;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    pk::SetMaxRegistersOp::create(b, loc, b.getI64IntegerAttr(compute), b.getUnitAttr());
+  }
   b.setInsertionPoint(anchor);
   auto scope = pk::RunScopedOp::create(b, loc, TypeRange{}, b.getStrArrayAttr({*mesh.getThreadName()}),
                                        ArrayAttr());

@@ -155,6 +155,27 @@ Layout Layout::reduced(llvm::ArrayRef<int64_t> axes) const {
   return out;
 }
 
+std::optional<Layout> Layout::registerSlice(llvm::ArrayRef<int64_t> starts,
+                                            llvm::ArrayRef<int64_t> sizes,
+                                            llvm::ArrayRef<int64_t> logicalShape) const {
+  Layout out = *this;
+  for (unsigned d = 0; d < rank(); ++d) {
+    if (sizes[d] == logicalShape[d])
+      continue;
+    int64_t size = sizes[d];
+    if (size <= 0 || (size & (size - 1)) || starts[d] % size || logicalShape[d] != shape[d])
+      return std::nullopt;
+    int first = static_cast<int>(log2Exact(size));
+    for (int b = first; b < static_cast<int>(log2Exact(shape[d])); ++b)
+      if (registerBit({static_cast<int>(d), b}) < 0)
+        return std::nullopt;
+    out.shape[d] = size;
+    llvm::erase_if(out.regs,
+                   [&](const Basis &r) { return r.dim == static_cast<int>(d) && r.bit >= first; });
+  }
+  return out;
+}
+
 Layout Layout::transposed(llvm::ArrayRef<int64_t> permutation) const {
   std::vector<int> inverse(rank());
   Layout out;

@@ -75,6 +75,15 @@ public:
   /// dimensions removed; their register bits disappear and their lane and
   /// warp bits become broadcasts.
   Layout reduced(llvm::ArrayRef<int64_t> axes) const;
+  /// The layout of the slice [starts, starts + sizes) of a value of
+  /// `logicalShape` in this layout when the slice is a choice of each
+  /// thread's registers: along every cut dimension the size is a power of
+  /// two, the start a multiple of it, the dimension unpadded, and the
+  /// coordinate bits from log2(size) up are register bits (a wgmma
+  /// accumulator's 64-row tiles and 8-column blocks). Those register bits
+  /// go; nothing moves. nullopt otherwise.
+  std::optional<Layout> registerSlice(llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> sizes,
+                                      llvm::ArrayRef<int64_t> logicalShape) const;
   /// The layout of a transpose: result dimension i is source dimension
   /// permutation[i]. No data moves.
   Layout transposed(llvm::ArrayRef<int64_t> permutation) const;

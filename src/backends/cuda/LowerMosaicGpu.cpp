@@ -65,9 +65,14 @@ Value pointerAt(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
 
 struct BarrierAt {
   Value barrier; ///< !llvm.ptr<3> to the mbarrier
-  Value parity;  ///< !llvm.ptr<3> to the thread's parity word for it
+  Value parity;  ///< !llvm.ptr<3> to the warp's parity word for it
   Value bit;     ///< i32: the barrier's bit in that word
 };
+
+/// The executing warp's index in the CTA.
+Value ctaWarp(Emitter &e) {
+  return arith::DivUIOp::create(e.b, e.loc, e.ctaThreadId(), e.index(32));
+}
 
 BarrierAt barrierAt(Emitter &e, Value barrier, ValueRange indices) {
   const BarrierInfo &info = e.barriers.at(barrier.getAsOpaquePointer());
@@ -76,7 +81,7 @@ BarrierAt barrierAt(Emitter &e, Value barrier, ValueRange indices) {
   at.barrier = e.sharedPointer(e.index(info.offset), e.b.getI64Type(), linear);
   Value word = arith::DivUIOp::create(e.b, e.loc, linear, e.index(32));
   Value slot = arith::AddIOp::create(
-      e.b, e.loc, arith::MulIOp::create(e.b, e.loc, word, e.index(info.ctaThreads)), e.ctaThreadId());
+      e.b, e.loc, arith::MulIOp::create(e.b, e.loc, word, e.index(info.ctaWarps)), ctaWarp(e));
   at.parity = e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot);
   at.bit = i32Of(e, arith::RemUIOp::create(e.b, e.loc, linear, e.index(32)));
   return at;
@@ -94,14 +99,30 @@ LogicalResult lowerBarrierArrive(Emitter &e, pk::BarrierArriveOp op) {
   return success();
 }
 
+/// Whether the executing thread is lane 0 of its warp.
+Value isFirstLane(Emitter &e) {
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.laneId(), e.index(0));
+}
+
+/// A Pallas thread (a warpgroup) waits as a whole, so each warp keeps one
+/// parity bit per barrier: lane 0 reads the word and hands it to the warp
+/// (shfl.sync, which every lane passes together), and after the wait
+/// writes it flipped. Only lane 0 touches the word.
 LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
   BarrierAt at = barrierAt(e, op.getBarrier(), op.getIndices());
-  Value word = LLVM::LoadOp::create(e.b, e.loc, e.b.getI32Type(), at.parity);
+  Value first = isFirstLane(e);
+  Value read = e.guardedValue(
+      first, e.b.getI32Type(),
+      [&] { return LLVM::LoadOp::create(e.b, e.loc, e.b.getI32Type(), at.parity).getResult(); },
+      e.i32(0));
+  Value word = ::mlir::gpu::ShuffleOp::create(e.b, e.loc, read, e.i32(0), e.i32(32),
+                                              ::mlir::gpu::ShuffleMode::IDX)
+                   .getShuffleResult();
   Value one = e.i32(1);
   Value parity = arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), one);
   async::mbarrierWait(e.b, e.loc, at.barrier, parity);
   Value flipped = arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, one, at.bit));
-  LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity);
+  e.guarded(first, [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
   return success();
 }
 
@@ -371,15 +392,17 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
   info.offset = static_cast<int64_t>(op.getOffset());
   info.parityOffset = static_cast<int64_t>(op.getParityOffset());
   info.shape.assign(type.getShape().begin(), type.getShape().end());
-  info.ctaThreads = 32 * e.numWarps * std::max(1u, e.warpgroups);
+  info.ctaWarps = e.numWarps * std::max(1u, e.warpgroups);
   e.barriers[op.getResult().getAsOpaquePointer()] = info;
   int64_t count = type.getNumBarriers(), words = (count + 31) / 32;
-  // Every thread starts waiting for phase 0 of each barrier.
-  for (int64_t w = 0; w < words; ++w) {
-    Value slot = arith::AddIOp::create(e.b, e.loc, e.index(w * info.ctaThreads), e.ctaThreadId());
-    LLVM::StoreOp::create(e.b, e.loc, e.i32(0),
-                          e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot));
-  }
+  // Every warp starts waiting for phase 0 of each barrier.
+  e.guarded(isFirstLane(e), [&] {
+    for (int64_t w = 0; w < words; ++w) {
+      Value slot = arith::AddIOp::create(e.b, e.loc, e.index(w * info.ctaWarps), ctaWarp(e));
+      LLVM::StoreOp::create(e.b, e.loc, e.i32(0),
+                            e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot));
+    }
+  });
   Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
   e.guarded(first, [&] {
     auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(count), e.index(1));

@@ -192,6 +192,37 @@ LogicalResult lowerSlice(Emitter &e, pk::SliceOp op) {
   auto from = llvm::cast<RankedTensorType>(op.getOperand().getType());
   auto to = llvm::cast<RankedTensorType>(op.getType());
   Type element = to.getElementType();
+  // Whole registers (AssignLayouts chose Layout::registerSlice): register
+  // k of the result is the source register whose kept bits are k's and
+  // whose dropped bits are the start's.
+  Layout source = *layoutOf(from), result = *layoutOf(to);
+  if (std::optional<Layout> picked =
+          source.registerSlice(op.getStartIndices(), to.getShape(), from.getShape());
+      picked && *picked == result &&
+      llvm::all_of(op.getStrides(), [](int64_t s) { return s == 1; })) {
+    int64_t fixed = 0;
+    SmallVector<int> kept;
+    for (auto [position, basis] : llvm::enumerate(source.regs)) {
+      if (result.registerBit(basis) >= 0 || basis.isNone()) {
+        kept.push_back(static_cast<int>(position));
+        continue;
+      }
+      if ((op.getStartIndices()[basis.dim] >> basis.bit) & 1)
+        fixed |= int64_t(1) << position;
+    }
+    SmallVector<int64_t> mask;
+    for (int64_t k = 0; k < result.numRegisters(); ++k) {
+      int64_t index = fixed;
+      for (auto [bit, position] : llvm::enumerate(kept))
+        if ((k >> bit) & 1)
+          index |= int64_t(1) << position;
+      mask.push_back(index);
+    }
+    Value registers = e.values.lookup(op.getOperand());
+    e.values.map(op.getResult(),
+                 vector::ShuffleOp::create(e.b, e.loc, registers, registers, mask).getResult());
+    return success();
+  }
   Emitter::Exchange exchange = e.beginSharedExchange(from.getNumElements(), element,
                                                      hasPadding(*layoutOf(from), from.getShape()));
   writeShared(

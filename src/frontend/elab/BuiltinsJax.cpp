@@ -202,6 +202,37 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
                   " runs on devices at run time, outside the kernels pkc compiles";
     n.members[part] = opaque;
   }
+  // The device a kernel will run on is not known ahead of time. Programs
+  // that size a persistent grid by it (JAX's hopper_matmul_mgpu.py:
+  // `get_abstract_mesh().abstract_device`, else the default device's
+  // `core_count`) see no abstract mesh and an H100 SXM / H200: 132 SMs.
+  // The grid still runs anywhere; it fits those devices exactly.
+  auto device = std::make_shared<NamespaceObj>("jax.Device");
+  device->members["core_count"] = makeInt(132);
+  device->members["num_cores"] = makeInt(132);
+  device->members["platform"] = makeStr("gpu");
+  device->members["device_kind"] = makeStr("NVIDIA H100 80GB HBM3");
+  device->members["id"] = makeInt(0);
+  auto backend = std::make_shared<NamespaceObj>("jax.extend.backend");
+  backend->members["get_default_device"] = builtin("jax.extend.backend.get_default_device",
+                                                   [device](Elaborator &el, CallArgs &args) -> Obj {
+                                                     el.bind(args, {});
+                                                     return device;
+                                                   });
+  auto extend = std::make_shared<NamespaceObj>("jax.extend");
+  extend->members["backend"] = backend;
+  n.members["extend"] = extend;
+  auto *sharding = llvm::cast<NamespaceObj>(n.members["sharding"].get());
+  sharding->members["get_abstract_mesh"] =
+      builtin("jax.sharding.get_abstract_mesh", [](Elaborator &el, CallArgs &args) -> Obj {
+        el.bind(args, {});
+        auto mesh = std::make_shared<NamespaceObj>("jax.sharding.AbstractMesh");
+        mesh->members["abstract_device"] = none();
+        mesh->members["empty"] = makeBool(true);
+        mesh->members["axis_names"] = makeTuple({});
+        mesh->members["size"] = makeInt(1);
+        return mesh;
+      });
   n.members["tree"] = makeTreeNamespace("jax.tree", /*prefixed=*/false);
   // jax.block_until_ready(x) waits for x and returns it: in an export, whose
   // steps run in order, it is x.

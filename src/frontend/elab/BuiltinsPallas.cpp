@@ -617,6 +617,10 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax._src.lib"] = jaxLib;
   m["jax._src.lib.cuda_versions"] = cudaVersions;
   m["jax"] = makeJaxNamespace(el, m);
+  auto &jax = llvm::cast<NamespaceObj>(*m["jax"]);
+  m["jax.extend"] = jax.members["extend"];
+  m["jax.extend.backend"] = llvm::cast<NamespaceObj>(*jax.members["extend"]).members["backend"];
+  m["jax.sharding"] = jax.members["sharding"];
 
   auto functools = std::make_shared<NamespaceObj>("functools");
   define(*functools, "partial", [](Elaborator &el, CallArgs &args) -> Obj {

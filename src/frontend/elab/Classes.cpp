@@ -222,11 +222,13 @@ void Elaborator::execClassDef(const ast::ClassDefStmt &s) {
       } else if (c->builtinBase == "enum.Enum" || c->builtinBase == "enum.IntEnum" ||
                  c->builtinBase == "enum.StrEnum" || c->builtinBase == "enum.Flag") {
         cls->isEnum = true;
+        cls->isIntEnum |= c->builtinBase == "enum.IntEnum";
       } else {
         if (c->isNamedTuple)
           cls->isNamedTuple = true;
         if (c->isEnum)
           cls->isEnum = true;
+        cls->isIntEnum |= c->isIntEnum;
         cls->bases.push_back(c);
       }
       continue;

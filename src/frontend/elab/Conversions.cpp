@@ -13,6 +13,10 @@ std::optional<int64_t> Elaborator::staticInt(const Obj &o) {
     return i->value;
   if (auto *bo = llvm::dyn_cast<BoolObj>(o.get()))
     return bo->value ? 1 : 0;
+  // A member of an enum.IntEnum is an int (MatmulDimension.N as minor_dim).
+  if (auto *member = llvm::dyn_cast<InstanceObj>(o.get()); member && member->cls->isIntEnum)
+    if (auto *i = llvm::dyn_cast_or_null<IntObj>(member->get("value").get()))
+      return i->value;
   return std::nullopt;
 }
 

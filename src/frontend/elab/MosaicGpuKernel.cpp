@@ -356,7 +356,13 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
             "the inputs of a plgpu.kernel are positional, got keyword argument '" +
                 args.keywords[0].first + "'");
   std::vector<KernelOperand> inputs, outputs;
+  // A None input is an empty pytree, as in JAX: the kernel gets None for
+  // its Ref (JAX's hopper_matmul_mgpu.py passes c=None without a C term).
+  std::vector<bool> inputAbsent;
   for (size_t i = 0; i < args.positional.size(); ++i) {
+    inputAbsent.push_back(isNone(args.positional[i]));
+    if (inputAbsent.back())
+      continue;
     auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
     if (!array)
       el.fail(args.rangeOf(i), "plgpu.kernel inputs must be arrays (export parameters or results "
@@ -412,8 +418,10 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
   pk::MeshKernelOp op = meshKernel(
       el, k.mesh, k.name, inputs, outputs, {}, kernelParams(el, k.compilerParams, k.range), k.range,
       [&](const std::vector<std::shared_ptr<RefObj>> &refs) {
-        std::vector<Obj> positional(refs.begin(), refs.begin() + inputs.size());
-        size_t next = inputs.size();
+        std::vector<Obj> positional;
+        size_t next = 0;
+        for (bool none_ : inputAbsent)
+          positional.push_back(none_ ? none() : Obj(refs[next++]));
         for (bool none_ : absent)
           positional.push_back(none_ ? none() : Obj(refs[next++]));
         auto run = [&](const Obj &scratchRefs) {

@@ -14,6 +14,7 @@
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 #include "ir/SmemTransforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "support/ShapeText.h"
 
 namespace pk::elab {
@@ -273,11 +274,21 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
   bool hasCarry = carry != nullptr;
   if (hasCarry)
     carryDef = flatten(carry, carryLeaves);
+  // Values are carried from step to step; a Ref in the carry (the wgmma
+  // accumulator JAX's hopper_matmul_mgpu.py threads through) is the same
+  // Ref at every step and passes through. carried[c]: leaf c's place
+  // among the carried values, or -1.
   std::vector<mlir::Value> inits;
   std::vector<mlir::Type> carryTypes;
+  std::vector<int> carried;
   for (Obj &leaf : carryLeaves) {
+    if (llvm::isa<RefObj, SyncRefObj>(leaf.get())) {
+      carried.push_back(-1);
+      continue;
+    }
     ArrayPtr a = el.arrays().toArray(leaf, r);
     leaf = a;
+    carried.push_back(static_cast<int>(inits.size()));
     inits.push_back(a->value);
     carryTypes.push_back(a->value.getType());
   }
@@ -401,10 +412,14 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
           r);
     std::vector<Obj> carryIn;
     for (size_t c = 0; c < carryLeaves.size(); ++c) {
+      if (carried[c] < 0) {
+        carryIn.push_back(carryLeaves[c]);
+        continue;
+      }
       auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
-      carryIn.push_back(
-          el.arrays().wrap(body->getArgument(spec.grid.size() + refObjs.size() + numConsumed + c),
-                           leaf.shape, leaf.dtype, leaf.weak));
+      carryIn.push_back(el.arrays().wrap(
+          body->getArgument(spec.grid.size() + refObjs.size() + numConsumed + carried[c]),
+          leaf.shape, leaf.dtype, leaf.weak));
     }
     if (hasCarry) {
       size_t next = 0;
@@ -420,6 +435,12 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
                    "initial one (got " +
                        repr(*next) + ")");
       for (size_t c = 0; c < nextLeaves.size(); ++c) {
+        if (carried[c] < 0) {
+          if (nextLeaves[c] != carryLeaves[c])
+            el.fail(r, "the pipeline body must return the carry's Refs themselves (got " +
+                           repr(*nextLeaves[c]) + " for " + repr(*carryLeaves[c]) + ")");
+          continue;
+        }
         auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
         ArrayPtr a = el.arrays().toArray(nextLeaves[c], r, JaxType{leaf.dtype, leaf.weak});
         if (a->shape != leaf.shape || a->dtype != leaf.dtype)
@@ -434,9 +455,14 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
   if (!hasCarry)
     return none();
   for (size_t c = 0; c < carryLeaves.size(); ++c) {
+    if (carried[c] < 0) {
+      finals.push_back(carryLeaves[c]);
+      continue;
+    }
     auto &leaf = llvm::cast<ArrayObj>(*carryLeaves[c]);
-    finals.push_back(el.arrays().wrap(op.getResult(c), leaf.shape, leaf.dtype, leaf.weak));
+    finals.push_back(el.arrays().wrap(op.getResult(carried[c]), leaf.shape, leaf.dtype, leaf.weak));
   }
+
   size_t next = 0;
   return unflatten(carryDef, finals, next);
 }
@@ -513,7 +539,14 @@ Obj pipelineFunction(const std::shared_ptr<PipelineSpec> &spec) {
           el.call(spec->computeContext, ctxArgs);
           return none();
         });
+    // The branch is where the memory thread's copies go (ExpandPipelines):
+    // every thread of the kernel reaches this call, as in Mosaic GPU.
+    mlir::Block *block = el.builder().getInsertionBlock();
     el.when(isCompute, computeBody, r);
+    if (!block->empty())
+      if (auto branch = llvm::dyn_cast<mlir::scf::IfOp>(block->back()))
+        branch->setAttr(pk::PipelineOp::getWarpSpecializedBranchAttrName(),
+                        el.builder().getUnitAttr());
     return none();
   };
   auto callable = std::make_shared<CallableObj>("pipeline", fn);
@@ -670,6 +703,53 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
       });
 }
 
+/// plgpu.planar_snake(lin_idx, shape, minor_dim, tile_width): the grid
+/// order of JAX's helpers.py that keeps neighbouring steps on neighbouring
+/// tiles. The minor dimension is cut into strips of `tile_width`; within a
+/// strip the index runs along the minor dimension first, and every other
+/// strip walks the major dimension backwards. A last, narrower strip takes
+/// what is left. `shape` is static here.
+Obj planarSnake(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"lin_idx"}, {"shape"}, {"minor_dim"}, {"tile_width"}});
+  SourceRange r = args.range;
+  std::vector<int64_t> shape = el.toShape(a[1], a.range(1), "shape");
+  if (shape.size() != 2)
+    el.fail(a.range(1), "plgpu.planar_snake walks a 2-D shape, got " + shapeText(shape));
+  int64_t minorDim = el.toInt(a[2], a.range(2), "minor_dim");
+  if (minorDim != 0 && minorDim != 1)
+    el.fail(a.range(2), "minor_dim must be 0 or 1, got " + std::to_string(minorDim));
+  int64_t width = el.toInt(a[3], a.range(3), "tile_width");
+  if (width <= 0)
+    el.fail(a.range(3), "tile_width must be positive, got " + std::to_string(width));
+  int64_t major = shape[1 - minorDim], minor = shape[minorDim];
+  auto op = [&](ast::BinaryOp kind, const Obj &x, int64_t y) {
+    return binaryOperator(el, kind, x, makeInt(y), r);
+  };
+  Obj lin = el.arrays().cast(el.arrays().toArray(a[0], a.range(0)), DType::I32, r);
+  Obj minorTile = op(ast::BinaryOp::FloorDiv, lin, width * major);
+  Obj evenTile =
+      compareOperator(el, ast::CompareOp::Eq, op(ast::BinaryOp::Mod, minorTile, 2), makeInt(0), r);
+  // The (minor, major) coordinates of `index` within a strip `w` wide.
+  auto coordinates = [&](const Obj &index, int64_t w) -> std::pair<Obj, Obj> {
+    Obj minorWithin = op(ast::BinaryOp::Mod, index, w);
+    Obj majorWithin = op(ast::BinaryOp::Mod, op(ast::BinaryOp::FloorDiv, index, w), major);
+    Obj minorAt = binaryOperator(el, ast::BinaryOp::Add, op(ast::BinaryOp::Mul, minorTile, width),
+                                 minorWithin, r);
+    Obj backwards = binaryOperator(el, ast::BinaryOp::Sub, makeInt(major - 1), majorWithin, r);
+    return {minorAt, el.arrays().where(evenTile, majorWithin, backwards, r)};
+  };
+  int64_t fullTiles = minor / width, fullElements = fullTiles * width * major;
+  auto [minorAt, majorAt] = coordinates(lin, width);
+  if (fullTiles * width != minor) {
+    auto [restMinor, restMajor] =
+        coordinates(op(ast::BinaryOp::Sub, lin, fullElements), minor - fullTiles * width);
+    Obj full = compareOperator(el, ast::CompareOp::Lt, lin, makeInt(fullElements), r);
+    minorAt = el.arrays().where(full, minorAt, restMinor, r);
+    majorAt = el.arrays().where(full, majorAt, restMajor, r);
+  }
+  return minorDim == 0 ? makeTuple({minorAt, majorAt}) : makeTuple({majorAt, minorAt});
+}
+
 /// pltpu.emit_pipeline(body, *, grid, in_specs, out_specs, ...).
 Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"body"},
@@ -705,6 +785,7 @@ void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &n) {
   define(n, "emit_pipeline_warp_specialized",
          [](Elaborator &el, CallArgs &args) { return emitPipeline(el, args, true); });
   define(n, "nd_loop", ndLoop);
+  define(n, "planar_snake", planarSnake);
   n.members["NDLoopInfo"] =
       std::make_shared<BuiltinObj>("plgpu.NDLoopInfo", [](Elaborator &el, CallArgs &args) -> Obj {
         el.fail(args.range, "plgpu.NDLoopInfo is made by plgpu.nd_loop, not called");

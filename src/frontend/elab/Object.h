@@ -512,6 +512,7 @@ struct ClassObj : Object {
   bool isNamedTuple = false;
   bool isDataclass = false;
   bool isEnum = false;
+  bool isIntEnum = false; ///< an enum.IntEnum: its members are ints too
   bool frozen = false;
   bool kwOnlyFromHere = false; ///< a `_: KW_ONLY` line was seen in the body
   std::string builtinBase; ///< "Exception", "object", ... for builtin bases
