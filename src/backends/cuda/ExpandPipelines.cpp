@@ -19,6 +19,13 @@
 // once, from the last step's slot, after the loop, which then waits for
 // every store.
 //
+// A warp-specialized pipeline (emit_pipeline_warp_specialized) gives the
+// copies to its memory thread: a loop of its own right before the branch
+// in which the compute threads run the pipeline (the front end marks it),
+// waiting for the compute threads to release each slot, after the body
+// or, with manual_consumed_barriers, where the body arrives at the
+// input's consumed barrier.
+//
 // Not expanded yet, and rejected by name: outputs of warp-specialized
 // pipelines or of kernels with several Pallas threads, and block
 // dimensions other than blocked or squeezed.
@@ -432,8 +439,11 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
         local |= failed(hoist(v, anchor));
   });
   // A consumed barrier is one slot of an array here: arrivals are all the
-  // body may do with it.
+  // body may do with it; and every input has slots to release.
   Block &body = op.getBody().front();
+  if (op.getNumConsumedBarriers() && op.getNumConsumedBarriers() != pipelined.size())
+    return op.emitError("with manual_consumed_barriers every input of the pipeline must be "
+                        "pipelined (an input left in GMEM has no slot to release)");
   for (size_t p = 0; p < op.getNumConsumedBarriers(); ++p)
     for (Operation *user :
          body.getArgument(op.getGrid().size() + op.getRefs().size() + p).getUsers())
