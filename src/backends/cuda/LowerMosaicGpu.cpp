@@ -38,6 +38,11 @@ Value isFirstThread(Emitter &e) {
   return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
 }
 
+/// Whether the executing thread is lane 0 of its warp.
+Value isFirstLane(Emitter &e) {
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.laneId(), e.index(0));
+}
+
 /// The index of `indices` in a row-major array of `shape`.
 Value linearOf(Emitter &e, ValueRange indices, ArrayRef<int64_t> shape) {
   SmallVector<Value> c;
@@ -97,11 +102,6 @@ void arriveOnce(Emitter &e, Value barrier) {
 LogicalResult lowerBarrierArrive(Emitter &e, pk::BarrierArriveOp op) {
   arriveOnce(e, barrierAt(e, op.getBarrier(), op.getIndices()).barrier);
   return success();
-}
-
-/// Whether the executing thread is lane 0 of its warp.
-Value isFirstLane(Emitter &e) {
-  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.laneId(), e.index(0));
 }
 
 /// A Pallas thread (a warpgroup) waits as a whole, so each warp keeps one

@@ -190,6 +190,28 @@ Value addOffset(OpBuilder &b, Location loc, Value descriptor, uint64_t bytes) {
   return arith::AddIOp::create(b, loc, descriptor, i64Constant(b, loc, bytes >> 4));
 }
 
+/// Constraints of `count` outputs of kind `kind` ("f", "r") each tied to
+/// the input at the same position: "=f,=f,...,0,1,...".
+std::string tiedConstraints(size_t count, const char *kind) {
+  std::string constraints;
+  for (size_t i = 0; i < count; ++i)
+    constraints += std::string(i ? ",=" : "=") + kind;
+  for (size_t i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  return constraints;
+}
+
+/// Inline assembly LLVM must keep in place and in order with the other
+/// side effects (the fence, the wgmma ops, their commit and wait).
+Value orderedAsm(OpBuilder &b, Location loc, Type result, ValueRange operands, StringRef text,
+                 StringRef constraints) {
+  return LLVM::InlineAsmOp::create(b, loc, result, operands, text, constraints,
+                                   /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+      .getRes();
+}
+
 /// `registers` (all f32 or all 32-bit integers) passed through an empty
 /// inline asm that ties each to a result: LLVM cannot move a read of the
 /// results above the asm or a write of them below it (what CUTLASS's
@@ -197,18 +219,10 @@ Value addOffset(OpBuilder &b, Location loc, Value descriptor, uint64_t bytes) {
 SmallVector<Value> tieRegisters(OpBuilder &b, Location loc, ArrayRef<Value> registers) {
   size_t count = registers.size();
   Type element = registers.front().getType();
-  std::string constraints;
-  for (size_t i = 0; i < count; ++i)
-    constraints += std::string(i ? "," : "") + (element.isF32() ? "=f" : "=r");
-  for (size_t i = 0; i < count; ++i)
-    constraints += "," + std::to_string(i);
   auto structType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(count, element));
-  Value tied = LLVM::InlineAsmOp::create(b, loc, structType, registers, "", constraints,
-                                         /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                         LLVM::tailcallkind::TailCallKind::None,
-                                         /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
-                   .getRes();
+  Value tied = orderedAsm(b, loc, structType, registers, "",
+                          tiedConstraints(count, element.isF32() ? "f" : "r"));
   SmallVector<Value> results;
   for (size_t i = 0; i < count; ++i)
     results.push_back(LLVM::ExtractValueOp::create(b, loc, tied, i));
@@ -241,17 +255,8 @@ Value wgmmaRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType sliceType,
                      type.str() + "." + type.str() + " " + list(0, count) + ", " +
                      list(2 * count, 4) + ", $" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
                      (bTransposed ? "1" : "0") + ";\n}";
-  std::string constraints;
-  for (int64_t r = 0; r < count; ++r)
-    constraints += std::string(r ? "," : "") + "=f";
-  for (int64_t r = 0; r < count; ++r)
-    constraints += "," + std::to_string(r);
-  constraints += ",r,r,r,r,l";
-  return LLVM::InlineAsmOp::create(b, loc, sliceType, operands, text, constraints,
-                                   /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                   LLVM::tailcallkind::TailCallKind::None,
-                                   /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
-      .getRes();
+  return orderedAsm(b, loc, sliceType, operands, text,
+                    tiedConstraints(static_cast<size_t>(count), "f") + ",r,r,r,r,l");
 }
 
 struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
@@ -306,11 +311,11 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
         NVVM::MMALayoutAttr::get(ctx, b.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col);
     auto shape = NVVM::MMAShapeAttr::get(ctx, 64, static_cast<int>(n), static_cast<int>(kStep));
 
-    // The accumulator's registers, and A's. With A in registers, both are
-    // tied in place before the fence: the inline asm copies a tied input
-    // that lives on into a register of its own right before it, and a
-    // register written between the fence and a wgmma makes ptxas add a
-    // warpgroup arrive and serialize every wgmma of the kernel (C7520).
+    // The accumulator's registers (and A's, in registers) are tied in
+    // place before the fence: LLVM copies a tied asm input that lives on
+    // into a register of its own right before the asm, and a register
+    // written between the fence and a wgmma makes ptxas add a warpgroup
+    // arrive and serialize every wgmma of the kernel (C7520).
     SmallVector<Value> accumulator, aFragments;
     for (int64_t i = 0; i < rowTiles * perSlice; ++i)
       accumulator.push_back(vector::ExtractOp::create(rewriter, loc, op.getAccumulator(), i));
