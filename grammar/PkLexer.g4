@@ -6,7 +6,10 @@
 // exactly as CPython's tokenizer does.
 lexer grammar PkLexer;
 
-tokens { INDENT, DEDENT }
+// MATCH and CASE are Python's soft keywords: the lexer makes them NAMEs and
+// pk::IndentingTokenSource retypes them where they start a `match`
+// statement or one of its `case` blocks.
+tokens { INDENT, DEDENT, MATCH, CASE }
 
 // Keywords of the supported subset.
 AND: 'and';

@@ -62,6 +62,7 @@ compoundStatement
   | decorated
   | withStatement
   | tryStatement
+  | matchStatement
   ;
 
 ifStatement
@@ -108,6 +109,16 @@ tryStatement
   : TRY COLON body=block exceptClause* (ELSE COLON orelse=block)? (FINALLY COLON final=block)?
   ;
 exceptClause: EXCEPT (expression (AS NAME)?)? COLON block;
+
+// `match subject:` and its `case pattern [if guard]:` blocks (PEP 634).
+// Patterns are parsed as expressions up to `|` (their syntax is a subset
+// of it) and ASTBuilder turns them into patterns, rejecting the rest; an
+// `as` binds each top-level pattern.
+matchStatement
+  : MATCH subject=expressionList COLON NEWLINE INDENT caseBlock+ DEDENT
+  ;
+caseBlock: CASE casePattern (COMMA casePattern)* trailingComma=COMMA? (IF guard=expression)? COLON block;
+casePattern: (bitOrExpression | STAR NAME) (AS NAME)?;
 
 parameters: parameter (COMMA parameter)* COMMA?;
 

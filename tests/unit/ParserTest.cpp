@@ -162,6 +162,60 @@ TEST(Parser, FactoredRulesStillRejectWhatPythonRejects) {
   EXPECT_TRUE(p.ok) << p.errors;
 }
 
+TEST(Parser, MatchAndCaseAreKeywordsOnlyWhereTheyStartAMatchStatement) {
+  // Elsewhere they are names, as in Python.
+  Parsed names = parse("match = 1\ncase = 2\nmatch(x)\nre.match(a, b)\nmatch.x = 3\n"
+                       "match: int = 4\nmatch [a]\nif case:\n    case = match\n");
+  EXPECT_TRUE(names.ok) << names.errors;
+  EXPECT_EQ(names.dump.find("Match"), std::string::npos) << names.dump;
+
+  Parsed p = parse("match (a, b):\n"
+                   "    case (x.y, 1) | [2, *_] if a:\n"
+                   "        case = 3\n"
+                   "        match case:\n"
+                   "            case C(1, k=v) as w: pass\n"
+                   "    case {'k': _, **rest}:\n"
+                   "        pass\n"
+                   "    case _, _:\n"
+                   "        pass\n");
+  ASSERT_TRUE(p.ok) << p.errors;
+  for (const char *expected :
+       {"Match", "Pattern Or", "Pattern Value", "Pattern Star", "if:", "Pattern As w",
+        "Pattern Class", "keyword k:", "Pattern Capture v", "Pattern Mapping rest",
+        "Pattern Sequence", "Pattern Wildcard"})
+    EXPECT_NE(p.dump.find(expected), std::string::npos) << expected << "\n" << p.dump;
+}
+
+TEST(Parser, InvalidPatternsAreLocatedErrors) {
+  struct Case {
+    const char *pattern, *error;
+  };
+  for (const Case &c : std::vector<Case>{
+           {"a + b", "t.pk:2:10: error: invalid pattern"},
+           {"f(x)[0]", "t.pk:2:10: error: invalid pattern"},
+           {"x, x", "t.pk:2:13: error: multiple assignments to name 'x' in pattern"},
+           {"1 | y", "t.pk:2:14: error: alternative patterns bind different names"},
+           {"*a, *b", "t.pk:2:14: error: multiple starred names in sequence pattern"},
+           {"{x: 1}", "t.pk:2:11: error: invalid pattern: a mapping pattern's keys"},
+           {"C(k=1, k=2)", "t.pk:2:17: error: keyword argument repeated: k"},
+           {"C(k=1, 2)", "t.pk:2:17: error: positional argument follows keyword argument"},
+           {"_ | 1", "error: alternative patterns after an irrefutable one are unreachable"},
+           {"1 as _", "error: cannot use '_' as a target"},
+       }) {
+    Parsed p = parse(std::string("match v:\n    case ") + c.pattern + ":\n        pass\n");
+    EXPECT_FALSE(p.ok) << c.pattern;
+    EXPECT_NE(p.errors.find(c.error), std::string::npos) << c.pattern << "\n" << p.errors;
+  }
+  Parsed unreachable = parse("match v:\n    case x:\n        pass\n    case 1:\n        pass\n");
+  EXPECT_NE(unreachable.errors.find("t.pk:2:10: error: name capture 'x' makes remaining "
+                                    "patterns unreachable"),
+            std::string::npos)
+      << unreachable.errors;
+  Parsed noCase = parse("match v:\n    pass\n");
+  EXPECT_NE(noCase.errors.find("t.pk:2:5: error: expected 'case', found 'pass'"), std::string::npos)
+      << noCase.errors;
+}
+
 /// What profileParse says about one source text.
 pk::ParsePredictionStats predictionStats(const std::string &source, std::string *errors = nullptr) {
   pk::SourceManager sources;
@@ -189,6 +243,7 @@ TEST(Parser, NoDecisionLooksFarAheadOnLongChains) {
       {"X = f(k=", ")"},   {"X = y[", "]"},        {"X = y[1:", "]"},   {"X = {1: ", "}"},
       {"X = [(", ") for i in y]"}, {"def f():\n    X = ", ""}, {"", " = 1"}, {"", ": int = 1"},
       {"X += (", ")"},     {"assert (", ")"},      {"for i in (", "):\n    pass"},
+      {"match ", ":\n    case _:\n        pass"}, {"match x:\n    case [", "]:\n        pass"},
   };
   for (const std::string &chain : chains) {
     for (const auto &context : contexts) {

@@ -315,6 +315,40 @@ private:
       block("finally", t.finalBody, depth + 1);
       return;
     }
+    case Stmt::Kind::Match: {
+      const auto &m = llvm::cast<MatchStmt>(s);
+      line(depth, "Match", s.range());
+      expression(*m.subject, depth + 1);
+      for (const MatchStmt::Case &c : m.cases) {
+        line(depth + 1, "Case", c.pattern.range);
+        pattern(c.pattern, depth + 2);
+        if (c.guard) {
+          os.indent((depth + 2) * 2) << "if:\n";
+          expression(*c.guard, depth + 3);
+        }
+        block("body", c.body, depth + 2);
+      }
+      return;
+    }
+    }
+  }
+
+  void pattern(const Pattern &p, unsigned depth) {
+    static const char *const kinds[] = {"Wildcard", "Capture", "Value", "Singleton", "Sequence",
+                                        "Star",     "Or",      "As",    "Class",     "Mapping"};
+    std::string text = std::string("Pattern ") + kinds[static_cast<int>(p.kind)];
+    if (!p.name.empty())
+      text += " " + p.name;
+    line(depth, text, p.range);
+    if (p.value)
+      expression(*p.value, depth + 1);
+    for (size_t i = 0; i < p.keys.size(); ++i)
+      expression(*p.keys[i], depth + 1);
+    for (const Pattern &e : p.elements)
+      pattern(e, depth + 1);
+    for (size_t i = 0; i < p.keywords.size(); ++i) {
+      os.indent((depth + 1) * 2) << "keyword " << p.keywords[i] << ":\n";
+      pattern(p.keywordPatterns[i], depth + 2);
     }
   }
 

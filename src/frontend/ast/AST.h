@@ -374,6 +374,7 @@ public:
     ClassDef,
     With,
     Try,
+    Match,
   };
 
   virtual ~Stmt() = default;
@@ -597,6 +598,44 @@ public:
   StmtList body;
   std::vector<Handler> handlers;
   StmtList orelse, finalBody;
+};
+
+/// A `case` pattern (PEP 634), built from the expression it was parsed as.
+struct Pattern {
+  enum class Kind {
+    Wildcard, ///< `_`
+    Capture,  ///< `name`: binds the subject
+    Value,    ///< `a.b`, a literal: `subject == value`
+    Singleton, ///< `None`, `True`, `False`: `subject is value`
+    Sequence, ///< `[p, *rest]`, `(p, q)`, `p, q`
+    Star,     ///< `*rest` in a sequence (`name` empty for `*_`)
+    Or,       ///< `p | q`
+    As,       ///< `p as name`
+    Class,    ///< `Cls(p, key=q)`
+    Mapping,  ///< `{key: p, **rest}`
+  };
+  Kind kind = Kind::Wildcard;
+  SourceRange range;
+  std::string name;              ///< Capture, Star, As; Mapping: the `**rest` name
+  ExprPtr value;                 ///< Value, Singleton; Class: the class
+  std::vector<Pattern> elements; ///< Sequence, Or, Class positional; As: the pattern
+  std::vector<std::string> keywords; ///< Class: the keyword names
+  std::vector<Pattern> keywordPatterns;
+  std::vector<ExprPtr> keys;     ///< Mapping, with `elements` as their patterns
+};
+
+/// `match subject: case pattern if guard: body ...`.
+class MatchStmt : public Stmt {
+public:
+  struct Case {
+    Pattern pattern;
+    ExprPtr guard; ///< may be null
+    StmtList body;
+  };
+  MatchStmt(SourceRange r) : Stmt(Kind::Match, r) {}
+  PK_AST_STMT_CLASSOF(Match)
+  ExprPtr subject;
+  std::vector<Case> cases;
 };
 
 #undef PK_AST_STMT_CLASSOF

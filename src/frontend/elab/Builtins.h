@@ -81,6 +81,8 @@ void installClassBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &
 
 /// `value.name`: namespace members, array attributes and methods, ...
 Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
+/// `isinstance(value, type)`; `type` may be a tuple of types.
+bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange r);
 /// `x.name` on a whole array at export level other than its shape and
 /// dtype: a method (`x.reshape`) or property (`x.T`) that runs as array
 /// code in a generated kernel (ExportArrays.cpp).

@@ -84,6 +84,8 @@ Obj makeRange(Elaborator &el, CallArgs &args) {
   return std::make_shared<RangeObj>(start, stop, step);
 }
 
+} // namespace
+
 bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange r) {
   if (auto *t = llvm::dyn_cast<SequenceObj>(type.get())) {
     for (const Obj &option : t->items)
@@ -143,8 +145,6 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
     return false;
   el.fail(r, "isinstance() arg 2 must be a type or a tuple of types");
 }
-
-} // namespace
 
 void installPythonBuiltins(Elaborator &el, Builtins &b) {
   add(b, "range", makeRange);

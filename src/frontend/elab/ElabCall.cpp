@@ -30,6 +30,16 @@ void collectTargets(const Expr &target, std::set<std::string> &out) {
   }
 }
 
+/// The names a `case` pattern binds.
+void collectPatternNames(const Pattern &p, std::set<std::string> &out) {
+  if (!p.name.empty())
+    out.insert(p.name);
+  for (const Pattern &e : p.elements)
+    collectPatternNames(e, out);
+  for (const Pattern &e : p.keywordPatterns)
+    collectPatternNames(e, out);
+}
+
 void collectAssigned(const StmtList &body, std::set<std::string> &out) {
   for (const StmtPtr &s : body) {
     switch (s->kind()) {
@@ -72,6 +82,30 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
     case Stmt::Kind::ImportFrom:
       for (const ImportedName &n : llvm::cast<ImportFromStmt>(*s).names)
         out.insert(n.alias.empty() ? n.name : n.alias);
+      break;
+    case Stmt::Kind::With:
+      for (const WithStmt::Item &item : llvm::cast<WithStmt>(*s).items)
+        if (item.target)
+          collectTargets(*item.target, out);
+      collectAssigned(llvm::cast<WithStmt>(*s).body, out);
+      break;
+    case Stmt::Kind::Try: {
+      const auto &t = llvm::cast<TryStmt>(*s);
+      collectAssigned(t.body, out);
+      for (const TryStmt::Handler &h : t.handlers) {
+        if (!h.name.empty())
+          out.insert(h.name);
+        collectAssigned(h.body, out);
+      }
+      collectAssigned(t.orelse, out);
+      collectAssigned(t.finalBody, out);
+      break;
+    }
+    case Stmt::Kind::Match:
+      for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(*s).cases) {
+        collectPatternNames(c.pattern, out);
+        collectAssigned(c.body, out);
+      }
       break;
     case Stmt::Kind::Del: // `del x` makes x local, as an assignment does
       for (const std::string &name : llvm::cast<DelStmt>(*s).names)

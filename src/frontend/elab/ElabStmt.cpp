@@ -125,6 +125,8 @@ Flow Elaborator::exec(const Stmt &s) {
     return execWith(llvm::cast<WithStmt>(s));
   case Stmt::Kind::Try:
     return execTry(llvm::cast<TryStmt>(s));
+  case Stmt::Kind::Match:
+    return execMatch(llvm::cast<MatchStmt>(s));
   case Stmt::Kind::Nonlocal:
     if (frame == globals)
       fail(s.range(), "nonlocal declaration not allowed at module level");

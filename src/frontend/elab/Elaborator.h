@@ -384,6 +384,7 @@ private:
   void recordClassAnnotation(const ast::AnnAssignStmt &s, const Obj &value);
   Flow execWith(const ast::WithStmt &s);
   Flow execTry(const ast::TryStmt &s);
+  Flow execMatch(const ast::MatchStmt &s); // ElabMatch.cpp
   void execImportFrom(const ast::ImportFromStmt &s);
 
   // Imports of .pk files (Imports.cpp).

@@ -277,6 +277,8 @@ StmtPtr ASTBuilder::buildCompoundStatement(P::CompoundStatementContext *ctx) {
       fail(rangeOf(t->TRY()), "'try' needs an 'except' or 'finally' clause");
     return stmt;
   }
+  if (auto *m = ctx->matchStatement())
+    return buildMatch(m);
   if (auto *f = ctx->forStatement()) {
     ExprPtr target = buildTargets(f->targets());
     checkTarget(*target, /*augmented=*/false);
@@ -291,6 +293,269 @@ StmtPtr ASTBuilder::buildCompoundStatement(P::CompoundStatementContext *ctx) {
   StmtList orelse = w->block(1) ? buildBlock(w->block(1)) : StmtList();
   return std::make_unique<WhileStmt>(rangeOf(w), buildExpression(w->expression()),
                                      std::move(body), std::move(orelse));
+}
+
+StmtPtr ASTBuilder::buildMatch(P::MatchStatementContext *ctx) {
+  auto stmt = std::make_unique<MatchStmt>(rangeOf(ctx));
+  stmt->subject = buildExpressionList(ctx->subject);
+  for (P::CaseBlockContext *block : ctx->caseBlock()) {
+    MatchStmt::Case c;
+    std::vector<P::CasePatternContext *> items = block->casePattern();
+    // `case a, b:` is a sequence pattern, like the tuple `a, b`.
+    if (items.size() == 1 && !block->trailingComma && !items[0]->STAR()) {
+      c.pattern = buildCasePattern(items[0]);
+    } else {
+      c.pattern.kind = Pattern::Kind::Sequence;
+      c.pattern.range = SourceRange::cover(rangeOf(items.front()), rangeOf(items.back()));
+      for (P::CasePatternContext *item : items)
+        c.pattern.elements.push_back(buildCasePattern(item));
+    }
+    checkPatternBindings(c.pattern);
+    if (block->guard)
+      c.guard = buildExpression(block->guard);
+    c.body = buildBlock(block->block());
+    stmt->cases.push_back(std::move(c));
+  }
+  // As in Python: a pattern that matches anything makes the cases after
+  // it unreachable.
+  for (size_t i = 0; i + 1 < stmt->cases.size(); ++i) {
+    const MatchStmt::Case &c = stmt->cases[i];
+    if (!c.guard && isIrrefutable(c.pattern))
+      fail(c.pattern.range, c.pattern.kind == Pattern::Kind::Capture
+                                ? "name capture '" + c.pattern.name +
+                                      "' makes remaining patterns unreachable"
+                                : "wildcard makes remaining patterns unreachable");
+  }
+  return stmt;
+}
+
+/// A top-level `pattern [as name]` or `*name` of a case block.
+Pattern ASTBuilder::buildCasePattern(P::CasePatternContext *ctx) {
+  Pattern p;
+  if (ctx->STAR()) {
+    if (ctx->AS())
+      fail(rangeOf(ctx->AS()), "cannot use 'as' with a star pattern");
+    p.kind = Pattern::Kind::Star;
+    p.range = rangeOf(ctx);
+    std::string name = ctx->NAME(0)->getText();
+    p.name = name == "_" ? "" : name;
+    return p;
+  }
+  p = patternOf(buildBitOr(ctx->bitOrExpression()));
+  if (ctx->AS()) {
+    std::string name = ctx->NAME(0)->getText();
+    if (name == "_")
+      fail(rangeOf(ctx->NAME(0)), "cannot use '_' as a target");
+    Pattern as;
+    as.kind = Pattern::Kind::As;
+    as.range = rangeOf(ctx);
+    as.name = name;
+    as.elements.push_back(std::move(p));
+    return as;
+  }
+  return p;
+}
+
+namespace {
+
+/// `a.b.c`: a value pattern's dotted name.
+bool isDottedName(const Expr &e) {
+  if (llvm::isa<NameExpr>(e))
+    return true;
+  auto *attribute = llvm::dyn_cast<AttributeExpr>(&e);
+  return attribute && isDottedName(*attribute->value);
+}
+
+/// A literal pattern: a number, a string, `-1`, `1 + 2`, `-1 - 2`.
+bool isLiteral(const Expr &e) {
+  if (llvm::isa<IntExpr, FloatExpr>(e))
+    return true;
+  if (auto *string = llvm::dyn_cast<StringExpr>(&e))
+    return !string->formatted;
+  if (auto *unary = llvm::dyn_cast<UnaryExpr>(&e))
+    return unary->op == UnaryOp::Negate && llvm::isa<IntExpr, FloatExpr>(*unary->operand);
+  if (auto *binary = llvm::dyn_cast<BinaryExpr>(&e))
+    return (binary->op == BinaryOp::Add || binary->op == BinaryOp::Sub) &&
+           isLiteral(*binary->lhs) && !llvm::isa<BinaryExpr>(*binary->rhs) &&
+           isLiteral(*binary->rhs);
+  return false;
+}
+
+} // namespace
+
+/// The pattern an expression spells (PEP 634's pattern syntax is a subset
+/// of expressions); anything else is "invalid pattern" at its place.
+Pattern ASTBuilder::patternOf(ExprPtr e) {
+  Pattern p;
+  p.range = e->range();
+  if (auto *name = llvm::dyn_cast<NameExpr>(e.get())) {
+    p.kind = name->name == "_" ? Pattern::Kind::Wildcard : Pattern::Kind::Capture;
+    if (p.kind == Pattern::Kind::Capture)
+      p.name = name->name;
+    return p;
+  }
+  if (llvm::isa<NoneExpr, BoolExpr>(e.get())) {
+    p.kind = Pattern::Kind::Singleton;
+    p.value = std::move(e);
+    return p;
+  }
+  if (isLiteral(*e) || (llvm::isa<AttributeExpr>(e.get()) && isDottedName(*e))) {
+    p.kind = Pattern::Kind::Value;
+    p.value = std::move(e);
+    return p;
+  }
+  if (auto *sequence = llvm::dyn_cast<SequenceExpr>(e.get())) {
+    p.kind = Pattern::Kind::Sequence;
+    for (ExprPtr &element : sequence->elements) {
+      if (auto *star = llvm::dyn_cast<StarredExpr>(element.get())) {
+        auto *name = llvm::dyn_cast<NameExpr>(star->value.get());
+        if (!name)
+          fail(star->range(), "invalid pattern: a star pattern is '*name'");
+        Pattern rest;
+        rest.kind = Pattern::Kind::Star;
+        rest.range = star->range();
+        rest.name = name->name == "_" ? "" : name->name;
+        p.elements.push_back(std::move(rest));
+        continue;
+      }
+      p.elements.push_back(patternOf(std::move(element)));
+    }
+    return p;
+  }
+  if (auto *binary = llvm::dyn_cast<BinaryExpr>(e.get()); binary && binary->op == BinaryOp::BitOr) {
+    p.kind = Pattern::Kind::Or;
+    for (ExprPtr *side : {&binary->lhs, &binary->rhs}) {
+      Pattern alternative = patternOf(std::move(*side));
+      if (alternative.kind == Pattern::Kind::Or)
+        for (Pattern &a : alternative.elements)
+          p.elements.push_back(std::move(a));
+      else
+        p.elements.push_back(std::move(alternative));
+    }
+    return p;
+  }
+  if (auto *call = llvm::dyn_cast<CallExpr>(e.get())) {
+    if (!isDottedName(*call->callee))
+      fail(call->callee->range(), "invalid pattern: a class pattern names its class");
+    p.kind = Pattern::Kind::Class;
+    for (Argument &argument : call->arguments) {
+      // The call's own checks ran: no repeated keyword, no positional
+      // argument after a keyword one.
+      if (argument.kind == Argument::Kind::Positional) {
+        p.elements.push_back(patternOf(std::move(argument.value)));
+      } else if (argument.kind == Argument::Kind::Keyword) {
+        p.keywords.push_back(argument.name);
+        p.keywordPatterns.push_back(patternOf(std::move(argument.value)));
+      } else {
+        fail(argument.range, "invalid pattern: '*' and '**' are not patterns");
+      }
+    }
+    p.value = std::move(call->callee);
+    return p;
+  }
+  if (auto *dict = llvm::dyn_cast<DictExpr>(e.get())) {
+    p.kind = Pattern::Kind::Mapping;
+    for (size_t i = 0; i < dict->keys.size(); ++i) {
+      if (!dict->keys[i]) {
+        auto *rest = llvm::dyn_cast<NameExpr>(dict->values[i].get());
+        if (!rest || rest->name == "_")
+          fail(dict->values[i]->range(), "invalid pattern: '**' takes a name other than '_'");
+        if (i + 1 != dict->keys.size())
+          fail(dict->values[i]->range(), "'**" + rest->name + "' must be the last entry of a mapping pattern");
+        p.name = rest->name;
+        continue;
+      }
+      const Expr &key = *dict->keys[i];
+      if (!isLiteral(key) && !llvm::isa<NoneExpr, BoolExpr>(key) &&
+          !(llvm::isa<AttributeExpr>(key) && isDottedName(key)))
+        fail(key.range(), "invalid pattern: a mapping pattern's keys are literals or dotted names");
+      p.keys.push_back(std::move(dict->keys[i]));
+      p.elements.push_back(patternOf(std::move(dict->values[i])));
+    }
+    return p;
+  }
+  fail(p.range, "invalid pattern: patterns are names, literals, dotted names, sequences, "
+                "'|' alternatives, class patterns 'C(...)' and mappings");
+}
+
+/// Python's rules for the names a pattern binds: each at most once, and the
+/// same set in every alternative of an or-pattern.
+void ASTBuilder::checkPatternBindings(const Pattern &p) {
+  std::vector<std::string> names;
+  bindingsOf(p, names);
+}
+
+void ASTBuilder::bindingsOf(const Pattern &p, std::vector<std::string> &names) {
+  auto bind = [&](const std::string &name) {
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      fail(p.range, "multiple assignments to name '" + name + "' in pattern");
+    names.push_back(name);
+  };
+  switch (p.kind) {
+  case Pattern::Kind::Capture:
+  case Pattern::Kind::Star:
+    if (!p.name.empty())
+      bind(p.name);
+    return;
+  case Pattern::Kind::As:
+    bindingsOf(p.elements[0], names);
+    bind(p.name);
+    return;
+  case Pattern::Kind::Or: {
+    std::vector<std::string> first;
+    for (size_t i = 0; i < p.elements.size(); ++i) {
+      std::vector<std::string> alternative;
+      bindingsOf(p.elements[i], alternative);
+      std::sort(alternative.begin(), alternative.end());
+      if (i == 0)
+        first = alternative;
+      else if (alternative != first)
+        fail(p.elements[i].range, "alternative patterns bind different names");
+      if (i + 1 < p.elements.size() && isIrrefutable(p.elements[i]))
+        fail(p.elements[i].range, "alternative patterns after an irrefutable one are unreachable");
+    }
+    for (const std::string &name : first)
+      bind(name);
+    return;
+  }
+  case Pattern::Kind::Sequence: {
+    bool starred = false;
+    for (const Pattern &e : p.elements) {
+      if (e.kind == Pattern::Kind::Star) {
+        if (starred)
+          fail(e.range, "multiple starred names in sequence pattern");
+        starred = true;
+      }
+      bindingsOf(e, names);
+    }
+    return;
+  }
+  case Pattern::Kind::Class:
+    for (const Pattern &e : p.elements)
+      bindingsOf(e, names);
+    for (const Pattern &e : p.keywordPatterns)
+      bindingsOf(e, names);
+    return;
+  case Pattern::Kind::Mapping:
+    for (const Pattern &e : p.elements)
+      bindingsOf(e, names);
+    if (!p.name.empty())
+      bind(p.name);
+    return;
+  default:
+    return;
+  }
+}
+
+bool ASTBuilder::isIrrefutable(const Pattern &p) {
+  if (p.kind == Pattern::Kind::Wildcard || p.kind == Pattern::Kind::Capture)
+    return true;
+  if (p.kind == Pattern::Kind::As)
+    return isIrrefutable(p.elements[0]);
+  if (p.kind == Pattern::Kind::Or)
+    return std::any_of(p.elements.begin(), p.elements.end(),
+                       [](const Pattern &a) { return isIrrefutable(a); });
+  return false;
 }
 
 /// `if` clauses are indexed 0 (the `if`), 1.. (the `elif`s); the `else`

@@ -52,6 +52,12 @@ private:
   ast::StmtPtr buildSimpleStatement(P::SimpleStatementContext *ctx);
   ast::StmtPtr buildCompoundStatement(P::CompoundStatementContext *ctx);
   ast::StmtPtr buildIf(P::IfStatementContext *ctx, size_t clause);
+  ast::StmtPtr buildMatch(P::MatchStatementContext *ctx);
+  ast::Pattern buildCasePattern(P::CasePatternContext *ctx);
+  ast::Pattern patternOf(ast::ExprPtr e);
+  void checkPatternBindings(const ast::Pattern &p);
+  void bindingsOf(const ast::Pattern &p, std::vector<std::string> &names);
+  static bool isIrrefutable(const ast::Pattern &p);
   /// A definition and the decorators the enclosing `decorated` rule holds.
   ast::StmtPtr buildFunction(P::FunctionDefinitionContext *ctx,
                              std::vector<ast::ExprPtr> decorators);

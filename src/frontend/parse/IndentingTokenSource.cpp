@@ -57,11 +57,50 @@ void IndentingTokenSource::fail(const antlr4::Token &at, std::string message) {
   // End the stream: the parser sees EOF and its complaint is ignored in
   // favour of the lexical error.
   pending.clear();
+  heldMatch.reset();
   pending.push_back(synthesize(antlr4::Token::EOF, at, "<EOF>"));
   finished = true;
 }
 
+/// `match` and `case` are keywords only where they start a match
+/// statement or a case block, as in CPython; elsewhere they are names
+/// (`re.match(...)`, `case = 1`). A line that starts with `match` is a
+/// match statement when it ends with a colon: no other statement that
+/// starts with a name does. Its tokens are held until the line ends. A
+/// line that starts with `case` at the indentation of a match statement's
+/// body is a case block.
+void IndentingTokenSource::retypeSoftKeyword(antlr4::Token &token, size_t previousType) {
+  bool startsLine = previousType == 0 || previousType == PkLexer::NEWLINE ||
+                    previousType == PkLexer::INDENT || previousType == PkLexer::DEDENT;
+  size_t type = token.getType();
+  if (type == PkLexer::NEWLINE) {
+    if (heldMatch && previousType == PkLexer::COLON) {
+      if (auto *match = dynamic_cast<antlr4::WritableToken *>(pending[*heldMatch].get()))
+        match->setType(PkLexer::MATCH);
+      expectMatchBody = true;
+    }
+    heldMatch.reset();
+    return;
+  }
+  if (type == PkLexer::INDENT && expectMatchBody)
+    matchBodies.push_back(indents.size());
+  expectMatchBody = false;
+  if (type == PkLexer::DEDENT)
+    while (!matchBodies.empty() && matchBodies.back() > indents.size())
+      matchBodies.pop_back();
+  if (type != PkLexer::NAME || !startsLine)
+    return;
+  if (token.getText() == "match")
+    heldMatch = pending.size();
+  else if (token.getText() == "case" && !matchBodies.empty() &&
+           matchBodies.back() == indents.size())
+    if (auto *keyword = dynamic_cast<antlr4::WritableToken *>(&token))
+      keyword->setType(PkLexer::CASE);
+}
+
 void IndentingTokenSource::emit(std::unique_ptr<antlr4::Token> token) {
+  size_t previousType = lastEmittedType;
+  retypeSoftKeyword(*token, previousType);
   lastEmittedType = token->getType();
   if (lastEmittedType != PkLexer::INDENT && lastEmittedType != PkLexer::DEDENT) {
     lastTokenEndLine = token->getLine();
@@ -81,7 +120,8 @@ std::optional<LexicalError> IndentingTokenSource::unclosedBracketAtEnd() {
 }
 
 std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
-  while (pending.empty())
+  // A held `match` is released with the rest of its line.
+  while (pending.empty() || (heldMatch && !finished))
     fill();
   std::unique_ptr<antlr4::Token> token = std::move(pending.front());
   pending.pop_front();

@@ -3,6 +3,7 @@
 // Sits between PkLexer and the parser and does what CPython's tokenizer does
 // with layout: newlines inside brackets are dropped, blank and comment-only
 // lines vanish, and a change of indentation becomes INDENT / DEDENT tokens.
+// It also decides where the soft keywords `match` and `case` are keywords.
 // Lexical errors (a stray character, an unterminated string, a dedent to no
 // enclosing level) are recorded and end the token stream.
 //
@@ -54,6 +55,7 @@ private:
                                             const std::string &text);
   void fail(const antlr4::Token &at, std::string message);
   void emit(std::unique_ptr<antlr4::Token> token);
+  void retypeSoftKeyword(antlr4::Token &token, size_t previousType);
 
   grammar::PkLexer &lexer;
   std::deque<std::unique_ptr<antlr4::Token>> pending;
@@ -67,6 +69,12 @@ private:
   size_t lastEmittedType = 0; // 0: nothing emitted yet
   size_t lastTokenEndLine = 1, lastTokenEndColumn = 0;
   bool finished = false;
+  /// Where in `pending` a line-starting `match` waits for its line's end.
+  std::optional<size_t> heldMatch;
+  /// A match statement's line ended: the INDENT that follows opens its body.
+  bool expectMatchBody = false;
+  /// The indentation depth (size of `indents`) of each open match body.
+  std::vector<size_t> matchBodies;
   std::optional<LexicalError> firstError;
 };
 

@@ -29,6 +29,10 @@ std::string tokenDisplayName(const antlr4::dfa::Vocabulary &vocabulary, size_t t
     return "end of block";
   case PkLexer::NAME:
     return "a name";
+  case PkLexer::CASE:
+    return "'case'";
+  case PkLexer::MATCH:
+    return "'match'";
   case PkLexer::NUMBER:
     return "a number";
   case PkLexer::STRING:
