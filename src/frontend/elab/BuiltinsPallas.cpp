@@ -515,6 +515,28 @@ std::shared_ptr<NamespaceObj> makePallasTritonNamespace(Elaborator &el, const st
   return ns;
 }
 
+/// jax.dtypes, and JAX's internal jax._src.dtypes that kernels import for
+/// `itemsize_bits` (hopper_mixed_type_matmul_mgpu.py): jnp's dtype queries
+/// under the names JAX gives them there.
+std::shared_ptr<NamespaceObj> makeJaxDtypes(const NamespaceObj &jnp, const std::string &name) {
+  auto ns = std::make_shared<NamespaceObj>(name);
+  for (const char *member : {"bfloat16", "issubdtype", "result_type", "finfo", "iinfo",
+                             "promote_types"})
+    if (auto it = jnp.members.find(member); it != jnp.members.end())
+      ns->members[member] = it->second;
+  define(*ns, "canonicalize_dtype", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"dtype"}, {"allow_extended_dtype", makeBool(false)}});
+    return std::make_shared<DTypeObj>(el.toDType(a[0], a.range(0), "dtype"));
+  });
+  auto bits = [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"dtype"}});
+    return makeInt(bitWidth(el.toDType(a[0], a.range(0), "dtype")));
+  };
+  define(*ns, "itemsize_bits", bits);
+  define(*ns, "bit_width", bits);
+  return ns;
+}
+
 std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::string, Obj> &modules) {
   auto ns = std::make_shared<NamespaceObj>("jax");
   NamespaceObj &n = *ns;
@@ -523,6 +545,7 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
   n.members["nn"] = modules["jax.nn"];
   n.members["experimental"] = modules["jax.experimental"];
   n.members["scipy"] = modules["jax.scipy"];
+  n.members["dtypes"] = modules["jax.dtypes"];
   define(n, "ShapeDtypeStruct", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"shape"}, {"dtype"}, {"sharding", none(), true},
                                  {"weak_type", none(), true}});
@@ -616,6 +639,8 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   jaxLib->members["cuda_versions"] = cudaVersions;
   m["jax._src.lib"] = jaxLib;
   m["jax._src.lib.cuda_versions"] = cudaVersions;
+  m["jax.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax.dtypes");
+  m["jax._src.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax._src.dtypes");
   m["jax"] = makeJaxNamespace(el, m);
   auto &jax = llvm::cast<NamespaceObj>(*m["jax"]);
   m["jax.extend"] = jax.members["extend"];

@@ -215,7 +215,14 @@ void Elaborator::execImportFrom(const ImportFromStmt &s) {
     module = importPkModule(s.module, s.moduleRange);
   if (!module) {
     for (const ImportedName &n : s.names) {
-      Obj submodule = importPkModule(s.module + "." + n.name, n.range);
+      // `from jax._src import dtypes`: one of pkc's modules inside a
+      // package pkc does not have (the rest of jax._src stays opaque).
+      std::string dotted = s.module + "." + n.name;
+      if (modules.count(dotted)) {
+        setVariable(n.alias.empty() ? n.name : n.alias, importModule(dotted, n.range));
+        continue;
+      }
+      Obj submodule = importPkModule(dotted, n.range);
       if (!submodule) // neither a module nor a directory of them: opaque
         submodule = getAttribute(*this, importModule(s.module, s.moduleRange), n.name, n.range);
       setVariable(n.alias.empty() ? n.name : n.alias, submodule);

@@ -713,7 +713,9 @@ Obj runScoped(Elaborator &el, CallArgs &args) {
                      " Pallas threads per CTA, and scratch is shared by them: allocate it with "
                      "collective_axes='" +
                      thread + "' (per-thread scratch is not supported)");
-    if (!shared && threadCollective)
+    // A scope of nothing may be collective (an emit_pipeline's
+    // get_allocations() is empty: the pipeline allocates its own buffers).
+    if (!shared && threadCollective && !leaves.empty())
       el.fail(collectiveRange, "wgmma accumulators (plgpu.ACC) live in each thread's registers "
                                "and cannot be collective");
   } else if (!collective.empty()) {
