@@ -528,12 +528,10 @@ std::shared_ptr<NamespaceObj> makeJaxDtypes(const NamespaceObj &jnp, const std::
     BoundArgs a = el.bind(args, {{"dtype"}, {"allow_extended_dtype", makeBool(false)}});
     return std::make_shared<DTypeObj>(el.toDType(a[0], a.range(0), "dtype"));
   });
-  auto bits = [](Elaborator &el, CallArgs &args) -> Obj {
+  define(*ns, "itemsize_bits", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"dtype"}});
     return makeInt(bitWidth(el.toDType(a[0], a.range(0), "dtype")));
-  };
-  define(*ns, "itemsize_bits", bits);
-  define(*ns, "bit_width", bits);
+  });
   return ns;
 }
 
