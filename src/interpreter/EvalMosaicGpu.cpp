@@ -114,21 +114,38 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     const std::vector<int64_t> &shape = base.viewShape();
     std::vector<int64_t> strides = base.elementStrides();
     RefBuffer result = base.emptyView();
+    // A view of global memory may reach past its array (Mosaic GPU does
+    // not check views; its copies are TMA's, bounded by the array): the
+    // part inside is recorded, and only pipeline blocks inside it are read.
+    bool global =
+        llvm::cast<pk::RefType>(view.getRef().getType()).getSpace() == pk::MemorySpace::GPUGlobal;
+    std::vector<int64_t> inBounds;
+    bool partial = false;
     unsigned dynamic = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
       int64_t start = view.getStaticOffsets()[d];
       if (ShapedType::isDynamic(start))
         start = get(view.getOffsets()[dynamic++])->i[0];
       int64_t size = view.getSizes()[d], stride = view.getStrides()[d];
-      if (start < 0 || start + (size - 1) * stride >= shape[d])
+      int64_t bound = base.extentInBounds(d);
+      bool squeezed = llvm::is_contained(view.getSqueeze(), static_cast<int64_t>(d));
+      bool leaves = start < 0 || start + (size - 1) * stride >= bound;
+      if (leaves && (!global || start < 0 || squeezed))
         fail(op, "the view starts at " + std::to_string(start) + " on axis " + std::to_string(d) +
                      " and takes " + std::to_string(size) + " elements, which leaves the Ref of " +
                      "shape " + shapeText(shape));
       result.offset += start * strides[d];
-      if (!llvm::is_contained(view.getSqueeze(), static_cast<int64_t>(d))) {
+      if (!squeezed) {
         result.shape.push_back(size);
         result.strides.push_back(strides[d] * stride);
+        int64_t inside = start >= bound ? 0 : std::min(size, (bound - start + stride - 1) / stride);
+        inBounds.push_back(inside);
+        partial |= inside < size;
       }
+    }
+    if (partial) {
+      result.inBounds = std::move(inBounds);
+      partialViews = true;
     }
     bindView(view.getResult(), std::move(result));
     return true;
@@ -140,6 +157,8 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     for (int64_t d : transpose.getPermutation()) {
       result.shape.push_back(base.viewShape()[d]);
       result.strides.push_back(strides[d]);
+      if (!base.inBounds.empty())
+        result.inBounds.push_back(base.inBounds[d]);
     }
     bindView(transpose.getResult(), std::move(result));
     return true;

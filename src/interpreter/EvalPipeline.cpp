@@ -115,6 +115,13 @@ RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spe
                          shapeText(window.sizes) + ") of " + what +
                          " is out of bounds of its Ref of shape " + shapeText(shape),
                      op->getLoc()};
+    if (start + size > array.extentInBounds(d))
+      throw RunError{"the pipeline's block at " + shapeText(window.starts) + " (sizes " +
+                         shapeText(window.sizes) + ") of " + what +
+                         " reaches past the end of the array its Ref views (" +
+                         std::to_string(array.extentInBounds(d)) + " elements along axis " +
+                         std::to_string(d) + " are inside)",
+                     op->getLoc()};
     view.offset += start * strides[d];
     if (!spec.isSqueezed(static_cast<unsigned>(d))) {
       view.shape.push_back(size);
@@ -171,7 +178,11 @@ void copy(const RefBuffer &from, RefBuffer &to) {
 
 void Evaluator::evalPipeline(Operation *operation) {
   auto op = llvm::cast<pk::PipelineOp>(operation);
+  // A computed extent (dynamic_grid) of 0 or less runs no steps.
   std::vector<int64_t> grid(op.getGrid().begin(), op.getGrid().end());
+  for (size_t d = 0, k = 0; d < grid.size(); ++d)
+    if (ShapedType::isDynamic(grid[d]))
+      grid[d] = std::max<int64_t>(0, get(op.getDynamicGrid()[k++])->i[0]);
   int64_t steps = 1;
   for (int64_t g : grid)
     steps *= g;

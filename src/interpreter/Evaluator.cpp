@@ -50,6 +50,13 @@ void Evaluator::eval(mlir::Operation *op) {
   if (stepsLeft-- == 0)
     fail(op, "the kernel did not finish within the interpreter's step budget; is there an "
              "endless loop? (raise the budget with --max-steps)");
+  if (partialViews && !llvm::isa<pk::RefViewOp, pk::RefTransposeOp, pk::PipelineOp>(op))
+    for (mlir::Value v : op->getOperands())
+      if (llvm::isa<pk::RefType>(v.getType()))
+        if (auto it = refs.find(v); it != refs.end() && !it->second->inBounds.empty())
+          fail(op, "this Ref is a view that reaches past the end of the array it was taken from; "
+                   "pkc's interpreter reads and writes such a view only through the blocks of "
+                   "a pipeline (emit_pipeline) that lie inside the array");
   if (evalArith(op) || evalMath(op) || evalStructure(op) || evalControlFlow(op) ||
       evalMosaicGpu(op) || evalDma(op))
     return;

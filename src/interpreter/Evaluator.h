@@ -36,6 +36,11 @@ struct RefBuffer {
   bool isView = false;
   int64_t offset = 0;
   std::vector<int64_t> shape, strides; ///< when isView
+  /// A view of global memory may reach past the array it views (Mosaic
+  /// GPU kernels slice `x.at[pl.ds(start, k)]` and copy only blocks inside
+  /// it): per view axis, how many elements from its start lie inside.
+  /// Empty when all of it does; only pipeline blocks read such a view.
+  std::vector<int64_t> inBounds;
 
   const std::vector<int64_t> &viewShape() const { return isView ? shape : data->shape; }
   std::vector<int64_t> elementStrides() const { return isView ? strides : stridesOf(data->shape); }
@@ -49,6 +54,10 @@ struct RefBuffer {
     view.isView = true;
     view.offset = base();
     return view;
+  }
+  /// How many elements from the start of view axis d lie inside the array.
+  int64_t extentInBounds(size_t d) const {
+    return inBounds.empty() ? viewShape()[d] : inBounds[d];
   }
 };
 
@@ -188,6 +197,8 @@ private:
   ThreadContext *thread = nullptr;
   llvm::DenseMap<mlir::Value, std::unique_ptr<RefBuffer>> views;
   uint64_t stepsLeft;
+  /// Set once a view reaches past its array: ops then check their Refs.
+  bool partialViews = false;
 };
 
 } // namespace pk::interp

@@ -540,6 +540,23 @@ BarrierType PipelineOp::consumedBarrierType() {
                           ArrayAttr::get(getContext(), {}), false);
 }
 
+OpFoldResult PipelineOp::getGridExtent(unsigned d) {
+  ArrayRef<int64_t> grid = getGrid();
+  if (!ShapedType::isDynamic(grid[d]))
+    return IntegerAttr::get(IndexType::get(getContext()), grid[d]);
+  return getDynamicGrid()[llvm::count_if(grid.take_front(d), ShapedType::isDynamic)];
+}
+
+std::optional<int64_t> PipelineOp::getStaticSteps() {
+  int64_t steps = 1;
+  for (int64_t g : getGrid()) {
+    if (ShapedType::isDynamic(g))
+      return std::nullopt;
+    steps *= g;
+  }
+  return steps;
+}
+
 LogicalResult PipelineOp::verify() {
   size_t numSpecs = getInSpecs().size() + getOutSpecs().size();
   if (numSpecs != getRefs().size())
@@ -552,8 +569,11 @@ LogicalResult PipelineOp::verify() {
       return emitOpError() << "delay_release must be below max_concurrent_steps ("
                            << getMaxConcurrentSteps() << "), got " << d;
   for (int64_t g : getGrid())
-    if (g <= 0)
+    if (g <= 0 && !ShapedType::isDynamic(g))
       return emitOpError() << "pipeline grid sizes must be positive";
+  if (static_cast<size_t>(llvm::count_if(getGrid(), ShapedType::isDynamic)) !=
+      getDynamicGrid().size())
+    return emitOpError() << "needs one dynamic_grid operand per dynamic grid extent";
   for (unsigned i = 0; i < numSpecs; ++i) {
     auto ref = llvm::cast<RefType>(getRefs()[i].getType());
     BlockSpecAttr spec = getSpec(i);

@@ -524,6 +524,10 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     step when the next step writes another block of it, and after the last
     step. Transforms of the body's Refs say how the buffers are laid out.
 
+    A grid extent may be computed (`grid [%n]`, an index operand: a group's
+    block count in a ragged kernel); the pipeline then runs `%n` steps,
+    none when it is 0.
+
     `pltpu.emit_pipeline(body, grid=, in_specs=, out_specs=)(*refs)` is
     the same op over TPU Refs (`any`, `hbm`, `vmem`): blocks are copied
     between them and VMEM (or SMEM) buffers; specs in `any`/`hbm` pass the
@@ -557,6 +561,7 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   let arguments = (ins
     Variadic<Pk_RefType>:$refs,
     Variadic<AnyType>:$inits,
+    Variadic<Index>:$dynamic_grid,
     DenseI64ArrayAttr:$grid,
     ConfinedAttr<I64Attr, [IntPositive]>:$max_concurrent_steps,
     TypedArrayAttrBase<Pk_BlockSpecAttr, "block specs">:$in_specs,
@@ -572,7 +577,8 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$index_map, SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `(` $refs `)` (`init` `(` $inits^ `)`)? `grid` $grid `max_concurrent_steps`
+    `(` $refs `)` (`init` `(` $inits^ `)`)? `grid` custom<DynamicIndexList>($dynamic_grid, $grid)
+    `max_concurrent_steps`
     $max_concurrent_steps (`warp_specialized` $warp_specialized^)? attr-dict `:`
     `(` type($refs) `)` (`,` `(` type($inits)^ `)`)? (`->` type($results)^)?
     `index_map` $index_map `body` $body
@@ -581,6 +587,10 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     size_t getNumIns() { return getInSpecs().size(); }
+    /// The extent of grid axis `d`: a constant, or its dynamic_grid operand.
+    ::mlir::OpFoldResult getGridExtent(unsigned d);
+    /// The number of steps when every extent is static.
+    std::optional<int64_t> getStaticSteps();
     ::pk::BlockSpecAttr getSpec(unsigned i) {
       return ::llvm::cast<::pk::BlockSpecAttr>(
           i < getInSpecs().size() ? getInSpecs()[i] : getOutSpecs()[i - getInSpecs().size()]);

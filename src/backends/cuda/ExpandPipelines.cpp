@@ -73,6 +73,10 @@ private:
   /// What the memory thread uses for `v` (hoisted), or `v`.
   Value remap(Value v) { return inMemoryThread ? hoisted.lookupOrDefault(v) : v; }
   Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  /// Grid axis d's extent (i32) at `b`: a constant, or the computed one.
+  Value extent(unsigned d);
+  /// The number of steps (i32) at `b`.
+  Value stepCount();
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   /// The grid indices (i32) of linear step `step` (i32), row-major.
   SmallVector<Value> indicesOf(Value step);
@@ -109,7 +113,8 @@ private:
   /// manual_consumed_barriers: per pipelined input, per slot, the body's
   /// compute threads are done with its block.
   SmallVector<Value> consumedPerInput;
-  int64_t slots = 0, steps = 1, delay = 0;
+  int64_t slots = 0, delay = 0;
+  std::optional<int64_t> staticSteps; ///< when the grid is static
   /// Values the memory thread uses, made again before the anchor.
   IRMapping hoisted;
   bool inMemoryThread = false;
@@ -136,14 +141,36 @@ FailureOr<Value> PipelineExpander::hoist(Value v, Operation *anchor) {
   return hoisted.lookup(v);
 }
 
+Value PipelineExpander::extent(unsigned d) {
+  OpFoldResult e = op.getGridExtent(d);
+  if (auto attr = llvm::dyn_cast<Attribute>(e))
+    return i32(llvm::cast<IntegerAttr>(attr).getInt());
+  // A computed extent below 0 runs no steps, as 0 does.
+  Value v = arith::IndexCastOp::create(b, loc, b.getI32Type(), remap(llvm::cast<Value>(e)));
+  return arith::MaxSIOp::create(b, loc, v, i32(0));
+}
+
+Value PipelineExpander::stepCount() {
+  if (std::optional<int64_t> steps = op.getStaticSteps())
+    return i32(*steps);
+  Value steps = i32(1);
+  for (unsigned d = 0; d < op.getGrid().size(); ++d)
+    steps = arith::MulIOp::create(b, loc, steps, extent(d));
+  return steps;
+}
+
 SmallVector<Value> PipelineExpander::indicesOf(Value step) {
-  ArrayRef<int64_t> grid = op.getGrid();
-  SmallVector<Value> indices(grid.size());
+  size_t rank = op.getGrid().size();
+  SmallVector<Value> indices(rank);
   Value rest = step;
-  for (size_t d = grid.size(); d-- > 0;) {
-    indices[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, i32(grid[d])).getResult();
-    if (d > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, i32(grid[d]));
+  for (size_t d = rank; d-- > 0;) {
+    if (d == 0) {
+      indices[d] = rest;
+      break;
+    }
+    Value size = extent(d);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
   }
   return indices;
 }
@@ -223,7 +250,7 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
   Value previousStep =
       arith::SelectOp::create(b, loc, first, i32(0), arith::SubIOp::create(b, loc, step, i32(1)));
   SmallVector<Value> previous = blockIndicesAt(previousStep);
-  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, i32(steps - 1));
+  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, i32(*staticSteps - 1));
   Value firstOrLast = arith::OrIOp::create(b, loc, first, last);
   for (auto [p, i] : llvm::enumerate(outputs)) {
     if (op.isIndexInvariant(i))
@@ -243,9 +270,9 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
 
 void PipelineExpander::finishOutputs() {
   pk::CommitSmemOp::create(b, loc);
-  Value lastStep = i32(steps - 1);
+  Value lastStep = i32(*staticSteps - 1);
   SmallVector<Value> lastIndices = blockIndicesAt(lastStep);
-  Value lastSlot = index((steps - 1) % slots);
+  Value lastSlot = index((*staticSteps - 1) % slots);
   for (auto [p, i] : llvm::enumerate(outputs))
     if (op.isIndexInvariant(i))
       pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot),
@@ -289,7 +316,7 @@ void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
 scf::ForOp PipelineExpander::consumerLoop(bool refill) {
   Block &body = op.getBody().front();
   unsigned gridRank = op.getGrid().size();
-  auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1), op.getInits());
+  auto loop = scf::ForOp::create(b, loc, i32(0), stepCount(), i32(1), op.getInits());
   OpBuilder::InsertionGuard guard(b);
   Block *loopBody = loop.getBody();
   if (!loopBody->empty())
@@ -346,16 +373,25 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
   } else if (consumed && !pipelined.empty()) {
     // This compute thread is done with the slot.
     pk::BarrierArriveOp::create(b, loc, consumed, ValueRange{slotIndex});
-  } else if (refill && !pipelined.empty() && steps > slots) {
+  } else if (refill && !pipelined.empty() && (!staticSteps || *staticSteps > slots)) {
     // The slot step - delay used is free: fill it with step - delay + slots.
     Value released = arith::SubIOp::create(b, loc, step, i32(delay));
     Value next = arith::AddIOp::create(b, loc, released, i32(slots));
     Value due = arith::AndIOp::create(
         b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, i32(steps)));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, stepCount()));
     auto branch = scf::IfOp::create(b, loc, due, /*withElse=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(branch.thenBlock());
+    // The tensor cores may still be reading the released slot: a wgmma of
+    // step `released` is retired once at most the `delay` steps' after it
+    // are in flight (one commit group a wgmma: a body with more waits
+    // longer than it must, never shorter). Bodies that wait themselves
+    // (`wgmma_wait(delay_release)`, as JAX's kernels do) lose nothing.
+    bool readsSlotsAsync = false;
+    body.walk([&](pk::WgmmaOp) { readsSlotsAsync = true; });
+    if (readsSlotsAsync)
+      pk::WgmmaWaitOp::create(b, loc, b.getI64IntegerAttr(delay));
     issue(next, arith::RemUIOp::create(b, loc, released, i32(slots)));
   }
   scf::YieldOp::create(b, loc, carry);
@@ -380,8 +416,10 @@ LogicalResult PipelineExpander::expand() {
       (i < op.getNumIns() ? pipelined : outputs).push_back(i);
   }
   slots = op.getMaxConcurrentSteps();
-  for (int64_t g : op.getGrid())
-    steps *= g;
+  staticSteps = op.getStaticSteps();
+  if (!staticSteps && !outputs.empty())
+    return op.emitError("the CUDA backend pipelines outputs (out_specs) over a static grid only; "
+                        "this grid is computed");
   for (int64_t d : op.getDelayRelease())
     delay = std::max(delay, d);
   if (op.getWarpSpecialized())
@@ -395,10 +433,23 @@ LogicalResult PipelineExpander::expand() {
                                        ArrayAttr());
   allocate(scope, /*warpSpecialized=*/false);
   b.setInsertionPointToStart(&scope.getBodyBlock());
-  // The first steps' blocks.
-  if (!pipelined.empty())
-    for (int64_t s = 0; s < std::min(slots, steps); ++s)
+  // The first steps' blocks (those of the steps there are, when the grid
+  // is computed).
+  if (!pipelined.empty()) {
+    Value steps = staticSteps ? Value() : stepCount();
+    for (int64_t s = 0; s < (staticSteps ? std::min(slots, *staticSteps) : slots); ++s) {
+      if (staticSteps) {
+        issue(i32(s), i32(s));
+        continue;
+      }
+      auto exists = scf::IfOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i32(s), steps),
+          /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(exists.thenBlock());
       issue(i32(s), i32(s));
+    }
+  }
   scf::ForOp loop = consumerLoop(/*refill=*/true);
   if (!outputs.empty())
     finishOutputs();
@@ -433,6 +484,8 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
   bool local = false;
   for (unsigned i : pipelined)
     local |= failed(hoist(op.getRefs()[i], anchor));
+  for (Value extent : op.getDynamicGrid())
+    local |= failed(hoist(extent, anchor));
   op.getIndexMap().walk([&](Operation *inner) {
     for (Value v : inner->getOperands())
       if (!op->isAncestor(v.getParentRegion()->getParentOp()))
@@ -483,7 +536,7 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
     if (std::optional<int64_t> registers = op.getMemoryRegisters())
       pk::SetMaxRegistersOp::create(b, loc, b.getI64IntegerAttr(*registers), UnitAttr());
     inMemoryThread = true;
-    auto loop = scf::ForOp::create(b, loc, i32(0), i32(steps), i32(1));
+    auto loop = scf::ForOp::create(b, loc, i32(0), stepCount(), i32(1));
     b.setInsertionPoint(loop.getBody()->getTerminator());
     Value step = loop.getInductionVar();
     Value slot = arith::RemUIOp::create(b, loc, step, i32(slots));

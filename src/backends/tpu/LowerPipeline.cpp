@@ -122,6 +122,9 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   auto op = llvm::cast<pk::PipelineOp>(operation);
   if (!op.isTpu() || !op.getInits().empty())
     return op.emitError("the TPU backend lowers pltpu.emit_pipeline, not Mosaic GPU pipelines");
+  if (!op.getStaticSteps())
+    return op.emitError("the TPU backend needs a static pltpu.emit_pipeline grid; this one is "
+                        "computed in the kernel");
   OpBuilder &b = l.builder();
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();

@@ -194,8 +194,8 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   n.members["tree_util"] = treeUtil;
   // Parts of JAX that only run outside kernels, on devices: importing and
   // naming them is fine, using them in a .pk program is an error at that use.
-  for (const char *part : {"random", "config", "sharding", "devices", "device_put", "distributed",
-                           "export", "make_mesh", "local_devices"}) {
+  for (const char *part : {"random", "config", "sharding", "device_put", "distributed",
+                           "export", "make_mesh"}) {
     auto opaque = std::make_shared<NamespaceObj>(std::string("jax.") + part);
     opaque->opaque = true;
     opaque->why = std::string("jax.") + part +
@@ -205,14 +205,24 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   // The device a kernel will run on is not known ahead of time. Programs
   // that size a persistent grid by it (JAX's hopper_matmul_mgpu.py:
   // `get_abstract_mesh().abstract_device`, else the default device's
-  // `core_count`) see no abstract mesh and an H100 SXM / H200: 132 SMs.
-  // The grid still runs anywhere; it fits those devices exactly.
+  // `core_count`; transposed_ragged_dot_mgpu.py: `jax.devices()[0]`) see
+  // no abstract mesh and an H100 SXM / H200: 132 SMs. The grid still runs
+  // anywhere; it fits those devices exactly. What kind of device it is
+  // pkc does not claim: TPU kernels branch on `device_kind`, and an answer
+  // would silently choose for them.
   auto device = std::make_shared<NamespaceObj>("jax.Device");
+  device->opaque = true;
+  device->why = "pkc compiles ahead of time, for a device it does not see; of a jax.Device it "
+                "answers only core_count and num_cores (132, an H100 SXM / H200) and id (0)";
   device->members["core_count"] = makeInt(132);
   device->members["num_cores"] = makeInt(132);
-  device->members["platform"] = makeStr("gpu");
-  device->members["device_kind"] = makeStr("NVIDIA H100 80GB HBM3");
   device->members["id"] = makeInt(0);
+  for (const char *name : {"devices", "local_devices"})
+    n.members[name] = builtin(std::string("jax.") + name,
+                              [device](Elaborator &el, CallArgs &args) -> Obj {
+                                el.bind(args, {{"backend", none()}});
+                                return makeList({device});
+                              });
   auto backend = std::make_shared<NamespaceObj>("jax.extend.backend");
   backend->members["get_default_device"] = builtin("jax.extend.backend.get_default_device",
                                                    [device](Elaborator &el, CallArgs &args) -> Obj {

@@ -26,7 +26,8 @@ using ast::BinaryOp;
 /// What emit_pipeline(...) was given, before its operands arrive.
 struct PipelineSpec {
   Obj body;
-  std::vector<int64_t> grid;
+  std::vector<int64_t> grid; ///< ShapedType::kDynamic where computed
+  std::vector<mlir::Value> dynamicGrid; ///< index values of the computed extents
   std::vector<Obj> inSpecs, outSpecs;
   int64_t maxConcurrentSteps = 1;
   std::optional<int64_t> delayRelease; ///< emit_pipeline(delay_release=): all inputs
@@ -76,13 +77,37 @@ std::vector<int64_t> staticGrid(Elaborator &el, const Obj &o, SourceRange r) {
   return grid;
 }
 
+/// A pipeline's grid: static extents, or integer scalars computed in the
+/// kernel (a ragged kernel's block count for its group).
+void pipelineGrid(Elaborator &el, const Obj &o, SourceRange r, PipelineSpec &spec) {
+  for (const Obj &g :
+       llvm::isa<SequenceObj>(o.get()) ? llvm::cast<SequenceObj>(*o).items : std::vector<Obj>{o}) {
+    if (auto *a = llvm::dyn_cast<ArrayObj>(g.get())) {
+      if (a->rank() != 0 || !isInteger(a->dtype))
+        el.fail(r, "a computed pipeline grid extent must be an integer scalar, got " + repr(*g));
+      mlir::OpBuilder &b = el.builder();
+      mlir::Value extent = el.arrays().cast(el.arrays().toArray(g, r), DType::I32, r)->value;
+      spec.grid.push_back(mlir::ShapedType::kDynamic);
+      spec.dynamicGrid.push_back(
+          mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), extent));
+      continue;
+    }
+    std::optional<int64_t> v = el.staticInt(g);
+    if (!v)
+      el.fail(r, "pipeline grid extents must be integers, got " + repr(*g));
+    if (*v <= 0)
+      el.fail(r, "pipeline grid sizes must be positive, got " + std::to_string(*v));
+    spec.grid.push_back(*v);
+  }
+}
+
 /// A pipeline's body, grid, in_specs and out_specs: the first four
 /// parameters of every emit_pipeline.
 std::shared_ptr<PipelineSpec> newPipelineSpec(Elaborator &el, const BoundArgs &a, SourceRange r) {
   auto spec = std::make_shared<PipelineSpec>();
   spec->range = r;
   spec->body = a[0];
-  spec->grid = staticGrid(el, a[1], a.range(1));
+  pipelineGrid(el, a[1], a.range(1), *spec);
   spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
   spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
   spec->specsRange = a.range(2);
@@ -293,12 +318,15 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     carryTypes.push_back(a->value.getType());
   }
 
-  int64_t steps = 1;
-  for (int64_t g : spec.grid)
-    steps *= g;
-  int64_t concurrent = std::min(spec.maxConcurrentSteps, steps);
+  int64_t concurrent = spec.maxConcurrentSteps;
+  if (spec.dynamicGrid.empty()) {
+    int64_t steps = 1;
+    for (int64_t g : spec.grid)
+      steps *= g;
+    concurrent = std::min(concurrent, steps);
+  }
   auto op = pk::PipelineOp::create(
-      b, el.loc(r), carryTypes, refs, inits, b.getDenseI64ArrayAttr(spec.grid),
+      b, el.loc(r), carryTypes, refs, inits, spec.dynamicGrid, b.getDenseI64ArrayAttr(spec.grid),
       b.getI64IntegerAttr(concurrent), b.getArrayAttr(inAttrs), b.getArrayAttr(outAttrs),
       b.getDenseI64ArrayAttr(delays), spec.warpSpecialized ? b.getUnitAttr() : nullptr,
       spec.warpSpecialized ? b.getStringAttr(spec.wgAxis) : nullptr,

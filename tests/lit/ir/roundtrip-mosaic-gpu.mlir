@@ -120,6 +120,21 @@ pk.export @pipeline(%a: tensor<64x256xf16> {pk.name = "a", pk.shape = affine_map
       ^bb0(%k: i32, %blk: !pk.ref<64x64xf16, #pk.memory_space<shared>>):
         pk.scope_yield
       }
+    // A computed grid extent is an index operand.
+    // CHECK: pk.pipeline(%{{.*}}) grid [%{{.*}}, 2] max_concurrent_steps 2
+    %n = arith.constant 3 : index
+    pk.pipeline(%a_gmem) grid [%n, 2] max_concurrent_steps 2
+        {delay_release = array<i64: 0>, in_specs = [#pk.block_spec<[64, 64], computed, memory_space = shared>],
+         out_specs = []}
+        : (!pk.ref<64x256xf16, #pk.memory_space<gmem>>)
+      index_map {
+      ^bb0(%k: i32, %j: i32):
+        %c0 = arith.constant 0 : i32
+        pk.scope_yield %c0, %k : i32, i32
+      } body {
+      ^bb0(%k: i32, %j: i32, %blk: !pk.ref<64x64xf16, #pk.memory_space<shared>>):
+        pk.scope_yield
+      }
     // CHECK: pk.get_global : !pk.semaphore<[]>
     %sem = pk.get_global : !pk.semaphore<[]>
     %one = arith.constant 1 : i32
