@@ -21,7 +21,9 @@ namespace pk {
 Session::Session(llvm::raw_ostream &diagnosticStream) : engine(sourceManager, diagnosticStream) {
   mlir::DialectRegistry registry;
   registerPkDialects(registry);
-  // pkc runs single-threaded: its work is small and threads cost startup.
+  // The front end runs on one thread: its work is small and sequential.
+  // The CUDA backend turns the context's threads on for its stages, which
+  // work kernel by kernel (CudaBackend.cpp).
   mlirContext = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
   mlirContext->loadAllAvailableDialects();
 }

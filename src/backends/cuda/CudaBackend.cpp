@@ -12,13 +12,13 @@
 #include "backends/MosaicGpuSupport.h"
 #include "backends/cuda/HardwareLimits.h"
 #include "backends/cuda/HostProgram.h"
+#include "backends/cuda/KernelCodegen.h"
 #include "backends/cuda/LaunchPlan.h"
 #include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
 #include "backends/cuda/Pipeline.h"
 #include "backends/cuda/Toolkit.h"
 
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -106,10 +106,29 @@ LogicalResult runStage(ModuleOp module, Dumper &dump, const std::string &name,
   return success();
 }
 
+/// Threads for the backend's stages: the front end runs on one (its work
+/// is small and sequential), the backend's per-kernel work in parallel.
+class BackendThreads {
+public:
+  explicit BackendThreads(MLIRContext *ctx) : ctx(ctx), wasEnabled(ctx->isMultithreadingEnabled()) {
+    if (!wasEnabled)
+      ctx->enableMultithreading(true);
+  }
+  ~BackendThreads() {
+    if (!wasEnabled)
+      ctx->enableMultithreading(false);
+  }
+
+private:
+  MLIRContext *ctx;
+  bool wasEnabled;
+};
+
 } // namespace
 
 std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &options) {
   MLIRContext *ctx = pkModule.getContext();
+  BackendThreads threads(ctx);
   registerEverything(ctx);
   // Diagnostics are for the kernel's author: the line, not an IR dump.
   ctx->printOpOnDiagnostic(false);
@@ -170,14 +189,21 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
     return output;
   }
 
-  // MLIR's lowering to NVVM and LLVM, then the NVPTX back end.
+  // MLIR's lowering to NVVM and LLVM, then the NVPTX back end: for a
+  // cubin, each kernel on its own (in parallel); --emit=llvm and ptx
+  // show one module.
+  bool perKernel = options.emit != "llvm" && options.emit != "ptx";
   gpu::Toolkit toolkit = gpu::findToolkit();
   module->walk([&](::mlir::gpu::GPUModuleOp kernels) {
     kernels.setTargetsAttr(ArrayAttr::get(
         ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", target.arch,
                                         "+ptx80")}));
   });
-  if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) { gpu::buildNvvmStage(pm); })))
+  if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) {
+        if (perKernel)
+          pm.addPass(gpu::createPkGpuSplitKernelModules());
+        gpu::buildNvvmStage(pm);
+      })))
     return std::nullopt;
 
   if (options.emit == "llvm") {
@@ -213,31 +239,16 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
       return std::nullopt;
     }
   }
-  {
-    // MLIR's NVVM serializer always tries to link libdevice and reports a
-    // missing one as an error, yet carries on; kernels without math calls
-    // (checked above) do not need it, so that report is not the user's.
-    ScopedDiagnosticHandler quietLibdevice(ctx, [&](Diagnostic &d) {
-      return success(toolkit.libdeviceRoot.empty() && d.str().find("LibDevice path") == 0);
-    });
-    PassManager pm(ctx);
-    GpuModuleToBinaryPassOptions binary;
-    binary.compilationTarget = "isa";
-    binary.toolkitPath = toolkit.libdeviceRoot.empty() ? toolkit.root : toolkit.libdeviceRoot;
-    pm.addPass(createGpuModuleToBinaryPass(binary));
-    if (failed(pm.run(*module)))
-      return std::nullopt;
-  }
-  std::string ptx;
-  module->walk([&](::mlir::gpu::BinaryOp binary) {
-    for (Attribute object : binary.getObjects())
-      if (auto o = llvm::dyn_cast<::mlir::gpu::ObjectAttr>(object))
-        ptx = o.getObject().str();
-  });
-  dump.text("kernels.ptx", ptx);
+  FailureOr<std::vector<std::string>> made = gpu::kernelsToPtx(*module, toolkit);
+  if (failed(made))
+    return std::nullopt;
+  std::vector<std::string> ptx = std::move(*made);
+  size_t part = 0;
+  for (auto kernels : module->getOps<::mlir::gpu::GPUModuleOp>())
+    dump.text(ptx.size() == 1 ? "kernels.ptx" : kernels.getName().str() + ".ptx", ptx[part++]);
   if (options.emit == "ptx") {
-    output.emitted = ptx;
-    output.artifact = ptx;
+    output.emitted = ptx.empty() ? std::string() : ptx.front();
+    output.artifact = output.emitted;
     output.format = "ptx";
     output.extension = ".ptx";
     output.cudaPrograms = programs;

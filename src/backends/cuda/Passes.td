@@ -172,6 +172,22 @@ def PkGpuMergeBarriers : Pass<"pk-gpu-merge-barriers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def PkGpuSplitKernelModules : Pass<"pk-gpu-split-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Gives each kernel a gpu.module of its own, for parallel code generation";
+  let description = [{
+    MLIR lowers a gpu.module to NVVM, and LLVM a module to PTX, one
+    function after another. Each kernel of a gpu.module of several (a
+    file's exports, a template instantiated three times) moves to a
+    gpu.module named after it, with a copy of everything else the module
+    holds (declarations, internal globals), so that the passes after it
+    and the PTX generation (KernelCodegen.h) run the kernels side by side;
+    ptxas links their PTX into one cubin. A module holding something a
+    copy would define twice at link time (a device function, an external
+    global with a value) stays whole.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 def PkGpuKernelAbi : Pass<"pk-gpu-kernel-abi", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters";
   let description = [{

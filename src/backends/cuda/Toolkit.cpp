@@ -107,7 +107,8 @@ Toolkit findToolkit(const ToolkitSearch &search) {
   return t;
 }
 
-PtxasResult runPtxas(const Toolkit &toolkit, const std::string &ptx, const std::string &arch) {
+PtxasResult runPtxas(const Toolkit &toolkit, const std::vector<std::string> &ptx,
+                     const std::string &arch) {
   PtxasResult r;
   if (toolkit.ptxas.empty()) {
     r.error = "ptxas was not found: install the CUDA toolkit (or PyPI's nvidia-cuda-nvcc, which "
@@ -115,24 +116,40 @@ PtxasResult runPtxas(const Toolkit &toolkit, const std::string &ptx, const std::
               "--emit=ptx works without it";
     return r;
   }
-  llvm::SmallString<128> input, output, log;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("pkc", "ptx", fd, input) ||
-      llvm::sys::fs::createTemporaryFile("pkc", "cubin", output) ||
+  std::vector<llvm::SmallString<128>> inputs(ptx.size());
+  llvm::SmallString<128> output, log;
+  auto removeAll = [&] {
+    for (const auto &input : inputs)
+      if (!input.empty())
+        llvm::sys::fs::remove(input);
+    llvm::sys::fs::remove(output);
+    llvm::sys::fs::remove(log);
+  };
+  for (size_t i = 0; i < ptx.size(); ++i) {
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("pkc", "ptx", fd, inputs[i])) {
+      r.error = "cannot create temporary files for ptxas";
+      removeAll();
+      return r;
+    }
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << ptx[i];
+  }
+  if (llvm::sys::fs::createTemporaryFile("pkc", "cubin", output) ||
       llvm::sys::fs::createTemporaryFile("pkc", "log", log)) {
     r.error = "cannot create temporary files for ptxas";
+    removeAll();
     return r;
-  }
-  {
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << ptx;
   }
   // ptxas compiles a module's kernels on up to 4 threads (a third less
   // wall time for a file of many kernels on 2 cores). The count is fixed,
   // not the machine's: the cubin's layout depends on it, and compiling
   // the same input must give the same bytes everywhere.
-  std::vector<std::string> args = {toolkit.ptxas, "-arch=" + arch, "-O3", "-v", "-split-compile=4",
-                                   input.str().str(), "-o", output.str().str()};
+  std::vector<std::string> args = {toolkit.ptxas, "-arch=" + arch, "-O3", "-v", "-split-compile=4"};
+  for (const auto &input : inputs)
+    args.push_back(input.str().str());
+  args.push_back("-o");
+  args.push_back(output.str().str());
   for (const std::string &a : args)
     r.command += (r.command.empty() ? "" : " ") + a;
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
@@ -150,9 +167,7 @@ PtxasResult runPtxas(const Toolkit &toolkit, const std::string &ptx, const std::
   } else {
     r.error = "ptxas wrote no cubin: " + r.command;
   }
-  llvm::sys::fs::remove(input);
-  llvm::sys::fs::remove(output);
-  llvm::sys::fs::remove(log);
+  removeAll();
   return r;
 }
 

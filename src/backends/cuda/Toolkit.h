@@ -59,7 +59,10 @@ struct PtxasResult {
   std::string error; ///< set when ptxas could not run or failed
 };
 
-PtxasResult runPtxas(const Toolkit &toolkit, const std::string &ptx, const std::string &arch);
+/// Assembles and links PTX modules into one cubin (ptxas takes several
+/// files as it takes one module's kernels).
+PtxasResult runPtxas(const Toolkit &toolkit, const std::vector<std::string> &ptx,
+                     const std::string &arch);
 
 /// Per-kernel resource usage from ptxas -v output.
 struct KernelResources {
