@@ -32,7 +32,7 @@ simpleStatement
   | FROM fromModule IMPORT
       (STAR | LPAREN importedNames COMMA? RPAREN | importedNames) # fromImportStatement
   | ASSERT expression (COMMA expression)?                     # assertStatement
-  | RAISE expression?                                         # raiseStatement
+  | RAISE (expression (FROM cause=expression)?)?              # raiseStatement
   | NONLOCAL NAME (COMMA NAME)*                               # nonlocalStatement
   ;
 

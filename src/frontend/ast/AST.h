@@ -538,6 +538,7 @@ public:
   RaiseStmt(SourceRange r, ExprPtr exception) : Stmt(Kind::Raise, r), exception(std::move(exception)) {}
   PK_AST_STMT_CLASSOF(Raise)
   ExprPtr exception; // may be null
+  ExprPtr cause;     ///< `raise exception from cause`; may be null
 };
 
 class NonlocalStmt : public Stmt {

@@ -91,10 +91,16 @@ Obj namingContext(const std::string &name) {
 
 Obj customDerivative(const std::string &kind) {
   return builtin("jax." + kind, [kind](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"fun"}, {"nondiff_argnums", makeTuple({})}});
+    // nondiff_argnames only says which arguments have no gradient: the
+    // forward computation pkc compiles does not depend on it.
+    BoundArgs a = el.bind(args, {{"fun"},
+                                 {"nondiff_argnums", makeTuple({})},
+                                 {"nondiff_argnames", makeTuple({}), true}});
     auto f = std::make_shared<CustomDerivativeObj>(kind, a[0]);
     for (const Obj &i : el.iterate(a[1], a.range(1)))
       f->nondiffArgnums.push_back(el.toInt(i, a.range(1), "nondiff_argnums"));
+    for (const Obj &name : el.iterate(a[2], a.range(2)))
+      el.toStr(name, a.range(2), "nondiff_argnames");
     return f;
   });
 }
@@ -158,6 +164,41 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
         return args.positional[0];
       });
   n.members["profiler"] = profiler;
+  // Rematerialization only changes what a gradient recomputes; pkc
+  // compiles the forward computation, which these leave as it is.
+  auto checkpoint = builtin("jax.checkpoint", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.positional.empty())
+      return args.positional[0];
+    return builtin("jax.checkpoint", [](Elaborator &el, CallArgs &inner) -> Obj {
+      if (inner.positional.size() != 1)
+        el.fail(inner.range, "jax.checkpoint(...) used as a decorator takes the function only");
+      return inner.positional[0];
+    });
+  });
+  n.members["checkpoint"] = checkpoint;
+  n.members["remat"] = checkpoint;
+  auto policies = std::make_shared<NamespaceObj>("jax.checkpoint_policies");
+  for (const char *policy : {"everything_saveable", "nothing_saveable", "dots_saveable",
+                             "checkpoint_dots", "dots_with_no_batch_dims_saveable",
+                             "save_anything_except_these_names", "save_only_these_names",
+                             "save_any_names_but_these", "save_from_both_policies"})
+    policies->members[policy] = builtin(std::string("jax.checkpoint_policies.") + policy,
+                                        [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  n.members["checkpoint_policies"] = policies;
+  auto adCheckpoint = std::make_shared<NamespaceObj>("jax.ad_checkpoint");
+  adCheckpoint->members["checkpoint"] = checkpoint;
+  adCheckpoint->members["remat"] = checkpoint;
+  adCheckpoint->members["checkpoint_policies"] = policies;
+  define(*adCheckpoint, "checkpoint_name", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"name"}});
+    return a[0];
+  });
+  n.members["ad_checkpoint"] = adCheckpoint;
+  // jax.typing: names for annotations.
+  auto typing = std::make_shared<NamespaceObj>("jax.typing");
+  for (const char *t : {"ArrayLike", "DTypeLike", "DeviceLike"})
+    typing->members[t] = typeMarker(std::string("jax.typing.") + t);
+  n.members["typing"] = typing;
   n.members["custom_vjp"] = customDerivative("custom_vjp");
   n.members["custom_jvp"] = customDerivative("custom_jvp");
 

@@ -644,6 +644,8 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.extend"] = jax.members["extend"];
   m["jax.extend.backend"] = llvm::cast<NamespaceObj>(*jax.members["extend"]).members["backend"];
   m["jax.sharding"] = jax.members["sharding"];
+  m["jax.ad_checkpoint"] = jax.members["ad_checkpoint"];
+  m["jax.typing"] = jax.members["typing"];
 
   auto functools = std::make_shared<NamespaceObj>("functools");
   define(*functools, "partial", [](Elaborator &el, CallArgs &args) -> Obj {

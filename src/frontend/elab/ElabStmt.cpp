@@ -240,9 +240,15 @@ void Elaborator::execAssert(const AssertStmt &s) {
 }
 
 void Elaborator::execRaise(const RaiseStmt &s) {
-  if (!s.exception)
-    fail(s.range(), "bare 'raise' is not supported");
+  if (!s.exception) {
+    // Inside an `except` clause: the exception it handles, as it was.
+    if (handledExceptions.empty())
+      raise(s.range(), "RuntimeError", "No active exception to reraise");
+    throw ElabError(handledExceptions.back());
+  }
   Obj e = eval(*s.exception);
+  if (s.cause) // `raise X from cause`: the cause is evaluated, X raised
+    eval(*s.cause);
   if (auto c = std::dynamic_pointer_cast<ClassObj>(e)) { // `raise MyError`
     CallArgs none;
     none.range = s.range();
@@ -464,6 +470,11 @@ Flow Elaborator::execTry(const TryStmt &s) {
                                : e.diagnostic.message;
       setVariable(matched->name, exception);
     }
+    handledExceptions.push_back(e);
+    struct Handled {
+      std::vector<ElabError> &stack;
+      ~Handled() { stack.pop_back(); }
+    } handled{handledExceptions};
     flow = exec(matched->body);
   }
   if (!raised && flow == Flow::Normal)

@@ -508,6 +508,9 @@ private:
   };
   std::vector<CallSite> callStack;
   std::map<const void *, std::set<std::string>> localsCache;
+  /// The exceptions the `except` clauses running now handle, innermost
+  /// last: what a bare `raise` raises again.
+  std::vector<ElabError> handledExceptions;
   std::set<std::string> definedNames; ///< -D names, to warn when unused
   std::set<std::string> usedDefines;
   uint64_t fuel = 0;

@@ -217,9 +217,13 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
     return std::make_unique<AssertStmt>(range, buildExpression(s->expression(0)),
                                         s->expression(1) ? buildExpression(s->expression(1))
                                                          : nullptr);
-  if (auto *s = dynamic_cast<P::RaiseStatementContext *>(ctx))
-    return std::make_unique<RaiseStmt>(range,
-                                       s->expression() ? buildExpression(s->expression()) : nullptr);
+  if (auto *s = dynamic_cast<P::RaiseStatementContext *>(ctx)) {
+    auto raise = std::make_unique<RaiseStmt>(
+        range, s->expression(0) ? buildExpression(s->expression(0)) : nullptr);
+    if (s->cause)
+      raise->cause = buildExpression(s->cause);
+    return raise;
+  }
 
   if (auto *s = dynamic_cast<P::NonlocalStatementContext *>(ctx)) {
     std::vector<std::string> names;
