@@ -216,6 +216,19 @@ TEST(Parser, InvalidPatternsAreLocatedErrors) {
       << noCase.errors;
 }
 
+// After a syntax error the token source reads the rest of the file for an
+// unclosed bracket, dropping tokens as it goes; a `match` line held there
+// once read a dropped token (found by the fuzzer; ASan sees it every time).
+TEST(Parser, MatchLinesAfterASyntaxErrorAreReadSafely) {
+  for (const char *source : {"x = = 1\nmatch y:\n    case 1:\n        pass\n",
+                             "x = = 1\nmatch (y,\n",
+                             "def f(:\n    match y:\n        case _: pass\nmatch z:\n"}) {
+    Parsed p = parse(source);
+    EXPECT_FALSE(p.ok) << source;
+    EXPECT_NE(p.errors.find("t.pk:"), std::string::npos) << source << p.errors;
+  }
+}
+
 /// What profileParse says about one source text.
 pk::ParsePredictionStats predictionStats(const std::string &source, std::string *errors = nullptr) {
   pk::SourceManager sources;

@@ -74,7 +74,7 @@ void IndentingTokenSource::retypeSoftKeyword(antlr4::Token &token, size_t previo
                     previousType == PkLexer::INDENT || previousType == PkLexer::DEDENT;
   size_t type = token.getType();
   if (type == PkLexer::NEWLINE) {
-    if (heldMatch && previousType == PkLexer::COLON) {
+    if (heldMatch && *heldMatch < pending.size() && previousType == PkLexer::COLON) {
       if (auto *match = dynamic_cast<antlr4::WritableToken *>(pending[*heldMatch].get()))
         match->setType(PkLexer::MATCH);
       expectMatchBody = true;
@@ -112,6 +112,7 @@ void IndentingTokenSource::emit(std::unique_ptr<antlr4::Token> token) {
 std::optional<LexicalError> IndentingTokenSource::unclosedBracketAtEnd() {
   while (!finished) {
     pending.clear();
+    heldMatch.reset(); // its token is gone with the rest
     fill();
   }
   if (firstError && firstError->unclosedBracket)
