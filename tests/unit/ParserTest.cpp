@@ -201,6 +201,7 @@ TEST(Parser, InvalidPatternsAreLocatedErrors) {
            {"C(k=1, 2)", "t.pk:2:17: error: positional argument follows keyword argument"},
            {"_ | 1", "error: alternative patterns after an irrefutable one are unreachable"},
            {"1 as _", "error: cannot use '_' as a target"},
+           {"*rest", "t.pk:2:10: error: a star pattern belongs in a sequence pattern"},
        }) {
     Parsed p = parse(std::string("match v:\n    case ") + c.pattern + ":\n        pass\n");
     EXPECT_FALSE(p.ok) << c.pattern;

@@ -105,6 +105,21 @@ Obj customDerivative(const std::string &kind) {
   });
 }
 
+/// A transformation that leaves the computation pkc compiles as it is:
+/// `name(f, ...)`, `@name`, `@name(options...)` and
+/// `functools.partial(name, options...)` all give the function itself.
+Obj transparentTransform(const std::string &name) {
+  return builtin(name, [name](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.positional.empty())
+      return args.positional[0];
+    return builtin(name, [name](Elaborator &el, CallArgs &inner) -> Obj {
+      if (inner.positional.size() != 1)
+        el.fail(inner.range, name + "(...) used as a decorator takes the function only");
+      return inner.positional[0];
+    });
+  });
+}
+
 } // namespace
 
 void addExtendedDTypes(NamespaceObj &numpy) {
@@ -126,17 +141,8 @@ void addExtendedDTypes(NamespaceObj &numpy) {
 }
 
 void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
-  // jax.jit(f, ...), @jax.jit, @jax.jit(static_argnames=...) and
-  // functools.partial(jax.jit, ...): the function itself.
-  define(n, "jit", [](Elaborator &el, CallArgs &args) -> Obj {
-    if (!args.positional.empty())
-      return args.positional[0];
-    return builtin("jax.jit", [](Elaborator &el, CallArgs &inner) -> Obj {
-      if (inner.positional.size() != 1)
-        el.fail(inner.range, "jax.jit(...) used as a decorator takes the function only");
-      return inner.positional[0];
-    });
-  });
+  // Compiling is what pkc does anyway.
+  n.members["jit"] = transparentTransform("jax.jit");
   // jax.default_matmul_precision(name): within the `with`, dots without
   // a precision take this one ("float32" and "highest" keep f32 exact).
   define(n, "default_matmul_precision", [](Elaborator &el, CallArgs &args) -> Obj {
@@ -166,15 +172,7 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   n.members["profiler"] = profiler;
   // Rematerialization only changes what a gradient recomputes; pkc
   // compiles the forward computation, which these leave as it is.
-  auto checkpoint = builtin("jax.checkpoint", [](Elaborator &el, CallArgs &args) -> Obj {
-    if (!args.positional.empty())
-      return args.positional[0];
-    return builtin("jax.checkpoint", [](Elaborator &el, CallArgs &inner) -> Obj {
-      if (inner.positional.size() != 1)
-        el.fail(inner.range, "jax.checkpoint(...) used as a decorator takes the function only");
-      return inner.positional[0];
-    });
-  });
+  Obj checkpoint = transparentTransform("jax.checkpoint");
   n.members["checkpoint"] = checkpoint;
   n.members["remat"] = checkpoint;
   auto policies = std::make_shared<NamespaceObj>("jax.checkpoint_policies");

@@ -306,7 +306,11 @@ StmtPtr ASTBuilder::buildMatch(P::MatchStatementContext *ctx) {
     MatchStmt::Case c;
     std::vector<P::CasePatternContext *> items = block->casePattern();
     // `case a, b:` is a sequence pattern, like the tuple `a, b`.
-    if (items.size() == 1 && !block->trailingComma && !items[0]->STAR()) {
+    if (items.size() == 1 && !block->trailingComma && items[0]->STAR())
+      fail(rangeOf(items[0]), "a star pattern belongs in a sequence pattern ('case *" +
+                                  items[0]->NAME(0)->getText() + ",:' or 'case [*" +
+                                  items[0]->NAME(0)->getText() + "]:')");
+    if (items.size() == 1 && !block->trailingComma) {
       c.pattern = buildCasePattern(items[0]);
     } else {
       c.pattern.kind = Pattern::Kind::Sequence;
