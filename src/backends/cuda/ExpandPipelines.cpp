@@ -250,7 +250,9 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
   Value previousStep =
       arith::SelectOp::create(b, loc, first, i32(0), arith::SubIOp::create(b, loc, step, i32(1)));
   SmallVector<Value> previous = blockIndicesAt(previousStep);
-  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, step, i32(*staticSteps - 1));
+  Value last = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, step,
+      staticSteps ? i32(*staticSteps - 1) : arith::SubIOp::create(b, loc, stepCount(), i32(1)));
   Value firstOrLast = arith::OrIOp::create(b, loc, first, last);
   for (auto [p, i] : llvm::enumerate(outputs)) {
     if (op.isIndexInvariant(i))
@@ -270,13 +272,30 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
 
 void PipelineExpander::finishOutputs() {
   pk::CommitSmemOp::create(b, loc);
-  Value lastStep = i32(*staticSteps - 1);
-  SmallVector<Value> lastIndices = blockIndicesAt(lastStep);
-  Value lastSlot = index((*staticSteps - 1) % slots);
-  for (auto [p, i] : llvm::enumerate(outputs))
-    if (op.isIndexInvariant(i))
-      pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot),
-                                   gmemWindow(i, lastIndices), Value(), /*no_commit=*/true);
+  // The grid-invariant outputs, from the last step's slot: of a computed
+  // grid, only when it ran a step.
+  bool invariant = llvm::any_of(outputs, [&](unsigned i) { return op.isIndexInvariant(i); });
+  if (invariant) {
+    OpBuilder::InsertionGuard guard(b);
+    Value lastStep;
+    if (staticSteps) {
+      lastStep = i32(*staticSteps - 1);
+    } else {
+      Value steps = stepCount();
+      auto ran = scf::IfOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, steps, i32(0)),
+          /*withElse=*/false);
+      b.setInsertionPointToStart(ran.thenBlock());
+      lastStep = arith::SubIOp::create(b, loc, steps, i32(1));
+    }
+    SmallVector<Value> lastIndices = blockIndicesAt(lastStep);
+    Value lastSlot = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                arith::RemUIOp::create(b, loc, lastStep, i32(slots)));
+    for (auto [p, i] : llvm::enumerate(outputs))
+      if (op.isIndexInvariant(i))
+        pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot),
+                                     gmemWindow(i, lastIndices), Value(), /*no_commit=*/true);
+  }
   pk::CommitGroupOp::create(b, loc);
   pk::WaitSmemToGmemOp::create(b, loc, /*allow_groups=*/0, /*read_only=*/false);
 }
@@ -417,9 +436,6 @@ LogicalResult PipelineExpander::expand() {
   }
   slots = op.getMaxConcurrentSteps();
   staticSteps = op.getStaticSteps();
-  if (!staticSteps && !outputs.empty())
-    return op.emitError("the CUDA backend pipelines outputs (out_specs) over a static grid only; "
-                        "this grid is computed");
   for (int64_t d : op.getDelayRelease())
     delay = std::max(delay, d);
   if (op.getWarpSpecialized())
