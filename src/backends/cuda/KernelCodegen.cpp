@@ -104,8 +104,8 @@ FailureOr<std::vector<std::string>> kernelsToPtx(ModuleOp module, const Toolkit 
                                          ::mlir::gpu::CompilationTarget::Assembly);
       std::optional<SmallVector<char, 0>> object = target.serializeToObject(kernels, options);
       if (!object)
-        return LogicalResult(kernels.emitError(
-            "internal error: LLVM's NVPTX back end made no PTX for this module"));
+        return LogicalResult(
+            kernels.emitError("internal error: LLVM's NVPTX back end made no PTX for this module"));
       ptx[i].assign(object->begin(), object->end());
       while (!ptx[i].empty() && ptx[i].back() == '\0')
         ptx[i].pop_back();
