@@ -61,43 +61,39 @@ std::vector<Obj> specList(Elaborator &el, const Obj &o, SourceRange r, const cha
   return specs;
 }
 
-std::vector<int64_t> staticGrid(Elaborator &el, const Obj &o, SourceRange r) {
-  std::vector<int64_t> grid;
-  for (const Obj &g :
-       llvm::isa<SequenceObj>(o.get()) ? llvm::cast<SequenceObj>(*o).items : std::vector<Obj>{o}) {
-    std::optional<int64_t> v = el.staticInt(g);
-    if (!v)
-      el.fail(r, "the pipeline grid must be static here (computed grids are not supported yet), "
-                 "got " +
-                     repr(*g));
-    if (*v <= 0)
-      el.fail(r, "pipeline grid sizes must be positive, got " + std::to_string(*v));
-    grid.push_back(*v);
-  }
-  return grid;
+/// The extents of a grid given as a tuple or as one value.
+std::vector<Obj> gridExtents(const Obj &o) {
+  if (auto *sequence = llvm::dyn_cast<SequenceObj>(o.get()))
+    return sequence->items;
+  return {o};
+}
+
+/// A static, positive grid extent of `what` ("plgpu.nd_loop's grid").
+int64_t staticExtent(Elaborator &el, const Obj &g, SourceRange r, const std::string &what) {
+  std::optional<int64_t> v = el.staticInt(g);
+  if (!v)
+    el.fail(r, what + " extents must be static integers, got " + repr(*g));
+  if (*v <= 0)
+    el.fail(r, what + " sizes must be positive, got " + std::to_string(*v));
+  return *v;
 }
 
 /// A pipeline's grid: static extents, or integer scalars computed in the
 /// kernel (a ragged kernel's block count for its group).
 void pipelineGrid(Elaborator &el, const Obj &o, SourceRange r, PipelineSpec &spec) {
-  for (const Obj &g :
-       llvm::isa<SequenceObj>(o.get()) ? llvm::cast<SequenceObj>(*o).items : std::vector<Obj>{o}) {
-    if (auto *a = llvm::dyn_cast<ArrayObj>(g.get())) {
-      if (a->rank() != 0 || !isInteger(a->dtype))
-        el.fail(r, "a computed pipeline grid extent must be an integer scalar, got " + repr(*g));
-      mlir::OpBuilder &b = el.builder();
-      mlir::Value extent = el.arrays().cast(el.arrays().toArray(g, r), DType::I32, r)->value;
-      spec.grid.push_back(mlir::ShapedType::kDynamic);
-      spec.dynamicGrid.push_back(
-          mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), extent));
+  for (const Obj &g : gridExtents(o)) {
+    auto *a = llvm::dyn_cast<ArrayObj>(g.get());
+    if (!a) {
+      spec.grid.push_back(staticExtent(el, g, r, "pipeline grid"));
       continue;
     }
-    std::optional<int64_t> v = el.staticInt(g);
-    if (!v)
-      el.fail(r, "pipeline grid extents must be integers, got " + repr(*g));
-    if (*v <= 0)
-      el.fail(r, "pipeline grid sizes must be positive, got " + std::to_string(*v));
-    spec.grid.push_back(*v);
+    if (a->rank() != 0 || !isInteger(a->dtype))
+      el.fail(r, "a computed pipeline grid extent must be an integer scalar, got " + repr(*g));
+    mlir::OpBuilder &b = el.builder();
+    mlir::Value extent = el.arrays().cast(el.arrays().toArray(g, r), DType::I32, r)->value;
+    spec.grid.push_back(mlir::ShapedType::kDynamic);
+    spec.dynamicGrid.push_back(
+        mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), extent));
   }
 }
 
@@ -646,7 +642,9 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
                                {"tiling", none(), true},
                                {"init_carry", none(), true},
                                {"include_wave_step", none(), true}});
-  std::vector<int64_t> grid = staticGrid(el, a[0], a.range(0));
+  std::vector<int64_t> grid;
+  for (const Obj &g : gridExtents(a[0]))
+    grid.push_back(staticExtent(el, g, a.range(0), "plgpu.nd_loop's grid"));
   Obj axes = a[1];
   SourceRange axesRange = a.range(1);
   if (!isNone(a[2])) {
