@@ -963,14 +963,26 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     emit(from, into, op, Op::MbarArriveExpectTx);
     return true;
   }
+  if (llvm::isa<NVVM::MapaOp>(op)) {
+    emit(from, into, op, Op::Mapa);
+    return true;
+  }
+  if (llvm::isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp>(op)) {
+    emit(from, into, op, Op::ClusterArrive);
+    return true;
+  }
+  if (llvm::isa<NVVM::ClusterWaitOp>(op)) {
+    emit(from, into, op, Op::ClusterWait);
+    return true;
+  }
   if (llvm::isa<NVVM::MBarrierTryWaitParityOp>(op)) {
     emit(from, into, op, Op::MbarTryWait);
     return true;
   }
   if (auto load = llvm::dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
-    if (load.getMulticastMask() || load.getPredicate() || !load.getIm2colOffsets().empty() ||
-        load.getL2CacheHint() || load.getMode() != NVVM::TMALoadMode::TILE)
-      return fail(op, "a TMA load other than a tiled one without multicast, cache hint or predicate");
+    if (load.getPredicate() || !load.getIm2colOffsets().empty() || load.getL2CacheHint() ||
+        load.getMode() != NVVM::TMALoadMode::TILE)
+      return fail(op, "a TMA load other than a tiled one without cache hint or predicate");
     Instr instr = operandsOnly(op, Op::TmaLoad);
     instr.in.clear();
     instr.in.push_back(*use(load.getDstMem()));
@@ -978,6 +990,11 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     instr.in.push_back(*use(load.getMbar()));
     for (Value c : load.getCoordinates())
       instr.in.push_back(*use(c));
+    // A multicast: the CTA mask comes last (imm = 1).
+    if (Value mask = load.getMulticastMask()) {
+      instr.in.push_back(*use(mask));
+      instr.imm = 1;
+    }
     into.body.push_back(std::move(instr));
     return true;
   }

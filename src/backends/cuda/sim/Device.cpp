@@ -33,7 +33,8 @@ std::unique_ptr<Device> Device::create(mlir::ModuleOp module, const DeviceOption
 }
 
 void Device::launch(const std::string &name, const uint64_t grid[3], const unsigned block[3],
-                    uint64_t dynamicSharedMemory, const std::vector<LaunchArg> &args) {
+                    const unsigned cluster[3], uint64_t dynamicSharedMemory,
+                    const std::vector<LaunchArg> &args) {
   auto it = kernels.find(name);
   if (it == kernels.end())
     throw SimError("launch of kernel '" + name + "', which the module does not define");
@@ -95,12 +96,31 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
     return; // an empty grid: nothing to run (the runtime skips it too)
   if (total > (uint64_t(1) << 26))
     launchError(std::to_string(total) + " CTAs: more than the simulator runs (2^26); use smaller sizes");
+  unsigned clusterSize = 1;
+  for (unsigned i = 0; i < 3; ++i) {
+    if (cluster[i] == 0 || grid[i] % cluster[i] != 0)
+      launchError("grid dimension " + std::to_string(i) + " (" + std::to_string(grid[i]) +
+                  ") is not a multiple of the cluster's (" + std::to_string(cluster[i]) + ")");
+    clusterSize *= cluster[i];
+  }
+  if (clusterSize > 16)
+    launchError("a cluster of " + std::to_string(clusterSize) + " CTAs (at most 16)");
   state.launch = nextLaunch++;
+  // One shared memory allocation per CTA of a cluster, refilled for each.
+  std::vector<uint32_t> shared(clusterSize, 0);
   if (dynamicSharedMemory > 0)
-    state.sharedMemory =
-        mem.allocate(Space::Shared, dynamicSharedMemory, "dynamic shared memory", kSharedFill, false);
+    for (uint32_t &id : shared)
+      id = mem.allocate(Space::Shared, dynamicSharedMemory, "dynamic shared memory", kSharedFill,
+                        false);
+  auto freeShared = [&] {
+    for (uint32_t id : shared)
+      if (id)
+        mem.free(id);
+  };
 
-  std::vector<uint64_t> order(total);
+  // Clusters in the chosen order; a cluster's CTAs by rank (x fastest).
+  uint64_t clusters[3] = {grid[0] / cluster[0], grid[1] / cluster[1], grid[2] / cluster[2]};
+  std::vector<uint64_t> order(clusters[0] * clusters[1] * clusters[2]);
   std::iota(order.begin(), order.end(), 0);
   if (options.order == CtaOrder::Reverse) {
     std::reverse(order.begin(), order.end());
@@ -108,21 +128,61 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
     std::mt19937_64 random(options.seed + state.launch);
     std::shuffle(order.begin(), order.end(), random);
   }
-  Executor executor(k, mem, count, nextInterval);
+  std::vector<std::unique_ptr<Executor>> executors;
+  for (unsigned r = 0; r < clusterSize; ++r)
+    executors.push_back(std::make_unique<Executor>(k, mem, count, nextInterval));
   try {
-    for (uint64_t linear : order) {
-      uint64_t cta[3] = {linear % grid[0], (linear / grid[0]) % grid[1], linear / (grid[0] * grid[1])};
-      if (state.sharedMemory)
-        mem.reset(state.sharedMemory, kSharedFill);
-      executor.runCta(state, cta, static_cast<uint32_t>(linear));
+    for (uint64_t c : order) {
+      uint64_t at[3] = {c % clusters[0], (c / clusters[0]) % clusters[1],
+                        c / (clusters[0] * clusters[1])};
+      auto ctaOf = [&](unsigned rank, uint64_t cta[3]) {
+        unsigned local[3] = {rank % cluster[0], (rank / cluster[0]) % cluster[1],
+                             rank / (cluster[0] * cluster[1])};
+        for (unsigned i = 0; i < 3; ++i)
+          cta[i] = at[i] * cluster[i] + local[i];
+        return cta[0] + grid[0] * (cta[1] + grid[1] * cta[2]);
+      };
+      for (uint32_t id : shared)
+        if (id)
+          mem.reset(id, kSharedFill);
+      if (clusterSize == 1) {
+        uint64_t cta[3];
+        uint64_t linear = ctaOf(0, cta);
+        executors[0]->runCta(state, cta, static_cast<uint32_t>(linear), shared[0]);
+        continue;
+      }
+      // The cluster's CTAs run together: every warpgroup of each is a
+      // cooperative worker, so that one may wait for another CTA.
+      ClusterRun run;
+      pk::Cooperative scheduler;
+      unsigned perCta = executors[0]->workerCount();
+      scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
+        std::string message =
+            executors[0]->where(-1) +
+            ": deadlock: every warpgroup of its cluster that has not finished waits";
+        for (const pk::Cooperative::Waiting &w : blocked)
+          message += "\n  " + executors[w.worker / perCta]->where(-1) + ", warpgroup " +
+                     std::to_string(w.worker % perCta) + " waits " + w.what;
+        return std::make_exception_ptr(SimError(message));
+      };
+      for (unsigned r = 0; r < clusterSize; ++r) {
+        run.ctas.push_back(executors[r].get());
+        uint64_t cta[3];
+        uint64_t linear = ctaOf(r, cta);
+        executors[r]->beginCta(state, cta, static_cast<uint32_t>(linear), shared[r], run,
+                               &scheduler);
+      }
+      scheduler.run(clusterSize * perCta, [&](size_t worker) {
+        executors[worker / perCta]->runWorker(static_cast<unsigned>(worker % perCta));
+      });
+      for (auto &executor : executors)
+        executor->endCta();
     }
   } catch (...) {
-    if (state.sharedMemory)
-      mem.free(state.sharedMemory);
+    freeShared();
     throw;
   }
-  if (state.sharedMemory)
-    mem.free(state.sharedMemory);
+  freeShared();
 }
 
 } // namespace pk::sim

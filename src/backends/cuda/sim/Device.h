@@ -62,9 +62,12 @@ public:
   const Counters &counters() const { return count; }
   bool hasKernel(const std::string &name) const { return kernels.count(name) > 0; }
 
-  /// Runs `kernel` on `grid` CTAs of `block` threads. Throws SimError.
+  /// Runs `kernel` on `grid` CTAs of `block` threads, in clusters of
+  /// `cluster` CTAs (each cluster's CTAs run together, so that they can
+  /// wait for each other). Throws SimError.
   void launch(const std::string &kernel, const uint64_t grid[3], const unsigned block[3],
-              uint64_t dynamicSharedMemory, const std::vector<LaunchArg> &args);
+              const unsigned cluster[3], uint64_t dynamicSharedMemory,
+              const std::vector<LaunchArg> &args);
 
 private:
   explicit Device(const DeviceOptions &options);

@@ -18,11 +18,22 @@
 
 namespace pk::sim {
 
+Executor *Executor::ownerOf(const Instr &instr, uint16_t thread, uint64_t pointer) {
+  for (Executor *peer : cluster->ctas)
+    if (peer->shared && pointerAllocation(pointer) == peer->shared)
+      return peer;
+  fail(instr, thread, "a pointer that is not into the shared memory of a CTA of the cluster");
+}
+
 Executor::Mbarrier &Executor::mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer) {
-  auto it = mbarriers.find(pointer);
-  if (it == mbarriers.end())
-    fail(instr, thread, "an mbarrier operation on shared memory byte " +
-                            std::to_string(pointerOffset(pointer)) + ", where no mbarrier was initialized");
+  // The barrier may be a peer's (mbarrier.arrive through mapa).
+  Executor *owner = ownerOf(instr, thread, pointer);
+  auto it = owner->mbarriers.find(pointer);
+  if (it == owner->mbarriers.end())
+    fail(instr, thread,
+         "an mbarrier operation on shared memory byte " + std::to_string(pointerOffset(pointer)) +
+             (owner == this ? "" : " of another CTA of the cluster") +
+             ", where no mbarrier was initialized");
   return it->second;
 }
 
@@ -31,6 +42,7 @@ void Executor::completeIfDone(Mbarrier &m) {
     return;
   ++m.phase;
   m.pending = m.expected;
+  m.fromPeers = 0;
   interval = nextInterval++;
 }
 
@@ -71,14 +83,35 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
   // Operands: load (shared, map, mbarrier, coordinates...); store (shared,
   // map, coordinates...). Coordinates are PTX's: innermost first.
   size_t firstCoordinate = toShared ? 3 : 2;
+  bool multicast = toShared && instr.imm == 1; // the CTA mask is the last operand
   uint64_t mapWord = operand[1];
   if (mapWord >= launch->tensorMaps.size())
     fail(instr, t, "a TMA copy through a tensor map parameter the launch did not pass");
   const rt::TensorMapDesc &map = launch->tensorMaps[mapWord];
   unsigned rank = map.rank;
-  if (instr.in.size() - firstCoordinate != rank)
-    fail(instr, t, "a TMA copy with " + std::to_string(instr.in.size() - firstCoordinate) +
-                       " coordinates through a tensor map of rank " + std::to_string(rank));
+  size_t coordinates = instr.in.size() - firstCoordinate - (multicast ? 1 : 0);
+  if (coordinates != rank)
+    fail(instr, t,
+         "a TMA copy with " + std::to_string(coordinates) +
+             " coordinates through a tensor map of rank " + std::to_string(rank));
+  // The CTAs that receive a load: this one, or every one of the mask
+  // (at the same shared memory offsets, completing their own barriers).
+  std::vector<Executor *> receivers{this};
+  if (multicast) {
+    uint64_t ctaMask = operand.back() & 0xffff;
+    receivers.clear();
+    for (unsigned r = 0; r < 16; ++r) {
+      if (!(ctaMask >> r & 1))
+        continue;
+      if (r >= cluster->ctas.size())
+        fail(instr, t,
+             "a TMA multicast to cluster rank " + std::to_string(r) + " in a cluster of " +
+                 std::to_string(cluster->ctas.size()) + " CTAs");
+      receivers.push_back(cluster->ctas[r]);
+    }
+    if (receivers.empty())
+      fail(instr, t, "a TMA multicast with an empty CTA mask");
+  }
   if (map.interleave != rt::TmaInterleave::None)
     fail(instr, t, "a TMA copy through an interleaved tensor map (not modelled)");
   // A swizzled box lands with its 16-byte chunks permuted (Types.h).
@@ -98,55 +131,120 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
     boxElements *= map.box[i];
   Accessor who{interval, launch->launch, linearCta, t, instr.id};
   uint8_t element[16];
-  for (uint64_t n = 0; n < boxElements; ++n) {
-    // The element's place in the box (innermost first) and in the array.
-    uint64_t rest = n, offset = 0;
-    bool inside = true;
-    for (unsigned i = 0; i < rank; ++i) {
-      int64_t g = start[i] + static_cast<int64_t>(rest % map.box[i]);
-      rest /= map.box[i];
-      if (g < 0 || static_cast<uint64_t>(g) >= map.dims[i])
-        inside = false;
-      else
-        offset += static_cast<uint64_t>(g) * map.strides[i];
-    }
-    uint64_t global = makePointer(pointerAllocation(map.address),
-                                  pointerOffset(map.address) + static_cast<int64_t>(offset));
-    uint64_t local = makePointer(pointerAllocation(shared),
-                                 swizzledAddress(pointerOffset(shared) + static_cast<int64_t>(n * bytes), span));
-    Violation v;
-    if (toShared) {
-      if (inside) {
-        v = memory.read(global, Space::Global, bytes, bytes, element, who);
-        if (v.kind != Violation::Kind::None)
-          fail(instr, t, "the TMA load's source: " + describeViolation(v, false, bytes));
-      } else {
-        // Out of bounds: zeros, or NaN for floats with the NaN fill.
-        std::memset(element, 0, bytes);
-        if (map.oobFill == rt::TmaOobFill::Nan && map.isFloat)
-          std::memset(element, 0xff, bytes);
+  for (Executor *receiver : receivers)
+    for (uint64_t n = 0; n < boxElements; ++n) {
+      // The element's place in the box (innermost first) and in the array.
+      uint64_t rest = n, offset = 0;
+      bool inside = true;
+      for (unsigned i = 0; i < rank; ++i) {
+        int64_t g = start[i] + static_cast<int64_t>(rest % map.box[i]);
+        rest /= map.box[i];
+        if (g < 0 || static_cast<uint64_t>(g) >= map.dims[i])
+          inside = false;
+        else
+          offset += static_cast<uint64_t>(g) * map.strides[i];
       }
-      v = memory.write(local, Space::Shared, bytes, bytes, element, who);
-      if (v.kind != Violation::Kind::None)
-        fail(instr, t, "the TMA load's destination: " + describeViolation(v, true, bytes));
-    } else {
-      v = memory.read(local, Space::Shared, bytes, bytes, element, who);
-      if (v.kind != Violation::Kind::None)
-        fail(instr, t, "the TMA store's source: " + describeViolation(v, false, bytes));
-      if (!inside)
-        continue; // never written
-      v = memory.write(global, Space::Global, bytes, bytes, element, who);
-      if (v.kind != Violation::Kind::None)
-        fail(instr, t, "the TMA store's destination: " + describeViolation(v, true, bytes));
+      uint64_t global = makePointer(pointerAllocation(map.address),
+                                    pointerOffset(map.address) + static_cast<int64_t>(offset));
+      uint64_t local = makePointer(
+          receiver == this ? pointerAllocation(shared) : receiver->shared,
+          swizzledAddress(pointerOffset(shared) + static_cast<int64_t>(n * bytes), span));
+      Violation v;
+      if (toShared) {
+        if (inside) {
+          v = memory.read(global, Space::Global, bytes, bytes, element, who);
+          if (v.kind != Violation::Kind::None)
+            fail(instr, t, "the TMA load's source: " + describeViolation(v, false, bytes));
+        } else {
+          // Out of bounds: zeros, or NaN for floats with the NaN fill.
+          std::memset(element, 0, bytes);
+          if (map.oobFill == rt::TmaOobFill::Nan && map.isFloat)
+            std::memset(element, 0xff, bytes);
+        }
+        v = memory.write(local, Space::Shared, bytes, bytes, element, who);
+        if (v.kind != Violation::Kind::None)
+          fail(instr, t, "the TMA load's destination: " + describeViolation(v, true, bytes));
+      } else {
+        v = memory.read(local, Space::Shared, bytes, bytes, element, who);
+        if (v.kind != Violation::Kind::None)
+          fail(instr, t, "the TMA store's source: " + describeViolation(v, false, bytes));
+        if (!inside)
+          continue; // never written
+        v = memory.write(global, Space::Global, bytes, bytes, element, who);
+        if (v.kind != Violation::Kind::None)
+          fail(instr, t, "the TMA store's destination: " + describeViolation(v, true, bytes));
+      }
     }
-  }
-  if (toShared) {
-    Mbarrier &m = mbarrierAt(instr, t, operand[2]);
+  if (!toShared)
+    return;
+  for (Executor *receiver : receivers) {
+    uint64_t barrier =
+        receiver == this ? operand[2] : makePointer(receiver->shared, pointerOffset(operand[2]));
+    Mbarrier &m = mbarrierAt(instr, t, barrier);
     m.transactions -= static_cast<int64_t>(boxElements * bytes);
-    if (m.transactions < 0)
+    // A peer's bytes may come before the receiver announces them (the
+    // transaction count goes below zero while arrivals are pending); a
+    // CTA's own loads must be announced first.
+    if (receiver != this)
+      m.fromPeers += static_cast<int64_t>(boxElements * bytes);
+    else if (m.transactions + m.fromPeers < 0)
       fail(instr, t, "a TMA load completes " + std::to_string(boxElements * bytes) +
                          " bytes on an mbarrier whose phase expects fewer (arrive.expect_tx first)");
     completeIfDone(m);
+  }
+}
+
+void Executor::evalCluster(const Instr &instr, const Mask &mask) {
+  switch (instr.op) {
+  case Op::Mapa: {
+    const uint64_t *pointer = reg(instr.in[0]), *rank = reg(instr.in[1]);
+    uint64_t *to = reg(instr.out[0]);
+    for (uint16_t t : mask) {
+      if (pointerAllocation(pointer[t]) != shared || !shared)
+        fail(instr, t, "mapa of a pointer that is not into the CTA's shared memory");
+      uint64_t r = rank[t] & 0xffffffffu;
+      if (r >= cluster->ctas.size())
+        fail(instr, t,
+             "mapa to cluster rank " + std::to_string(r) + " in a cluster of " +
+                 std::to_string(cluster->ctas.size()) + " CTAs");
+      to[t] = makePointer(cluster->ctas[r]->shared, pointerOffset(pointer[t]));
+    }
+    return;
+  }
+  case Op::ClusterArrive:
+    for (uint16_t t : mask) {
+      if (clusterArrival[t] >= 0)
+        fail(instr, t, "barrier.cluster.arrive twice without a wait in between");
+      clusterArrival[t] = static_cast<int64_t>(cluster->generation);
+      ++cluster->arrived;
+    }
+    cluster->completeIfAllArrived();
+    return;
+  case Op::ClusterWait: {
+    uint16_t first = mask.front();
+    int64_t arrival = clusterArrival[first];
+    for (uint16_t t : mask)
+      if (clusterArrival[t] != arrival || arrival < 0)
+        fail(instr, t,
+             "barrier.cluster.wait by a thread that has not arrived in the same phase as "
+             "the rest of its warpgroup");
+    ClusterRun *run = cluster;
+    auto done = [run, arrival] { return run->generation > static_cast<uint64_t>(arrival); };
+    if (!done()) {
+      std::string what = "at a cluster barrier (barrier.cluster.wait) for the other CTAs\n    at " +
+                         describeOp(k.ops[instr.id]);
+      if (!workers)
+        fail(instr, first,
+             "deadlock: the CTA waits " + what + "\n  and no other thread can arrive");
+      workers->wait(nullptr, what, done);
+    }
+    for (uint16_t t : mask)
+      clusterArrival[t] = -1;
+    interval = nextInterval++;
+    return;
+  }
+  default:
+    return;
   }
 }
 
@@ -155,7 +253,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
   case Op::MbarInit:
     for (uint16_t t : mask) {
       uint64_t pointer = reg(instr.in[0])[t];
-      if (pointerAllocation(pointer) != launch->sharedMemory || pointerOffset(pointer) % 8 != 0)
+      if (pointerAllocation(pointer) != shared || pointerOffset(pointer) % 8 != 0)
         fail(instr, t, "mbarrier.init of memory that is not 8-byte aligned shared memory");
       uint32_t count = static_cast<uint32_t>(reg(instr.in[1])[t]);
       if (count == 0)
@@ -267,6 +365,10 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
       });
     interval = nextInterval++;
     return;
+  case Op::Mapa:
+  case Op::ClusterArrive:
+  case Op::ClusterWait:
+    return evalCluster(instr, mask);
   case Op::PtrCast: {
     const uint64_t *from = reg(instr.in[0]);
     uint64_t *to = reg(instr.out[0]);

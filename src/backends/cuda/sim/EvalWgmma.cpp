@@ -86,7 +86,7 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     unsigned size = tf32 ? 4 : 2, depth = tf32 ? 8 : 16;
     auto read = [&](uint64_t address) {
       uint8_t bytes[4] = {};
-      uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(address));
+      uint64_t pointer = makePointer(shared, static_cast<int64_t>(address));
       Accessor who{interval, launch->launch, linearCta, first, instr.id};
       Violation v = memory.read(pointer, Space::Shared, size, size, bytes, who);
       if (v.kind != Violation::Kind::None)
@@ -148,7 +148,7 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
     w.retireAllBut(instr.imm, [&](const std::vector<WgmmaRead> &group) {
       for (const WgmmaRead &r : group) {
         uint8_t bytes[4] = {};
-        uint64_t pointer = makePointer(launch->sharedMemory, static_cast<int64_t>(r.address));
+        uint64_t pointer = makePointer(shared, static_cast<int64_t>(r.address));
         Accessor who{interval, launch->launch, linearCta, first, instr.id};
         Violation v = memory.read(pointer, Space::Shared, r.bytes, r.bytes, bytes, who);
         if (v.kind != Violation::Kind::None)

@@ -39,8 +39,43 @@ void Executor::poison(const Instr &instr, unsigned thread, const char *what) {
                            describeOp(k.ops[instr.id]);
 }
 
-void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], uint32_t linear) {
+void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], uint32_t linear,
+                      uint32_t sharedMemory) {
+  ClusterRun alone;
+  alone.ctas.push_back(this);
+  if (k.warpgroups <= 1) {
+    beginCta(state, coordinates, linear, sharedMemory, alone, nullptr);
+    runWorker(0);
+    endCta();
+    return;
+  }
+  // Each warpgroup runs by itself, as a cooperative worker.
+  pk::Cooperative scheduler;
+  scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
+    std::string message = where(-1) + ": deadlock: every warpgroup that has not finished waits";
+    for (const pk::Cooperative::Waiting &w : blocked)
+      message += "\n  warpgroup " + std::to_string(w.worker) + " waits " + w.what;
+    return std::make_exception_ptr(SimError(message));
+  };
+  beginCta(state, coordinates, linear, sharedMemory, alone, &scheduler);
+  try {
+    scheduler.run(workerCount(), [&](size_t group) { runWorker(static_cast<unsigned>(group)); });
+  } catch (...) {
+    workers = nullptr;
+    throw;
+  }
+  endCta();
+}
+
+void Executor::beginCta(const LaunchState &state, const uint64_t coordinates[3], uint32_t linear,
+                        uint32_t sharedMemory, ClusterRun &clusterRun, pk::Cooperative *scheduler) {
   launch = &state;
+  shared = sharedMemory;
+  cluster = &clusterRun;
+  cluster->liveThreads += k.threads();
+  clusterArrival.assign(k.threads(), -1);
+  workers = scheduler;
+  ctaBarrierArrived = 0;
   for (unsigned i = 0; i < 3; ++i)
     cta[i] = coordinates[i];
   linearCta = linear;
@@ -58,38 +93,36 @@ void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], u
   cpAsync.assign(k.threads(), {});
   tmaStores.assign(k.threads(), {});
   wgmmas.assign((k.threads() + 127) / 128, {});
-  if (k.warpgroups <= 1) {
-    runBlock(0, all);
-    finishTmaStores();
-    return;
+}
+
+void Executor::runWorker(unsigned worker) {
+  Mask mine;
+  if (workerCount() == 1) {
+    mine = all;
+  } else {
+    for (unsigned t = 0; t < 128; ++t)
+      mine.push_back(static_cast<uint16_t>(worker * 128 + t));
   }
-  // Each warpgroup runs by itself, as a cooperative worker.
-  pk::Cooperative scheduler;
-  scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
-    std::string message = where(-1) + ": deadlock: every warpgroup that has not finished waits";
-    for (const pk::Cooperative::Waiting &w : blocked)
-      message += "\n  warpgroup " + std::to_string(w.worker) + " waits " + w.what;
-    return std::make_exception_ptr(SimError(message));
-  };
-  workers = &scheduler;
-  ctaBarrierArrived = 0;
-  try {
-    scheduler.run(k.warpgroups, [&](size_t group) {
-      Mask mine;
-      for (unsigned t = 0; t < 128; ++t)
-        mine.push_back(static_cast<uint16_t>(group * 128 + t));
-      runBlock(0, mine);
-    });
-  } catch (...) {
-    workers = nullptr;
-    throw;
-  }
+  runBlock(0, mine);
+  // Its threads exit: barrier.cluster no longer waits for them.
+  cluster->liveThreads -= mine.size();
+  cluster->completeIfAllArrived();
+}
+
+void Executor::endCta() {
   workers = nullptr;
   finishTmaStores();
 }
 
+void ClusterRun::completeIfAllArrived() {
+  if (arrived > 0 && arrived >= liveThreads) {
+    arrived = 0;
+    ++generation;
+  }
+}
+
 void Executor::ctaBarrier(const Instr &instr, const Mask &mask) {
-  unsigned expected = workers ? 128 : k.threads();
+  unsigned expected = workers ? k.threads() / workerCount() : k.threads();
   if (mask.size() != expected)
     fail(instr, mask.front(),
          "a CTA barrier reached by " + std::to_string(mask.size()) + " of the " +
@@ -98,7 +131,7 @@ void Executor::ctaBarrier(const Instr &instr, const Mask &mask) {
   if (workers) {
     // Every warpgroup must get here before any goes on.
     uint64_t generation = ctaBarrierGeneration;
-    if (++ctaBarrierArrived == k.warpgroups) {
+    if (++ctaBarrierArrived == workerCount()) {
       ctaBarrierArrived = 0;
       ++ctaBarrierGeneration;
     } else {
@@ -180,7 +213,7 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     const uint64_t *from = reg(instr.in[0]);
     uint64_t *to = reg(instr.out[0]);
     for (uint16_t t : mask) {
-      if (pointerAllocation(from[t]) != launch->sharedMemory)
+      if (pointerAllocation(from[t]) != shared)
         fail(instr, t, "a ptrtoint of a pointer that is not into the CTA's shared memory");
       to[t] = static_cast<uint64_t>(pointerOffset(from[t]));
     }
@@ -189,6 +222,9 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
   case Op::MbarInit: case Op::MbarArrive: case Op::MbarArriveExpectTx: case Op::MbarTryWait:
   case Op::TmaLoad: case Op::TmaStore: case Op::BulkCommit: case Op::BulkWait:
   case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
+  case Op::Mapa:
+  case Op::ClusterArrive:
+  case Op::ClusterWait:
   case Op::CpAsync: case Op::CpAsyncCommit: case Op::CpAsyncWait:
     return evalAsync(instr, mask);
   case Op::ThreadId: case Op::BlockId: case Op::BlockDim: case Op::GridDim: case Op::LaneId:
@@ -445,11 +481,11 @@ std::string Executor::describeViolation(const Violation &v, bool isWrite, unsign
 void Executor::evalMemory(const Instr &instr, const Mask &mask) {
   switch (instr.op) {
   case Op::AddressOf: {
-    if (!launch->sharedMemory)
+    if (!shared)
       fail(instr, -1, "the kernel takes the address of dynamic shared memory, but its launch has "
                       "none (shared_memory.dynamic is 0)");
     uint64_t *r = reg(instr.out[0]);
-    uint64_t word = makePointer(launch->sharedMemory, 0);
+    uint64_t word = makePointer(shared, 0);
     for (uint16_t t : mask)
       r[t] = word;
     return;

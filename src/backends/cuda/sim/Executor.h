@@ -78,12 +78,38 @@ struct Counters {
   uint64_t maxInstructions = 4'000'000'000ull; ///< a bound for kernels that do not end
 };
 
+class Executor;
+
+/// The CTAs of one cluster, which run together (Device.cpp): each one's
+/// executor by cluster rank, and the state of barrier.cluster, which
+/// waits for every thread of the cluster that has not exited.
+struct ClusterRun {
+  std::vector<Executor *> ctas;
+  uint64_t liveThreads = 0; ///< threads not exited
+  uint64_t arrived = 0;     ///< arrivals in the current phase
+  uint64_t generation = 0;  ///< phases completed
+  /// Completes the phase when every live thread has arrived.
+  void completeIfAllArrived();
+};
+
 class Executor {
 public:
   Executor(const Kernel &kernel, Memory &memory, Counters &counters, uint32_t &nextInterval);
 
-  /// Runs CTA (x, y, z), whose linear index in the launch is `linear`.
-  void runCta(const LaunchState &launch, const uint64_t cta[3], uint32_t linear);
+  /// Runs CTA (x, y, z), whose linear index in the launch is `linear`,
+  /// by itself (a cluster of one) in shared memory allocation `shared`.
+  void runCta(const LaunchState &launch, const uint64_t cta[3], uint32_t linear, uint32_t shared);
+
+  /// The steps of runCta, for the CTAs of a cluster run together: start
+  /// the CTA; run each of its workers (warpgroups, or all its threads)
+  /// under the cluster's scheduler; end it.
+  void beginCta(const LaunchState &launch, const uint64_t cta[3], uint32_t linear, uint32_t shared,
+                ClusterRun &cluster, pk::Cooperative *scheduler);
+  unsigned workerCount() const { return k.warpgroups > 1 ? k.warpgroups : 1; }
+  void runWorker(unsigned worker);
+  void endCta();
+  /// "kernel 'k', CTA (x, y, z)[, thread t ...]" for messages.
+  std::string where(int thread) const;
 
   /// The active threads, in increasing order.
   using Mask = std::vector<uint16_t>;
@@ -128,7 +154,6 @@ private:
   [[noreturn]] void fail(const Instr &instr, int thread, const std::string &message) const;
   /// Records a poison value made by `instr` in `thread`.
   void poison(const Instr &instr, unsigned thread, const char *what);
-  std::string where(int thread) const;
   std::string describeViolation(const Violation &v, bool isWrite, unsigned size) const;
 
   const Kernel &k;
@@ -137,8 +162,15 @@ private:
   uint32_t &nextInterval;
   std::vector<uint64_t> regs;
   Mask all;
-  // The CTA being run.
+  // The CTA being run, its shared memory and its cluster.
   const LaunchState *launch = nullptr;
+  uint32_t shared = 0; ///< the dynamic shared memory allocation, 0 if none
+  ClusterRun *cluster = nullptr;
+  /// Per thread: the barrier.cluster phase it arrived in, -1 if none.
+  std::vector<int64_t> clusterArrival;
+  /// The CTA of the cluster whose shared memory `pointer` points into.
+  Executor *ownerOf(const Instr &instr, uint16_t thread, uint64_t pointer);
+  void evalCluster(const Instr &instr, const Mask &mask);
   uint64_t cta[3] = {0, 0, 0};
   uint32_t linearCta = 0;
   uint32_t interval = 0;
@@ -147,6 +179,7 @@ private:
   struct Mbarrier {
     uint32_t expected = 0, pending = 0;
     int64_t transactions = 0; ///< bytes announced and not yet arrived
+    int64_t fromPeers = 0;    ///< of those, bytes other CTAs' multicasts brought this phase
     uint64_t phase = 0;       ///< phases completed
   };
   std::map<uint64_t, Mbarrier> mbarriers;

@@ -58,6 +58,10 @@ enum class Op : uint16_t {
   // passes a pointer on unchanged (llvm.addrspacecast).
   MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, BulkCommit, BulkWait,
   NamedBarrier, Nop, PtrCast,
+  // Clusters (EvalAsync.cpp): the CTAs of a cluster run together; mapa
+  // names a peer's shared memory (a pointer into its allocation), and
+  // barrier.cluster's arrive and wait synchronize them all.
+  Mapa, ClusterArrive, ClusterWait,
   // Ampere's cp.async (EvalAsync.cpp): a thread's copies land when it
   // waits for their group, not before; until then the destination holds
   // poison.

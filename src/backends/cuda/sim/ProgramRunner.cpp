@@ -193,8 +193,6 @@ std::vector<HostArray> runProgram(Device &device, const backends::CudaProgram &p
                        " = " + std::to_string(g));
       grid[i] = static_cast<uint64_t>(g);
     }
-    // CTAs of a cluster run like any others: the simulator models no
-    // cluster-wide operation (the CUDA backend lowers none yet).
     for (unsigned i = 0; i < 3; ++i)
       if (launch.cluster[i] == 0 || grid[i] % launch.cluster[i] != 0)
         throw SimError(exportName + ": kernel '" + launch.kernel + "' has grid dimension " + std::to_string(i) +
@@ -216,7 +214,8 @@ std::vector<HostArray> runProgram(Device &device, const backends::CudaProgram &p
       }
     }
     // Stage 03 has no static shared memory (ptxas reports it later).
-    device.launch(launch.kernel, grid, launch.block, launch.dynamicSharedMemory, args);
+    device.launch(launch.kernel, grid, launch.block, launch.cluster, launch.dynamicSharedMemory,
+                  args);
   }
 
   std::vector<HostArray> outputs;
