@@ -493,6 +493,10 @@ def bench_matmul_mgpu(pk, triton, repeat, n):
     jh = pk.kernel(f"{pk.dir}/matmul_jax_hopper.json", f"matmul_{n}").bind(x, y, out)
     attempt(rows, "pkc, JAX's hopper matmul", lambda: time_gpu(jh, repeat),
             lambda: (jh(), close(out, ref, 5e-2)))
+    # ... on 2-CTA clusters along M, B's blocks multicast to both CTAs.
+    jc = pk.kernel(f"{pk.dir}/matmul_jax_hopper.json", f"matmul_cluster_{n}").bind(x, y, out)
+    attempt(rows, "pkc, JAX's hopper matmul, 2x1 cluster", lambda: time_gpu(jc, repeat),
+            lambda: (jc(), close(out, ref, 5e-2)))
     t = triton["matmul"](x, y, out) if triton else None
     attempt(rows, "triton", lambda: time_gpu(t, repeat), lambda: (t(), close(out, ref, 5e-2)))
     report(f"matmul bf16 {n}^3, Mosaic GPU style (TMA + wgmma)", "TFLOP/s", 2 * n ** 3, rows, "torch")

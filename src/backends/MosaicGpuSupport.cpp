@@ -55,17 +55,10 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
     if (mesh && mesh.getNumThreads() > 1)
       return "plgpu.emit_pipeline with out_specs in a kernel of several Pallas threads";
   }
-  auto isClusterBarrier = [](mlir::Type t) {
-    auto barrier = llvm::dyn_cast<pk::BarrierType>(t);
-    return barrier && barrier.isClusterBarrier();
-  };
   if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op))
-    for (mlir::Type t : scoped.getBodyBlock().getArgumentTypes()) {
-      if (isClusterBarrier(t))
-        return "plgpu.ClusterBarrier";
+    for (mlir::Type t : scoped.getBodyBlock().getArgumentTypes())
       if (llvm::isa<pk::SemaphoreType>(t))
         return "semaphore scratch (plgpu.SemaphoreType)";
-    }
   return "";
 }
 

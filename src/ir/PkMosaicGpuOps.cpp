@@ -564,6 +564,12 @@ LogicalResult PipelineOp::verify() {
                          << " block specs";
   if (getDelayRelease().size() != getInSpecs().size())
     return emitOpError() << "needs one delay_release per input";
+  if (std::optional<ArrayAttr> collective = getCollectiveAxes()) {
+    if (collective->size() != getInSpecs().size())
+      return emitOpError() << "needs one list of collective_axes per input";
+    if (!getWarpSpecialized())
+      return emitOpError() << "has collective_axes but is not warp-specialized";
+  }
   for (int64_t d : getDelayRelease())
     if (d < 0 || d >= static_cast<int64_t>(getMaxConcurrentSteps()))
       return emitOpError() << "delay_release must be below max_concurrent_steps ("

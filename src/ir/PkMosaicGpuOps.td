@@ -541,6 +541,11 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     blocks, one barrier per input (`consumedBarrierType()`: the slot's,
     `num_compute_wgs` arrivals) and releases that input's slot itself by
     arriving there, so that an input read early can be refilled early.
+    `collective_axes` (warp-specialized only) names, per input, the
+    cluster axes whose CTAs load the same blocks together
+    (`plgpu.BlockSpec(collective_axes=)`): each CTA's copy is collective
+    over them, and a slot is released only when the compute threads of
+    every CTA along them are done with it.
 
     ```mlir
     pk.pipeline (%a, %b) grid [4] max_concurrent_steps 2
@@ -572,7 +577,8 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
     OptionalAttr<I64Attr>:$num_compute_wgs,
     OptionalAttr<I64Attr>:$memory_thread,
     OptionalAttr<I64Attr>:$memory_registers,
-    UnitAttr:$manual_consumed_barriers
+    UnitAttr:$manual_consumed_barriers,
+    OptionalAttr<TypedArrayAttrBase<StrArrayAttr, "per input, cluster axes">>:$collective_axes
   );
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$index_map, SizedRegion<1>:$body);

@@ -86,6 +86,25 @@ void mbarrierWait(OpBuilder &b, Location loc, Value barrier, Value parity) {
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity, ticks);
 }
 
+void clusterArrive(OpBuilder &b, Location loc) {
+  NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+}
+
+void clusterWait(OpBuilder &b, Location loc) {
+  NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+}
+
+Value mapaShared(OpBuilder &b, Location loc, Value shared, Value rank) {
+  return NVVM::MapaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), shared, rank);
+}
+
+void mbarrierArriveCluster(OpBuilder &b, Location loc, Value barrier) {
+  // A barrier in shared::cluster returns no state.
+  NVVM::MBarrierArriveOp::create(
+      b, loc, /*res=*/Type(), barrier, /*count=*/Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CLUSTER));
+}
+
 void bulkCommitGroup(OpBuilder &b, Location loc) { NVVM::CpAsyncBulkCommitGroupOp::create(b, loc); }
 
 void bulkWaitGroup(OpBuilder &b, Location loc, unsigned pending, bool readOnly) {

@@ -54,6 +54,24 @@ void mbarrierArriveExpectTx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value 
 /// guards waits itself.
 void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier, mlir::Value parity);
 
+// ---- Clusters (PTX ISA, "barrier.cluster", "mapa"): the CTAs of a
+// cluster see each other's shared memory through the shared::cluster
+// window (address space 7).
+
+/// Arrives at the cluster barrier (barrier.cluster.arrive.aligned, release
+/// semantics): every thread of every warp of the cluster's CTAs executes it.
+void clusterArrive(mlir::OpBuilder &b, mlir::Location loc);
+/// Waits until every non-exited thread of the cluster has arrived
+/// (barrier.cluster.wait.aligned, acquire semantics).
+void clusterWait(mlir::OpBuilder &b, mlir::Location loc);
+/// The address of `shared` (!llvm.ptr<3>) in the CTA of cluster rank
+/// `rank` (i32): the same offset in its shared memory, as !llvm.ptr<7>.
+mlir::Value mapaShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
+                       mlir::Value rank);
+/// One arrival at the mbarrier at `barrier` (!llvm.ptr<7>, possibly in
+/// another CTA of the cluster), releasing at cluster scope.
+void mbarrierArriveCluster(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);
+
 // ---- Bulk async groups (PTX ISA, "cp.async.bulk.commit_group",
 // "cp.async.bulk.wait_group"): TMA stores of the issuing thread.
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/Async.h"
+#include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -250,6 +251,14 @@ struct DistributePass : impl::PkGpuDistributeBase<DistributePass> {
       auto ret = llvm::cast<::mlir::gpu::ReturnOp>(entry.getTerminator());
       e.b.setInsertionPoint(ret);
       async::bulkWaitGroup(e.b, e.loc, 0, /*readOnly=*/true);
+    }
+    if (func->hasAttr(kClusterShapeAttr)) {
+      // Nor may it exit while its peers may still signal its barriers or
+      // multicast into its shared memory.
+      auto ret = llvm::cast<::mlir::gpu::ReturnOp>(entry.getTerminator());
+      e.b.setInsertionPoint(ret);
+      async::clusterArrive(e.b, e.loc);
+      async::clusterWait(e.b, e.loc);
     }
     e.finish();
     for (Operation &op : llvm::reverse(*old))

@@ -24,7 +24,11 @@
 // in which the compute threads run the pipeline (the front end marks it),
 // waiting for the compute threads to release each slot, after the body
 // or, with manual_consumed_barriers, where the body arrives at the
-// input's consumed barrier.
+// input's consumed barrier. Inputs whose BlockSpecs have collective_axes
+// are copied collectively (TMA multicast: each CTA along the axes loads a
+// slice into all of them), so their consumed barriers are cluster
+// barriers over those axes: a slot is refilled only when every CTA that
+// shares it is done with it.
 //
 // Not expanded yet, and rejected by name: outputs of warp-specialized
 // pipelines or of kernels with several Pallas threads, and block
@@ -62,6 +66,8 @@ public:
 private:
   /// The scope's slots and barriers, as block arguments of `scope`.
   void allocate(pk::RunScopedOp scope, bool warpSpecialized);
+  /// The cluster axes whose CTAs load input `input`'s blocks together.
+  ArrayAttr collectiveAxes(unsigned input);
   /// The loop of the compute threads at `b`: wait for the step's slot, run
   /// the body, and either refill (`refill`) or tell the memory thread.
   scf::ForOp consumerLoop(bool refill);
@@ -238,7 +244,7 @@ void PipelineExpander::issue(Value step, Value slot, llvm::function_ref<void(siz
       before(p);
     pk::CopyGmemToSmemOp::create(b, loc, gmemWindow(i, blockIndices),
                                  slotView(i, buffers[p], slotIndex), barriers,
-                                 ValueRange{slotIndex}, b.getStrArrayAttr({}));
+                                 ValueRange{slotIndex}, collectiveAxes(i));
   }
 }
 
@@ -320,16 +326,31 @@ void PipelineExpander::allocate(pk::RunScopedOp scope, bool warpSpecialized) {
     buffers.push_back(addSlots(i));
   for (unsigned i : outputs)
     outputBuffers.push_back(addSlots(i));
-  auto barrierType = [&](int64_t arrivals) {
+  auto barrierType = [&](int64_t arrivals, ArrayRef<Attribute> clusterAxes = {}) {
     return pk::BarrierType::get(b.getContext(), {slots}, std::max<int64_t>(1, arrivals),
-                                b.getArrayAttr({}), false);
+                                b.getArrayAttr(clusterAxes), false);
   };
   barriers = scopeBody->addArgument(barrierType(pipelined.size()), loc);
-  if (warpSpecialized && op.getManualConsumedBarriers())
-    for (size_t p = 0; p < pipelined.size(); ++p)
-      consumedPerInput.push_back(scopeBody->addArgument(barrierType(*op.getNumComputeWgs()), loc));
-  else if (warpSpecialized)
-    consumed = scopeBody->addArgument(barrierType(*op.getNumComputeWgs()), loc);
+  // A slot that CTAs fill together (collective_axes: each multicasts its
+  // slice into all of them) is free when the compute threads of all of
+  // them are done with it: its consumed barrier is a cluster barrier.
+  if (warpSpecialized && op.getManualConsumedBarriers()) {
+    for (unsigned i : pipelined)
+      consumedPerInput.push_back(scopeBody->addArgument(
+          barrierType(*op.getNumComputeWgs(), collectiveAxes(i).getValue()), loc));
+  } else if (warpSpecialized) {
+    SmallVector<Attribute> all;
+    for (unsigned i : pipelined)
+      for (Attribute axis : collectiveAxes(i))
+        if (!llvm::is_contained(all, axis))
+          all.push_back(axis);
+    consumed = scopeBody->addArgument(barrierType(*op.getNumComputeWgs(), all), loc);
+  }
+}
+
+ArrayAttr PipelineExpander::collectiveAxes(unsigned input) {
+  std::optional<ArrayAttr> axes = op.getCollectiveAxes();
+  return axes ? llvm::cast<ArrayAttr>((*axes)[input]) : b.getArrayAttr({});
 }
 
 scf::ForOp PipelineExpander::consumerLoop(bool refill) {

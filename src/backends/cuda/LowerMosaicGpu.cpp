@@ -66,6 +66,60 @@ Value pointerAt(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
   return e.refPointer(ref, arrayCoordinate(e, ref, refCoordinate));
 }
 
+// ---- Clusters.
+
+/// The running CTA's place in its cluster, for a kernel whose CTAs reach
+/// into each other's shared memory (kClusterShapeAttr): its rank (CTAs
+/// are numbered row-major over the grid, then the cluster axes, on x, so
+/// the rank is the block index modulo the cluster's size, as the
+/// hardware's %cluster_ctarank) and its coordinate along each axis.
+struct ClusterPlace {
+  SmallVector<int64_t> shape, strides; ///< per cluster axis
+  Value rank;                          ///< index
+  SmallVector<Value> coordinates;      ///< index, per cluster axis
+};
+
+ClusterPlace clusterPlace(Emitter &e) {
+  ClusterPlace place;
+  auto shape = e.func->getAttrOfType<DenseI64ArrayAttr>(kClusterShapeAttr);
+  place.shape.assign(shape.asArrayRef().begin(), shape.asArrayRef().end());
+  place.strides.assign(place.shape.size(), 1);
+  int64_t size = 1;
+  for (size_t a = place.shape.size(); a-- > 0;) {
+    place.strides[a] = size;
+    size *= place.shape[a];
+  }
+  Value block = ::mlir::gpu::BlockIdOp::create(e.b, e.loc, ::mlir::gpu::Dimension::x);
+  place.rank = arith::RemUIOp::create(e.b, e.loc, block, e.index(size));
+  for (size_t a = 0; a < place.shape.size(); ++a)
+    place.coordinates.push_back(arith::RemUIOp::create(
+        e.b, e.loc, arith::DivUIOp::create(e.b, e.loc, place.rank, e.index(place.strides[a])),
+        e.index(place.shape[a])));
+  return place;
+}
+
+/// The cluster positions of the axes a cluster barrier names.
+SmallVector<unsigned> clusterAxes(Emitter &e, pk::BarrierType type) {
+  auto names = e.func->getAttrOfType<ArrayAttr>(kClusterNamesAttr);
+  SmallVector<unsigned> axes;
+  for (Attribute a : type.getClusterAxes())
+    for (auto [i, name] : llvm::enumerate(names))
+      if (name == a)
+        axes.push_back(static_cast<unsigned>(i));
+  return axes;
+}
+
+/// How many CTAs arrive at each of a cluster barrier's barriers: the CTA
+/// itself and every other CTA along each of its axes (the interpreter's
+/// rule, and Mosaic GPU's).
+int64_t clusterBarrierArrivers(Emitter &e, pk::BarrierType type) {
+  auto shape = e.func->getAttrOfType<DenseI64ArrayAttr>(kClusterShapeAttr).asArrayRef();
+  int64_t arrivers = 1;
+  for (unsigned a : clusterAxes(e, type))
+    arrivers += shape[a] - 1;
+  return arrivers;
+}
+
 // ---- Barriers.
 
 struct BarrierAt {
@@ -100,7 +154,31 @@ void arriveOnce(Emitter &e, Value barrier) {
 }
 
 LogicalResult lowerBarrierArrive(Emitter &e, pk::BarrierArriveOp op) {
-  arriveOnce(e, barrierAt(e, op.getBarrier(), op.getIndices()).barrier);
+  Value barrier = barrierAt(e, op.getBarrier(), op.getIndices()).barrier;
+  auto type = llvm::cast<pk::BarrierType>(op.getBarrier().getType());
+  if (!type.isClusterBarrier() || !e.func->hasAttr(kClusterShapeAttr)) {
+    arriveOnce(e, barrier);
+    return success();
+  }
+  // A cluster barrier: one arrival at the same barrier of this CTA and of
+  // every other CTA along each of its axes, through the cluster window.
+  ClusterPlace place = clusterPlace(e);
+  SmallVector<Value> ranks{place.rank};
+  for (unsigned a : clusterAxes(e, type))
+    for (int64_t delta = 1; delta < place.shape[a]; ++delta) {
+      // Coordinate c + delta (mod size) along axis a: rank + (c' - c) * stride.
+      Value moved = arith::RemUIOp::create(e.b, e.loc, e.add(place.coordinates[a], e.index(delta)),
+                                           e.index(place.shape[a]));
+      Value base = arith::SubIOp::create(e.b, e.loc, place.rank,
+                                         e.mul(place.coordinates[a], e.index(place.strides[a])));
+      ranks.push_back(e.add(base, e.mul(moved, e.index(place.strides[a]))));
+    }
+  e.barrier();
+  e.guarded(isFirstThread(e), [&] {
+    for (Value rank : ranks)
+      async::mbarrierArriveCluster(e.b, e.loc,
+                                   async::mapaShared(e.b, e.loc, barrier, i32Of(e, rank)));
+  });
   return success();
 }
 
@@ -190,6 +268,45 @@ TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInf
   return boxes;
 }
 
+/// A multicast copy (kTmaMulticastAttr: dimension, rows, bytes, axes):
+/// moves each box to this CTA's slice of it, member g of the CTAs along
+/// the collective axes taking slice g, and returns the mask (i16) of
+/// their cluster ranks, which all receive every slice.
+Value multicastSlices(Emitter &e, ArrayRef<int64_t> multicast, TmaBoxes &boxes) {
+  unsigned dimension = static_cast<unsigned>(multicast[0]);
+  int64_t rows = multicast[1], bytes = multicast[2];
+  ArrayRef<int64_t> axes = multicast.drop_front(3);
+  ClusterPlace place = clusterPlace(e);
+  // The member index (row-major over the axes), the first member's rank,
+  // and the ranks' pattern relative to it.
+  Value member = e.index(0), first = place.rank;
+  SmallVector<int64_t> offsets{0};
+  for (int64_t a : axes) {
+    member = e.add(e.mul(member, e.index(place.shape[a])), place.coordinates[a]);
+    first = arith::SubIOp::create(e.b, e.loc, first,
+                                  e.mul(place.coordinates[a], e.index(place.strides[a])));
+    SmallVector<int64_t> wider;
+    for (int64_t c = 0; c < place.shape[a]; ++c)
+      for (int64_t o : offsets)
+        wider.push_back(o + c * place.strides[a]);
+    offsets = wider;
+  }
+  int64_t pattern = 0;
+  for (int64_t o : offsets)
+    pattern |= int64_t(1) << o;
+  Value mask = arith::ShLIOp::create(e.b, e.loc, e.i32(pattern), i32Of(e, first));
+  Value step = i32Of(e, e.mul(member, e.index(rows)));
+  Value byteStep =
+      arith::IndexCastOp::create(e.b, e.loc, e.b.getI64Type(), e.mul(member, e.index(bytes)));
+  for (size_t i = 0; i < boxes.shared.size(); ++i) {
+    boxes.coordinates[i][dimension] =
+        arith::AddIOp::create(e.b, e.loc, boxes.coordinates[i][dimension], step);
+    boxes.shared[i] = LLVM::GEPOp::create(e.b, e.loc, boxes.shared[i].getType(), e.b.getI8Type(),
+                                          boxes.shared[i], ValueRange{byteStep});
+  }
+  return arith::TruncIOp::create(e.b, e.loc, e.b.getI16Type(), mask);
+}
+
 /// Whether `op` is a TMA copy right after another (past ops that touch no
 /// memory): the earlier copy's barrier found every thread done with what
 /// both buffers held, and since then only one thread has issued a copy.
@@ -219,11 +336,16 @@ LogicalResult lowerCopyGmemToSmem(Emitter &e, pk::CopyGmemToSmemOp op) {
   }
   TmaBoxes boxes = tmaBoxes(e, op, src, dst);
   int64_t bytes = op->getAttrOfType<IntegerAttr>(kTmaBytesAttr).getInt();
+  Value mask;
+  if (auto multicast = op->getAttrOfType<DenseI64ArrayAttr>(kTmaMulticastAttr))
+    mask = multicastSlices(e, multicast.asArrayRef(), boxes);
   e.guarded(isFirstThread(e), [&] {
+    // Every CTA of a multicast expects the whole copy's bytes: its own
+    // slice and those its peers send.
     async::mbarrierArriveExpectTx(e.b, e.loc, barrier, e.i32(bytes));
     for (size_t i = 0; i < boxes.shared.size(); ++i)
       TmaLoadOp::create(e.b, e.loc, boxes.tensorMap, boxes.coordinates[i], boxes.shared[i], barrier,
-                        /*multicast_mask=*/Value());
+                        mask);
   });
   return success();
 }
@@ -403,17 +525,28 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
                             e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot));
     }
   });
+  bool cluster = e.func->hasAttr(kClusterShapeAttr);
+  int64_t arrivals = type.getNumArrivals();
+  if (type.isClusterBarrier() && cluster)
+    arrivals *= clusterBarrierArrivers(e, type);
   Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
   e.guarded(first, [&] {
     auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(count), e.index(1));
     OpBuilder::InsertionGuard guard(e.b);
     e.b.setInsertionPointToStart(loop.getBody());
-    async::mbarrierInit(e.b, e.loc,
-                        e.sharedPointer(e.index(info.offset), e.b.getI64Type(), loop.getInductionVar()),
-                        e.i32(type.getNumArrivals()));
+    async::mbarrierInit(
+        e.b, e.loc, e.sharedPointer(e.index(info.offset), e.b.getI64Type(), loop.getInductionVar()),
+        e.i32(arrivals));
   });
   async::fenceMbarrierInit(e.b, e.loc);
-  ::mlir::gpu::BarrierOp::create(e.b, e.loc);
+  if (cluster) {
+    // Peers may signal this barrier (or multicast into memory it guards)
+    // once the whole cluster is past its initialization.
+    async::clusterArrive(e.b, e.loc);
+    async::clusterWait(e.b, e.loc);
+  } else {
+    ::mlir::gpu::BarrierOp::create(e.b, e.loc);
+  }
   return success();
 }
 

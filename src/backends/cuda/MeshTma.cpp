@@ -94,8 +94,16 @@ bool isSharedRef(Value root) {
 /// The boxes of a copy between a global window and a row-major shared
 /// one: the outermost non-unit dimension is cut into boxes that land one
 /// after another. None when another dimension exceeds TMA's limit.
+/// Where a copy's boxes may be cut into slices for a multicast: the
+/// dimension, and the shared memory bytes of one index along it.
+struct SliceDimension {
+  unsigned dimension = 0;
+  int64_t unitBytes = 0;
+};
+
 std::optional<std::vector<MeshTmaCopy::Box>> rowMajorBoxes(const Window &global, int64_t bytes,
-                                                          std::vector<int64_t> &box) {
+                                                           std::vector<int64_t> &box,
+                                                           SliceDimension &slice) {
   size_t rank = global.rootShape.size();
   size_t first = 0;
   while (first + 1 < rank && global.extent[first] == 1)
@@ -110,6 +118,7 @@ std::optional<std::vector<MeshTmaCopy::Box>> rowMajorBoxes(const Window &global,
   int64_t boxBytes = bytes;
   for (int64_t e : box)
     boxBytes *= e;
+  slice = {static_cast<unsigned>(first), boxBytes / box[first]};
   std::vector<MeshTmaCopy::Box> boxes;
   for (int64_t i = 0; i < global.extent[first] / box[first]; ++i) {
     MeshTmaCopy::Box b;
@@ -125,8 +134,9 @@ std::optional<std::vector<MeshTmaCopy::Box>> rowMajorBoxes(const Window &global,
 /// buffer stored as wgmma strips (SharedLayout::strips): one box per
 /// strip (and per 256 rows), each as wide as the swizzle's span.
 std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, const Window &shared,
-                                                       int64_t bytes, int64_t swizzle,
-                                                       std::vector<int64_t> &box) {
+                                                        int64_t bytes, int64_t swizzle,
+                                                        std::vector<int64_t> &box,
+                                                        SliceDimension &slice) {
   size_t rank = global.rootShape.size(), sharedRank = shared.rootShape.size();
   if (rank < 2)
     return std::nullopt;
@@ -160,6 +170,7 @@ std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, co
   box.assign(rank, 1);
   box[rowDim] = boxRows;
   box[rank - 1] = width;
+  slice = {static_cast<unsigned>(rowDim), span}; // a strip's rows are `span` bytes apart
   std::vector<MeshTmaCopy::Box> boxes;
   for (int64_t strip = 0; strip < columns / width; ++strip)
     for (int64_t r = 0; r < rows; r += boxRows) {
@@ -176,7 +187,7 @@ std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, co
 /// The TMA copy of `global` to or from `shared`, if TMA can carry it; its
 /// box and swizzle in `map`.
 std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, Type element,
-                                   MeshTensorMap &map) {
+                                   MeshTensorMap &map, SliceDimension &slice) {
   int64_t bytes = elementBytes(element);
   unsigned bits = element.getIntOrFloatBitWidth();
   if (bits != 1 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
@@ -196,9 +207,9 @@ std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, T
   std::optional<std::vector<MeshTmaCopy::Box>> boxes;
   if (sharedType.getRank() >= 2 && feedsWgmma(shared.root)) {
     map.swizzle = wgmmaOperandSwizzle(sharedType);
-    boxes = stripBoxes(global, shared, bytes, map.swizzle, map.box);
+    boxes = stripBoxes(global, shared, bytes, map.swizzle, map.box, slice);
   } else if (isAlignedContiguous(shared, bytes)) {
-    boxes = rowMajorBoxes(global, bytes, map.box);
+    boxes = rowMajorBoxes(global, bytes, map.box, slice);
   }
   if (!boxes || map.box.back() * bytes % 16 != 0)
     return std::nullopt;
@@ -208,6 +219,36 @@ std::optional<MeshTmaCopy> tmaCopy(const Window &global, const Window &shared, T
   for (int64_t e : global.extent)
     copy.bytes *= e;
   return copy;
+}
+
+/// Cuts `copy`'s boxes into one slice per member of the collective
+/// `axes` of `kernel`'s cluster, when each slice still lands where TMA
+/// may write (a multiple of 128 bytes, and of the swizzle's 8-row period)
+/// on a whole index of `slice`'s dimension. Otherwise every CTA keeps
+/// loading the whole copy itself: the same data, more L2 traffic.
+void planMulticast(pk::MeshKernelOp kernel, ArrayAttr axes, const SliceDimension &slice,
+                   MeshTensorMap &map, MeshTmaCopy &copy) {
+  MeshTmaCopy::Multicast multicast;
+  for (Attribute a : axes) {
+    std::optional<std::pair<unsigned, unsigned>> axis =
+        kernel.findAxis(llvm::cast<StringAttr>(a).getValue());
+    if (!axis || axis->first != 1)
+      return;
+    multicast.axes.push_back(axis->second);
+    multicast.members *= kernel.getCluster()[axis->second];
+  }
+  llvm::sort(multicast.axes);
+  int64_t rows = map.box[slice.dimension];
+  if (multicast.members <= 1 || rows % multicast.members != 0)
+    return;
+  multicast.dimension = slice.dimension;
+  multicast.rows = rows / multicast.members;
+  multicast.bytes = multicast.rows * slice.unitBytes;
+  int64_t period = std::max<int64_t>(kMeshSmemAlignment, 8 * map.swizzle);
+  if (multicast.bytes % period != 0)
+    return;
+  map.box[slice.dimension] = multicast.rows;
+  copy.multicast = std::move(multicast);
 }
 
 } // namespace
@@ -245,8 +286,8 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
     Value global, shared;
     if (auto load = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op)) {
       // A collective copy (collective_axes) gives every CTA along the axes
-      // the same data: each loads it itself (TMA multicast would load it
-      // once for all; not used yet).
+      // the same data: multicast where its boxes cut into slices
+      // (planMulticast), else each CTA loads it itself.
       global = load.getSrc();
       shared = load.getDst();
     } else if (auto store = llvm::dyn_cast<pk::CopySmemToGmemOp>(op)) {
@@ -263,9 +304,13 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
       return;
     Type element = llvm::cast<pk::RefType>(global.getType()).getElementType();
     MeshTensorMap map;
-    std::optional<MeshTmaCopy> copy = tmaCopy(*g, *s, element, map);
+    SliceDimension slice;
+    std::optional<MeshTmaCopy> copy = tmaCopy(*g, *s, element, map, slice);
     if (!copy)
       return;
+    if (auto load = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op);
+        load && !load.getCollectiveAxes().empty())
+      planMulticast(kernel, load.getCollectiveAxes(), slice, map, *copy);
     map.operand = arg.getArgNumber();
     map.shape.assign(g->rootShape.begin(), g->rootShape.end());
     map.element = element;

@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace pk::gpu {
@@ -44,9 +45,23 @@ struct MeshTmaCopy {
     std::vector<int64_t> start; ///< per array dimension, from the window's start
     int64_t sharedByte = 0;     ///< from the shared window's first byte
   };
+  /// A collective copy (collective_axes) multicast over its CTAs: each of
+  /// the `members` CTAs along the axes loads one slice of every box, cut
+  /// along `dimension`, and TMA writes it into all of their shared
+  /// memories (and completes its bytes on all of their barriers), so the
+  /// data crosses L2 once. The tensor map's box is one slice; member g's
+  /// slice of a box starts `g * rows` further along `dimension` and
+  /// `g * bytes` further in shared memory.
+  struct Multicast {
+    unsigned dimension = 0;
+    int64_t rows = 0, bytes = 0;
+    int64_t members = 1;
+    std::vector<unsigned> axes; ///< positions of the collective axes in the cluster
+  };
   unsigned tensorMap = 0;
   std::vector<Box> boxes;
   uint64_t bytes = 0; ///< of the whole window
+  std::optional<Multicast> multicast;
 };
 
 struct MeshTmaPlan {

@@ -103,10 +103,27 @@ public:
     }
     cloned->setAttr(kTmaBoxesAttr, b.getArrayAttr(boxes));
     cloned->setAttr(kTmaBytesAttr, b.getI64IntegerAttr(static_cast<int64_t>(copy.bytes)));
+    if (copy.multicast) {
+      SmallVector<int64_t> fields{copy.multicast->dimension, copy.multicast->rows,
+                                  copy.multicast->bytes};
+      fields.append(copy.multicast->axes.begin(), copy.multicast->axes.end());
+      cloned->setAttr(kTmaMulticastAttr, b.getDenseI64ArrayAttr(fields));
+    }
   }
-  // Every CTA loads a collective copy's data itself (MeshTma.h); outside
-  // the mesh its axes mean nothing.
+  // A collective copy TMA does not multicast is loaded by every CTA
+  // itself (MeshTma.h); outside the mesh its axes mean nothing.
   func.walk([&](pk::CopyGmemToSmemOp copy) { copy.setCollectiveAxesAttr(b.getStrArrayAttr({})); });
+  bool crossesCtas = llvm::any_of(
+      tma.copies, [](const auto &entry) { return entry.second.multicast.has_value(); });
+  kernel.walk([&](pk::RunScopedOp scope) {
+    for (Type t : scope.getBodyBlock().getArgumentTypes())
+      if (auto barrier = llvm::dyn_cast<pk::BarrierType>(t); barrier && barrier.isClusterBarrier())
+        crossesCtas = true;
+  });
+  if (crossesCtas && kernel.getClusterSize() > 1) {
+    func->setAttr(kClusterShapeAttr, b.getDenseI64ArrayAttr(kernel.getCluster()));
+    func->setAttr(kClusterNamesAttr, kernel.getClusterNamesAttr());
+  }
   replaceAxisQueries(entry);
   inlineScopes(entry, 0, /*topLevel=*/true);
   if (failed(promoteAccumulators(func)))
@@ -209,10 +226,17 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
     yield->erase();
     block.getOperations().splice(scoped->getIterator(), scope.getOperations());
     // The next scope reuses this one's memory (and may initialize barriers
-    // in it): every thread must be done with it. Accumulators are registers.
+    // in it): every thread must be done with it, and in a kernel whose
+    // CTAs signal each other's barriers or multicast into each other's
+    // memory, every thread of the cluster. Accumulators are registers.
     if (!topLevel && inner > top) {
       b.setInsertionPoint(scoped); // the nested scopes moved the builder
-      ::mlir::gpu::BarrierOp::create(b, loc);
+      if (func->hasAttr(kClusterShapeAttr)) {
+        async::clusterArrive(b, loc);
+        async::clusterWait(b, loc);
+      } else {
+        ::mlir::gpu::BarrierOp::create(b, loc);
+      }
     }
     scoped->erase();
   }

@@ -28,6 +28,17 @@ constexpr const char *kTmaParamAttr = "pkgpu.tma_param";
 constexpr const char *kTmaBoxesAttr = "pkgpu.tma_boxes";
 /// ... the bytes the whole copy moves (i64).
 constexpr const char *kTmaBytesAttr = "pkgpu.tma_bytes";
+/// ... a multicast copy (MeshTmaCopy::Multicast): the dimension its
+/// boxes are sliced along, a slice's extent there and its shared memory
+/// bytes, then the cluster positions of its collective axes (array<i64>).
+constexpr const char *kTmaMulticastAttr = "pkgpu.tma_multicast";
+/// On a kernel whose CTAs reach into each other's shared memory (TMA
+/// multicast, plgpu.ClusterBarrier): the cluster's shape and axis names
+/// (array<i64>, array of strings). Such a kernel synchronizes its cluster
+/// after initializing barriers, which peers may then signal, and before
+/// it exits, which ends its shared memory.
+constexpr const char *kClusterShapeAttr = "pkgpu.cluster_shape";
+constexpr const char *kClusterNamesAttr = "pkgpu.cluster_names";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 

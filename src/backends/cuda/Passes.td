@@ -30,7 +30,9 @@ def PkGpuOutline : Pass<"pk-gpu-outline", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::pk::gpu::PkGpuDialect",
-    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    // Cluster synchronization of Mosaic GPU kernels whose CTAs share memory.
+    "::mlir::NVVM::NVVMDialect"
   ];
   let options = [
     Option<"defaultNumWarps", "default-num-warps", "unsigned", "4",

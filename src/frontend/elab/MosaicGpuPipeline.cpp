@@ -220,6 +220,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
   std::vector<mlir::Type> bodyTypes;
   std::vector<DType> dtypes;
   std::vector<int64_t> delays;
+  std::vector<mlir::Attribute> collectiveAxes; ///< per input
+  bool anyCollective = false;
   std::vector<std::vector<int64_t>> kernelShapes;
   for (size_t i = 0; i < refObjs.size(); ++i) {
     bool isIn = i < numIns;
@@ -269,6 +271,10 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       }
     }
     if (isIn) {
+      std::vector<llvm::StringRef> axes(blockSpec.collectiveAxes.begin(),
+                                        blockSpec.collectiveAxes.end());
+      collectiveAxes.push_back(b.getStrArrayAttr(axes));
+      anyCollective |= !axes.empty();
       int64_t delay = spec.delayRelease ? *spec.delayRelease : blockSpec.delayRelease;
       if (delay >= spec.maxConcurrentSteps)
         el.fail(blockSpec.range,
@@ -329,7 +335,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       spec.warpSpecialized ? b.getI64IntegerAttr(spec.numComputeWgs) : nullptr,
       spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryThread) : nullptr,
       spec.warpSpecialized ? b.getI64IntegerAttr(spec.memoryRegisters) : nullptr,
-      spec.manualConsumed ? b.getUnitAttr() : nullptr);
+      spec.manualConsumed ? b.getUnitAttr() : nullptr,
+      anyCollective ? b.getArrayAttr(collectiveAxes) : nullptr);
 
   // index_map: the block index of every operand at a step.
   std::vector<mlir::Type> gridTypes(spec.grid.size(), b.getI32Type());
