@@ -59,8 +59,10 @@ void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier, m
 // window (address space 7).
 
 /// Arrives at the cluster barrier (barrier.cluster.arrive.aligned, release
-/// semantics): every thread of every warp of the cluster's CTAs executes it.
-void clusterArrive(mlir::OpBuilder &b, mlir::Location loc);
+/// semantics, or none with `relaxed`: ptxas fences every global access
+/// before a release): every thread of every warp of the cluster's CTAs
+/// executes it.
+void clusterArrive(mlir::OpBuilder &b, mlir::Location loc, bool relaxed = false);
 /// Waits until every non-exited thread of the cluster has arrived
 /// (barrier.cluster.wait.aligned, acquire semantics).
 void clusterWait(mlir::OpBuilder &b, mlir::Location loc);
@@ -69,7 +71,8 @@ void clusterWait(mlir::OpBuilder &b, mlir::Location loc);
 mlir::Value mapaShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
                        mlir::Value rank);
 /// One arrival at the mbarrier at `barrier` (!llvm.ptr<7>, possibly in
-/// another CTA of the cluster), releasing at cluster scope.
+/// another CTA of the cluster), releasing at CTA scope: the caller has
+/// finished its reads of what the barrier guards (Async.cpp says why).
 void mbarrierArriveCluster(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier);
 
 // ---- Bulk async groups (PTX ISA, "cp.async.bulk.commit_group",

@@ -541,8 +541,10 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
   async::fenceMbarrierInit(e.b, e.loc);
   if (cluster) {
     // Peers may signal this barrier (or multicast into memory it guards)
-    // once the whole cluster is past its initialization.
-    async::clusterArrive(e.b, e.loc);
+    // once the whole cluster is past its initialization. The fence above
+    // released the initialization to the cluster, so the arrival itself
+    // need not order anything (CUTLASS's cluster_arrive_relaxed).
+    async::clusterArrive(e.b, e.loc, /*relaxed=*/true);
     async::clusterWait(e.b, e.loc);
   } else {
     ::mlir::gpu::BarrierOp::create(e.b, e.loc);
