@@ -49,8 +49,12 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
     return mosaicGpuName(op).str();
   if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op);
       pipeline && !pipeline.getOutSpecs().empty()) {
+    // As in JAX: its compute warpgroups would store the same slots
+    // without synchronizing with each other.
+    if (pipeline.getWarpSpecialized() && pipeline.getNumComputeWgs().value_or(1) > 1)
+      return "plgpu.emit_pipeline_warp_specialized with out_specs and several compute warpgroups";
     if (pipeline.getWarpSpecialized())
-      return "plgpu.emit_pipeline_warp_specialized with out_specs";
+      return "";
     auto mesh = pipeline->getParentOfType<pk::MeshKernelOp>();
     if (mesh && mesh.getNumThreads() > 1)
       return "plgpu.emit_pipeline with out_specs in a kernel of several Pallas threads";

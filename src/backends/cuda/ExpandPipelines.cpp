@@ -30,9 +30,13 @@
 // barriers over those axes: a slot is refilled only when every CTA that
 // shares it is done with it.
 //
+// A warp-specialized pipeline's outputs are stored by its one compute
+// thread, as emit_pipeline stores them (JAX does not support outputs with
+// several compute threads either).
+//
 // Not expanded yet, and rejected by name: outputs of warp-specialized
-// pipelines or of kernels with several Pallas threads, and block
-// dimensions other than blocked or squeezed.
+// pipelines of several compute threads or of other kernels with several
+// Pallas threads, and block dimensions other than blocked or squeezed.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/OutlineMesh.h"
@@ -439,14 +443,17 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
 }
 
 LogicalResult PipelineExpander::expand() {
-  // Outputs of warp-specialized pipelines and of kernels with several
-  // Pallas threads: every compute thread would store the same slots.
-  // (pkc rejects them by name before, in MosaicGpuSupport.cpp; this is
-  // for IR that reaches the pass otherwise, as pk-opt's.)
+  // Outputs of kernels with several Pallas threads, unless one compute
+  // thread of a warp-specialized pipeline stores them: every thread would
+  // store the same slots. (pkc rejects them by name before, in
+  // MosaicGpuSupport.cpp; this is for IR that reaches the pass otherwise,
+  // as pk-opt's.)
   auto mesh = op->getParentOfType<pk::MeshKernelOp>();
-  if (!op.getOutSpecs().empty() && (op.getWarpSpecialized() || (mesh && mesh.getNumThreads() > 1)))
+  bool oneStorer = op.getWarpSpecialized() ? op.getNumComputeWgs().value_or(1) == 1
+                                           : !(mesh && mesh.getNumThreads() > 1);
+  if (!op.getOutSpecs().empty() && !oneStorer)
     return op.emitError("the CUDA backend pipelines outputs (out_specs) only in kernels of one "
-                        "Pallas thread, not warp-specialized");
+                        "Pallas thread or warp-specialized pipelines of one compute thread");
   for (unsigned i = 0; i < op.getRefs().size(); ++i) {
     for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
       if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
@@ -602,6 +609,9 @@ LogicalResult PipelineExpander::expandWarpSpecialized() {
   // The compute threads: the loop in place of the op.
   b.setInsertionPoint(op);
   scf::ForOp loop = consumerLoop(/*refill=*/false);
+  // The compute thread stores the outputs, as emit_pipeline does.
+  if (!outputs.empty())
+    finishOutputs();
   op->replaceAllUsesWith(loop.getResults());
   op->erase();
   return success();
