@@ -99,6 +99,8 @@ std::vector<ExportSignature> signatures(mlir::ModuleOp module) {
 /// constants the record chose for it.
 mlir::OwningOpRef<mlir::ModuleOp> loadForCompile(Session &session, const CommonOptions &common,
                                                  const CompileOptions &compile) {
+  // --export: only those are elaborated, so another's error does not stop them.
+  session.selectExports(compile.exports);
   if (compile.tuned.empty())
     return loadWithDefines(session, common.input, common.defines);
   DiagnosticEngine &diag = session.diagnostics();

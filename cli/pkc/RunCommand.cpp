@@ -33,6 +33,9 @@ int runRun(const CommonOptions &common, const RunOptions &options,
     return 1;
   };
 
+  // Only the entry is elaborated: another export's error does not stop it.
+  if (!options.entry.empty())
+    session.selectExports({options.entry});
   mlir::OwningOpRef<mlir::ModuleOp> module = loadWithDefines(session, common.input, common.defines);
   if (!module)
     return 1;

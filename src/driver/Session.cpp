@@ -162,6 +162,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
     return nullptr;
   ElaborationOptions withImports = options;
   withImports.imports = &importPath;
+  if (withImports.onlyExports.empty())
+    withImports.onlyExports = selectedExports;
   return finishElaboration(elaborate(*main.module, withImports, engine, *mlirContext));
 }
 

@@ -47,6 +47,9 @@ public:
   void setImportDirectories(std::vector<std::string> directories) {
     importDirectories = std::move(directories);
   }
+  /// Elaborate only these exports of the .pk files loaded from now on
+  /// (ElaborationOptions::onlyExports); empty: all.
+  void selectExports(std::vector<std::string> names) { selectedExports = std::move(names); }
   /// Every file read from disk so far, in the order first read: the
   /// inputs of a dependency file.
   const std::vector<std::string> &filesRead() const { return readPaths; }
@@ -76,6 +79,7 @@ private:
   std::unique_ptr<mlir::MLIRContext> mlirContext;
   std::vector<std::unique_ptr<ast::Module>> modules; ///< kept alive for the IR's lifetime
   std::vector<std::string> importDirectories;
+  std::vector<std::string> selectedExports;
   std::vector<std::unique_ptr<ImportPath>> importPaths; ///< own the modules' ASTs
   std::vector<std::string> readPaths;
 };

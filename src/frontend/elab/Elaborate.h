@@ -67,6 +67,12 @@ struct ElaborationOptions {
   /// programs (the fuzz harnesses) lower them.
   uint64_t stepLimit = 2'000'000;
   uint64_t staticItemLimit = uint64_t(1) << 25;
+  /// The exports to elaborate (pkc compile --export, run --entry); empty:
+  /// all. The others are not elaborated, so an error in one does not stop
+  /// another from compiling (as in Python, where a function's body runs
+  /// only when it is called). A selection naming an export the file lacks
+  /// elaborates all, so that the caller can list them.
+  std::vector<std::string> onlyExports;
 };
 
 /// The names `module` assigns at its top level: the constants a -D (and a

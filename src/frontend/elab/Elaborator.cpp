@@ -310,8 +310,15 @@ mlir::OwningOpRef<ModuleOp> Elaborator::run() {
     applyDefines();
     importStack.push_back(&module);
     exec(module.body);
+    // A selection naming an export the file lacks elaborates them all, so
+    // that the caller can say which there are.
+    bool selects = llvm::all_of(options.onlyExports, [&](const std::string &wanted) {
+      return llvm::any_of(pendingExports, [&](const auto &e) { return e.first->name == wanted; });
+    });
     for (const auto &[function, range] : pendingExports)
-      elaborateExport(*function, range);
+      if (!selects || options.onlyExports.empty() ||
+          llvm::is_contained(options.onlyExports, function->name))
+        elaborateExport(*function, range);
     for (const Autotuned &entry : autotuned)
       if (llvm::none_of(pendingExports, [&](const auto &e) { return e.first == entry.function; }))
         warn(entry.range, "@autotune on '" + entry.function->name +
