@@ -38,8 +38,14 @@ loadWithChosenConstants(Session &session, const std::string &path,
   if (!base)
     return nullptr;
   std::vector<std::string> names = exportNames(*base);
+  // With --export, the record's other exports are not compiled (nor
+  // elaborated: the base lacks them).
+  const std::vector<std::string> &selected = session.exportSelection();
+  auto wanted = [&](const std::string &name) {
+    return selected.empty() || llvm::is_contained(selected, name);
+  };
   for (const auto &[name, constants] : chosen)
-    if (llvm::find(names, name) == names.end()) {
+    if (wanted(name) && llvm::find(names, name) == names.end()) {
       session.diagnostics().error(
           SourceRange(), "the tuning record chose constants for export '" + name + "', which " +
                              path + " does not have (exports: " + llvm::join(names, ", ") + ")");
@@ -50,7 +56,8 @@ loadWithChosenConstants(Session &session, const std::string &path,
   // it chose (untuned exports from the base).
   std::map<ConstantOverrides, std::vector<std::string>> groups;
   for (const auto &[name, constants] : chosen)
-    groups[constants].push_back(name);
+    if (wanted(name))
+      groups[constants].push_back(name);
   std::map<std::string, pk::ExportOp> tunedOps;
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> elaborated;
   for (const auto &[constants, members] : groups) {

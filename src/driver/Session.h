@@ -50,6 +50,7 @@ public:
   /// Elaborate only these exports of the .pk files loaded from now on
   /// (ElaborationOptions::onlyExports); empty: all.
   void selectExports(std::vector<std::string> names) { selectedExports = std::move(names); }
+  const std::vector<std::string> &exportSelection() const { return selectedExports; }
   /// Every file read from disk so far, in the order first read: the
   /// inputs of a dependency file.
   const std::vector<std::string> &filesRead() const { return readPaths; }
