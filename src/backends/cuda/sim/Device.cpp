@@ -145,24 +145,20 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
       for (uint32_t id : shared)
         if (id)
           mem.reset(id, kSharedFill);
-      if (clusterSize == 1) {
-        uint64_t cta[3];
-        uint64_t linear = ctaOf(0, cta);
-        executors[0]->runCta(state, cta, static_cast<uint32_t>(linear), shared[0]);
-        continue;
-      }
       // The cluster's CTAs run together: every warpgroup of each is a
-      // cooperative worker, so that one may wait for another CTA.
+      // cooperative worker, so that one may wait for another. A lone CTA
+      // of one warpgroup runs in lockstep by itself.
       ClusterRun run;
       pk::Cooperative scheduler;
       unsigned perCta = executors[0]->workerCount();
+      bool cooperative = clusterSize * perCta > 1;
       scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
-        std::string message =
-            executors[0]->where(-1) +
-            ": deadlock: every warpgroup of its cluster that has not finished waits";
+        bool several = clusterSize > 1;
+        std::string message = executors[0]->where(-1) + ": deadlock: every warpgroup" +
+                              (several ? " of its cluster" : "") + " that has not finished waits";
         for (const pk::Cooperative::Waiting &w : blocked)
-          message += "\n  " + executors[w.worker / perCta]->where(-1) + ", warpgroup " +
-                     std::to_string(w.worker % perCta) + " waits " + w.what;
+          message += "\n  " + (several ? executors[w.worker / perCta]->where(-1) + ", " : "") +
+                     "warpgroup " + std::to_string(w.worker % perCta) + " waits " + w.what;
         return std::make_exception_ptr(SimError(message));
       };
       for (unsigned r = 0; r < clusterSize; ++r) {
@@ -170,11 +166,14 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
         uint64_t cta[3];
         uint64_t linear = ctaOf(r, cta);
         executors[r]->beginCta(state, cta, static_cast<uint32_t>(linear), shared[r], run,
-                               &scheduler);
+                               cooperative ? &scheduler : nullptr);
       }
-      scheduler.run(clusterSize * perCta, [&](size_t worker) {
-        executors[worker / perCta]->runWorker(static_cast<unsigned>(worker % perCta));
-      });
+      if (cooperative)
+        scheduler.run(clusterSize * perCta, [&](size_t worker) {
+          executors[worker / perCta]->runWorker(static_cast<unsigned>(worker % perCta));
+        });
+      else
+        executors[0]->runWorker(0);
       for (auto &executor : executors)
         executor->endCta();
     }

@@ -119,68 +119,73 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
   int64_t start[rt::kMaxTensorMapRank];
   for (unsigned i = 0; i < rank; ++i)
     start[i] = signExtend(operand[firstCoordinate + i], 32);
-  uint64_t shared = operand[0];
-  if (pointerOffset(shared) % 128 != 0)
-    fail(instr, t, "a TMA copy to or from shared memory at byte " + std::to_string(pointerOffset(shared)) +
-                       " (it must be 128-byte aligned)");
+  uint64_t box = operand[0]; // the box's first byte in shared memory
+  if (pointerOffset(box) % 128 != 0)
+    fail(instr, t,
+         "a TMA copy to or from shared memory at byte " + std::to_string(pointerOffset(box)) +
+             " (it must be 128-byte aligned)");
   if (map.swizzle != rt::TmaSwizzle::None && map.box[0] * map.elementBytes > rt::swizzleBytes(map.swizzle))
     fail(instr, t, "a swizzled TMA box wider than the swizzle's span");
+  // A shared memory word of this CTA at the same offset in `receiver`'s.
+  auto inReceiver = [this](Executor *receiver, uint64_t word) {
+    return receiver == this ? word : makePointer(receiver->shared, pointerOffset(word));
+  };
   unsigned bytes = map.elementBytes;
   uint64_t boxElements = 1;
   for (unsigned i = 0; i < rank; ++i)
     boxElements *= map.box[i];
   Accessor who{interval, launch->launch, linearCta, t, instr.id};
   uint8_t element[16];
-  for (Executor *receiver : receivers)
-    for (uint64_t n = 0; n < boxElements; ++n) {
-      // The element's place in the box (innermost first) and in the array.
-      uint64_t rest = n, offset = 0;
-      bool inside = true;
-      for (unsigned i = 0; i < rank; ++i) {
-        int64_t g = start[i] + static_cast<int64_t>(rest % map.box[i]);
-        rest /= map.box[i];
-        if (g < 0 || static_cast<uint64_t>(g) >= map.dims[i])
-          inside = false;
-        else
-          offset += static_cast<uint64_t>(g) * map.strides[i];
+  for (uint64_t n = 0; n < boxElements; ++n) {
+    // The element's place in the box (innermost first) and in the array.
+    uint64_t rest = n, offset = 0;
+    bool inside = true;
+    for (unsigned i = 0; i < rank; ++i) {
+      int64_t g = start[i] + static_cast<int64_t>(rest % map.box[i]);
+      rest /= map.box[i];
+      if (g < 0 || static_cast<uint64_t>(g) >= map.dims[i])
+        inside = false;
+      else
+        offset += static_cast<uint64_t>(g) * map.strides[i];
+    }
+    uint64_t global = makePointer(pointerAllocation(map.address),
+                                  pointerOffset(map.address) + static_cast<int64_t>(offset));
+    uint64_t local =
+        makePointer(pointerAllocation(box),
+                    swizzledAddress(pointerOffset(box) + static_cast<int64_t>(n * bytes), span));
+    Violation v;
+    if (toShared) {
+      if (inside) {
+        v = memory.read(global, Space::Global, bytes, bytes, element, who);
+        if (v.kind != Violation::Kind::None)
+          fail(instr, t, "the TMA load's source: " + describeViolation(v, false, bytes));
+      } else {
+        // Out of bounds: zeros, or NaN for floats with the NaN fill.
+        std::memset(element, 0, bytes);
+        if (map.oobFill == rt::TmaOobFill::Nan && map.isFloat)
+          std::memset(element, 0xff, bytes);
       }
-      uint64_t global = makePointer(pointerAllocation(map.address),
-                                    pointerOffset(map.address) + static_cast<int64_t>(offset));
-      uint64_t local = makePointer(
-          receiver == this ? pointerAllocation(shared) : receiver->shared,
-          swizzledAddress(pointerOffset(shared) + static_cast<int64_t>(n * bytes), span));
-      Violation v;
-      if (toShared) {
-        if (inside) {
-          v = memory.read(global, Space::Global, bytes, bytes, element, who);
-          if (v.kind != Violation::Kind::None)
-            fail(instr, t, "the TMA load's source: " + describeViolation(v, false, bytes));
-        } else {
-          // Out of bounds: zeros, or NaN for floats with the NaN fill.
-          std::memset(element, 0, bytes);
-          if (map.oobFill == rt::TmaOobFill::Nan && map.isFloat)
-            std::memset(element, 0xff, bytes);
-        }
-        v = memory.write(local, Space::Shared, bytes, bytes, element, who);
+      // Read once, written into every receiver's shared memory.
+      for (Executor *receiver : receivers) {
+        v = memory.write(inReceiver(receiver, local), Space::Shared, bytes, bytes, element, who);
         if (v.kind != Violation::Kind::None)
           fail(instr, t, "the TMA load's destination: " + describeViolation(v, true, bytes));
-      } else {
-        v = memory.read(local, Space::Shared, bytes, bytes, element, who);
-        if (v.kind != Violation::Kind::None)
-          fail(instr, t, "the TMA store's source: " + describeViolation(v, false, bytes));
-        if (!inside)
-          continue; // never written
-        v = memory.write(global, Space::Global, bytes, bytes, element, who);
-        if (v.kind != Violation::Kind::None)
-          fail(instr, t, "the TMA store's destination: " + describeViolation(v, true, bytes));
       }
+    } else {
+      v = memory.read(local, Space::Shared, bytes, bytes, element, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, "the TMA store's source: " + describeViolation(v, false, bytes));
+      if (!inside)
+        continue; // never written
+      v = memory.write(global, Space::Global, bytes, bytes, element, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, "the TMA store's destination: " + describeViolation(v, true, bytes));
     }
+  }
   if (!toShared)
     return;
   for (Executor *receiver : receivers) {
-    uint64_t barrier =
-        receiver == this ? operand[2] : makePointer(receiver->shared, pointerOffset(operand[2]));
-    Mbarrier &m = mbarrierAt(instr, t, barrier);
+    Mbarrier &m = mbarrierAt(instr, t, inReceiver(receiver, operand[2]));
     m.transactions -= static_cast<int64_t>(boxElements * bytes);
     // A peer's bytes may come before the receiver announces them (the
     // transaction count goes below zero while arrivals are pending); a

@@ -39,34 +39,6 @@ void Executor::poison(const Instr &instr, unsigned thread, const char *what) {
                            describeOp(k.ops[instr.id]);
 }
 
-void Executor::runCta(const LaunchState &state, const uint64_t coordinates[3], uint32_t linear,
-                      uint32_t sharedMemory) {
-  ClusterRun alone;
-  alone.ctas.push_back(this);
-  if (k.warpgroups <= 1) {
-    beginCta(state, coordinates, linear, sharedMemory, alone, nullptr);
-    runWorker(0);
-    endCta();
-    return;
-  }
-  // Each warpgroup runs by itself, as a cooperative worker.
-  pk::Cooperative scheduler;
-  scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
-    std::string message = where(-1) + ": deadlock: every warpgroup that has not finished waits";
-    for (const pk::Cooperative::Waiting &w : blocked)
-      message += "\n  warpgroup " + std::to_string(w.worker) + " waits " + w.what;
-    return std::make_exception_ptr(SimError(message));
-  };
-  beginCta(state, coordinates, linear, sharedMemory, alone, &scheduler);
-  try {
-    scheduler.run(workerCount(), [&](size_t group) { runWorker(static_cast<unsigned>(group)); });
-  } catch (...) {
-    workers = nullptr;
-    throw;
-  }
-  endCta();
-}
-
 void Executor::beginCta(const LaunchState &state, const uint64_t coordinates[3], uint32_t linear,
                         uint32_t sharedMemory, ClusterRun &clusterRun, pk::Cooperative *scheduler) {
   launch = &state;

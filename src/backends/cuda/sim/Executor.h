@@ -60,7 +60,6 @@ struct LaunchState {
   uint64_t grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   uint32_t launch = 0;
-  uint32_t sharedMemory = 0; ///< the CTA's dynamic shared memory allocation, 0 if none
   std::vector<uint64_t> params; ///< one word per kernel parameter
   /// The launch's tensor maps; a tensor map parameter's word is its index
   /// here. `address` is a pointer word of the simulator's memory.
@@ -96,13 +95,11 @@ class Executor {
 public:
   Executor(const Kernel &kernel, Memory &memory, Counters &counters, uint32_t &nextInterval);
 
-  /// Runs CTA (x, y, z), whose linear index in the launch is `linear`,
-  /// by itself (a cluster of one) in shared memory allocation `shared`.
-  void runCta(const LaunchState &launch, const uint64_t cta[3], uint32_t linear, uint32_t shared);
-
-  /// The steps of runCta, for the CTAs of a cluster run together: start
-  /// the CTA; run each of its workers (warpgroups, or all its threads)
-  /// under the cluster's scheduler; end it.
+  /// Runs CTA (x, y, z), whose linear index in the launch is `linear`, in
+  /// three steps, so that the CTAs of a cluster run together (Device.cpp):
+  /// start it in shared memory allocation `shared`; run each of its
+  /// workers (warpgroups, or all its threads) under the cluster's
+  /// scheduler (none: a lone CTA of one worker, in lockstep); end it.
   void beginCta(const LaunchState &launch, const uint64_t cta[3], uint32_t linear, uint32_t shared,
                 ClusterRun &cluster, pk::Cooperative *scheduler);
   unsigned workerCount() const { return k.warpgroups > 1 ? k.warpgroups : 1; }
