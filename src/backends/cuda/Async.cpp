@@ -86,14 +86,11 @@ void mbarrierWait(OpBuilder &b, Location loc, Value barrier, Value parity) {
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity, ticks);
 }
 
-void clusterArrive(OpBuilder &b, Location loc, bool relaxed) {
-  if (relaxed)
+void clusterSync(OpBuilder &b, Location loc, bool relaxedArrival) {
+  if (relaxedArrival)
     NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
   else
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-}
-
-void clusterWait(OpBuilder &b, Location loc) {
   NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
 }
 

@@ -58,14 +58,12 @@ void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier, m
 // cluster see each other's shared memory through the shared::cluster
 // window (address space 7).
 
-/// Arrives at the cluster barrier (barrier.cluster.arrive.aligned, release
-/// semantics, or none with `relaxed`: ptxas fences every global access
-/// before a release): every thread of every warp of the cluster's CTAs
-/// executes it.
-void clusterArrive(mlir::OpBuilder &b, mlir::Location loc, bool relaxed = false);
-/// Waits until every non-exited thread of the cluster has arrived
+/// Synchronizes the whole cluster: every thread of every warp of its CTAs
+/// arrives (barrier.cluster.arrive.aligned, release semantics, or none
+/// with `relaxedArrival`: ptxas fences every global access before a
+/// release) and waits for every non-exited thread of the cluster
 /// (barrier.cluster.wait.aligned, acquire semantics).
-void clusterWait(mlir::OpBuilder &b, mlir::Location loc);
+void clusterSync(mlir::OpBuilder &b, mlir::Location loc, bool relaxedArrival = false);
 /// The address of `shared` (!llvm.ptr<3>) in the CTA of cluster rank
 /// `rank` (i32): the same offset in its shared memory, as !llvm.ptr<7>.
 mlir::Value mapaShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,

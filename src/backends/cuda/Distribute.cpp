@@ -257,8 +257,7 @@ struct DistributePass : impl::PkGpuDistributeBase<DistributePass> {
       // multicast into its shared memory.
       auto ret = llvm::cast<::mlir::gpu::ReturnOp>(entry.getTerminator());
       e.b.setInsertionPoint(ret);
-      async::clusterArrive(e.b, e.loc);
-      async::clusterWait(e.b, e.loc);
+      async::clusterSync(e.b, e.loc);
     }
     e.finish();
     for (Operation &op : llvm::reverse(*old))

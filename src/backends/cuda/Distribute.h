@@ -162,9 +162,12 @@ public:
   std::map<unsigned, unsigned> paramClass;
   /// Removes the prologue marker; call once the body is translated.
   void finish();
+  /// The value `key` names, made once by `make` in the kernel's prologue
+  /// (every thread runs it, before any branch): loop-invariant indices
+  /// that many ops ask for.
+  mlir::Value cached(const std::string &key, llvm::function_ref<mlir::Value(mlir::OpBuilder &)> make);
 
 private:
-  mlir::Value cached(const std::string &key, llvm::function_ref<mlir::Value(mlir::OpBuilder &)> make);
   mlir::Value threadPart(const Layout &layout, unsigned dim);
 
   mlir::OpBuilder prologue; ///< inserts at the kernel's start

@@ -89,12 +89,17 @@ ClusterPlace clusterPlace(Emitter &e) {
     place.strides[a] = size;
     size *= place.shape[a];
   }
-  Value block = ::mlir::gpu::BlockIdOp::create(e.b, e.loc, ::mlir::gpu::Dimension::x);
-  place.rank = arith::RemUIOp::create(e.b, e.loc, block, e.index(size));
+  // Computed once, in the kernel's prologue, for every op that asks.
+  place.rank = e.cached("cluster-rank", [&](OpBuilder &p) -> Value {
+    Value block = ::mlir::gpu::BlockIdOp::create(p, e.loc, ::mlir::gpu::Dimension::x);
+    return arith::RemUIOp::create(p, e.loc, block, e.index(size));
+  });
   for (size_t a = 0; a < place.shape.size(); ++a)
-    place.coordinates.push_back(arith::RemUIOp::create(
-        e.b, e.loc, arith::DivUIOp::create(e.b, e.loc, place.rank, e.index(place.strides[a])),
-        e.index(place.shape[a])));
+    place.coordinates.push_back(
+        e.cached("cluster-coordinate:" + std::to_string(a), [&](OpBuilder &p) -> Value {
+          Value above = arith::DivUIOp::create(p, e.loc, place.rank, e.index(place.strides[a]));
+          return arith::RemUIOp::create(p, e.loc, above, e.index(place.shape[a]));
+        }));
   return place;
 }
 
@@ -544,8 +549,7 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
     // once the whole cluster is past its initialization. The fence above
     // released the initialization to the cluster, so the arrival itself
     // need not order anything (CUTLASS's cluster_arrive_relaxed).
-    async::clusterArrive(e.b, e.loc, /*relaxed=*/true);
-    async::clusterWait(e.b, e.loc);
+    async::clusterSync(e.b, e.loc, /*relaxedArrival=*/true);
   } else {
     ::mlir::gpu::BarrierOp::create(e.b, e.loc);
   }

@@ -232,8 +232,7 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
     if (!topLevel && inner > top) {
       b.setInsertionPoint(scoped); // the nested scopes moved the builder
       if (func->hasAttr(kClusterShapeAttr)) {
-        async::clusterArrive(b, loc);
-        async::clusterWait(b, loc);
+        async::clusterSync(b, loc);
       } else {
         ::mlir::gpu::BarrierOp::create(b, loc);
       }
