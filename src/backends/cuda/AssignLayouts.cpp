@@ -183,6 +183,36 @@ private:
     return m > 0 && m % 64 == 0 && n >= 8 && n <= 256 && (n & (n - 1)) == 0 && numWarps % 4 == 0;
   }
 
+  /// The layout plgpu.Layout `kind` names for a value of `type`, where
+  /// pkc places it: WGMMA, an accumulator tile; WGMMA_ROW and WGMMA_COL,
+  /// a row or column vector of one, as the accumulator's reductions leave
+  /// it (`acc.max(axis=1)` is WGMMA_ROW), so that a flash attention's
+  /// running max and sum meet the reductions and broadcasts of the tile
+  /// without moving. None for the others, and where the shape does not
+  /// fit an accumulator.
+  std::optional<Layout> wgmmaFamilyLayout(pk::GpuLayout kind, RankedTensorType type) const {
+    auto tile = [&](int64_t m, int64_t n) -> std::optional<Layout> {
+      auto accumulator = RankedTensorType::get({m, n}, type.getElementType());
+      if (!fitsWgmmaAccumulator(accumulator))
+        return std::nullopt;
+      return Layout::wgmmaAccumulator(m, n, numWarps);
+    };
+    if (kind == pk::GpuLayout::WGMMA && type.getRank() == 2)
+      return tile(type.getDimSize(0), type.getDimSize(1));
+    if (type.getRank() != 1)
+      return std::nullopt;
+    // Any accumulator width leaves the same rows (and any height the
+    // same columns): the other dimension's bits are registers and
+    // replicating lanes, which the reduction drops.
+    if (kind == pk::GpuLayout::WGMMARow)
+      if (std::optional<Layout> l = tile(type.getDimSize(0), 8))
+        return l->reduced({1});
+    if (kind == pk::GpuLayout::WGMMACol)
+      if (std::optional<Layout> l = tile(64 * (numWarps / 4), type.getDimSize(0)))
+        return l->reduced({0});
+    return std::nullopt;
+  }
+
   LogicalResult assign(Operation *op);
   std::optional<Layout> consumersLayout(Value v);
   std::optional<Layout> loadedWgmmaOperand(pk::LoadOp load);
@@ -420,8 +450,8 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     if (!type)
       return success();
     std::optional<Layout> l = layoutOf(cast.getValue().getType());
-    if (cast.getLayout() == pk::GpuLayout::WGMMA && fitsWgmmaAccumulator(type))
-      l = Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
+    if (std::optional<Layout> wgmma = wgmmaFamilyLayout(cast.getLayout(), type))
+      l = wgmma;
     if (!l)
       l = blocked(type);
     convertOperand(op, 0, *l);

@@ -124,5 +124,44 @@ module attributes {gpu.container_module} {
       %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
       gpu.return
     }
+
+    // plgpu.layout_cast to WGMMA_ROW / WGMMA_COL puts a vector where the
+    // accumulator's reductions leave theirs (FlashAttention 3's running
+    // max starts as `layout_cast(full(-inf), WGMMA_ROW)`): the loop carries
+    // it with no conversion, and a column vector meets a column sum as is.
+    // CHECK-LABEL: gpu.func @wgmma_row_and_col
+    // CHECK-NOT: pkgpu.convert_layout
+    // CHECK: %[[SUM:.*]] = pk.reduce <add> %{{.*}} axes [0] : tensor<64x64xf32, #{{.*}}> -> tensor<64xf32, #[[COL:[a-z0-9]+]]>
+    // CHECK: pk.layout_cast %{{.*}} <wgmma_col> : tensor<64xf32, #[[COL]]>
+    // CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[ROW:[a-z0-9]+]]>)
+    // CHECK: pk.reduce <maxf> %{{.*}} axes [1] : tensor<64x64xf32, #{{.*}}> -> tensor<64xf32, #[[ROW]]>
+    // CHECK-NOT: pkgpu.convert_layout
+    // CHECK: gpu.return
+    gpu.func @wgmma_row_and_col(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 16384 : i64} {
+      %a = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+      %out = pkgpu.shared_ref offset 8192 : !pk.ref<64xf32, #pk.memory_space<shared>>
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+      %d0 = pkgpu.wgmma_tile %zero, %a, %a : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+      %s0 = pkgpu.wgmma_wait_tile 0, %d0 : tensor<64x64xf32>
+      %sum = pk.reduce <add> %s0 axes [0] : tensor<64x64xf32> -> tensor<64xf32>
+      %ones = arith.constant dense<1.0> : tensor<64xf32>
+      %cols = pk.layout_cast %ones <wgmma_col> : tensor<64xf32>
+      %scaled = arith.mulf %sum, %cols : tensor<64xf32>
+      pk.store %scaled, %out [0] sizes [64] strides [1] squeeze [] : tensor<64xf32>, <64xf32, #pk.memory_space<shared>>
+      %minf = arith.constant dense<0xFF800000> : tensor<64xf32>
+      %m0 = pk.layout_cast %minf <wgmma_row> : tensor<64xf32>
+      %r = scf.for %j = %c0 to %c4 step %c1 iter_args(%m = %m0) -> (tensor<64xf32>) {
+        %d = pkgpu.wgmma_tile %zero, %a, %a : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+        %s = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+        %mx = pk.reduce <maxf> %s axes [1] : tensor<64x64xf32> -> tensor<64xf32>
+        %n = arith.maximumf %m, %mx : tensor<64xf32>
+        scf.yield %n : tensor<64xf32>
+      }
+      pk.store %r, %out [0] sizes [64] strides [1] squeeze [] : tensor<64xf32>, <64xf32, #pk.memory_space<shared>>
+      gpu.return
+    }
   }
 }
