@@ -112,6 +112,7 @@ namespace {
                           exportOp.getNumSymbols(), call.getInputOutputAliases(), {}, plan.numWarps);
   if (plan.numStages)
     func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(*plan.numStages));
+  func->setAttr(kFlushDenormalsAttr, b.getUnitAttr());
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
