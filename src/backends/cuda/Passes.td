@@ -51,7 +51,9 @@ def PkGpuWgmmaDots : Pass<"pk-gpu-wgmma-dots", "::mlir::ModuleOp"> {
     reads them (`pkgpu.shared_ref ... strips`, swizzled), a fence for the
     async proxy (`pk.commit_smem`), `pkgpu.wgmma_tile` and a
     `pkgpu.wgmma_wait_tile`. An f32 accumulation `acc + dot` (either
-    order) accumulates in place: `acc` is the wgmma's accumulator. The
+    order) accumulates in place: `acc` is the wgmma's accumulator. A
+    16-bit A the kernel computes (not a loaded window, not loop-invariant)
+    stays in registers, which wgmma reads as its A fragments. The
     operand buffers of all dots of a kernel share one region after its
     scratch; a dot whose operands would not fit keeps mma.sync. Run only
     for sm_90a, whose architecture-specific wgmma this needs.
@@ -191,12 +193,16 @@ def PkGpuSplitKernelModules : Pass<"pk-gpu-split-kernel-modules", "::mlir::Modul
 }
 
 def PkGpuKernelAbi : Pass<"pk-gpu-kernel-abi", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters";
+  let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters; "
+                "libdevice's denormal mode";
   let description = [{
     After convert-gpu-to-nvvm: the parameters an llvm.func kernel lists in
     its `pkgpu.tensor_map_params` attribute become `ptr byval([128 x i8])
     align 64` with `nvvm.grid_constant`: the 128-byte CUtensorMap the
-    runtime encodes at launch, read in place in the parameter space.
+    runtime encodes at launch, read in place in the parameter space. A
+    module whose kernels all carry `pkgpu.flush_denormals` gets the
+    `nvvm-reflect-ftz` module flag: libdevice's math functions flush f32
+    denormals there, as in Triton.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }

@@ -68,6 +68,11 @@ struct WgmmaDot {
   pk::RefType aType, bType;
   int64_t aSwizzle = 0, bSwizzle = 0;
   int64_t aBytes = 0, bBytes = 0;
+  /// A is a 16-bit value the kernel computes (not a window it loads): it
+  /// stays in registers, in wgmma's A fragments. Flash attention's
+  /// `p.astype(bf16) @ v` then multiplies P where the first dot's
+  /// accumulator left it, with no trip through shared memory.
+  bool aInRegisters = false;
   /// A tf32 operand that is MN-major as the dot has it: stored transposed,
   /// and read through the other view, so that wgmma reads it K-major.
   bool aTransposedOnStore = false, bTransposedOnStore = false;
@@ -108,6 +113,19 @@ pk::RefType sharedBuffer(RankedTensorType value) {
 /// `type` with its two dimensions swapped.
 RankedTensorType transposed(RankedTensorType type) {
   return RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+}
+
+/// The outermost loop around `user` that `v` is defined outside of, or
+/// null: where a value the loop does not change is best stored once.
+Operation *outermostInvariantLoop(Value v, Operation *user) {
+  Operation *scope = v.getDefiningOp();
+  if (!scope)
+    scope = v.getParentBlock()->getParentOp();
+  Operation *outermost = nullptr;
+  for (Operation *p = user->getParentOp(); p && !p->isAncestor(scope); p = p->getParentOp())
+    if (llvm::isa<scf::ForOp, scf::WhileOp>(p))
+      outermost = p;
+  return outermost;
 }
 
 /// The dot as wgmma runs it, or nullopt when wgmma cannot: 16-bit float
@@ -157,6 +175,14 @@ std::optional<WgmmaDot> asWgmma(pk::DotOp dot, unsigned numWarps, DominanceInfo 
     return std::nullopt;
   w.aBytes = lhs.getNumElements() * bytes;
   w.bBytes = rhs.getNumElements() * bytes;
+  // Loaded windows go through shared memory, where they are copied ahead;
+  // a value the dot's loops do not change is stored there once (in
+  // registers it would hold them for the whole loop).
+  w.aInRegisters = !tf32 && !dot.getTransposeLhs() && k >= 16 && llvm::isPowerOf2_64(k) &&
+                   !dot.getLhs().getDefiningOp<pk::LoadOp>() &&
+                   !outermostInvariantLoop(dot.getLhs(), dot);
+  if (w.aInRegisters)
+    w.aBytes = 0;
   if (result.getElementType().isF32() && dot->hasOneUse())
     if (auto add = llvm::dyn_cast<arith::AddFOp>(*dot->getUsers().begin())) {
       Value acc = add.getLhs() == dot.getResult() ? add.getRhs() : add.getLhs();
@@ -318,19 +344,6 @@ void splitAlongK(pk::DotOp dot, const WgmmaDot &w) {
   b.erase();
 }
 
-/// The outermost loop around `user` that `v` is defined outside of, or
-/// null: where a value the loop does not change is best stored once.
-Operation *outermostInvariantLoop(Value v, Operation *user) {
-  Operation *scope = v.getDefiningOp();
-  if (!scope)
-    scope = v.getParentBlock()->getParentOp();
-  Operation *outermost = nullptr;
-  for (Operation *p = user->getParentOp(); p && !p->isAncestor(scope); p = p->getParentOp())
-    if (llvm::isa<scf::ForOp, scf::WhileOp>(p))
-      outermost = p;
-  return outermost;
-}
-
 struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
   void runOnOperation() override {
     getOperation().walk([&](::mlir::gpu::GPUFuncOp func) { rewrite(func); });
@@ -369,7 +382,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       std::optional<WgmmaDot> w = asWgmma(dot, static_cast<unsigned>(warps.getInt()), dominance);
       if (!w)
         return;
-      w->aStoredBefore = outermostInvariantLoop(dot.getLhs(), dot);
+      w->aStoredBefore = w->aInRegisters ? nullptr : outermostInvariantLoop(dot.getLhs(), dot);
       w->bStoredBefore = outermostInvariantLoop(dot.getRhs(), dot);
       OwnBuffers::Place aPlace{dot.getLhs(), w->aStoredBefore, w->aTransposedOnStore},
           bPlace{dot.getRhs(), w->bStoredBefore, w->bTransposedOnStore};
@@ -448,7 +461,8 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       return ref;
     };
     Value a =
-        w.aStoredBefore
+        w.aInRegisters ? dot.getLhs()
+        : w.aStoredBefore
             ? storeOnce(dot.getLhs(), w.aTransposedOnStore, w.aStoredBefore, w.aType, w.aSwizzle)
             : storeAt(b, dot.getLhs(), w.aTransposedOnStore, w.aType, base, w.aSwizzle);
     int64_t bOffset =
@@ -468,7 +482,8 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
                                    type.getMemorySpace());
       return pk::RefTransposeOp::create(b, loc, view, ref, b.getDenseI64ArrayAttr({1, 0}));
     };
-    a = viewed(a, dot.getTransposeLhs() != w.aTransposedOnStore);
+    if (!w.aInRegisters)
+      a = viewed(a, dot.getTransposeLhs() != w.aTransposedOnStore);
     bRef = viewed(bRef, dot.getTransposeRhs() != w.bTransposedOnStore);
 
     auto result = llvm::cast<RankedTensorType>(dot.getType());

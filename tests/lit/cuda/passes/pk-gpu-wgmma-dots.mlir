@@ -202,5 +202,36 @@ module attributes {gpu.container_module} {
       }
       gpu.return
     }
+
+    // A 16-bit A the kernel computes in the loop (flash attention's
+    // `p.astype(bf16) @ v`) stays in registers: only B is stored, at the
+    // region's start, and the wgmma takes the value itself.
+    // CHECK-LABEL: gpu.func @computed_a
+    // CHECK: scf.for
+    // CHECK: %[[P:.*]] = arith.truncf
+    // CHECK-NOT: pk.store %[[P]]
+    // CHECK: %[[VS:.*]] = pkgpu.shared_ref offset 1024 strips 128 : !pk.ref<64x64xbf16
+    // CHECK-NEXT: pk.store %{{.*}}, %[[VS]]
+    // CHECK-NEXT: pk.commit_smem
+    // CHECK-NEXT: pkgpu.wgmma_tile %{{.*}}, %[[P]], %[[VS]] : tensor<64x64xf32>, tensor<64x64xbf16>
+    gpu.func @computed_a(%arg0: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.scratch_bytes = 16 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %c64 = arith.constant 64 : index
+      %c256 = arith.constant 256 : index
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+      %vr = pkgpu.global_ref %arg0 sizes(%c256, %c64) offsets(%c0, %c0) block [256, 64] squeeze [] : !llvm.ptr<1> -> !pk.ref<256x64xbf16>
+      %r = scf.for %j = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+        %off = arith.muli %j, %c64 : index
+        %e = math.exp %acc : tensor<64x64xf32>
+        %p = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xbf16>
+        %v = pk.load %vr [%off, 0] sizes [64, 64] strides [1, 1] squeeze [] : <256x64xbf16> -> tensor<64x64xbf16>
+        %d = pk.dot %p, %v : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+        %s = arith.addf %acc, %d : tensor<64x64xf32>
+        scf.yield %s : tensor<64x64xf32>
+      }
+      gpu.return
+    }
   }
 }
