@@ -9,15 +9,8 @@
 // it to local memory. (The GPU-to-NVVM lowering drops such attributes from
 // gpu.func arguments, hence a function attribute and this pass.)
 //
-// A module whose kernels all carry `pkgpu.flush_denormals` gets libdevice's
-// flush-to-zero mode (the `nvvm-reflect-ftz` module flag, as Triton sets
-// it): its math functions then flush f32 denormals, and `exp2` is one
-// `ex2.approx.ftz.f32` instead of that instruction plus the three that
-// rescue denormal results.
-//
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Async.h"
-#include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Passes.h"
 
 namespace pk::gpu {
@@ -32,30 +25,9 @@ namespace {
 /// The bytes of a CUtensorMap (cuda.h: CU_TENSOR_MAP_NUM_QWORDS = 16).
 constexpr unsigned kTensorMapBytes = 128;
 
-/// Whether every kernel of `module` (one at least) flushes denormals.
-bool kernelsFlushDenormals(::mlir::gpu::GPUModuleOp module) {
-  bool any = false, all = true;
-  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (!func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
-      continue;
-    any = true;
-    all &= func->hasAttr(kFlushDenormalsAttr);
-  }
-  return any && all;
-}
-
 struct KernelAbiPass : impl::PkGpuKernelAbiBase<KernelAbiPass> {
   void runOnOperation() override {
-    ::mlir::gpu::GPUModuleOp module = getOperation();
-    if (kernelsFlushDenormals(module)) {
-      MLIRContext *ctx = module.getContext();
-      auto ftz = LLVM::ModuleFlagAttr::get(ctx, LLVM::ModFlagBehavior::Override,
-                                           StringAttr::get(ctx, "nvvm-reflect-ftz"),
-                                           IntegerAttr::get(IntegerType::get(ctx, 32), 1));
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      LLVM::ModuleFlagsOp::create(b, module.getLoc(), b.getArrayAttr({ftz}));
-    }
-    module.walk([&](LLVM::LLVMFuncOp func) {
+    getOperation().walk([&](LLVM::LLVMFuncOp func) {
       auto params = func->getAttrOfType<DenseI64ArrayAttr>(kTensorMapParamsAttr);
       if (!params)
         return;

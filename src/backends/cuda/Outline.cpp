@@ -113,6 +113,7 @@ namespace {
   if (plan.numStages)
     func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(*plan.numStages));
   func->setAttr(kFlushDenormalsAttr, b.getUnitAttr());
+  func->setAttr(kContractFpAttr, b.getUnitAttr());
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);

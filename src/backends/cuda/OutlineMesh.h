@@ -41,14 +41,14 @@ constexpr const char *kClusterShapeAttr = "pkgpu.cluster_shape";
 constexpr const char *kClusterNamesAttr = "pkgpu.cluster_names";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
-/// On a kernel (unit): its math functions flush f32 denormals, as the
-/// compiler JAX hands it to does. JAX's Pallas on GPU compiles through
-/// Triton, which links libdevice in its flush-to-zero mode; Mosaic GPU's
-/// `approx_math` computes exp2 (and exp through it) with PTX's
-/// `ex2.approx.ftz`, the instruction libdevice's flush-to-zero mode makes
-/// of it. pk-gpu-kernel-abi turns it into libdevice's mode for the
-/// kernel's module.
+/// On a kernel (unit): its floats behave as in the compiler JAX hands it
+/// to (pk-gpu-float-semantics). JAX's Pallas on GPU compiles through
+/// Triton, which links libdevice in its flush-to-zero mode and fuses
+/// multiplies and adds into FMAs; Mosaic GPU does neither, but its
+/// `approx_math` computes exp2 with `ex2.approx.ftz`, which libdevice's
+/// flush-to-zero mode makes of it.
 constexpr const char *kFlushDenormalsAttr = "pkgpu.flush_denormals";
+constexpr const char *kContractFpAttr = "pkgpu.contract_fp";
 
 /// The gpu.func both outliners start from (Outline.cpp): one global
 /// pointer per operand (inputs, then outputs), one i64 per symbol, then

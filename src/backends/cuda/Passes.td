@@ -193,16 +193,33 @@ def PkGpuSplitKernelModules : Pass<"pk-gpu-split-kernel-modules", "::mlir::Modul
 }
 
 def PkGpuKernelAbi : Pass<"pk-gpu-kernel-abi", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters; "
-                "libdevice's denormal mode";
+  let summary = "Passes a kernel's tensor maps by value, as __grid_constant__ parameters";
   let description = [{
     After convert-gpu-to-nvvm: the parameters an llvm.func kernel lists in
     its `pkgpu.tensor_map_params` attribute become `ptr byval([128 x i8])
     align 64` with `nvvm.grid_constant`: the 128-byte CUtensorMap the
-    runtime encodes at launch, read in place in the parameter space. A
-    module whose kernels all carry `pkgpu.flush_denormals` gets the
-    `nvvm-reflect-ftz` module flag: libdevice's math functions flush f32
-    denormals there, as in Triton.
+    runtime encodes at launch, read in place in the parameter space.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+def PkGpuFloatSemantics : Pass<"pk-gpu-float-semantics", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Float semantics of the compiler JAX hands each kernel to: denormals in "
+                "libdevice, FMA contraction";
+  let description = [{
+    After convert-gpu-to-nvvm, on the llvm.func kernels. JAX compiles a
+    `pallas_call` for the GPU through Triton, which links libdevice in its
+    flush-to-zero mode and lets multiplies and adds fuse into FMAs; Mosaic
+    GPU (a `plgpu.kernel`) does neither, except that its `approx_math`
+    computes exp2 with `ex2.approx.ftz`. The outliners mark kernels
+    accordingly (`pkgpu.flush_denormals`, `pkgpu.contract_fp`):
+
+    - a module whose kernels all flush denormals gets the
+      `nvvm-reflect-ftz` module flag, libdevice's flush-to-zero mode
+      (`exp2` is then one `ex2.approx.ftz.f32`);
+    - the f32/f16/bf16 multiplies, adds and subtracts of a kernel that
+      contracts get LLVM's `contract` flag, so that `x * s - m` becomes one
+      FMA (more exact, and one instruction fewer).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }

@@ -67,6 +67,7 @@ void buildNvvmStage(OpPassManager &pm) {
   eachFunction.addPass(createCSEPass());
   eachFunction.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createPkGpuKernelAbi());
+  kernels.addPass(createPkGpuFloatSemantics());
 }
 
 void buildCudaPipeline(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) {

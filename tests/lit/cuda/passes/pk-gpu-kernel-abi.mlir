@@ -26,29 +26,3 @@ gpu.module @kernels {
   }
 }
 
-// -----
-
-// Kernels that flush denormals (pallas_calls, as Triton compiles them;
-// Mosaic GPU kernels with approx_math) put libdevice in its flush-to-zero
-// mode for their module.
-// CHECK-LABEL: gpu.module @flushing
-// CHECK-NEXT: llvm.module_flags [#llvm.mlir.module_flag<override, "nvvm-reflect-ftz", 1 : i32>]
-gpu.module @flushing {
-  llvm.func @k(%out: !llvm.ptr<1>) attributes {nvvm.kernel, pkgpu.flush_denormals} {
-    llvm.return
-  }
-}
-
-// -----
-
-// One kernel that keeps denormals keeps them for its module.
-// CHECK-LABEL: gpu.module @mixed
-// CHECK-NOT: llvm.module_flags
-gpu.module @mixed {
-  llvm.func @k(%out: !llvm.ptr<1>) attributes {nvvm.kernel, pkgpu.flush_denormals} {
-    llvm.return
-  }
-  llvm.func @exact(%out: !llvm.ptr<1>) attributes {nvvm.kernel} {
-    llvm.return
-  }
-}
