@@ -23,6 +23,8 @@ ratio to the row's reference:
              itself (bench/kernels/attention_jax_op.pk imports it)
   sweep      other tiles, stages and warps of the Pallas-style matmul
   asweep     other blocks, warps and stages of the Pallas-style attention
+  hsweep     JAX's Hopper matmul at the configurations its own main()
+             tunes over, 4096^3 and 8192^3
 
 pkc's artifacts are compiled beforehand (bench/kernels/build_artifacts.sh,
 on any machine with pkc) and launched here through the runtime library
@@ -502,6 +504,24 @@ def bench_matmul_mgpu(pk, triton, repeat, n):
     report(f"matmul bf16 {n}^3, Mosaic GPU style (TMA + wgmma)", "TFLOP/s", 2 * n ** 3, rows, "torch")
 
 
+def bench_hopper_sweep(pk, repeat, n):
+    """JAX's Hopper matmul at every configuration build_artifacts.sh
+    compiled into hsweep/ (the space its own main() tunes over), at n^3,
+    against cuBLAS."""
+    x, y, out = square_bf16(n)
+    ref = x @ y
+    rows = [("torch", time_gpu(lambda: torch.matmul(x, y, out=out), repeat))]
+    for config in sorted(glob.glob(f"{pk.dir}/hsweep/*/matmul_jax_hopper.json")):
+        name = os.path.basename(os.path.dirname(config))
+        try:
+            launch = pk.kernel(config, f"matmul_{n}").bind(x, y, out)
+        except RuntimeError as error:
+            print(f"  ({name}: {error})")
+            continue
+        attempt(rows, name, lambda: time_gpu(launch, repeat), lambda: (launch(), close(out, ref, 5e-2)))
+    report(f"JAX's hopper matmul bf16 {n}^3 sweep (torch: cuBLAS)", "TFLOP/s", 2 * n ** 3, rows, "torch")
+
+
 def bench_attention(pk, triton, repeat):
     """pkc's Mosaic-GPU-style flash attention forward against PyTorch's SDPA
     with its flash backend and the Triton tutorial's kernel: bf16, 4 x 8
@@ -615,7 +635,7 @@ def main():
     parser.add_argument("--artifacts", required=True, help="what build_artifacts.sh wrote")
     parser.add_argument("--runtime", required=True, help="path to libpk_runtime.so")
     parser.add_argument("--only",
-                        default="add,softmax,layernorm,wide,matmul,f32,mgpu,attention,pattention,sweep,asweep")
+                        default="add,softmax,layernorm,wide,matmul,f32,mgpu,attention,pattention,sweep,asweep,hsweep")
     parser.add_argument("--repeat", type=int, default=50)
     options = parser.parse_args()
     if not torch.cuda.is_available():
@@ -656,6 +676,9 @@ def main():
         bench_sweep(pk, max(5, options.repeat // 5))
     if "asweep" in only:
         bench_attention_sweep(pk, max(5, options.repeat // 5))
+    if "hsweep" in only:
+        for n in (4096, 8192):
+            bench_hopper_sweep(pk, max(5, options.repeat // 5), n)
     return 0
 
 

@@ -43,6 +43,30 @@ mkdir -p "$out/f32" "$out/f32_k8192"
   --target=cuda:sm_90a -o "$out"
 "$pkc" compile "$root/bench/kernels/attention_fa3.pk" -I "$root/tests/pallas/real" \
   --target=cuda:sm_90a -o "$out"
+# JAX's Hopper matmul at other points of the space its own main() tunes
+# over (bench.py --only hsweep): tiles of 128 x 128, 128 x 64 and 256 x
+# 64 per warpgroup pair, the warpgroups splitting M or N, the grid's
+# minor dimension M or N in strips of 4, 8 or 16 tiles. (256 x 128 per
+# warpgroup needs more registers than a thread has, and 256 x 64 tiles
+# split along M (a 512 x 64 CTA tile) more shared memory than a CTA has:
+# those fail to compile, in JAX too.)
+for tile in "128 128" "128 64" "256 64"; do
+  for wg in 0 1; do
+    for minor in 0 1; do
+      for width in 4 8 16; do
+        set -- $tile
+        [ "$1 $wg" = "256 1" ] && continue
+        name="m$1_n$2_wg$(test $wg = 1 && echo M || echo N)_minor$(test $minor = 1 && echo M || echo N)_w$width"
+        mkdir -p "$out/hsweep/$name"
+        "$pkc" compile "$root/bench/kernels/matmul_jax_hopper.pk" -I "$root/tests/pallas/real" \
+          -D TILE_M=$1 -D TILE_N=$2 -D WG_SPLITS_M=$wg -D GRID_MINOR_M=$minor \
+          -D GRID_TILE_WIDTH=$width --export matmul_4096 --export matmul_8192 \
+          --target=cuda:sm_90a -o "$out/hsweep/$name" ||
+          echo "build_artifacts.sh: $name did not compile" >&2
+      done
+    done
+  done
+done
 # The sweep: other block shapes, stages and warps of the Pallas-style
 # matmul at 8192^3 (bench.py --only sweep), one directory each.
 for config in "128 128 64 4 8" "128 128 64 3 8" "128 128 64 5 8" "128 128 32 3 8" \
