@@ -137,7 +137,8 @@ step_bench() {
   {
     # A kernel that hangs must not take the machine's whole lease.
     timeout "${BENCH_SECONDS:-420}" python3 bench/kernels/bench.py --artifacts "$dir/bench" \
-      --runtime build-gpu/src/runtime/libpk_runtime.so ${BENCH_ONLY:+--only "$BENCH_ONLY"}
+      --runtime build-gpu/src/runtime/libpk_runtime.so ${BENCH_ONLY:+--only "$BENCH_ONLY"} \
+      ${BENCH_ROUNDS:+--rounds "$BENCH_ROUNDS"}
     PYTHONPATH="$root/build-gpu/python" python3 bench/python/launch_overhead.py --manifest "$dir/add/add.json"
   } > "$(result bench)" 2>&1
   cat "$(result bench)"

@@ -38,6 +38,7 @@ access to PyTorch's stream). Every implementation's output is checked
 against PyTorch's first.
 
 Usage: bench.py --artifacts DIR --runtime PATH/libpk_runtime.so [--only add,matmul]
+                [--rounds N]
 """
 
 import argparse
@@ -272,10 +273,24 @@ def jax_pallas(source, export, defines):
 
 # ---- Timing ---------------------------------------------------------------
 
-def time_gpu(launch, repeat):
-    for _ in range(3):
+def warm_up(launch, seconds=0.05, most=1000):
+    """Launches until the GPU has been busy with them for `seconds`: its
+    clocks settle first. (With three launches, a table's reference, timed
+    first after the pause that sets up the table, read up to 35% slow.)"""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for n in range(1, most + 1):
         launch()
+        if n % 4 == 0:
+            end.record()
+            end.synchronize()
+            if start.elapsed_time(end) >= seconds * 1e3:
+                break
     torch.cuda.synchronize()
+
+
+def time_gpu(launch, repeat):
+    warm_up(launch)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
     for _ in range(repeat):
@@ -637,6 +652,9 @@ def main():
     parser.add_argument("--only",
                         default="add,softmax,layernorm,wide,matmul,f32,mgpu,attention,pattention,sweep,asweep,hsweep")
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the selection this many times over: each table again, its "
+                             "reference measured again (how much a ratio moves between runs)")
     options = parser.parse_args()
     if not torch.cuda.is_available():
         print("bench.py: no CUDA GPU; nothing measured")
@@ -649,37 +667,45 @@ def main():
         triton = None
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
     only = options.only.split(",")
+    for round_ in range(options.rounds):
+        if options.rounds > 1:
+            print(f"\n== round {round_ + 1} of {options.rounds}")
+        run_selection(pk, triton, only, options.repeat)
+    return 0
+
+
+def run_selection(pk, triton, only, repeat):
+    """Every benchmark `only` names, once."""
     if "add" in only:
-        bench_add(pk, triton, options.repeat)
+        bench_add(pk, triton, repeat)
     for name in ("softmax", "layernorm"):
         if name in only:
-            bench_rows(pk, triton, options.repeat, name)
+            bench_rows(pk, triton, repeat, name)
     if "wide" in only:
         for name in ("softmax", "layernorm"):
             for dtype in (torch.float32, torch.bfloat16):
-                bench_wide(pk, triton, max(5, options.repeat // 5), name, dtype)
+                bench_wide(pk, triton, max(5, repeat // 5), name, dtype)
     if "matmul" in only:
         for n in (4096, 8192):
-            bench_matmul(pk, triton, max(5, options.repeat // 5), n)
+            bench_matmul(pk, triton, max(5, repeat // 5), n)
     if "f32" in only:
         for n in (4096, 8192):
-            bench_matmul_f32(pk, triton, max(5, options.repeat // 5), n)
+            bench_matmul_f32(pk, triton, max(5, repeat // 5), n)
     if "mgpu" in only:
         for n in (4096, 8192):
-            bench_matmul_mgpu(pk, triton, max(5, options.repeat // 5), n)
+            bench_matmul_mgpu(pk, triton, max(5, repeat // 5), n)
     if "attention" in only:
-        bench_attention(pk, triton, max(5, options.repeat // 5))
+        bench_attention(pk, triton, max(5, repeat // 5))
     if "pattention" in only:
         for causal in (False, True):
-            bench_attention_pallas(pk, triton, max(5, options.repeat // 5), causal)
+            bench_attention_pallas(pk, triton, max(5, repeat // 5), causal)
     if "sweep" in only:
-        bench_sweep(pk, max(5, options.repeat // 5))
+        bench_sweep(pk, max(5, repeat // 5))
     if "asweep" in only:
-        bench_attention_sweep(pk, max(5, options.repeat // 5))
+        bench_attention_sweep(pk, max(5, repeat // 5))
     if "hsweep" in only:
         for n in (4096, 8192):
-            bench_hopper_sweep(pk, max(5, options.repeat // 5), n)
-    return 0
+            bench_hopper_sweep(pk, max(5, repeat // 5), n)
 
 
 if __name__ == "__main__":
