@@ -3,9 +3,10 @@
 // A kernel's floats behave as in the compiler JAX hands it to. JAX
 // compiles a pallas_call for the GPU through Triton, which links libdevice
 // in its flush-to-zero mode (nvvm-reflect-ftz) and lets multiplies and
-// adds fuse into FMAs (enable_fp_fusion); Mosaic GPU does neither, except
+// adds fuse into FMAs (enable_fp_fusion); Mosaic GPU (a plgpu.kernel, or
+// a pallas_call with Mosaic GPU's compiler_params) does neither, except
 // that `approx_math` computes exp2 with `ex2.approx.ftz`. The outliners
-// mark each kernel (OutlineMesh.h); this pass, after the lowering to the
+// mark each kernel (setFloatSemantics); this pass, after the lowering to the
 // LLVM dialect, turns the marks into what LLVM reads:
 //
 // - libdevice's mode is a module flag, so a module gets it only where all

@@ -105,6 +105,21 @@ private:
   return func;
 }
 
+void setFloatSemantics(::mlir::gpu::GPUFuncOp func, DictionaryAttr compilerParams,
+                       bool meshKernel) {
+  auto gpu = compilerParams ? compilerParams.getAs<DictionaryAttr>("gpu") : DictionaryAttr();
+  auto lowering = gpu ? gpu.getAs<StringAttr>("lowering") : StringAttr();
+  auto approx = gpu ? gpu.getAs<IntegerAttr>("approx_math") : IntegerAttr();
+  // JAX lowers a pallas_call through Triton unless its compiler_params are
+  // Mosaic GPU's (which say so as `lowering`); a plgpu.kernel always
+  // through Mosaic GPU.
+  bool triton = !meshKernel && !(lowering && lowering.getValue() == "mosaic_gpu");
+  if (triton || (approx && approx.getInt() != 0))
+    func->setAttr(kFlushDenormalsAttr, UnitAttr::get(func.getContext()));
+  if (triton)
+    func->setAttr(kContractFpAttr, UnitAttr::get(func.getContext()));
+}
+
 namespace {
 
 ::mlir::gpu::GPUFuncOp KernelBuilder::build() {
@@ -112,8 +127,7 @@ namespace {
                           exportOp.getNumSymbols(), call.getInputOutputAliases(), {}, plan.numWarps);
   if (plan.numStages)
     func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(*plan.numStages));
-  func->setAttr(kFlushDenormalsAttr, b.getUnitAttr());
-  func->setAttr(kContractFpAttr, b.getUnitAttr());
+  setFloatSemantics(func, call.getCompilerParamsAttr(), /*meshKernel=*/false);
 
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);

@@ -49,14 +49,6 @@ public:
   bool failed_ = false;
 };
 
-/// Whether the kernel's compiler_params say `approx_math=True`.
-bool approximatesMath(pk::MeshKernelOp kernel) {
-  DictionaryAttr params = kernel.getCompilerParamsAttr();
-  auto gpu = params ? params.getAs<DictionaryAttr>("gpu") : DictionaryAttr();
-  auto approx = gpu ? gpu.getAs<IntegerAttr>("approx_math") : IntegerAttr();
-  return approx && approx.getInt() != 0;
-}
-
 ::mlir::gpu::GPUFuncOp MeshKernelBuilder::build() {
   MLIRContext *ctx = b.getContext();
   auto exportOp = kernel->getParentOfType<pk::ExportOp>();
@@ -70,8 +62,7 @@ bool approximatesMath(pk::MeshKernelOp kernel) {
                           exportOp.getNumSymbols(), kernel.getInputOutputAliases(), tensorMaps,
                           /*numWarps=*/4);
   func->setAttr(kWarpgroupsAttr, b.getI64IntegerAttr(plan.warpgroups));
-  if (approximatesMath(kernel))
-    func->setAttr(kFlushDenormalsAttr, b.getUnitAttr());
+  setFloatSemantics(func, kernel.getCompilerParamsAttr(), /*meshKernel=*/true);
   SmallVector<int64_t> tensorMapParams;
   for (size_t t = 0; t < tensorMaps.size(); ++t)
     tensorMapParams.push_back(firstTensorMap + t);

@@ -60,6 +60,14 @@ mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder &b, mlir::Location loc, co
                                       llvm::ArrayRef<int64_t> aliases,
                                       llvm::ArrayRef<mlir::Type> extraParams, unsigned numWarps);
 
+/// Marks `func` with the float semantics of the compiler JAX hands its
+/// kernel to (kFlushDenormalsAttr, kContractFpAttr): Triton's for a
+/// pallas_call, unless its `compilerParams` are Mosaic GPU's; Mosaic
+/// GPU's for those and for a plgpu.kernel (`meshKernel`), flushing only
+/// with `approx_math`.
+void setFloatSemantics(mlir::gpu::GPUFuncOp func, mlir::DictionaryAttr compilerParams,
+                       bool meshKernel);
+
 /// Rewrites every plgpu.emit_pipeline (pk.pipeline) of a Mosaic GPU
 /// kernel into scoped slots, barriers, copies and a loop
 /// (ExpandPipelines.cpp). Runs before the outline stage plans TMA copies,

@@ -210,7 +210,8 @@ def PkGpuFloatSemantics : Pass<"pk-gpu-float-semantics", "::mlir::gpu::GPUModule
     After convert-gpu-to-nvvm, on the llvm.func kernels. JAX compiles a
     `pallas_call` for the GPU through Triton, which links libdevice in its
     flush-to-zero mode and lets multiplies and adds fuse into FMAs; Mosaic
-    GPU (a `plgpu.kernel`) does neither, except that its `approx_math`
+    GPU (a `plgpu.kernel`, or a `pallas_call` with Mosaic GPU's
+    `compiler_params`) does neither, except that its `approx_math`
     computes exp2 with `ex2.approx.ftz`. The outliners mark kernels
     accordingly (`pkgpu.flush_denormals`, `pkgpu.contract_fp`):
 

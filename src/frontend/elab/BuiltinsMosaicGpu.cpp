@@ -402,6 +402,9 @@ Obj compilerParams(Elaborator &el, CallArgs &args) {
   for (const auto &[k, v] : args.keywords)
     if (k != "lowering_semantics" && k != "profile_trace_scope")
       params->options.emplace_back(k, v);
+  // JAX lowers a pallas_call with these parameters through Mosaic GPU, not
+  // Triton: the CUDA backend gives its kernel Mosaic GPU's float semantics.
+  params->options.emplace_back("lowering", makeStr("mosaic_gpu"));
   return params;
 }
 
