@@ -131,6 +131,13 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   if (!isNone(a[12]) && !isCostEstimate(a[12]))
     el.fail(a.range(12), "cost_estimate must be a pl.CostEstimate(...), got " + typeName(*a[12]));
   call->costEstimate = a[12];
+  if (!isNone(a[14])) {
+    call->backend = el.toStr(a[14], a.range(14), "backend");
+    if (call->backend != "triton" && call->backend != "mosaic_gpu" && call->backend != "mosaic_tpu")
+      el.fail(a.range(14),
+              "pallas_call's backend is 'triton', 'mosaic_gpu' or 'mosaic_tpu', got '" +
+                  call->backend + "'");
+  }
   if (!isNone(a[2])) {
     auto *gridSpec = llvm::dyn_cast<GridSpecObj>(a[2].get());
     if (!gridSpec)

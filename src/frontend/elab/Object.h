@@ -459,6 +459,8 @@ struct PallasCallableObj : Object {
   Obj costEstimate; ///< pl.CostEstimate's fields as a dict, or None
   int64_t numScalarPrefetch = 0; ///< leading inputs that index maps can read
   std::string name;
+  /// `backend=`: "triton", "mosaic_gpu", "mosaic_tpu", or "" (JAX's choice).
+  std::string backend;
   SourceRange range;
   /// Where each argument was given, for messages.
   SourceRange kernelRange, outShapeRange, gridRange, inSpecsRange, outSpecsRange, scratchRange,

@@ -217,6 +217,26 @@ mlir::DictionaryAttr compilerParams(Elaborator &el, const Obj &params, const Obj
   return b.getDictionaryAttr(backends);
 }
 
+/// The call's compiler_params, with `gpu.lowering` saying which GPU
+/// compiler JAX hands it to where `backend=` says so (Mosaic GPU's
+/// plgpu.CompilerParams say "mosaic_gpu" themselves).
+mlir::DictionaryAttr compilerParams(Elaborator &el, const PallasCallableObj &call) {
+  mlir::DictionaryAttr attr =
+      compilerParams(el, call.compilerParams, call.costEstimate, call.range);
+  if (call.backend != "triton" && call.backend != "mosaic_gpu")
+    return attr;
+  mlir::OpBuilder &b = el.builder();
+  mlir::NamedAttrList backends;
+  if (attr)
+    backends.append(attr.getValue());
+  auto gpu = backends.get("gpu") ? llvm::cast<mlir::DictionaryAttr>(backends.get("gpu"))
+                                 : b.getDictionaryAttr({});
+  mlir::NamedAttrList options(gpu);
+  options.set("lowering", b.getStringAttr(call.backend));
+  backends.set("gpu", options.getDictionary(b.getContext()));
+  return backends.getDictionary(b.getContext());
+}
+
 } // namespace
 
 std::vector<BatchAxis> Elaborator::outputBatchAxes(size_t rank, const std::string &what) {
@@ -419,8 +439,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
       mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
       b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes), b.getDenseI64ArrayAttr({}),
-      compilerParams(*this, callable.compilerParams, callable.costEstimate, callable.range),
-      nullptr, b.getI64IntegerAttr(static_cast<int64_t>(prefetchTypes.size())));
+      compilerParams(*this, callable), nullptr,
+      b.getI64IntegerAttr(static_cast<int64_t>(prefetchTypes.size())));
   // jax.vmap's batch axes lead the grid. Backends that schedule axes may
   // want to know which they are (Pallas makes them "parallel" on TPU).
   if (!levels.empty())
