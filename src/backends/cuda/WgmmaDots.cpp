@@ -177,7 +177,8 @@ std::optional<WgmmaDot> asWgmma(pk::DotOp dot, unsigned numWarps, DominanceInfo 
   w.bBytes = rhs.getNumElements() * bytes;
   // Loaded windows go through shared memory, where they are copied ahead;
   // a value the dot's loops do not change is stored there once (in
-  // registers it would hold them for the whole loop).
+  // registers it would hold them for the whole loop). So an A in
+  // registers is neither stored once nor read through a transposed view.
   w.aInRegisters = !tf32 && !dot.getTransposeLhs() && k >= 16 && llvm::isPowerOf2_64(k) &&
                    !dot.getLhs().getDefiningOp<pk::LoadOp>() &&
                    !outermostInvariantLoop(dot.getLhs(), dot);
@@ -382,7 +383,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
       std::optional<WgmmaDot> w = asWgmma(dot, static_cast<unsigned>(warps.getInt()), dominance);
       if (!w)
         return;
-      w->aStoredBefore = w->aInRegisters ? nullptr : outermostInvariantLoop(dot.getLhs(), dot);
+      w->aStoredBefore = outermostInvariantLoop(dot.getLhs(), dot);
       w->bStoredBefore = outermostInvariantLoop(dot.getRhs(), dot);
       OwnBuffers::Place aPlace{dot.getLhs(), w->aStoredBefore, w->aTransposedOnStore},
           bPlace{dot.getRhs(), w->bStoredBefore, w->bTransposedOnStore};
@@ -482,8 +483,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
                                    type.getMemorySpace());
       return pk::RefTransposeOp::create(b, loc, view, ref, b.getDenseI64ArrayAttr({1, 0}));
     };
-    if (!w.aInRegisters)
-      a = viewed(a, dot.getTransposeLhs() != w.aTransposedOnStore);
+    a = viewed(a, dot.getTransposeLhs() != w.aTransposedOnStore);
     bRef = viewed(bRef, dot.getTransposeRhs() != w.bTransposedOnStore);
 
     auto result = llvm::cast<RankedTensorType>(dot.getType());

@@ -25,4 +25,3 @@ gpu.module @kernels {
     llvm.return
   }
 }
-
