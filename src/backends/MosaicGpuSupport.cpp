@@ -45,8 +45,6 @@ namespace {
 /// What the CUDA backend does not lower yet in a kernel it otherwise
 /// takes: the construct's name, or "".
 std::string unsupportedOnCuda(mlir::Operation *op) {
-  if (llvm::isa<pk::GetGlobalOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp>(op))
-    return mosaicGpuName(op).str();
   if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op);
       pipeline && !pipeline.getOutSpecs().empty()) {
     // As in JAX: its compute warpgroups would store the same slots
@@ -59,10 +57,6 @@ std::string unsupportedOnCuda(mlir::Operation *op) {
     if (mesh && mesh.getNumThreads() > 1)
       return "plgpu.emit_pipeline with out_specs in a kernel of several Pallas threads";
   }
-  if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op))
-    for (mlir::Type t : scoped.getBodyBlock().getArgumentTypes())
-      if (llvm::isa<pk::SemaphoreType>(t))
-        return "semaphore scratch (plgpu.SemaphoreType)";
   return "";
 }
 
@@ -140,9 +134,12 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
         }))
       return;
     std::string missing = inMeshKernel ? unsupportedOnCuda(op) : name.str() + " outside plgpu.kernel";
-    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::SemaphoreReadOp>(op) ||
+    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp>(op) ||
+        (llvm::isa<pk::SemaphoreReadOp>(op) && !inMeshKernel) ||
         (llvm::isa<pk::PipelineOp>(op) && llvm::cast<pk::PipelineOp>(op).isTpu()))
       missing = name.str() + " (a TPU construct)";
+    if (llvm::isa<pk::SemaphoreReadOp>(op) && inMeshKernel)
+      missing = "pl.semaphore_read in a Mosaic GPU kernel";
     if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op))
       missing = "scoped semaphores (pltpu.SemaphoreType) in a pallas_call";
     if (!missing.empty() && reported.insert(missing).second)

@@ -143,6 +143,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   OwningOpRef<ModuleOp> module = pkModule.clone();
   if (failed(gpu::expandPipelines(*module)))
     return std::nullopt;
+  gpu::materializeGlobalSemaphores(*module);
   std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(*module, gpu::kDefaultNumWarps);
   std::vector<CudaProgram> programs = gpu::buildHostPrograms(*module, plans);
 

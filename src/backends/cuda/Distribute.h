@@ -57,6 +57,15 @@ struct BarrierInfo {
   int64_t ctaWarps = 0;
 };
 
+/// An array of semaphores: 32-bit counters in the CTA's shared memory
+/// (pkgpu.semaphore_alloc) or in a global buffer (pkgpu.semaphore_view).
+struct SemaphoreInfo {
+  int64_t sharedOffset = -1; ///< byte offset in shared memory, or -1
+  void *buffer = nullptr;    ///< the global buffer's Ref (as in refs)
+  int64_t wordOffset = 0;    ///< the first counter's word in the buffer
+  llvm::SmallVector<int64_t> shape;
+};
+
 class Emitter {
 public:
   Emitter(mlir::gpu::GPUFuncOp func, mlir::Block &body);
@@ -69,6 +78,7 @@ public:
   mlir::IRMapping values;
   std::map<void *, RefInfo> refs; ///< keyed by the old Ref value's impl
   std::map<void *, BarrierInfo> barriers; ///< likewise, for barrier values
+  std::map<void *, SemaphoreInfo> semaphores; ///< likewise, for semaphore values
   mlir::LogicalResult status = mlir::success();
 
   // Constants and thread indices (index type).

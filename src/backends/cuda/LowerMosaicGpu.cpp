@@ -1,14 +1,15 @@
-//===- LowerMosaicGpu.cpp - Barriers, async copies and views --------------===//
+//===- LowerMosaicGpu.cpp - Barriers, semaphores, async copies, views -----===//
 //
 // The thread-level code of the Mosaic GPU ops the outline stage leaves in
 // a kernel. A Pallas thread is a warpgroup, so each op is executed by its
 // 128 threads together: what the program does once per Pallas thread
-// (an arrival, a TMA copy, a bulk group) is done by the warpgroup's first
-// thread after the warpgroup has synchronized, and what every thread must
-// observe (a barrier phase, a finished bulk group) is awaited by all of
-// them. Copies TMA cannot carry (MeshTma.h) are done by the warpgroup's
-// threads element by element, and then complete their barrier like a TMA
-// copy would.
+// (an arrival, a semaphore signal, a TMA copy, a bulk group) is done by
+// the warpgroup's first thread after the warpgroup has synchronized, and
+// what every thread must observe (a barrier phase, a finished bulk group)
+// is awaited by all of them, or by the first thread before the warpgroup
+// synchronizes (a semaphore's count). Copies TMA cannot carry (MeshTma.h)
+// are done by the warpgroup's threads element by element, and then
+// complete their barrier like a TMA copy would.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Async.h"
@@ -206,6 +207,83 @@ LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
   async::mbarrierWait(e.b, e.loc, at.barrier, parity);
   Value flipped = arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, one, at.bit));
   e.guarded(first, [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
+  return success();
+}
+
+// ---- Semaphores.
+
+/// A generic pointer to the counter of `semaphore` at `indices`.
+Value semaphorePointer(Emitter &e, Value semaphore, ValueRange indices) {
+  const SemaphoreInfo &info = e.semaphores.at(semaphore.getAsOpaquePointer());
+  Value linear = linearOf(e, indices, info.shape);
+  Value pointer;
+  if (info.sharedOffset >= 0) {
+    pointer = e.sharedPointer(e.index(info.sharedOffset), e.b.getI32Type(), linear);
+  } else {
+    const RefInfo &buffer = e.refs.at(info.buffer);
+    pointer = pointerAt(e, buffer, {e.add(linear, e.index(info.wordOffset))});
+  }
+  return LLVM::AddrSpaceCastOp::create(e.b, e.loc, LLVM::LLVMPointerType::get(e.b.getContext()),
+                                       pointer);
+}
+
+/// As Mosaic GPU's SemaphoreRef.signal: the Pallas thread's writes are
+/// done (its warpgroup synchronizes), then its first thread adds with
+/// release semantics.
+LogicalResult lowerSemaphoreSignal(Emitter &e, pk::SemaphoreSignalOp op) {
+  Value increment = e.values.lookup(op.getIncrement());
+  e.barrier();
+  e.guarded(isFirstThread(e), [&] {
+    SemaphoreSignalOp::create(e.b, e.loc, semaphorePointer(e, op.getSemaphore(), op.getIndices()),
+                              increment);
+  });
+  return success();
+}
+
+/// As Mosaic GPU's SemaphoreRef.wait: the first thread waits (and
+/// acquires), then its warpgroup synchronizes so that every thread may
+/// read what the signals released.
+LogicalResult lowerSemaphoreWait(Emitter &e, pk::SemaphoreWaitOp op) {
+  Value value = e.values.lookup(op.getValue());
+  e.guarded(isFirstThread(e), [&] {
+    auto wait = SemaphoreWaitOp::create(
+        e.b, e.loc, semaphorePointer(e, op.getSemaphore(), op.getIndices()), value);
+    wait.setNoDecrement(op.getNoDecrement());
+  });
+  e.barrier();
+  return success();
+}
+
+LogicalResult recordSemaphoreAlloc(Emitter &e, SemaphoreAllocOp op) {
+  auto type = llvm::cast<pk::SemaphoreType>(op.getType());
+  SemaphoreInfo info;
+  info.sharedOffset = static_cast<int64_t>(op.getOffset());
+  info.shape.assign(type.getShape().begin(), type.getShape().end());
+  e.semaphores[op.getResult().getAsOpaquePointer()] = info;
+  // Zeroed by thread 0 before any thread of the CTA may signal them.
+  Value first =
+      arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
+  e.guarded(first, [&] {
+    auto loop =
+        scf::ForOp::create(e.b, e.loc, e.index(0), e.index(type.getNumElements()), e.index(1));
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(loop.getBody());
+    LLVM::StoreOp::create(
+        e.b, e.loc, e.i32(0),
+        e.sharedPointer(e.index(info.sharedOffset), e.b.getI32Type(), loop.getInductionVar()));
+  });
+  ::mlir::gpu::BarrierOp::create(e.b, e.loc);
+  return success();
+}
+
+LogicalResult recordSemaphoreView(Emitter &e, SemaphoreViewOp op) {
+  auto type = llvm::cast<pk::SemaphoreType>(op.getType());
+  SemaphoreInfo info;
+  info.buffer = op.getBuffer().getAsOpaquePointer();
+  info.wordOffset = static_cast<int64_t>(op.getOffset());
+  info.shape.assign(type.getShape().begin(), type.getShape().end());
+  e.semaphores[op.getResult().getAsOpaquePointer()] = info;
+  e.func->setAttr(kCtasWaitForEachOtherAttr, e.b.getUnitAttr());
   return success();
 }
 
@@ -569,6 +647,14 @@ std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
     return lowerBarrierArrive(e, arrive);
   if (auto wait = llvm::dyn_cast<pk::BarrierWaitOp>(op))
     return lowerBarrierWait(e, wait);
+  if (auto signal = llvm::dyn_cast<pk::SemaphoreSignalOp>(op))
+    return lowerSemaphoreSignal(e, signal);
+  if (auto wait = llvm::dyn_cast<pk::SemaphoreWaitOp>(op))
+    return lowerSemaphoreWait(e, wait);
+  if (auto alloc = llvm::dyn_cast<SemaphoreAllocOp>(op))
+    return recordSemaphoreAlloc(e, alloc);
+  if (auto view = llvm::dyn_cast<SemaphoreViewOp>(op))
+    return recordSemaphoreView(e, view);
   if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op))
     return lowerCopyGmemToSmem(e, copy);
   if (auto copy = llvm::dyn_cast<pk::CopySmemToGmemOp>(op))

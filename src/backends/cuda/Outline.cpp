@@ -392,6 +392,7 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
     ModuleOp module = getOperation();
     if (failed(expandPipelines(module)))
       return signalPassFailure();
+    materializeGlobalSemaphores(module);
     OpBuilder b(module.getContext());
     std::map<Operation *, LaunchPlan> plans = planLaunches(module, defaultNumWarps);
     b.setInsertionPointToEnd(module.getBody());

@@ -191,6 +191,12 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
     return BarrierAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset),
                                   b.getI64IntegerAttr(parity));
   }
+  if (auto semaphore = llvm::dyn_cast<pk::SemaphoreType>(type)) {
+    // A 32-bit counter each (pkgpu.semaphore_alloc).
+    int64_t offset = llvm::alignTo(top, 4);
+    top = offset + 4 * semaphore.getNumElements();
+    return SemaphoreAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset));
+  }
   auto ref = llvm::cast<pk::RefType>(type);
   if (ref.getSpace() == pk::MemorySpace::GPUAccumulator)
     return AccumulatorOp::create(b, arg.getOwner()->getParentOp()->getLoc(), ref);

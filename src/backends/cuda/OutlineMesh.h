@@ -39,6 +39,11 @@ constexpr const char *kTmaMulticastAttr = "pkgpu.tma_multicast";
 /// it exits, which ends its shared memory.
 constexpr const char *kClusterShapeAttr = "pkgpu.cluster_shape";
 constexpr const char *kClusterNamesAttr = "pkgpu.cluster_names";
+/// On a kernel (unit) whose CTAs wait for one another through global
+/// memory (pl.get_global's semaphores): they must all be running at once,
+/// on a GPU (the program's job, as in Mosaic GPU) and in the simulator,
+/// which then runs the whole grid together.
+constexpr const char *kCtasWaitForEachOtherAttr = "pkgpu.ctas_wait_for_each_other";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 /// On a kernel (unit): its floats behave as in the compiler JAX hands it
@@ -74,6 +79,13 @@ void setFloatSemantics(mlir::gpu::GPUFuncOp func, mlir::DictionaryAttr compilerP
 /// as the first thing pk-gpu-outline does and before the host program is
 /// built.
 mlir::LogicalResult expandPipelines(mlir::ModuleOp module);
+
+/// Gives each Mosaic GPU kernel that calls pl.get_global an input of
+/// zeroed i32 counters (made by a generated kernel launched just before
+/// it) and views its semaphores in it (GlobalSemaphores.cpp). Runs with
+/// expandPipelines, before launches are planned; does nothing the second
+/// time.
+void materializeGlobalSemaphores(mlir::ModuleOp module);
 
 /// Turns the kernel's wgmma accumulators (pkgpu.accumulator Refs) into
 /// SSA values (PromoteAccumulators.cpp); errors at the user's line for

@@ -154,5 +154,6 @@ def PkGpu_WgmmaWaitTileOp : PkGpu_Op<"wgmma_wait_tile", [AllTypesMatch<["accumul
 }
 
 include "backends/cuda/ir/PkGpuAsyncOps.td"
+include "backends/cuda/ir/PkGpuSemaphoreOps.td"
 
 #endif // PKGPU_OPS_TD
