@@ -6,6 +6,7 @@
 // output fails loudly instead of being simulated wrongly.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/ir/PkGpuDialect.h"
 #include "backends/cuda/sim/Kernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -187,7 +188,7 @@ class Decoder {
 public:
   Decoder(Kernel &k, std::string &error) : k(k), error(error) {}
 
-  bool decodeFunc(gpu::GPUFuncOp func) {
+  bool decodeFunc(::mlir::gpu::GPUFuncOp func) {
     k.name = func.getName().str();
     std::optional<llvm::ArrayRef<int32_t>> known = func.getKnownBlockSize();
     if (!known || known->size() != 3)
@@ -196,6 +197,7 @@ public:
       k.blockSize[i] = static_cast<unsigned>((*known)[i]);
     if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.warpgroups"))
       k.warpgroups = static_cast<unsigned>(n.getInt());
+    k.ctasWaitForEachOther = func->hasAttr("pkgpu.ctas_wait_for_each_other");
     if (func.getBody().getBlocks().size() != 1)
       return fail(func, "the kernel body has several blocks; stage 03 is structured (scf)");
     mlir::Block &entry = func.getBody().front();
@@ -210,7 +212,7 @@ public:
     }
     if (!decodeBlock(entry, 0))
       return false;
-    if (!llvm::isa<gpu::ReturnOp>(entry.getTerminator()))
+    if (!llvm::isa<::mlir::gpu::ReturnOp>(entry.getTerminator()))
       return fail(entry.getTerminator(), "the kernel does not end with gpu.return");
     k.wordsPerThread = words;
     return true;
@@ -337,7 +339,7 @@ bool Decoder::decodeBlock(mlir::Block &from, uint32_t id) {
           k.blocks[id].yields.push_back(*use(v));
         continue;
       }
-      if (llvm::isa<gpu::ReturnOp>(op)) {
+      if (llvm::isa<::mlir::gpu::ReturnOp>(op)) {
         if (id != 0)
           return fail(&op, "gpu.return inside a region; the simulator expects it at the kernel's end");
         continue;
@@ -804,31 +806,31 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
   }
 
   // Threads.
-  if (auto tid = llvm::dyn_cast<gpu::ThreadIdOp>(op)) {
+  if (auto tid = llvm::dyn_cast<::mlir::gpu::ThreadIdOp>(op)) {
     emit(from, into, op, Op::ThreadId).imm = static_cast<int64_t>(tid.getDimension());
     return true;
   }
-  if (auto bid = llvm::dyn_cast<gpu::BlockIdOp>(op)) {
+  if (auto bid = llvm::dyn_cast<::mlir::gpu::BlockIdOp>(op)) {
     emit(from, into, op, Op::BlockId).imm = static_cast<int64_t>(bid.getDimension());
     return true;
   }
-  if (auto dim = llvm::dyn_cast<gpu::BlockDimOp>(op)) {
+  if (auto dim = llvm::dyn_cast<::mlir::gpu::BlockDimOp>(op)) {
     emit(from, into, op, Op::BlockDim).imm = static_cast<int64_t>(dim.getDimension());
     return true;
   }
-  if (auto dim = llvm::dyn_cast<gpu::GridDimOp>(op)) {
+  if (auto dim = llvm::dyn_cast<::mlir::gpu::GridDimOp>(op)) {
     emit(from, into, op, Op::GridDim).imm = static_cast<int64_t>(dim.getDimension());
     return true;
   }
-  if (llvm::isa<gpu::LaneIdOp>(op)) {
+  if (llvm::isa<::mlir::gpu::LaneIdOp>(op)) {
     emit(from, into, op, Op::LaneId);
     return true;
   }
-  if (llvm::isa<gpu::BarrierOp>(op)) {
+  if (llvm::isa<::mlir::gpu::BarrierOp>(op)) {
     emit(from, into, op, Op::Barrier);
     return true;
   }
-  if (auto print = llvm::dyn_cast<gpu::PrintfOp>(op)) {
+  if (auto print = llvm::dyn_cast<::mlir::gpu::PrintfOp>(op)) {
     Instr &instr = emit(from, into, op, Op::Printf);
     instr.imm = static_cast<int64_t>(k.strings.size());
     k.strings.push_back(print.getFormat().str());
@@ -836,7 +838,7 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
       instr.list.push_back(static_cast<int64_t>(classify(v.getType())->kind));
     return true;
   }
-  if (auto shuffle = llvm::dyn_cast<gpu::ShuffleOp>(op)) {
+  if (auto shuffle = llvm::dyn_cast<::mlir::gpu::ShuffleOp>(op)) {
     emit(from, into, op, Op::Shuffle).imm = static_cast<int64_t>(shuffle.getMode());
     return true;
   }
@@ -941,6 +943,15 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     instr.imm = static_cast<int64_t>(rmw.getBinOp());
     instr.list.push_back(storeBytesOf(t->kind));
     instr.imm2 = rmw.getAlignment() ? static_cast<int64_t>(*rmw.getAlignment()) : storeBytesOf(t->kind);
+    return true;
+  }
+
+  if (llvm::isa<pk::gpu::SemaphoreSignalOp>(op)) {
+    emit(from, into, op, Op::SemSignal);
+    return true;
+  }
+  if (auto wait = llvm::dyn_cast<pk::gpu::SemaphoreWaitOp>(op)) {
+    emit(from, into, op, Op::SemWait).imm = wait.getNoDecrement() ? 1 : 0;
     return true;
   }
 
@@ -1136,7 +1147,7 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
 
 } // namespace
 
-bool decodeKernel(gpu::GPUFuncOp func, Kernel &kernel, std::string &error) {
+bool decodeKernel(::mlir::gpu::GPUFuncOp func, Kernel &kernel, std::string &error) {
   return Decoder(kernel, error).decodeFunc(func);
 }
 

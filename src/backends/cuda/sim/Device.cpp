@@ -106,8 +106,22 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
   if (clusterSize > 16)
     launchError("a cluster of " + std::to_string(clusterSize) + " CTAs (at most 16)");
   state.launch = nextLaunch++;
-  // One shared memory allocation per CTA of a cluster, refilled for each.
-  std::vector<uint32_t> shared(clusterSize, 0);
+  state.launchCounter = &nextLaunch;
+  // Clusters run one group at a time, a group's CTAs together: a cluster,
+  // or the whole grid when CTAs wait for one another through global
+  // memory (pl.get_global's semaphores), as they may on a GPU only when
+  // all of them are resident.
+  uint64_t clusterCount = (grid[0] / cluster[0]) * (grid[1] / cluster[1]) * (grid[2] / cluster[2]);
+  uint64_t groupClusters = k.ctasWaitForEachOther ? clusterCount : 1;
+  if (groupClusters * clusterSize > kMaxCtasTogether)
+    launchError(
+        std::to_string(groupClusters * clusterSize) +
+        " CTAs that wait for one another (pl.get_global's semaphores): the simulator runs at "
+        "most " +
+        std::to_string(kMaxCtasTogether) + " CTAs together; use smaller sizes");
+  size_t groupCtas = static_cast<size_t>(groupClusters) * clusterSize;
+  // One shared memory allocation per CTA of a group, refilled for each.
+  std::vector<uint32_t> shared(groupCtas, 0);
   if (dynamicSharedMemory > 0)
     for (uint32_t &id : shared)
       id = mem.allocate(Space::Shared, dynamicSharedMemory, "dynamic shared memory", kSharedFill,
@@ -120,7 +134,7 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
 
   // Clusters in the chosen order; a cluster's CTAs by rank (x fastest).
   uint64_t clusters[3] = {grid[0] / cluster[0], grid[1] / cluster[1], grid[2] / cluster[2]};
-  std::vector<uint64_t> order(clusters[0] * clusters[1] * clusters[2]);
+  std::vector<uint64_t> order(clusterCount);
   std::iota(order.begin(), order.end(), 0);
   if (options.order == CtaOrder::Reverse) {
     std::reverse(order.begin(), order.end());
@@ -129,47 +143,51 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
     std::shuffle(order.begin(), order.end(), random);
   }
   std::vector<std::unique_ptr<Executor>> executors;
-  for (unsigned r = 0; r < clusterSize; ++r)
+  for (size_t r = 0; r < groupCtas; ++r)
     executors.push_back(std::make_unique<Executor>(k, mem, count, nextInterval));
   try {
-    for (uint64_t c : order) {
-      uint64_t at[3] = {c % clusters[0], (c / clusters[0]) % clusters[1],
-                        c / (clusters[0] * clusters[1])};
-      auto ctaOf = [&](unsigned rank, uint64_t cta[3]) {
-        unsigned local[3] = {rank % cluster[0], (rank / cluster[0]) % cluster[1],
-                             rank / (cluster[0] * cluster[1])};
-        for (unsigned i = 0; i < 3; ++i)
-          cta[i] = at[i] * cluster[i] + local[i];
-        return cta[0] + grid[0] * (cta[1] + grid[1] * cta[2]);
-      };
+    for (size_t first = 0; first < order.size(); first += groupClusters) {
       for (uint32_t id : shared)
         if (id)
           mem.reset(id, kSharedFill);
-      // The cluster's CTAs run together: every warpgroup of each is a
+      // The group's CTAs run together: every warpgroup of each is a
       // cooperative worker, so that one may wait for another. A lone CTA
       // of one warpgroup runs in lockstep by itself.
-      ClusterRun run;
+      std::vector<ClusterRun> runs(groupClusters);
       pk::Cooperative scheduler;
       unsigned perCta = executors[0]->workerCount();
-      bool cooperative = clusterSize * perCta > 1;
+      bool cooperative = groupCtas * perCta > 1;
+      bool several = groupCtas > 1;
       scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
-        bool several = clusterSize > 1;
-        std::string message = executors[0]->where(-1) + ": deadlock: every warpgroup" +
-                              (several ? " of its cluster" : "") + " that has not finished waits";
+        std::string message =
+            executors[0]->where(-1) + ": deadlock: every warpgroup" +
+            (several ? std::string(k.ctasWaitForEachOther ? " of the grid" : " of its cluster")
+                     : std::string()) +
+            " that has not finished waits";
         for (const pk::Cooperative::Waiting &w : blocked)
           message += "\n  " + (several ? executors[w.worker / perCta]->where(-1) + ", " : "") +
                      "warpgroup " + std::to_string(w.worker % perCta) + " waits " + w.what;
         return std::make_exception_ptr(SimError(message));
       };
-      for (unsigned r = 0; r < clusterSize; ++r) {
-        run.ctas.push_back(executors[r].get());
-        uint64_t cta[3];
-        uint64_t linear = ctaOf(r, cta);
-        executors[r]->beginCta(state, cta, static_cast<uint32_t>(linear), shared[r], run,
-                               cooperative ? &scheduler : nullptr);
+      for (uint64_t g = 0; g < groupClusters; ++g) {
+        uint64_t c = order[first + g];
+        uint64_t at[3] = {c % clusters[0], (c / clusters[0]) % clusters[1],
+                          c / (clusters[0] * clusters[1])};
+        for (unsigned r = 0; r < clusterSize; ++r) {
+          unsigned local[3] = {r % cluster[0], (r / cluster[0]) % cluster[1],
+                               r / (cluster[0] * cluster[1])};
+          uint64_t cta[3];
+          for (unsigned i = 0; i < 3; ++i)
+            cta[i] = at[i] * cluster[i] + local[i];
+          uint64_t linear = cta[0] + grid[0] * (cta[1] + grid[1] * cta[2]);
+          size_t e = static_cast<size_t>(g) * clusterSize + r;
+          runs[g].ctas.push_back(executors[e].get());
+          executors[e]->beginCta(state, cta, static_cast<uint32_t>(linear), shared[e], runs[g],
+                                 cooperative ? &scheduler : nullptr);
+        }
       }
       if (cooperative)
-        scheduler.run(clusterSize * perCta, [&](size_t worker) {
+        scheduler.run(groupCtas * perCta, [&](size_t worker) {
           executors[worker / perCta]->runWorker(static_cast<unsigned>(worker % perCta));
         });
       else

@@ -37,6 +37,9 @@ struct DeviceOptions {
 
 /// What uninitialized shared memory holds (and what a CTA starts with).
 constexpr uint8_t kSharedFill = 0xcd;
+/// The most CTAs the simulator runs together, for a kernel whose CTAs wait
+/// for one another (each has its own registers and shared memory).
+constexpr uint64_t kMaxCtasTogether = 1024;
 
 /// A kernel argument: a pointer word, an integer or a tensor map (whose
 /// `address` is a pointer word of global memory).

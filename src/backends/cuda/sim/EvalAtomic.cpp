@@ -1,12 +1,15 @@
-//===- EvalAtomic.cpp - atomicrmw and cmpxchg -----------------------------===//
+//===- EvalAtomic.cpp - atomicrmw, cmpxchg and semaphores -----------------===//
 //
 // The active threads perform their atomics one after another, in thread
 // order (any order is a valid one); each returns the value it replaced.
+// A semaphore wait blocks its worker (the scheduler runs the others)
+// until a signal brings the counter to the value.
 // Float operations round once to the element type, as the GPU's atomic
 // units do; fmax / fmin are LLVM's maxnum / minnum.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/sim/Executor.h"
+#include "backends/cuda/sim/Kernel.h"
 #include "backends/cuda/sim/Numerics.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -116,6 +119,54 @@ void Executor::evalAtomic(const Instr &instr, const Mask &mask) {
     }
     std::memcpy(bytes, &replacement, size);
     result[t] = old;
+  }
+}
+
+void Executor::evalSemaphore(const Instr &instr, const Mask &mask) {
+  bool wait = instr.op == Op::SemWait;
+  for (uint16_t t : mask) {
+    uint64_t pointer = reg(instr.in[0])[t];
+    uint32_t operand = static_cast<uint32_t>(reg(instr.in[1])[t]);
+    // The pointer is generic: the counter is where its allocation is.
+    Space space = memory.spaceOf(pointer);
+    auto counter = [&]() {
+      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      uint8_t *bytes = nullptr;
+      Violation v = memory.atomic(pointer, space, 4, 4, bytes, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, describeViolation(v, true, 4));
+      return bytes;
+    };
+    uint8_t *bytes = counter();
+    auto read = [bytes] {
+      uint32_t value = 0;
+      std::memcpy(&value, bytes, 4);
+      return value;
+    };
+    if (!wait) {
+      uint32_t next = read() + operand;
+      std::memcpy(bytes, &next, 4);
+      continue;
+    }
+    auto reached = [&read, operand] { return read() >= operand; };
+    if (!reached()) {
+      std::string what = "for the semaphore at " +
+                         std::string(space == Space::Shared ? "shared" : "global") + " byte " +
+                         std::to_string(pointerOffset(pointer)) + " to reach " +
+                         std::to_string(operand);
+      if (!workers)
+        fail(instr, t,
+             "deadlock: the CTA waits " + what + "\n  and nothing else runs to signal it");
+      workers->wait(nullptr, what + "\n    at " + describeOp(k.ops[instr.id]), reached);
+    }
+    if (instr.imm == 0) {
+      uint32_t next = read() - operand;
+      std::memcpy(bytes, &next, 4);
+    }
+    // What the signals released is visible from here on, in this CTA and
+    // (the simulator does not follow which CTAs a semaphore links) in all.
+    launch->launch = (*launch->launchCounter)++;
+    interval = nextInterval++;
   }
 }
 

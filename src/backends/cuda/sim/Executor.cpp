@@ -206,6 +206,9 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalMemory(instr, mask);
   case Op::AtomicRMW: case Op::CmpXchg:
     return evalAtomic(instr, mask);
+  case Op::SemSignal:
+  case Op::SemWait:
+    return evalSemaphore(instr, mask);
   case Op::For:
     return evalFor(instr, mask);
   case Op::If:

@@ -59,7 +59,12 @@ public:
 struct LaunchState {
   uint64_t grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
-  uint32_t launch = 0;
+  /// Global accesses of different CTAs in one launch race. A semaphore
+  /// wait orders everything before it before everything after (the
+  /// simulator does not follow which CTAs a semaphore links): it moves
+  /// the launch to a new number from `launchCounter`.
+  mutable uint32_t launch = 0;
+  uint32_t *launchCounter = nullptr;
   std::vector<uint64_t> params; ///< one word per kernel parameter
   /// The launch's tensor maps; a tensor map parameter's word is its index
   /// here. `address` is a pointer word of the simulator's memory.
@@ -132,6 +137,7 @@ private:
   void evalPrintf(const Instr &instr, const Mask &mask);
   void evalMemory(const Instr &instr, const Mask &mask);
   void evalAtomic(const Instr &instr, const Mask &mask);
+  void evalSemaphore(const Instr &instr, const Mask &mask);
   void evalMma(const Instr &instr, const Mask &mask);
   void evalAsync(const Instr &instr, const Mask &mask);
   void evalWgmma(const Instr &instr, const Mask &mask);

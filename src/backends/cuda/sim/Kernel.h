@@ -30,50 +30,170 @@ namespace pk::sim {
 
 enum class Op : uint16_t {
   // Integers: element-wise on scalars or vectors.
-  AddI, SubI, MulI, DivSI, DivUI, RemSI, RemUI, CeilDivSI, CeilDivUI, FloorDivSI,
-  AndI, OrI, XOrI, ShLI, ShRSI, ShRUI, MaxSI, MaxUI, MinSI, MinUI,
-  MulSIExtended, MulUIExtended, AddUIExtended,
-  AbsI, CtLz, CtTz, CtPop, IPowI,
+  AddI,
+  SubI,
+  MulI,
+  DivSI,
+  DivUI,
+  RemSI,
+  RemUI,
+  CeilDivSI,
+  CeilDivUI,
+  FloorDivSI,
+  AndI,
+  OrI,
+  XOrI,
+  ShLI,
+  ShRSI,
+  ShRUI,
+  MaxSI,
+  MaxUI,
+  MinSI,
+  MinUI,
+  MulSIExtended,
+  MulUIExtended,
+  AddUIExtended,
+  AbsI,
+  CtLz,
+  CtTz,
+  CtPop,
+  IPowI,
   // Floats.
-  AddF, SubF, MulF, DivF, RemF, MaximumF, MinimumF, MaxNumF, MinNumF, PowF, Atan2, CopySign,
-  NegF, AbsF, Exp, Exp2, ExpM1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt, Cbrt, Sin, Cos, Tan, Tanh,
-  Sinh, Cosh, Asin, Acos, Atan, Asinh, Acosh, Atanh, Erf, Erfc, Floor, Ceil, Trunc, Round,
-  RoundEven, Fma, FPowI, IsNaN, IsInf, IsFinite,
+  AddF,
+  SubF,
+  MulF,
+  DivF,
+  RemF,
+  MaximumF,
+  MinimumF,
+  MaxNumF,
+  MinNumF,
+  PowF,
+  Atan2,
+  CopySign,
+  NegF,
+  AbsF,
+  Exp,
+  Exp2,
+  ExpM1,
+  Log,
+  Log1p,
+  Log2,
+  Log10,
+  Sqrt,
+  Rsqrt,
+  Cbrt,
+  Sin,
+  Cos,
+  Tan,
+  Tanh,
+  Sinh,
+  Cosh,
+  Asin,
+  Acos,
+  Atan,
+  Asinh,
+  Acosh,
+  Atanh,
+  Erf,
+  Erfc,
+  Floor,
+  Ceil,
+  Trunc,
+  Round,
+  RoundEven,
+  Fma,
+  FPowI,
+  IsNaN,
+  IsInf,
+  IsFinite,
   // Comparisons, selection, casts.
-  CmpI, CmpF, Select,
-  ExtSI, ExtUI, TruncI, ExtF, TruncF, SIToFP, UIToFP, FPToSI, FPToUI, IndexCast, IndexCastUI,
-  Bitcast, Repack,
+  CmpI,
+  CmpF,
+  Select,
+  ExtSI,
+  ExtUI,
+  TruncI,
+  ExtF,
+  TruncF,
+  SIToFP,
+  UIToFP,
+  FPToSI,
+  FPToUI,
+  IndexCast,
+  IndexCastUI,
+  Bitcast,
+  Repack,
   // Vectors (1-D): a thread's registers.
-  VExtract, VInsert, VFromElements, VBroadcast, VShuffle,
+  VExtract,
+  VInsert,
+  VFromElements,
+  VBroadcast,
+  VShuffle,
   // Threads.
-  ThreadId, BlockId, BlockDim, GridDim, LaneId, Barrier, Shuffle,
+  ThreadId,
+  BlockId,
+  BlockDim,
+  GridDim,
+  LaneId,
+  Barrier,
+  Shuffle,
   // Tensor cores: one warp's mma.sync; one warpgroup's wgmma (done when
   // issued, EvalWgmma.cpp). SharedAddress: a shared pointer as the
   // integer address descriptors hold (its offset in shared memory).
-  Mma, Wgmma, SharedAddress,
+  Mma,
+  Wgmma,
+  SharedAddress,
   // Hopper's asynchronous machinery (EvalAsync.cpp): mbarriers, TMA
   // loads (done at once when issued), TMA stores (done when their bulk
   // group is waited for: BulkCommit, BulkWait), named barriers, and what
   // has no effect on values here (fences, setmaxnreg): Nop. PtrCast
   // passes a pointer on unchanged (llvm.addrspacecast).
-  MbarInit, MbarArrive, MbarArriveExpectTx, MbarTryWait, TmaLoad, TmaStore, BulkCommit, BulkWait,
-  NamedBarrier, Nop, PtrCast,
+  MbarInit,
+  MbarArrive,
+  MbarArriveExpectTx,
+  MbarTryWait,
+  TmaLoad,
+  TmaStore,
+  BulkCommit,
+  BulkWait,
+  NamedBarrier,
+  Nop,
+  PtrCast,
   // Clusters (EvalAsync.cpp): the CTAs of a cluster run together; mapa
   // names a peer's shared memory (a pointer into its allocation), and
   // barrier.cluster's arrive and wait synchronize them all.
-  Mapa, ClusterArrive, ClusterWait,
+  Mapa,
+  ClusterArrive,
+  ClusterWait,
+  // Semaphores of Mosaic GPU kernels (EvalAtomic.cpp): a signal adds
+  // atomically; a wait blocks its worker until the counter reaches the
+  // value, then (imm 0) subtracts it.
+  SemSignal,
+  SemWait,
   // Ampere's cp.async (EvalAsync.cpp): a thread's copies land when it
   // waits for their group, not before; until then the destination holds
   // poison.
-  CpAsync, CpAsyncCommit, CpAsyncWait,
+  CpAsync,
+  CpAsyncCommit,
+  CpAsyncWait,
   // wgmma's groups (EvalWgmma.cpp): a wgmma computes when issued, and the
   // shared memory it read must still hold the same values when the
   // wait_group that retires it returns (the hardware may read it as late).
-  WgmmaCommit, WgmmaWait,
+  WgmmaCommit,
+  WgmmaWait,
   // Memory.
-  AddressOf, GEP, Load, Store, AtomicRMW, CmpXchg,
+  AddressOf,
+  GEP,
+  Load,
+  Store,
+  AtomicRMW,
+  CmpXchg,
   // Structured control flow.
-  For, If, While, ExecuteRegion,
+  For,
+  If,
+  While,
+  ExecuteRegion,
   // gpu.printf: each active thread prints a line.
   Printf,
 };
@@ -121,6 +241,9 @@ struct Kernel {
   /// Pallas threads (warpgroups of 128 threads) of a Mosaic GPU kernel,
   /// which run concurrently (Executor.h); 0 for other kernels.
   unsigned warpgroups = 0;
+  /// CTAs wait for one another through global memory (semaphores): the
+  /// whole grid runs together (Device.cpp).
+  bool ctasWaitForEachOther = false;
   std::vector<Slot> slots;
   std::vector<Block> blocks; ///< blocks[0]: the body
   std::vector<int32_t> params;

@@ -108,6 +108,12 @@ public:
   void reset(uint32_t id, uint8_t fill);
   /// Releases an allocation's bytes; pointers to it become stale.
   void free(uint32_t id);
+  /// The space of the allocation a generic pointer points into (global
+  /// when none: an access through it then fails as a bad pointer).
+  Space spaceOf(uint64_t pointer) const {
+    uint32_t id = pointerAllocation(pointer);
+    return id != 0 && id < allocations.size() ? allocations[id]->space : Space::Global;
+  }
   Allocation &get(uint32_t id) { return *allocations[id]; }
   const Allocation &get(uint32_t id) const { return *allocations[id]; }
   /// Marks a range written by the host (a copy step).
