@@ -562,7 +562,10 @@ Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, S
   if (!at)
     el.fail(r, "'" + typeName(*container) + "' object is not subscriptable" +
                    (llvm::isa<SyncRefObj>(container.get())
-                        ? std::string("; pick one barrier with barrier.at[i]")
+                        ? llvm::cast<SyncRefObj>(*container).isBarrier()
+                              ? std::string("; pick one barrier with barrier.at[i]")
+                              : std::string("; pick one semaphore with sem.at[i] (read a count "
+                                            "with pl.semaphore_read)")
                         : std::string()));
   el.requireKernel(r, "indexing a barrier");
   std::vector<Obj> entries = llvm::isa<SequenceObj>(index.get())

@@ -233,9 +233,12 @@ Obj getGlobal(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"what"}});
   requireMesh(el, args.range, "pl.get_global");
   auto *alloc = llvm::dyn_cast<AllocationObj>(a[0].get());
-  if (!alloc || alloc->what != AllocationObj::What::Semaphore)
+  if (!alloc || alloc->what != AllocationObj::What::Semaphore ||
+      llvm::cast<pk::SemaphoreType>(alloc->type).getKind() == pk::SemaphoreKind::DMA)
     el.fail(a.range(0), "pl.get_global allocates semaphores (plgpu.SemaphoreType.REGULAR), got " +
-                            typeName(*a[0]));
+                            (alloc && alloc->what == AllocationObj::What::Semaphore
+                                 ? std::string("a DMA semaphore (a TPU construct)")
+                                 : typeName(*a[0])));
   mlir::Value v = pk::GetGlobalOp::create(el.builder(), el.loc(args.range), alloc->type);
   return std::make_shared<SyncRefObj>(MgpuObject::Which::SemaphoreRef, v);
 }
@@ -296,6 +299,10 @@ mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r) {
   if (!ref.view)
     return ref.value;
   const RefView &view = *ref.view;
+  if (!view.gather.empty())
+    el.fail(r, "a Ref indexed with integer arrays (x_ref.at[idx]) is a gather, not a window: it "
+               "can be read and written, but not passed on as a Ref (to an async copy or another "
+               "op); copy its rows one by one, or read it into a value");
   auto base = llvm::cast<pk::RefType>(ref.value.getType());
   std::vector<int64_t> squeeze;
   for (size_t d = 0; d < view.squeezed.size(); ++d)
