@@ -16,7 +16,32 @@ namespace pk {
 
 namespace {
 
+std::string elementName(Type t);
+
+/// A type as the kernel's author knows it: "a float32 Ref of shape
+/// (64, 128) in plgpu.GMEM", "a bfloat16 value of shape (64, 64)".
 std::string typeText(Type t) {
+  if (auto ref = llvm::dyn_cast<RefType>(t)) {
+    std::string where;
+    switch (ref.getSpace().value_or(MemorySpace::Any)) {
+    case MemorySpace::GPUGlobal:
+      where = " in plgpu.GMEM";
+      break;
+    case MemorySpace::GPUShared:
+      where = " in plgpu.SMEM";
+      break;
+    case MemorySpace::GPUAccumulator:
+      where = " (plgpu.ACC)";
+      break;
+    default:
+      break;
+    }
+    return "a " + elementName(ref.getElementType()) + " Ref of shape " + shapeText(ref.getShape()) +
+           where;
+  }
+  if (auto tensor = llvm::dyn_cast<RankedTensorType>(t))
+    return "a " + elementName(tensor.getElementType()) + " value of shape " +
+           shapeText(tensor.getShape());
   std::string s;
   llvm::raw_string_ostream os(s);
   os << t;

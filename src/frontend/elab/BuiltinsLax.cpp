@@ -372,6 +372,27 @@ std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el) {
     BoundArgs a = el.bind(args, {{"x"}, {"approximate", makeBool(true)}});
     return gelu(el, a[0], el.truthy(a[1], a.range(1)), args.range);
   });
+  define(n, "one_hot", [](Elaborator &el, CallArgs &args) -> Obj {
+    // As JAX builds it: x with an axis of 1 inserted at `axis`, compared
+    // with an iota of x's dtype along that axis, cast to `dtype` (float32
+    // by default).
+    BoundArgs a = el.bind(
+        args, {{"x"}, {"num_classes"}, {"dtype", none(), true}, {"axis", makeInt(-1), true}});
+    ArrayOps &ops = el.arrays();
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    int64_t classes = el.toInt(a[1], a.range(1), "num_classes");
+    if (classes < 0)
+      el.fail(a.range(1), "num_classes must not be negative, got " + std::to_string(classes));
+    int64_t axis = el.normalizeAxis(a[3], x->rank() + 1, a.range(3));
+    std::vector<int64_t> expanded = x->shape, classShape(x->shape.size(), 1);
+    expanded.insert(expanded.begin() + axis, 1);
+    classShape.insert(classShape.begin() + axis, classes);
+    ArrayPtr lhs = ops.reshape(x, expanded, args.range);
+    ArrayPtr rhs = ops.iota(classShape, axis, x->dtype, args.range);
+    Obj equal = compareOperator(el, CompareOp::Eq, lhs, rhs, args.range);
+    DType dtype = isNone(a[2]) ? DType::F32 : el.toDType(a[2], a.range(2), "dtype");
+    return ops.cast(asArray(el, equal, args.range), dtype, args.range);
+  });
   define(n, "leaky_relu", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}, {"negative_slope", makeFloat(0.01)}});
     Obj scaled = binaryOperator(el, BinaryOp::Mul, a[1], a[0], args.range);
