@@ -372,6 +372,120 @@ std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el) {
     BoundArgs a = el.bind(args, {{"x"}, {"approximate", makeBool(true)}});
     return gelu(el, a[0], el.truthy(a[1], a.range(1)), args.range);
   });
+  // The rest of jax.nn's activations, each as JAX writes it.
+  auto hardSigmoid = [](Elaborator &el, const Obj &x, SourceRange r) -> Obj {
+    ArrayOps &ops = el.arrays();
+    Obj relu6 = ops.minimum(
+        ops.maximum(binaryOperator(el, BinaryOp::Add, x, makeFloat(3.0), r), makeInt(0), r),
+        makeInt(6), r);
+    return binaryOperator(el, BinaryOp::Div, relu6, makeFloat(6.0), r);
+  };
+  unaryFn(n, "hard_sigmoid", hardSigmoid);
+  unaryFn(n, "hard_silu", [hardSigmoid](Elaborator &el, const Obj &x, SourceRange r) {
+    return binaryOperator(el, BinaryOp::Mul, x, hardSigmoid(el, x, r), r);
+  });
+  n.members["hard_swish"] = n.members["hard_silu"];
+  unaryFn(n, "mish", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return binaryOperator(el, BinaryOp::Mul, x,
+                          el.arrays().floatUnary(FloatUnary::Tanh, softplus(el, x, r), r), r);
+  });
+  unaryFn(n, "sparse_plus", [](Elaborator &el, const Obj &x, SourceRange r) {
+    // 0 below -1, x above 1, (x + 1)^2 / 4 between.
+    ArrayOps &ops = el.arrays();
+    Obj shifted = binaryOperator(el, BinaryOp::Add, x, makeFloat(1.0), r);
+    Obj quadratic =
+        binaryOperator(el, BinaryOp::Div, binaryOperator(el, BinaryOp::Mul, shifted, shifted, r),
+                       makeFloat(4.0), r);
+    Obj upper =
+        ops.where(compareOperator(el, CompareOp::Ge, x, makeFloat(1.0), r), x, quadratic, r);
+    return ops.where(compareOperator(el, CompareOp::Le, x, makeFloat(-1.0), r), makeFloat(0.0),
+                     upper, r);
+  });
+  define(n, "squareplus", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"b", makeFloat(4.0)}});
+    SourceRange r = args.range;
+    Obj root = el.arrays().floatUnary(
+        FloatUnary::Sqrt,
+        binaryOperator(el, BinaryOp::Add, binaryOperator(el, BinaryOp::Mul, a[0], a[0], r), a[1],
+                       r),
+        r);
+    return binaryOperator(el, BinaryOp::Div, binaryOperator(el, BinaryOp::Add, a[0], root, r),
+                          makeFloat(2.0), r);
+  });
+  define(n, "celu", [](Elaborator &el, CallArgs &args) -> Obj {
+    // max(x, 0) + alpha * expm1(min(x, 0) / alpha)
+    BoundArgs a = el.bind(args, {{"x"}, {"alpha", makeFloat(1.0)}});
+    ArrayOps &ops = el.arrays();
+    SourceRange r = args.range;
+    Obj negative = ops.floatUnary(
+        FloatUnary::Expm1,
+        binaryOperator(el, BinaryOp::Div, ops.minimum(a[0], makeFloat(0.0), r), a[1], r), r);
+    return binaryOperator(el, BinaryOp::Add, ops.maximum(a[0], makeFloat(0.0), r),
+                          binaryOperator(el, BinaryOp::Mul, a[1], negative, r), r);
+  });
+  unaryFn(n, "selu", [](Elaborator &el, const Obj &x, SourceRange r) {
+    // scale * elu(x, alpha), with JAX's constants.
+    const double alpha = 1.6732632423543772848170429916717;
+    const double scale = 1.0507009873554804934193349852946;
+    ArrayOps &ops = el.arrays();
+    Obj negative =
+        binaryOperator(el, BinaryOp::Mul, makeFloat(alpha),
+                       ops.floatUnary(FloatUnary::Expm1, ops.minimum(x, makeFloat(0.0), r), r), r);
+    Obj elu = ops.where(compareOperator(el, CompareOp::Gt, x, makeInt(0), r), x, negative, r);
+    return binaryOperator(el, BinaryOp::Mul, makeFloat(scale), elu, r);
+  });
+  define(n, "glu", [](Elaborator &el, CallArgs &args) -> Obj {
+    // The first half along `axis` times the sigmoid of the second.
+    BoundArgs a = el.bind(args, {{"x"}, {"axis", makeInt(-1)}});
+    ArrayOps &ops = el.arrays();
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    int64_t axis = el.normalizeAxis(a[1], x->rank(), a.range(1));
+    int64_t size = x->shape[axis];
+    if (size % 2 != 0)
+      el.fail(a.range(0), "jax.nn.glu splits axis " + std::to_string(axis) +
+                              " in two halves; its size " + std::to_string(size) + " is odd");
+    std::vector<int64_t> start(x->rank(), 0), limit = x->shape, stride(x->rank(), 1);
+    limit[axis] = size / 2;
+    ArrayPtr first = ops.slice(x, start, limit, stride, args.range);
+    start[axis] = size / 2;
+    limit[axis] = size;
+    ArrayPtr second = ops.slice(x, start, limit, stride, args.range);
+    return binaryOperator(el, BinaryOp::Mul, first, logistic(el, second, args.range), args.range);
+  });
+  define(n, "standardize", [](Elaborator &el, CallArgs &args) -> Obj {
+    // (x - mean) * rsqrt(variance + epsilon), the variance as
+    // E[x^2] - E[x]^2, over `axis` (all axes when None).
+    BoundArgs a = el.bind(args, {{"x"},
+                                 {"axis", makeInt(-1)},
+                                 {"mean", none()},
+                                 {"variance", none()},
+                                 {"epsilon", makeFloat(1e-5)},
+                                 {"where", none(), true}});
+    if (!isNone(a[5]))
+      el.fail(a.range(5), "jax.nn.standardize(where=) is not supported");
+    ArrayOps &ops = el.arrays();
+    SourceRange r = args.range;
+    ArrayPtr x = asArray(el, a[0], a.range(0));
+    std::vector<int64_t> axes;
+    if (!isNone(a[1])) {
+      if (auto *seq = llvm::dyn_cast<SequenceObj>(a[1].get())) {
+        for (const Obj &axis : seq->items)
+          axes.push_back(el.normalizeAxis(axis, x->rank(), a.range(1)));
+      } else {
+        axes.push_back(el.normalizeAxis(a[1], x->rank(), a.range(1)));
+      }
+    }
+    Obj mean = isNone(a[2]) ? ops.mean(x, axes, true, r) : a[2];
+    Obj variance = a[3];
+    if (isNone(variance))
+      variance = binaryOperator(el, BinaryOp::Sub,
+                                ops.mean(binaryOperator(el, BinaryOp::Mul, x, x, r), axes, true, r),
+                                binaryOperator(el, BinaryOp::Mul, mean, mean, r), r);
+    Obj scale =
+        ops.floatUnary(FloatUnary::Rsqrt, binaryOperator(el, BinaryOp::Add, variance, a[4], r), r);
+    return binaryOperator(el, BinaryOp::Mul, binaryOperator(el, BinaryOp::Sub, x, mean, r), scale,
+                          r);
+  });
   define(n, "one_hot", [](Elaborator &el, CallArgs &args) -> Obj {
     // As JAX builds it: x with an axis of 1 inserted at `axis`, compared
     // with an iota of x's dtype along that axis, cast to `dtype` (float32
