@@ -108,6 +108,8 @@ Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind);
 Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r);
 /// fmax, fmin, fmod, hypot, isclose, ... (BuiltinsNumpyComposite.cpp).
 void defineNumpyComposites(NamespaceObj &numpy);
+/// jnp.linalg: the vector and Frobenius norms (BuiltinsNumpyComposite.cpp).
+std::shared_ptr<NamespaceObj> makeLinalgNamespace();
 /// Whether a dot's `precision` (None, a lax.Precision or its name, or a
 /// pair of them) lets f32 operands be multiplied as TF32 on GPUs: DEFAULT
 /// and HIGH do, as Pallas's GPU lowering has it; None means the

@@ -625,9 +625,26 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   }, std::nearbyint);
   define(n, "round", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"decimals", makeInt(0)}});
-    if (el.toInt(a[1], a.range(1), "decimals") != 0)
-      el.fail(a.range(1), "jnp.round supports decimals=0 only");
-    return el.arrays().round(Rounding::RoundEven, a[0], args.range);
+    int64_t decimals = el.toInt(a[1], a.range(1), "decimals");
+    ArrayOps &ops = el.arrays();
+    ArrayPtr x = ops.toArray(a[0], a.range(0));
+    if (!isFloat(x->dtype)) {
+      // Integers are already round, as in jnp (which refuses decimals < 0).
+      if (decimals < 0)
+        el.fail(a.range(1),
+                "jnp.round of integers with decimals < 0 is not implemented (as in JAX)");
+      return x;
+    }
+    if (decimals == 0)
+      return ops.round(Rounding::RoundEven, x, args.range);
+    // As jnp: x * 10^d, rounded to even, / 10^d (float16 through float32).
+    ArrayPtr wide = x->dtype == DType::F16 ? ops.cast(x, DType::F32, args.range) : x;
+    Obj factor = makeFloat(std::pow(10.0, static_cast<double>(decimals)));
+    Obj scaled = ops.round(Rounding::RoundEven,
+                           binaryOperator(el, BinaryOp::Mul, wide, factor, args.range), args.range);
+    ArrayPtr out =
+        ops.toArray(binaryOperator(el, BinaryOp::Div, scaled, factor, args.range), args.range);
+    return x->dtype == DType::F16 ? ops.cast(out, DType::F16, args.range) : out;
   });
   n.members["around"] = n.members["round"];
   unary(n, "square", [](Elaborator &el, const Obj &x, SourceRange r) {
@@ -703,6 +720,7 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
     return binaryOperator(el, BinaryOp::Add, high, tail, r);
   });
   defineNumpyComposites(n);
+  n.members["linalg"] = makeLinalgNamespace();
   define(n, "where", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"condition"}, {"x", none()}, {"y", none()}});
     if (isNone(a[1]) || isNone(a[2]))

@@ -10,6 +10,7 @@
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Promotion.h"
 
+#include <cmath>
 #include <limits>
 
 namespace pk::elab {
@@ -163,6 +164,108 @@ void defineNumpyComposites(NamespaceObj &n) {
                         ops.logical(BinaryOp::BitAnd, ops.isNan(x, r), ops.isNan(y, r), r), r);
     return out;
   });
+  define(n, "count_nonzero", [](Elaborator &el, CallArgs &args) -> Obj {
+    // sum(a != 0) in the default int type.
+    BoundArgs a = el.bind(args, {{"a"}, {"axis", none()}, {"keepdims", makeBool(false)}});
+    ArrayOps &ops = el.arrays();
+    ArrayPtr x = ops.toArray(a[0], a.range(0));
+    std::vector<int64_t> axes = el.normalizeAxes(a[1], x->rank(), a.range(1));
+    Obj nonzero = ops.compare(CompareOp::Ne, x, makeInt(0), args.range);
+    return ops.reduce(Reduction::Sum,
+                      ops.cast(ops.toArray(nonzero, args.range), DType::I32, args.range), axes,
+                      el.truthy(a[2], a.range(2)), args.range);
+  });
+  define(n, "diff", [](Elaborator &el, CallArgs &args) -> Obj {
+    // n times a[1:] - a[:-1] along axis, after prepend / append.
+    BoundArgs a = el.bind(
+        args,
+        {{"a"}, {"n", makeInt(1)}, {"axis", makeInt(-1)}, {"prepend", none()}, {"append", none()}});
+    ArrayOps &ops = el.arrays();
+    SourceRange r = args.range;
+    ArrayPtr x = ops.toArray(a[0], a.range(0));
+    if (x->rank() == 0)
+      el.fail(a.range(0), "jnp.diff needs an array of at least one dimension");
+    int64_t times = el.toInt(a[1], a.range(1), "n");
+    if (times < 0)
+      el.fail(a.range(1), "jnp.diff's order n must be non-negative, got " + std::to_string(times));
+    int64_t axis = el.normalizeAxis(a[2], x->rank(), a.range(2));
+    std::vector<Obj> parts;
+    for (int i : {3, 0, 4}) {
+      if (isNone(a[i]))
+        continue;
+      ArrayPtr part = ops.toArray(a[i], a.range(i));
+      if (part->rank() == 0) {
+        // A scalar becomes a slab of size 1 along the axis.
+        std::vector<int64_t> shape = x->shape;
+        shape[axis] = 1;
+        part = ops.broadcastTo(part, shape, a.range(i));
+      }
+      parts.push_back(part);
+    }
+    if (parts.size() > 1)
+      x = ops.toArray(ops.concatenate(parts, axis, r), r);
+    for (int64_t k = 0; k < times && x->shape[axis] > 0; ++k) {
+      std::vector<int64_t> start(x->rank(), 0), limit = x->shape, stride(x->rank(), 1);
+      start[axis] = 1;
+      ArrayPtr upper = ops.slice(x, start, limit, stride, r);
+      start[axis] = 0;
+      limit[axis] = x->shape[axis] - 1;
+      ArrayPtr lower = ops.slice(x, start, limit, stride, r);
+      Obj d = x->dtype == DType::Bool ? ops.compare(CompareOp::Ne, upper, lower, r)
+                                      : binaryOperator(el, BinaryOp::Sub, upper, lower, r);
+      x = ops.toArray(d, r);
+    }
+    return x;
+  });
+}
+
+std::shared_ptr<NamespaceObj> makeLinalgNamespace() {
+  auto ns = std::make_shared<NamespaceObj>("jax.numpy.linalg");
+  define(*ns, "norm", [](Elaborator &el, CallArgs &args) -> Obj {
+    // Vector norms along an axis (or of the flattened array), and the
+    // Frobenius norm, as jnp.linalg.norm computes them.
+    BoundArgs a =
+        el.bind(args, {{"x"}, {"ord", none()}, {"axis", none()}, {"keepdims", makeBool(false)}});
+    ArrayOps &ops = el.arrays();
+    SourceRange r = args.range;
+    ArrayPtr x = ops.toArray(a[0], a.range(0), toInexact(ops.typeOf(a[0], a.range(0))));
+    std::vector<int64_t> axes = el.normalizeAxes(a[2], x->rank(), a.range(2));
+    bool keep = el.truthy(a[3], a.range(3));
+    bool matrix = axes.size() == 2 || (isNone(a[2]) && x->rank() == 2 && !isNone(a[1]));
+    auto euclid = [&] {
+      return ops.floatUnary(
+          FloatUnary::Sqrt,
+          ops.reduce(Reduction::Sum, binaryOperator(el, BinaryOp::Mul, x, x, r), axes, keep, r), r);
+    };
+    if (isNone(a[1]))
+      return euclid();
+    if (matrix) {
+      if (auto *s = llvm::dyn_cast<StrObj>(a[1].get()); s && s->value == "fro")
+        return euclid();
+      el.fail(a.range(1),
+              "jnp.linalg.norm of a matrix supports ord=None or 'fro' (the other matrix "
+              "norms need singular values)");
+    }
+    if (axes.size() > 1)
+      el.fail(a.range(2),
+              "jnp.linalg.norm takes one axis for a vector norm, or two for a matrix norm");
+    double ord = el.toDouble(a[1], a.range(1), "ord");
+    Obj magnitude = ops.abs(x, r);
+    if (ord == 2)
+      return euclid();
+    if (std::isinf(ord))
+      return ops.reduce(ord > 0 ? Reduction::Max : Reduction::Min, magnitude, axes, keep, r);
+    if (ord == 0)
+      return ops.reduce(
+          Reduction::Sum,
+          ops.cast(ops.toArray(ops.compare(CompareOp::Ne, x, makeInt(0), r), r), x->dtype, r), axes,
+          keep, r);
+    if (ord == 1)
+      return ops.reduce(Reduction::Sum, magnitude, axes, keep, r);
+    Obj sum = ops.reduce(Reduction::Sum, ops.power(magnitude, makeFloat(ord), r), axes, keep, r);
+    return ops.power(sum, makeFloat(1.0 / ord), r);
+  });
+  return ns;
 }
 
 } // namespace pk::elab
