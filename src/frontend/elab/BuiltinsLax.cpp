@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <iterator>
+#include <limits>
 
 namespace pk::elab {
 
@@ -48,6 +50,34 @@ Obj softplus(Elaborator &el, const Obj &x, SourceRange r) {
   Obj tail = ops.floatUnary(FloatUnary::Log1p,
                             ops.floatUnary(FloatUnary::Exp, ops.negate(ops.abs(a, r), r), r), r);
   return binaryOperator(el, BinaryOp::Add, ops.maximum(a, makeFloat(0.0), r), tail, r);
+}
+
+/// lax.erf_inv as Pallas lowers it on both of its backends (float32
+/// only): Giles' single-precision approximation, a degree-8 polynomial
+/// in w = -log(1 - x^2) on two ranges of w, and +-inf at +-1.
+Obj erfInv(Elaborator &el, const Obj &x, SourceRange r) {
+  static const double kWBelow5[] = {2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
+                                    -4.39150654e-06, 0.00021858087,  -0.00125372503,
+                                    -0.00417768164,  0.246640727,    1.50140941};
+  static const double kWAbove5[] = {-0.000200214257, 0.000100950558, 0.00134934322,
+                                    -0.00367342844,  0.00573950773,  -0.0076224613,
+                                    0.00943887047,   1.00167406,     2.83297682};
+  ArrayOps &ops = el.arrays();
+  ArrayPtr a = ops.toArray(x, r, toInexact(ops.typeOf(x, r)));
+  if (a->dtype != DType::F32)
+    el.fail(r, std::string("lax.erf_inv supports float32 (as Pallas does), got ") +
+                   numpyName(a->dtype));
+  auto mul = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Mul, p, q, r); };
+  auto add = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Add, p, q, r); };
+  Obj w = ops.negate(ops.floatUnary(FloatUnary::Log1p, mul(a, ops.negate(a, r)), r), r);
+  Obj below5 = compareOperator(el, CompareOp::Lt, w, makeFloat(5.0), r);
+  w = ops.where(below5, add(w, makeFloat(-2.5)),
+                add(ops.floatUnary(FloatUnary::Sqrt, w, r), makeFloat(-3.0)), r);
+  Obj p = ops.where(below5, makeFloat(kWBelow5[0]), makeFloat(kWAbove5[0]), r);
+  for (size_t i = 1; i < std::size(kWBelow5); ++i)
+    p = add(ops.where(below5, makeFloat(kWBelow5[i]), makeFloat(kWAbove5[i]), r), mul(p, w));
+  Obj atOne = compareOperator(el, CompareOp::Eq, ops.abs(a, r), makeFloat(1.0), r);
+  return ops.where(atOne, mul(makeFloat(std::numeric_limits<double>::infinity()), a), mul(p, a), r);
 }
 
 Obj gelu(Elaborator &el, const Obj &x, bool approximate, SourceRange r) {
@@ -132,6 +162,7 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
     return binaryOperator(el, BinaryOp::Mul, x, x, r);
   });
   unaryFn(n, "logistic", logistic);
+  unaryFn(n, "erf_inv", erfInv);
   unaryFn(n, "not", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().invert(x, r); });
   unaryFn(n, "stop_gradient", [](Elaborator &, const Obj &x, SourceRange) { return x; });
   unaryFn(n, "reciprocal", [](Elaborator &el, const Obj &x, SourceRange r) {

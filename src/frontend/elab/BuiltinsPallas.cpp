@@ -603,6 +603,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   special->members["erf"] = jnp->members["erf"];
   special->members["erfc"] = jnp->members["erfc"];
   special->members["logsumexp"] = jnp->members["logsumexp"];
+  special->members["erfinv"] = llvm::cast<NamespaceObj>(*m["jax.lax"]).members["erf_inv"];
   m["jax.scipy.special"] = special;
   auto scipy = std::make_shared<NamespaceObj>("jax.scipy");
   scipy->members["special"] = special;
