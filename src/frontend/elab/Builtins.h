@@ -108,6 +108,9 @@ Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind);
 Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y, SourceRange r);
 /// fmax, fmin, fmod, hypot, isclose, ... (BuiltinsNumpyComposite.cpp).
 void defineNumpyComposites(NamespaceObj &numpy);
+/// `a` reversed along `axis` (jnp.flip's; BuiltinsArrays.cpp).
+std::shared_ptr<ArrayObj> reverseAxis(Elaborator &el, const std::shared_ptr<ArrayObj> &a,
+                                      int64_t axis, SourceRange r);
 /// jnp.linalg: the vector and Frobenius norms (BuiltinsNumpyComposite.cpp).
 std::shared_ptr<NamespaceObj> makeLinalgNamespace();
 /// Whether a dot's `precision` (None, a lax.Precision or its name, or a

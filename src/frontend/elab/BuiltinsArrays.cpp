@@ -1591,4 +1591,8 @@ Obj arrayAtUpdate(Elaborator &el, const Obj &array, const Obj &index, const std:
   return atUpdate(el, x, index, a[0], it->second, args.range);
 }
 
+ArrayPtr reverseAxis(Elaborator &el, const ArrayPtr &a, int64_t axis, SourceRange r) {
+  return flipAxis(el, a, axis, r);
+}
+
 } // namespace pk::elab

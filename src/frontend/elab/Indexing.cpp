@@ -24,6 +24,9 @@ struct Window {
   std::vector<int64_t> resultShape;
   bool isWhole = true; ///< selects everything, unchanged
   bool pastEnd = false; ///< a static window runs past the end (see RefView)
+  /// Axes of the window (before squeezing) that a negative slice step
+  /// reverses: the window itself is taken with the positive step.
+  std::vector<int64_t> reversed;
 };
 
 /// Python's slice.indices(): resolves None and negatives, clamps.
@@ -138,8 +141,16 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
       if (count == 0)
         el.fail(r, "slice selects no elements on axis " + std::to_string(axis) + " of size " +
                        std::to_string(size) + " (zero-size arrays are not supported)");
-      if (step < 0)
-        el.fail(r, "negative slice steps are not supported");
+      if (step < 0) {
+        // x[a:b:-s]: the same elements taken forwards, then reversed
+        // (values only: a Ref window has no negative strides).
+        if (allowDynamic)
+          el.fail(r, "negative slice steps are not supported on a Ref; read the window with "
+                     "a positive step and reverse it (jnp.flip)");
+        start += (count - 1) * step;
+        step = -step;
+        w.reversed.push_back(static_cast<int64_t>(w.sizes.size()));
+      }
       w.staticOffsets.push_back(start);
       w.sizes.push_back(count);
       w.strides.push_back(step);
@@ -695,12 +706,14 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     if (hasDynamicPart(el, index))
       return indexValueDynamic(el, a, index, r);
     Window w = computeWindow(el, a->shape, index, r, /*allowDynamic=*/false, "array");
-    if (w.isWhole)
+    if (w.isWhole && w.reversed.empty())
       return a;
     std::vector<int64_t> limit;
     for (size_t d = 0; d < w.sizes.size(); ++d)
       limit.push_back(w.staticOffsets[d] + (w.sizes[d] - 1) * w.strides[d] + 1);
     ArrayPtr sliced = el.arrays().slice(a, w.staticOffsets, limit, w.strides, r);
+    for (int64_t axis : w.reversed)
+      sliced = reverseAxis(el, sliced, axis, r);
     return el.arrays().reshape(sliced, w.resultShape, r);
   }
   case Object::Kind::Tuple:
