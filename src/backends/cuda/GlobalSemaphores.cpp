@@ -24,24 +24,31 @@ using namespace mlir;
 
 namespace {
 
+/// The counters' buffer as the kernels see it: a Ref in global memory.
+Type countersRefType(OpBuilder &b, int64_t words) {
+  auto gmem = pk::MemorySpaceAttr::get(b.getContext(), MemorySpace::GPUGlobal);
+  return pk::RefType::get({words}, b.getI32Type(), gmem);
+}
+
+int64_t countersOf(pk::GetGlobalOp g) {
+  return llvm::cast<pk::SemaphoreType>(g.getType()).getNumElements();
+}
+
 /// A Mosaic GPU kernel of one warpgroup that writes zeros into its only
 /// output, an i32 array of `words` elements.
 pk::MeshKernelOp zeroingKernel(OpBuilder &b, Location loc, StringRef name, int64_t words) {
-  MLIRContext *ctx = b.getContext();
   auto type = RankedTensorType::get({words}, b.getI32Type());
-  auto op = pk::MeshKernelOp::create(b, loc, TypeRange{type}, ValueRange{}, b.getStringAttr(name),
-                                     b.getDenseI64ArrayAttr({}), b.getStrArrayAttr({}),
-                                     b.getDenseI64ArrayAttr({}), b.getStrArrayAttr({}),
-                                     b.getI64IntegerAttr(1), nullptr, b.getDenseI64ArrayAttr({}),
-                                     nullptr);
-  auto gmem = pk::MemorySpaceAttr::get(ctx, MemorySpace::GPUGlobal);
-  Type refType = pk::RefType::get({words}, b.getI32Type(), gmem);
+  auto op = pk::MeshKernelOp::create(
+      b, loc, TypeRange{type}, ValueRange{}, b.getStringAttr(name), b.getDenseI64ArrayAttr({}),
+      b.getStrArrayAttr({}), b.getDenseI64ArrayAttr({}), b.getStrArrayAttr({}),
+      b.getI64IntegerAttr(1), nullptr, b.getDenseI64ArrayAttr({}), nullptr);
   OpBuilder::InsertionGuard guard(b);
-  Block *body = b.createBlock(&op.getBody(), {}, {refType}, {loc});
-  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(0)));
-  pk::StoreOp::create(b, loc, zeros, body->getArgument(0), ValueRange{}, b.getDenseI64ArrayAttr({0}),
-                      b.getDenseI64ArrayAttr({words}), b.getDenseI64ArrayAttr({1}),
-                      b.getDenseI64ArrayAttr({}), Value());
+  Block *body = b.createBlock(&op.getBody(), {}, {countersRefType(b, words)}, {loc});
+  Value zeros =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(0)));
+  pk::StoreOp::create(b, loc, zeros, body->getArgument(0), ValueRange{},
+                      b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({words}),
+                      b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({}), Value());
   pk::ScopeYieldOp::create(b, loc);
   return op;
 }
@@ -49,21 +56,21 @@ pk::MeshKernelOp zeroingKernel(OpBuilder &b, Location loc, StringRef name, int64
 void materialize(pk::MeshKernelOp kernel, ArrayRef<pk::GetGlobalOp> globals) {
   int64_t words = 0;
   for (pk::GetGlobalOp g : globals)
-    words += llvm::cast<pk::SemaphoreType>(g.getType()).getNumElements();
+    words += countersOf(g);
   OpBuilder b(kernel);
-  pk::MeshKernelOp zero = zeroingKernel(b, kernel.getLoc(), (kernel.getName() + "_semaphores").str(), words);
+  pk::MeshKernelOp zero =
+      zeroingKernel(b, kernel.getLoc(), (kernel.getName() + "_semaphores").str(), words);
   // The counters come after the kernel's inputs (before its outputs).
   unsigned position = kernel.getInputs().size();
   kernel.getInputsMutable().append(zero.getResult(0));
   Block &body = kernel.getBodyBlock();
-  auto gmem = pk::MemorySpaceAttr::get(b.getContext(), MemorySpace::GPUGlobal);
-  BlockArgument buffer =
-      body.insertArgument(position, pk::RefType::get({words}, b.getI32Type(), gmem), kernel.getLoc());
+  BlockArgument buffer = body.insertArgument(position, countersRefType(b, words), kernel.getLoc());
   int64_t offset = 0;
   for (pk::GetGlobalOp g : globals) {
     b.setInsertionPoint(g);
-    Value view = SemaphoreViewOp::create(b, g.getLoc(), g.getType(), buffer, b.getI64IntegerAttr(offset));
-    offset += llvm::cast<pk::SemaphoreType>(g.getType()).getNumElements();
+    Value view =
+        SemaphoreViewOp::create(b, g.getLoc(), g.getType(), buffer, b.getI64IntegerAttr(offset));
+    offset += countersOf(g);
     g.getResult().replaceAllUsesWith(view);
     g->erase();
   }

@@ -39,6 +39,12 @@ Value isFirstThread(Emitter &e) {
   return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
 }
 
+/// Whether the executing thread is the CTA's first: the one that sets up
+/// what all of its Pallas threads share (barriers, semaphores).
+Value isFirstCtaThread(Emitter &e) {
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
+}
+
 /// Whether the executing thread is lane 0 of its warp.
 Value isFirstLane(Emitter &e) {
   return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.laneId(), e.index(0));
@@ -261,9 +267,7 @@ LogicalResult recordSemaphoreAlloc(Emitter &e, SemaphoreAllocOp op) {
   info.shape.assign(type.getShape().begin(), type.getShape().end());
   e.semaphores[op.getResult().getAsOpaquePointer()] = info;
   // Zeroed by thread 0 before any thread of the CTA may signal them.
-  Value first =
-      arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
-  e.guarded(first, [&] {
+  e.guarded(isFirstCtaThread(e), [&] {
     auto loop =
         scf::ForOp::create(e.b, e.loc, e.index(0), e.index(type.getNumElements()), e.index(1));
     OpBuilder::InsertionGuard guard(e.b);
@@ -612,8 +616,7 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
   int64_t arrivals = type.getNumArrivals();
   if (type.isClusterBarrier() && cluster)
     arrivals *= clusterBarrierArrivers(e, type);
-  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
-  e.guarded(first, [&] {
+  e.guarded(isFirstCtaThread(e), [&] {
     auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(count), e.index(1));
     OpBuilder::InsertionGuard guard(e.b);
     e.b.setInsertionPointToStart(loop.getBody());

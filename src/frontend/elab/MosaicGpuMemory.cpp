@@ -233,12 +233,11 @@ Obj getGlobal(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"what"}});
   requireMesh(el, args.range, "pl.get_global");
   auto *alloc = llvm::dyn_cast<AllocationObj>(a[0].get());
-  if (!alloc || alloc->what != AllocationObj::What::Semaphore ||
-      llvm::cast<pk::SemaphoreType>(alloc->type).getKind() == pk::SemaphoreKind::DMA)
-    el.fail(a.range(0), "pl.get_global allocates semaphores (plgpu.SemaphoreType.REGULAR), got " +
-                            (alloc && alloc->what == AllocationObj::What::Semaphore
-                                 ? std::string("a DMA semaphore (a TPU construct)")
-                                 : typeName(*a[0])));
+  bool semaphore = alloc && alloc->what == AllocationObj::What::Semaphore;
+  if (!semaphore || llvm::cast<pk::SemaphoreType>(alloc->type).getKind() == pk::SemaphoreKind::DMA)
+    el.fail(a.range(0),
+            "pl.get_global allocates semaphores (plgpu.SemaphoreType.REGULAR), got " +
+                (semaphore ? std::string("a DMA semaphore (a TPU construct)") : typeName(*a[0])));
   mlir::Value v = pk::GetGlobalOp::create(el.builder(), el.loc(args.range), alloc->type);
   return std::make_shared<SyncRefObj>(MgpuObject::Which::SemaphoreRef, v);
 }

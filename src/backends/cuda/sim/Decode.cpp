@@ -6,6 +6,7 @@
 // output fails loudly instead of being simulated wrongly.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/ir/PkGpuDialect.h"
 #include "backends/cuda/sim/Kernel.h"
 
@@ -195,9 +196,9 @@ public:
       return fail(func, "the kernel has no known_block_size; the simulator needs the CTA's size");
     for (unsigned i = 0; i < 3; ++i)
       k.blockSize[i] = static_cast<unsigned>((*known)[i]);
-    if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.warpgroups"))
+    if (auto n = func->getAttrOfType<IntegerAttr>(pk::gpu::kWarpgroupsAttr))
       k.warpgroups = static_cast<unsigned>(n.getInt());
-    k.ctasWaitForEachOther = func->hasAttr("pkgpu.ctas_wait_for_each_other");
+    k.ctasWaitForEachOther = func->hasAttr(pk::gpu::kCtasWaitForEachOtherAttr);
     if (func.getBody().getBlocks().size() != 1)
       return fail(func, "the kernel body has several blocks; stage 03 is structured (scf)");
     mlir::Block &entry = func.getBody().front();

@@ -129,15 +129,11 @@ void Executor::evalSemaphore(const Instr &instr, const Mask &mask) {
     uint32_t operand = static_cast<uint32_t>(reg(instr.in[1])[t]);
     // The pointer is generic: the counter is where its allocation is.
     Space space = memory.spaceOf(pointer);
-    auto counter = [&]() {
-      Accessor who{interval, launch->launch, linearCta, t, instr.id};
-      uint8_t *bytes = nullptr;
-      Violation v = memory.atomic(pointer, space, 4, 4, bytes, who);
-      if (v.kind != Violation::Kind::None)
-        fail(instr, t, describeViolation(v, true, 4));
-      return bytes;
-    };
-    uint8_t *bytes = counter();
+    Accessor who{interval, launch->launch, linearCta, t, instr.id};
+    uint8_t *bytes = nullptr;
+    Violation v = memory.atomic(pointer, space, 4, 4, bytes, who);
+    if (v.kind != Violation::Kind::None)
+      fail(instr, t, describeViolation(v, true, 4));
     auto read = [bytes] {
       uint32_t value = 0;
       std::memcpy(&value, bytes, 4);

@@ -28,6 +28,7 @@ class GPUFuncOp;
 
 namespace pk::sim {
 
+// clang-format off: the opcodes stay grouped by family, several a line.
 enum class Op : uint16_t {
   // Integers: element-wise on scalars or vectors.
   AddI,
@@ -197,6 +198,7 @@ enum class Op : uint16_t {
   // gpu.printf: each active thread prints a line.
   Printf,
 };
+// clang-format on
 
 /// A value slot: kind and lanes of the value, and where its words start in
 /// the register file (nthreads * width words).
