@@ -629,10 +629,11 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
     ArrayOps &ops = el.arrays();
     ArrayPtr x = ops.toArray(a[0], a.range(0));
     if (!isFloat(x->dtype)) {
-      // Integers are already round, as in jnp (which refuses decimals < 0).
+      // Integers are already round. JAX refuses decimals < 0 for them
+      // (NotImplementedError), so a program that asks fails in JAX too.
       if (decimals < 0)
-        el.fail(a.range(1),
-                "jnp.round of integers with decimals < 0 is not implemented (as in JAX)");
+        el.fail(a.range(1), "jnp.round of an integer array takes decimals >= 0, as in JAX, got " +
+                                std::to_string(decimals));
       return x;
     }
     if (decimals == 0)
