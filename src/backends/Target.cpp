@@ -2,22 +2,34 @@
 #include "backends/Target.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace pk::backends {
 
 namespace {
 
-// Ampere and newer: mma.sync everywhere; sm_90a adds wgmma and TMA.
-const char *const kCudaArchs[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
+// Ampere and newer: mma.sync everywhere; sm_90a adds wgmma and TMA;
+// sm_100a (Blackwell) keeps TMA and mbarriers and replaces wgmma by
+// tcgen05 MMA into tensor memory.
+const char *const kCudaArchs[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100a"};
 
 } // namespace
 
 std::string Target::str() const { return kind == Kind::Tpu ? "tpu" : "cuda:" + arch; }
 
 unsigned Target::computeCapability() const {
-  if (kind != Kind::Cuda || arch.size() < 5)
+  if (kind != Kind::Cuda || arch.rfind("sm_", 0) != 0)
     return 0;
-  return static_cast<unsigned>(std::stoi(arch.substr(3, 2)));
+  // The digits after "sm_": the last is the minor version (sm_90, sm_100).
+  unsigned cc = 0;
+  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+    cc = cc * 10 + static_cast<unsigned>(arch[i] - '0');
+  return cc;
+}
+
+std::string Target::ptxFeatures() const {
+  // tcgen05 needs PTX ISA 8.6; everything else 8.0 (ptxas 12.0 reads it).
+  return computeCapability() >= 100 ? "+ptx86" : "+ptx80";
 }
 
 std::optional<Target> parseTarget(const std::string &text, std::string &error) {

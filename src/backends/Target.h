@@ -20,10 +20,14 @@ struct Target {
 
   /// "cuda:sm_90a" / "tpu".
   std::string str() const;
-  /// The compute capability as major * 10 + minor (90 for sm_90a).
+  /// The compute capability as major * 10 + minor (90 for sm_90a, 100
+  /// for sm_100a).
   unsigned computeCapability() const;
-  /// Architecture-specific features (the "a" of sm_90a: wgmma, setmaxnreg).
+  /// Architecture-specific features (the "a" of sm_90a: wgmma, setmaxnreg;
+  /// of sm_100a: tcgen05).
   bool archSpecific() const { return !arch.empty() && arch.back() == 'a'; }
+  /// The NVPTX target features: the PTX ISA version the code needs.
+  std::string ptxFeatures() const;
 };
 
 /// Parses a --target value; on failure returns nullopt and sets `error`.

@@ -196,9 +196,9 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   bool perKernel = options.emit != "llvm" && options.emit != "ptx";
   gpu::Toolkit toolkit = gpu::findToolkit();
   module->walk([&](::mlir::gpu::GPUModuleOp kernels) {
-    kernels.setTargetsAttr(ArrayAttr::get(
-        ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", target.arch,
-                                        "+ptx80")}));
+    kernels.setTargetsAttr(
+        ArrayAttr::get(ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                                       target.arch, target.ptxFeatures())}));
   });
   if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) {
         if (perKernel)
