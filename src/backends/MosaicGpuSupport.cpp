@@ -30,6 +30,12 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::SemaphoreSignalOp) { return "pl.semaphore_signal"; })
       .Case([](pk::SemaphoreWaitOp) { return "pl.semaphore_wait"; })
       .Case([](pk::SemaphoreReadOp) { return "pl.semaphore_read"; })
+      .Case([](pk::Tcgen05MmaOp) { return "plgpu.tcgen05_mma"; })
+      .Case([](pk::Tcgen05CommitArriveOp) { return "plgpu.tcgen05_commit_arrive"; })
+      .Case([](pk::AsyncLoadTmemOp) { return "plgpu.async_load_tmem"; })
+      .Case([](pk::AsyncStoreTmemOp) { return "plgpu.async_store_tmem"; })
+      .Case([](pk::WaitLoadTmemOp) { return "plgpu.wait_load_tmem"; })
+      .Case([](pk::CommitTmemOp) { return "plgpu.commit_tmem"; })
       .Case([](pk::DmaStartOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::DmaWaitOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::PipelineOp op) {
@@ -118,6 +124,32 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
         op->emitError() << "Mosaic GPU kernels (plgpu.kernel) use Hopper's mbarriers and TMA: "
                            "compile them for sm_90a or newer, not "
                         << target.arch;
+      return;
+    }
+    // The tensor cores' instructions belong to one architecture each.
+    bool blackwell = llvm::isa<pk::Tcgen05MmaOp, pk::Tcgen05CommitArriveOp, pk::AsyncLoadTmemOp,
+                               pk::AsyncStoreTmemOp, pk::WaitLoadTmemOp, pk::CommitTmemOp>(op);
+    if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op))
+      for (mlir::Type t : scoped.getBodyBlock().getArgumentTypes())
+        if (auto ref = llvm::dyn_cast<pk::RefType>(t);
+            ref && ref.getSpace() == MemorySpace::GPUTensorMemory) {
+          blackwell = true;
+          name = "plgpu.TMEM";
+        }
+    if (blackwell && !(target.computeCapability() == 100 && target.archSpecific())) {
+      if (reported.insert(name).second)
+        op->emitError() << name << " is Blackwell's (tcgen05 tensor cores and tensor memory): "
+                        << "compile for cuda:sm_100a, not " << target.arch;
+      return;
+    }
+    if (llvm::isa<pk::WgmmaOp, pk::WgmmaWaitOp>(op) &&
+        !(target.computeCapability() == 90 && target.archSpecific())) {
+      if (reported.insert(name).second)
+        op->emitError() << name << " is Hopper's warpgroup MMA, which only sm_90a has: compile "
+                        << "for cuda:sm_90a, not " << target.arch
+                        << (target.computeCapability() >= 100
+                                ? " (Blackwell multiplies with plgpu.tcgen05_mma)"
+                                : "");
       return;
     }
     bool inMeshKernel = llvm::isa<pk::MeshKernelOp>(op) || op->getParentOfType<pk::MeshKernelOp>();

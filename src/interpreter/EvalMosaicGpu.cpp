@@ -2,8 +2,9 @@
 //
 // Semantics of JAX's Mosaic GPU interpret mode (see MeshRuntime.h): views
 // alias their buffer; scoped allocations are shared by the threads of a
-// CTA when the scope is collective over the thread axis; async copies and
-// wgmma complete at issue; barriers and semaphores make threads wait, and
+// CTA when the scope is collective over the thread axis; async copies,
+// wgmma and tcgen05 MMAs complete at issue (an MMA's barrier gets its
+// arrival then), TMEM loads and stores at once; barriers and semaphores make threads wait, and
 // misuse of a barrier is an error at the op.
 //
 //===----------------------------------------------------------------------===//
@@ -89,6 +90,30 @@ std::unique_ptr<Allocation> allocate(Block &block) {
     alloc->slots.push_back(std::move(slot));
   }
   return alloc;
+}
+
+/// acc = (accumulate ? acc : 0) + a @ b for an (m, k) @ (k, n) product.
+void multiplyAccumulate(RefBuffer &acc, const Tensor &a, const Tensor &b, bool accumulate) {
+  TensorPtr c = readAll(acc);
+  int64_t m = c->shape[0], n = c->shape[1], k = a.shape[1];
+  const ElementKind &out = c->element;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      if (out.isFloat) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += a.f[i * k + p] * b.f[p * n + j];
+        double before = accumulate ? c->f[i * n + j] : 0.0;
+        c->f[i * n + j] = roundFloat(before + roundFloat(sum, out), out);
+      } else {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += a.i[i * k + p] * b.i[p * n + j];
+        int64_t before = accumulate ? c->i[i * n + j] : 0;
+        c->i[i * n + j] = wrapInt(before + sum, out.width);
+      }
+    }
+  writeAll(acc, *c);
 }
 
 int64_t flatIndex(llvm::ArrayRef<int64_t> shape, const std::vector<int64_t> &index) {
@@ -300,33 +325,37 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
 
-  // acc += a @ b, as JAX's interpreter computes it: the product in the
-  // accumulator's type, then the sum.
+  // acc += a @ b (wgmma, tcgen05_mma), as JAX's interpreter computes it:
+  // the product in the accumulator's type, then the sum.
   if (auto mma = llvm::dyn_cast<pk::WgmmaOp>(op)) {
-    RefBuffer &acc = getRef(mma.getAcc());
     TensorPtr a = llvm::isa<pk::RefType>(mma.getA().getType()) ? readAll(getRef(mma.getA()))
                                                                : get(mma.getA());
-    TensorPtr b = readAll(getRef(mma.getB()));
-    TensorPtr c = readAll(acc);
-    int64_t m = c->shape[0], n = c->shape[1], k = a->shape[1];
-    const ElementKind &out = c->element;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        if (out.isFloat) {
-          double sum = 0;
-          for (int64_t p = 0; p < k; ++p)
-            sum += a->f[i * k + p] * b->f[p * n + j];
-          c->f[i * n + j] = roundFloat(c->f[i * n + j] + roundFloat(sum, out), out);
-        } else {
-          int64_t sum = 0;
-          for (int64_t p = 0; p < k; ++p)
-            sum += a->i[i * k + p] * b->i[p * n + j];
-          c->i[i * n + j] = wrapInt(c->i[i * n + j] + sum, out.width);
-        }
-      }
-    writeAll(acc, *c);
+    multiplyAccumulate(getRef(mma.getAcc()), *a, *readAll(getRef(mma.getB())), true);
     return true;
   }
+  if (auto mma = llvm::dyn_cast<pk::Tcgen05MmaOp>(op)) {
+    bool accumulate = !mma.getAccumulate() || get(mma.getAccumulate())->i[0] != 0;
+    multiplyAccumulate(getRef(mma.getAcc()), *readAll(getRef(mma.getA())),
+                       *readAll(getRef(mma.getB())), accumulate);
+    if (mma.getBarrier())
+      arrive(*barrierAt(mma.getBarrier(), mma.getBarrierIndices()).second);
+    return true;
+  }
+  // The MMAs completed at issue: their commit arrives at once.
+  if (auto commit = llvm::dyn_cast<pk::Tcgen05CommitArriveOp>(op)) {
+    arrive(*barrierAt(commit.getBarrier(), commit.getIndices()).second);
+    return true;
+  }
+  if (auto load = llvm::dyn_cast<pk::AsyncLoadTmemOp>(op)) {
+    set(load.getResult(), readAll(getRef(load.getRef())));
+    return true;
+  }
+  if (auto store = llvm::dyn_cast<pk::AsyncStoreTmemOp>(op)) {
+    writeAll(getRef(store.getRef()), *get(store.getValue()));
+    return true;
+  }
+  if (llvm::isa<pk::WaitLoadTmemOp, pk::CommitTmemOp>(op))
+    return true;
 
   // pl.get_global: one semaphore array per op for the whole kernel.
   if (auto global = llvm::dyn_cast<pk::GetGlobalOp>(op)) {

@@ -53,7 +53,8 @@ def Pk_MemorySpace : I32EnumAttr<"MemorySpace", "where a Ref's buffer lives", [
     I32EnumAttrCase<"HBM", 3, "hbm">,
     I32EnumAttrCase<"GPUGlobal", 4, "gmem">,
     I32EnumAttrCase<"GPUShared", 5, "shared">,
-    I32EnumAttrCase<"GPUAccumulator", 6, "wgmma_acc">
+    I32EnumAttrCase<"GPUAccumulator", 6, "wgmma_acc">,
+    I32EnumAttrCase<"GPUTensorMemory", 7, "tmem">
   ]> {
   let cppNamespace = "::pk";
   let genSpecializedAttr = 0;

@@ -14,12 +14,6 @@ using namespace mlir;
 
 namespace pk {
 
-namespace {
-
-std::string elementName(Type t);
-
-/// A type as the kernel's author knows it: "a float32 Ref of shape
-/// (64, 128) in plgpu.GMEM", "a bfloat16 value of shape (64, 64)".
 std::string typeText(Type t) {
   if (auto ref = llvm::dyn_cast<RefType>(t)) {
     std::string where;
@@ -32,6 +26,9 @@ std::string typeText(Type t) {
       break;
     case MemorySpace::GPUAccumulator:
       where = " (plgpu.ACC)";
+      break;
+    case MemorySpace::GPUTensorMemory:
+      where = " in plgpu.TMEM";
       break;
     default:
       break;
@@ -61,6 +58,8 @@ std::string elementName(Type t) {
     return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
   return typeText(t);
 }
+
+namespace {
 
 bool inSpace(RefType ref, MemorySpace space) { return ref.getSpace() == space; }
 

@@ -627,4 +627,7 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   }];
 }
 
+// Blackwell's tensor memory and tcgen05 MMA.
+include "PkTensorMemoryOps.td"
+
 #endif // PK_MOSAIC_GPU_OPS_TD

@@ -3,9 +3,9 @@
 // The `plgpu` namespace of the Mosaic GPU programming model: memory spaces
 // and allocation requests (SMEM, Barrier, ACC, semaphores), transforms,
 // layouts, meshes, plgpu.kernel and plgpu.BlockSpec, plus the names the
-// seed documents that pkc cannot give a meaning yet (Blackwell's tcgen05
-// and TMEM, multi-device memory), each rejected by name. The ops
-// themselves are in MosaicGpuMemory.cpp, MosaicGpuKernel.cpp and
+// seed documents that pkc cannot give a meaning yet (parts of Blackwell,
+// multi-device memory), each rejected by name. The ops themselves are in
+// MosaicGpuMemory.cpp, MosaicGpuTensorMemory.cpp, MosaicGpuKernel.cpp and
 // MosaicGpuPipeline.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -14,6 +14,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "ir/DTypeMapping.h"
+#include "ir/MosaicGpuRules.h"
 #include "ir/SmemTransforms.h"
 #include "support/ShapeText.h"
 
@@ -32,9 +33,9 @@ Obj unsupported(const std::string &name, const std::string &why) {
 }
 
 const char *kBlackwell =
-    "it is a Blackwell (sm_100a) construct (tcgen05 / tensor memory / cluster launch control); "
-    "pkc's interpreter cannot run it, and the CUDA backend does not lower it yet (it may come "
-    "with --target=cuda:sm_100a)";
+    "pkc has Blackwell's tcgen05_mma, tcgen05_commit_arrive and TMEM loads and stores "
+    "(--target=cuda:sm_100a), not yet this part of it (copies into tensor memory, cluster launch "
+    "control, Mosaic GPU's tcgen05 register layouts)";
 const char *kMultiDevice =
     "it addresses the memory of other devices (NVLINK, multimem); pkc compiles kernels for one "
     "device";
@@ -92,9 +93,6 @@ Obj barrierAllocation(Elaborator &el, CallArgs &args, bool cluster) {
       el.fail(a.range(4), "plgpu.ClusterBarrier(leader_tracked=True) is not supported: it "
                           "belongs to Blackwell's collective MMA");
   }
-  if (orders)
-    el.fail(a.range(at + 2),
-            std::string("orders_tensor_core=True is not supported: ") + kBlackwell);
   auto type = pk::BarrierType::get(ctxOf(el), shape, arrivals,
                                    mlir::ArrayAttr::get(ctxOf(el), axes), orders);
   auto alloc = std::make_shared<AllocationObj>(AllocationObj::What::Barrier, type);
@@ -596,16 +594,32 @@ Obj allocateGpuMemory(Elaborator &el, MemorySpace space, CallArgs &args) {
                                {"packed", none(), true},
                                {"collective", none(), true},
                                {"layout", none(), true}});
-  const char *what = space == MemorySpace::GPUShared ? "plgpu.SMEM" : "plgpu.GMEM";
+  bool tmem = space == MemorySpace::GPUTensorMemory;
+  const char *what = tmem                              ? "plgpu.TMEM"
+                     : space == MemorySpace::GPUShared ? "plgpu.SMEM"
+                                                       : "plgpu.GMEM";
   for (size_t i : {3, 4, 5})
-    if (!isNone(a[i]))
-      el.fail(a.range(i), std::string("packed, collective and layout are for plgpu.TMEM, which is "
-                                      "not supported: ") +
-                              kBlackwell);
+    if (!tmem && !isNone(a[i]))
+      el.fail(a.range(i), "packed, collective and layout are for plgpu.TMEM");
   std::vector<int64_t> shape = positiveShape(el, a[0], a.range(0), what);
   DType dtype = el.toDType(a[1], a.range(1), "dtype");
   mlir::ArrayAttr transforms = transformList(el, a[2], a.range(2));
   mlir::Type element = storageType(ctxOf(el), dtype);
+  if (tmem) {
+    if (transforms)
+      el.fail(a.range(2), "plgpu.TMEM buffers take no transforms");
+    if (!isNone(a[4]) && el.truthy(a[4], a.range(4)))
+      el.fail(a.range(4), "collective tensor memory (for collective MMA) is not supported yet");
+    if (!isNone(a[5]))
+      el.fail(a.range(5), "layout= is not supported for plgpu.TMEM: pkc lays a (128, n) buffer "
+                          "out one row per lane");
+    if (!isNone(a[3]) && el.truthy(a[3], a.range(3)))
+      el.fail(a.range(3), "packed tensor memory (two 16-bit elements per column) is not "
+                          "supported yet");
+    std::string why = pk::tmemAllocationProblem(shape, element);
+    if (!why.empty())
+      el.fail(args.range, why);
+  }
   if (transforms && space != MemorySpace::GPUShared)
     el.fail(a.range(2), "only shared-memory (plgpu.SMEM) Refs have transforms");
   if (transforms) {
@@ -635,7 +649,7 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   auto spaces = std::make_shared<NamespaceObj>("plgpu.MemorySpace");
   spaces->members["GMEM"] = n.members["GMEM"];
   spaces->members["SMEM"] = n.members["SMEM"];
-  spaces->members["TMEM"] = unsupported("plgpu.TMEM", kBlackwell);
+  spaces->members["TMEM"] = space(MemorySpace::GPUTensorMemory);
   spaces->members["REGS"] = unsupported("plgpu.REGS", "allocate registers with plgpu.ACC");
   n.members["MemorySpace"] = spaces;
   n.members["GPUMemorySpace"] = spaces;
@@ -681,11 +695,10 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   // Rejected by name: Blackwell, other devices, and the rest of the seed's
   // API pkc does not model yet.
   for (const char *name :
-       {"tcgen05_mma", "tcgen05_commit_arrive", "tcgen05_commit", "async_load_tmem",
-        "async_store_tmem", "wait_load_tmem", "commit_tmem", "async_copy_smem_to_tmem",
-        "async_copy_scales_to_tmem", "async_copy_sparse_metadata_to_tmem", "try_cluster_cancel",
-        "query_cluster_cancel", "dynamic_scheduling_loop", "TryClusterCancelResult",
-        "TryCancelResultRef", "TMEMLayout", "format_tcgen05_sparse_metadata"})
+       {"tcgen05_commit", "async_copy_smem_to_tmem", "async_copy_scales_to_tmem",
+        "async_copy_sparse_metadata_to_tmem", "try_cluster_cancel", "query_cluster_cancel",
+        "dynamic_scheduling_loop", "TryClusterCancelResult", "TryCancelResultRef", "TMEMLayout",
+        "format_tcgen05_sparse_metadata"})
     n.members[name] = unsupported(std::string("plgpu.") + name, kBlackwell);
   for (const char *name :
        {"remote_ref", "multicast_ref", "PeerMemRef", "semaphore_signal_multicast",
@@ -716,6 +729,7 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
     n.members[name] = unsupported(std::string("plgpu.") + name, why);
 
   defineMosaicGpuMemory(el, n, pl);
+  defineMosaicGpuTensorMemory(el, n);
   defineMosaicGpuPipelines(el, n);
 
   // pl and lax members of the Mosaic GPU model.

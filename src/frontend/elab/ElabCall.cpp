@@ -352,7 +352,8 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
     return castToDType(*this, llvm::cast<DTypeObj>(*callee).dtype, args);
   case Object::Kind::MemorySpace: {
     MemorySpace space = llvm::cast<MemorySpaceObj>(*callee).space;
-    if (space == MemorySpace::GPUShared || space == MemorySpace::GPUGlobal)
+    if (space == MemorySpace::GPUShared || space == MemorySpace::GPUGlobal ||
+        space == MemorySpace::GPUTensorMemory)
       return allocateGpuMemory(*this, space, args); // plgpu.SMEM(shape, dtype, transforms=)
     // `pltpu.VMEM((8, 128), jnp.float32)`: a scratch buffer.
     BoundArgs a = bind(args, {{"shape"}, {"dtype"}});

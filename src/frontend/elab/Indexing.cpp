@@ -502,11 +502,23 @@ Obj staticSequenceIndex(Elaborator &el, const std::vector<Obj> &items, bool isLi
   return items[idx];
 }
 
+/// Tensor memory is read and written asynchronously, by its own ops.
+void rejectTensorMemory(Elaborator &el, const RefObj &ref, SourceRange r, bool load) {
+  auto type = llvm::dyn_cast<pk::RefType>(ref.value.getType());
+  if (!type || type.getSpace() != MemorySpace::GPUTensorMemory)
+    return;
+  el.fail(r, load ? "loads from TMEM are asynchronous and cannot use the usual syntax; use "
+                    "plgpu.async_load_tmem"
+                  : "stores to TMEM are asynchronous and cannot use the usual syntax; use "
+                    "plgpu.async_store_tmem (then plgpu.commit_tmem)");
+}
+
 } // namespace
 
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
+  rejectTensorMemory(el, ref, r, true);
   bool gather = isGatherIndex(index) || (ref.view && !ref.view->gather.empty());
   Window w;
   Coordinates c;
@@ -581,6 +593,7 @@ std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &in
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded) {
   el.requireKernel(r, "writing a Ref");
+  rejectTensorMemory(el, ref, r, false);
   bool scatter = isGatherIndex(index) || (ref.view && !ref.view->gather.empty());
   Window w;
   Coordinates c;
@@ -653,6 +666,7 @@ ArrayPtr storedValue(Elaborator &el, const RefObj &ref, const Obj &value,
 Obj atomicRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, pk::AtomicKind kind, SourceRange r) {
   el.requireKernel(r, "an atomic update of a Ref");
+  rejectTensorMemory(el, ref, r, false);
   if (ref.view && !ref.view->gather.empty())
     el.fail(r, "atomic updates through a Ref view made with integer-array indices are not supported");
   if (isGatherIndex(index))

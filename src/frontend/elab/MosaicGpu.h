@@ -200,8 +200,18 @@ mlir::Value indexValue(Elaborator &el, const Obj &o, SourceRange r);
 /// The collective axes argument (None, a name or a tuple of names).
 std::vector<std::string> axisNames(Elaborator &el, const Obj &o, SourceRange r, const char *what);
 
+/// The Ref argument `what` of a builtin (fails at `r` otherwise).
+RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &what);
+/// One barrier (`barrier` set) or semaphore: an array of several must be
+/// indexed (`barrier.at[i]`).
+SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
+                    const std::string &what);
+
 /// Defines the memory, synchronization and tensor-core builtins.
 void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &plgpu, NamespaceObj &pl);
+/// Defines Blackwell's tensor memory builtins (tcgen05_mma, TMEM loads
+/// and stores).
+void defineMosaicGpuTensorMemory(Elaborator &el, NamespaceObj &plgpu);
 /// Defines emit_pipeline, emit_pipeline_warp_specialized, nd_loop.
 void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &plgpu);
 /// Defines pltpu.emit_pipeline (the same pk.pipeline over TPU Refs).

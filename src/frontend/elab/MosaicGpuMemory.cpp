@@ -19,8 +19,6 @@
 
 namespace pk::elab {
 
-namespace {
-
 RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &what) {
   auto *ref = llvm::dyn_cast<RefObj>(o.get());
   if (!ref)
@@ -51,6 +49,8 @@ SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
   }
   return *sync;
 }
+
+namespace {
 
 Obj noValue() { return none(); }
 
