@@ -5,7 +5,7 @@ Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
     #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION] [stdout]
-    #       [cuda-rejects=TEXT] [x64] [tf32=T]
+    #       [cuda-rejects=TEXT] [arch=ARCH] [x64] [tf32=T]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
@@ -19,6 +19,12 @@ With `cuda-rejects=TEXT`, the program is one a GPU cannot run (a block
 larger than a CTA's shared memory): on the CUDA devices pkc must refuse it
 with an error containing TEXT, at the user's line; the interpreter still
 compares it with JAX.
+
+With `arch=ARCH` (sm_100a), the program needs a GPU of that architecture
+(Blackwell's tcgen05 and tensor memory), which neither the simulator nor
+the lent GPUs (Hopper) are: on the CUDA devices it is compiled for
+cuda:ARCH instead of run, and ptxas must accept it; the interpreter still
+compares it with the reference.
 
 With `tf32=T`, the CUDA devices compare floats within rtol = atol = T
 (at least): for kernels whose TF32 dots (below) multiply values computed
@@ -100,6 +106,7 @@ class Case:
         self.stdout = False
         self.x64 = False
         self.cuda_rejects = None
+        self.arch = None
         i = 1
         while i < len(tokens):
             token = tokens[i]
@@ -125,6 +132,8 @@ class Case:
                 self.low, self.high = (float(v) for v in value.split(":"))
             elif key == "cuda-rejects":
                 self.cuda_rejects = value
+            elif key == "arch":
+                self.arch = value
             elif key == "irange":
                 self.int_range = tuple(int(v) for v in value.split(":"))
             elif key == "reference":
@@ -272,10 +281,11 @@ def run_case(pkc, path, case, workdir, extra_args=()):
     return problems
 
 
-def assemble_case(pkc, path, case, target, assembled):
+def assemble_case(pkc, path, case, target, assembled, must_compile=False):
     """Compiles the case's export for `target` down to a cubin, unless an
     earlier case of the file did with the same -D (`assembled`). Returns
-    problems: a failed compile that is not a rejection at the user's line."""
+    problems: a failed compile that is not a rejection at the user's line
+    (with `must_compile`, any failed compile)."""
     if case.cuda_rejects is not None:
         return []
     key = (target, case.export, tuple(sorted(case.defines.items())))
@@ -287,7 +297,7 @@ def assemble_case(pkc, path, case, target, assembled):
         run = subprocess.run(args, capture_output=True, text=True)
     located = (run.returncode == 1 and f"{path}:" in run.stderr and "ptxas" not in run.stderr
                and "internal error" not in run.stderr)
-    if run.returncode != 0 and not located:
+    if run.returncode != 0 and (must_compile or not located):
         return [f"pkc could not compile it for {target} ({run.returncode}): "
                 f"{' '.join(shlex.quote(a) for a in args)}\n{run.stderr}"]
     return []
@@ -367,11 +377,19 @@ def main():
     global GPU_DOTS
     GPU_DOTS = bool(options.prepare) or options.device != "interpreter"
     extra = [f"--device={options.device}", *options.pkc_arg]
-    failed = 0
+    failed = skipped = 0
     assembled = set()
     for text in cases:
         case = Case(text)
-        if options.prepare:
+        if case.arch and (options.prepare or options.device != "interpreter"):
+            # No GPU or simulator here runs it: ptxas must accept it.
+            if options.prepare or options.device == "cuda":
+                print(f"skipped: {options.file}: {text} (needs a {case.arch} GPU)")
+                skipped += 1
+                continue
+            problems = assemble_case(options.pkc, options.file, case, f"cuda:{case.arch}",
+                                     assembled, must_compile=True)
+        elif options.prepare:
             problems = prepare_case(options.pkc, options.file, case, options.prepare, options.target)
         else:
             with tempfile.TemporaryDirectory() as workdir:
@@ -383,6 +401,8 @@ def main():
         for p in problems:
             print("    " + p.replace("\n", "\n    "))
         failed += bool(problems)
+    if skipped == len(cases):
+        return 77
     return 1 if failed else 0
 
 

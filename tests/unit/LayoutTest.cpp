@@ -1,12 +1,17 @@
-//===- LayoutTest.cpp - Distributed layouts of the CUDA backend -----------===//
+//===- LayoutTest.cpp - Layouts and tensor core descriptors ---------------===//
 #include "backends/cuda/Layout.h"
+#include "backends/cuda/Wgmma.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 using pk::gpu::Basis;
+using pk::gpu::kTcgen05DescriptorVersion;
 using pk::gpu::Layout;
+using pk::gpu::Swizzle;
+using pk::gpu::tcgen05InstructionDescriptor;
+using pk::gpu::WgmmaOperandTile;
 
 namespace {
 
@@ -267,6 +272,43 @@ TEST(Layout, WgmmaAccumulatorFollowsThePtxIsa) {
   expectCovers(tall);
   EXPECT_EQ(tall.coordinate(16, 0, 0), (std::vector<int64_t>{64, 0}));
   EXPECT_EQ(tall.coordinate(16 + 7, 5, 1), (std::vector<int64_t>{64 + 16 + 1 + 8, 8 + 2 + 1}));
+}
+
+// tcgen05.ld / st .32x32b on a warpgroup: warp w reaches TMEM lanes 32 w
+// to 32 w + 31, lane l of it lane 32 w + l, and its registers are the
+// columns in order (PTX ISA, "Matrix fragments for .32x32b").
+TEST(Layout, TensorMemoryRowsFollowThePtxIsa) {
+  Layout rows = Layout::tensorMemoryRows(64);
+  expectCovers(rows);
+  EXPECT_EQ(rows.numRegisters(), 64);
+  EXPECT_EQ(rows.coordinate(0, 0, 0), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(rows.coordinate(37, 5, 2), (std::vector<int64_t>{64 + 5, 37}));
+  EXPECT_EQ(rows.coordinate(63, 31, 3), (std::vector<int64_t>{127, 63}));
+}
+
+// The instruction descriptor of tcgen05.mma.kind::f16 (PTX ISA,
+// "Instruction descriptor format for .kind::f16"; CUTLASS's
+// UMMA::InstrDescriptor): f32 D at bits 4-5 = 1, bf16 A and B at 7-9 and
+// 10-12 = 1, MN-major B at bit 16, N >> 3 at 17-22, M >> 4 at 24-28.
+TEST(Tcgen05, InstructionDescriptorFields) {
+  uint32_t d = tcgen05InstructionDescriptor(128, 256, /*bf16=*/true, /*aMnMajor=*/false,
+                                            /*bMnMajor=*/true);
+  EXPECT_EQ(d, (1u << 4) | (1u << 7) | (1u << 10) | (1u << 16) | (32u << 17) | (8u << 24));
+  // f16, both K-major, N = 8: 0x08020010.
+  EXPECT_EQ(tcgen05InstructionDescriptor(128, 8, false, false, false), 0x08020010u);
+}
+
+// A tcgen05 shared memory descriptor is wgmma's with bits 46-48 = 0b001:
+// a 128 x 64 bf16 tile, K-major, 128-byte swizzle: LBO 16 (encoded 1),
+// SBO 1024 (encoded 64), swizzle 128B (2 in bits 61-63).
+TEST(Tcgen05, SharedMemoryDescriptorBits) {
+  WgmmaOperandTile a{128, 64, 2, Swizzle::B128, /*mnMajor=*/false};
+  uint64_t bits = a.descriptorBits() | kTcgen05DescriptorVersion;
+  EXPECT_EQ(bits,
+            (uint64_t(1) << 16) | (uint64_t(64) << 32) | (uint64_t(1) << 46) | (uint64_t(2) << 61));
+  // The K steps of 16 elements (32 bytes) move along the swizzled row.
+  EXPECT_EQ(a.instructionOffset(0, 16), 32u);
+  EXPECT_EQ(a.instructionOffset(0, 48), 96u);
 }
 
 TEST(Layout, WgmmaRegisterOperandAFollowsThePtxIsa) {

@@ -173,6 +173,17 @@ private:
     op->setOperand(index, convert(op->getOperand(index), layout, op));
   }
 
+  /// Layout::tensorMemoryRows for a (128, n) value on one warpgroup, n a
+  /// power of two (the lowering reports other shapes).
+  std::optional<Layout> tensorMemoryRows(RankedTensorType type) const {
+    if (numWarps != 4 || type.getRank() != 2 || type.getDimSize(0) != 128)
+      return std::nullopt;
+    int64_t n = type.getDimSize(1);
+    if (n < 1 || n > 512 || (n & (n - 1)))
+      return std::nullopt;
+    return Layout::tensorMemoryRows(n);
+  }
+
   /// Whether `type` can be a wgmma accumulator of this kernel's warps
   /// (Layout::wgmmaAccumulator): M x N with M a positive multiple of 64, N
   /// a power of two from 8 to 256, whole warpgroups.
@@ -441,6 +452,18 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
       convertOperand(op, 1, *fragments);
     }
     setLayout(wgmma.getResult(), l);
+    return success();
+  }
+  // Tensor memory moves (128, n) values one row per thread.
+  if (auto load = llvm::dyn_cast<pk::AsyncLoadTmemOp>(op)) {
+    auto type = llvm::cast<RankedTensorType>(load.getType());
+    setLayout(load.getResult(), tensorMemoryRows(type).value_or(blocked(type)));
+    return success();
+  }
+  if (auto store = llvm::dyn_cast<pk::AsyncStoreTmemOp>(op)) {
+    if (std::optional<Layout> rows =
+            tensorMemoryRows(llvm::cast<RankedTensorType>(store.getValue().getType())))
+      convertOperand(op, 1, *rows);
     return success();
   }
   if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {

@@ -188,13 +188,19 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
       accesses[*c] += op->getParentOfType<LoopLikeOpInterface>() ? 2 : 1;
   };
   func.walk([&](Operation *op) {
-    // Shared buffers that wgmma reads and cp.async fills are accesses too:
-    // a store into a buffer an earlier wgmma read (the staging buffers of
-    // a kernel's dots reuse their offsets) must wait for every warp.
+    // Shared buffers that the tensor cores read and cp.async fills are
+    // accesses too: a store into a buffer an earlier wgmma read (the
+    // staging buffers of a kernel's dots reuse their offsets) must wait
+    // for every warp.
     if (auto wgmma = llvm::dyn_cast<WgmmaTileOp>(op)) {
       for (Value operand : {wgmma.getA(), wgmma.getB()})
         if (llvm::isa<pk::RefType>(operand.getType()))
           count(op, operand);
+      return;
+    }
+    if (auto mma = llvm::dyn_cast<pk::Tcgen05MmaOp>(op)) {
+      count(op, mma.getA());
+      count(op, mma.getB());
       return;
     }
     if (auto copy = llvm::dyn_cast<AsyncCopyOp>(op))

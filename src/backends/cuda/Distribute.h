@@ -47,6 +47,10 @@ struct RefInfo {
   int64_t strips = -1;
   /// Shared: the buffer's shape (per array dimension).
   llvm::SmallVector<int64_t> arrayShape;
+  /// A plgpu.TMEM buffer (pkgpu.tmem_ref): its tensor memory address (i32,
+  /// lane << 16 | column); offsets move it (rows: lanes, columns).
+  bool tensorMemory = false;
+  mlir::Value tensorMemoryAddress;
 };
 
 /// An array of mbarriers (pkgpu.barrier_alloc).

@@ -348,6 +348,17 @@ Layout Layout::wgmmaOperandA(int64_t m, int64_t k, unsigned numWarps) {
   return l;
 }
 
+Layout Layout::tensorMemoryRows(int64_t n) {
+  Layout l;
+  l.shape = {128, n};
+  for (int b = 0; b < static_cast<int>(log2Exact(n)); ++b)
+    l.regs.push_back({1, b});
+  for (int b = 0; b < 5; ++b)
+    l.lanes.push_back({0, b});
+  l.warps = {{0, 5}, {0, 6}};
+  return l;
+}
+
 int Layout::registerBit(const Basis &basis) const {
   for (size_t r = 0; r < regs.size(); ++r)
     if (regs[r] == basis)

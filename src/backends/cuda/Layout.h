@@ -118,6 +118,11 @@ public:
   /// bits: column 0, row 3, column 3, then K steps of 16, then row tiles.
   /// k a power of two >= 16.
   static Layout wgmmaOperandA(int64_t m, int64_t k, unsigned numWarps);
+  /// A (128, n) value moved to or from Blackwell's tensor memory by
+  /// tcgen05.ld/st .32x32b on a warpgroup: thread t holds row t (lanes
+  /// row bits 0-4, warps 5-6), its registers the n columns in order. n a
+  /// power of two.
+  static Layout tensorMemoryRows(int64_t n);
   /// The position of `basis` among the register bits, or -1.
   int registerBit(const Basis &basis) const;
 

@@ -12,6 +12,7 @@
 // complete their barrier like a TMA copy would.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/LowerMosaicGpu.h"
 #include "backends/cuda/Async.h"
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/OutlineMesh.h"
@@ -26,8 +27,6 @@
 namespace pk::gpu {
 
 using namespace mlir;
-
-namespace {
 
 RefInfo &refOf(Emitter &e, Value ref) { return e.refs.at(ref.getAsOpaquePointer()); }
 
@@ -72,6 +71,8 @@ SmallVector<Value> arrayCoordinate(Emitter &e, const RefInfo &ref, ArrayRef<Valu
 Value pointerAt(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate) {
   return e.refPointer(ref, arrayCoordinate(e, ref, refCoordinate));
 }
+
+namespace {
 
 // ---- Clusters.
 
@@ -132,13 +133,9 @@ int64_t clusterBarrierArrivers(Emitter &e, pk::BarrierType type) {
   return arrivers;
 }
 
-// ---- Barriers.
+} // namespace
 
-struct BarrierAt {
-  Value barrier; ///< !llvm.ptr<3> to the mbarrier
-  Value parity;  ///< !llvm.ptr<3> to the warp's parity word for it
-  Value bit;     ///< i32: the barrier's bit in that word
-};
+// ---- Barriers.
 
 /// The executing warp's index in the CTA.
 Value ctaWarp(Emitter &e) {
@@ -158,6 +155,8 @@ BarrierAt barrierAt(Emitter &e, Value barrier, ValueRange indices) {
   return at;
 }
 
+namespace {
+
 /// One arrival of the running Pallas thread, once all of its threads got
 /// here (so that what they did before happens before the arrival).
 void arriveOnce(Emitter &e, Value barrier) {
@@ -166,6 +165,7 @@ void arriveOnce(Emitter &e, Value barrier) {
 }
 
 LogicalResult lowerBarrierArrive(Emitter &e, pk::BarrierArriveOp op) {
+  tensorCoreFence(e, op.getBarrier(), /*beforeSync=*/true);
   Value barrier = barrierAt(e, op.getBarrier(), op.getIndices()).barrier;
   auto type = llvm::cast<pk::BarrierType>(op.getBarrier().getType());
   if (!type.isClusterBarrier() || !e.func->hasAttr(kClusterShapeAttr)) {
@@ -211,6 +211,7 @@ LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
   Value one = e.i32(1);
   Value parity = arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), one);
   async::mbarrierWait(e.b, e.loc, at.barrier, parity);
+  tensorCoreFence(e, op.getBarrier(), /*beforeSync=*/false);
   Value flipped = arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, one, at.bit));
   e.guarded(first, [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
   return success();
@@ -482,10 +483,10 @@ LogicalResult recordRefView(Emitter &e, pk::RefViewOp op) {
   return success();
 }
 
+} // namespace
+
 // ---- Tensor cores.
 
-/// Whether the index `v` is provably a multiple of `m`: a constant, or
-/// sums and products built from one.
 bool isMultipleOf(Value v, int64_t m) {
   if (m <= 1)
     return true;
@@ -502,6 +503,8 @@ bool isMultipleOf(Value v, int64_t m) {
     return isMultipleOf(def->getOperand(0), m) || isMultipleOf(def->getOperand(1), m);
   return false;
 }
+
+namespace {
 
 LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   auto isOperand = [](const RefInfo *r) { return r && r->shared && r->strips >= 0; };
@@ -638,6 +641,8 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
 }
 
 std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
+  if (std::optional<LogicalResult> lowered = lowerTensorMemoryOp(e, op))
+    return lowered;
   if (auto view = llvm::dyn_cast<pk::RefViewOp>(op))
     return recordRefView(e, view);
   if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op))

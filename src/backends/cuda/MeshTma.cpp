@@ -262,6 +262,9 @@ bool feedsWgmma(Value ref) {
     if (auto wgmma = llvm::dyn_cast<pk::WgmmaOp>(user))
       if (use.get() != wgmma.getAcc())
         return true;
+    if (auto mma = llvm::dyn_cast<pk::Tcgen05MmaOp>(user))
+      if (use.get() != mma.getAcc())
+        return true;
   }
   return false;
 }

@@ -77,7 +77,8 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel);
 llvm::SmallVector<pk::RefViewOp> viewChain(mlir::Value ref);
 
 /// Whether the shared memory Ref `ref` (or a view of it) is an operand of
-/// a wgmma: such buffers are stored as wgmma reads them (strips).
+/// a wgmma or a tcgen05_mma: such buffers are stored as the tensor cores
+/// read them (strips).
 bool feedsWgmma(mlir::Value ref);
 /// The swizzle (bytes) a wgmma operand buffer of `ref`'s type is stored
 /// with: the one its SwizzleTransform names, else the widest whose span

@@ -2,9 +2,10 @@
 #include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Storage.h"
 
-#include "backends/cuda/MeshTma.h"
 #include "backends/cuda/Async.h"
+#include "backends/cuda/MeshTma.h"
 #include "backends/cuda/ir/PkGpuDialect.h"
+#include "ir/MosaicGpuRules.h"
 #include "ir/PkDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,9 +33,13 @@ private:
   /// Replaces axis and grid queries in the cloned body.
   void replaceAxisQueries(Block &body);
   /// Inlines the pk.run_scoped ops of `block`, allocating their scratch
-  /// from byte `top` of shared memory.
-  void inlineScopes(Block &block, int64_t top, bool topLevel);
-  Value allocate(mlir::BlockArgument arg, int64_t &top);
+  /// from byte `top` of shared memory and their tensor memory from column
+  /// `columns`.
+  void inlineScopes(Block &block, int64_t top, int64_t columns, bool topLevel);
+  Value allocate(mlir::BlockArgument arg, int64_t &top, int64_t &columns);
+  /// A kernel with plgpu.TMEM buffers allocates the tensor memory they
+  /// need when it starts and frees it at its end.
+  void allocateTensorMemory(Block &entry);
 
   OpBuilder &b;
   pk::MeshKernelOp kernel;
@@ -44,6 +49,8 @@ private:
   SmallVector<Value> gridIds, clusterIds; ///< index
   Value threadAxis;                       ///< index
   int64_t scratchBytes = 0;
+  Value tensorMemory; ///< the pkgpu.tmem_alloc's address, if any
+  int64_t tensorMemoryColumns = 0;
 
 public:
   bool failed_ = false;
@@ -126,7 +133,7 @@ public:
     func->setAttr(kClusterNamesAttr, kernel.getClusterNamesAttr());
   }
   replaceAxisQueries(entry);
-  inlineScopes(entry, 0, /*topLevel=*/true);
+  allocateTensorMemory(entry);
   if (failed(promoteAccumulators(func)))
     failed_ = true;
   func->setAttr("pkgpu.scratch_bytes", b.getI64IntegerAttr(llvm::alignTo(scratchBytes, 16)));
@@ -180,7 +187,39 @@ void MeshKernelBuilder::replaceAxisQueries(Block &body) {
   }
 }
 
-Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
+void MeshKernelBuilder::allocateTensorMemory(Block &entry) {
+  bool usesTensorMemory = false;
+  kernel.walk([&](pk::RunScopedOp scope) {
+    for (Type t : scope.getBodyBlock().getArgumentTypes())
+      if (auto ref = llvm::dyn_cast<pk::RefType>(t))
+        usesTensorMemory |= ref.getSpace() == pk::MemorySpace::GPUTensorMemory;
+  });
+  if (!usesTensorMemory) {
+    inlineScopes(entry, 0, 0, /*topLevel=*/true);
+    return;
+  }
+  // tcgen05.alloc writes the address into the first 4 bytes of shared
+  // memory; scratch comes after.
+  b.setInsertionPointToStart(&entry);
+  auto alloc =
+      TmemAllocOp::create(b, loc, b.getI32Type(), b.getI64IntegerAttr(0), b.getI64IntegerAttr(32));
+  tensorMemory = alloc.getAddress();
+  inlineScopes(entry, 16, 0, /*topLevel=*/true);
+  scratchBytes = std::max<int64_t>(scratchBytes, 16);
+  constexpr int64_t kColumns = 512;
+  if (tensorMemoryColumns > kColumns) {
+    kernel.emitError() << "this kernel's plgpu.TMEM buffers need " << tensorMemoryColumns
+                       << " columns of tensor memory at once; an SM has " << kColumns;
+    failed_ = true;
+  }
+  int64_t columns = pk::tmemAllocatedColumns(tensorMemoryColumns);
+  alloc.setColumns(columns);
+  b.setInsertionPoint(entry.getTerminator());
+  TmemDeallocOp::create(b, loc, tensorMemory, b.getI64IntegerAttr(columns));
+  func->setAttr(kTensorMemoryAttr, b.getUnitAttr());
+}
+
+Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top, int64_t &columns) {
   Type type = arg.getType();
   if (auto barrier = llvm::dyn_cast<pk::BarrierType>(type)) {
     int64_t count = barrier.getNumBarriers();
@@ -198,6 +237,13 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
     return SemaphoreAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset));
   }
   auto ref = llvm::cast<pk::RefType>(type);
+  if (ref.getSpace() == pk::MemorySpace::GPUTensorMemory) {
+    // Columns aligned as Mosaic GPU aligns them (TMEM_COL_ALIGNMENT).
+    int64_t column = llvm::alignTo(columns, 4);
+    columns = column + pk::tmemColumns(ref.getShape());
+    tensorMemoryColumns = std::max(tensorMemoryColumns, columns);
+    return TmemRefOp::create(b, loc, ref, tensorMemory, b.getI64IntegerAttr(column));
+  }
   if (ref.getSpace() == pk::MemorySpace::GPUAccumulator)
     return AccumulatorOp::create(b, arg.getOwner()->getParentOp()->getLoc(), ref);
   if (ref.getRank() >= 2 && feedsWgmma(arg)) {
@@ -212,22 +258,22 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top) {
   return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr());
 }
 
-void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
+void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, int64_t columns, bool topLevel) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op);
     if (!scoped) {
       for (Region &region : op.getRegions())
         for (Block &inner : region)
-          inlineScopes(inner, top, /*topLevel=*/false);
+          inlineScopes(inner, top, columns, /*topLevel=*/false);
       continue;
     }
     Block &scope = scoped.getBodyBlock();
-    int64_t inner = top;
+    int64_t inner = top, innerColumns = columns;
     b.setInsertionPoint(scoped);
     for (BlockArgument arg : scope.getArguments())
-      arg.replaceAllUsesWith(allocate(arg, inner));
+      arg.replaceAllUsesWith(allocate(arg, inner, innerColumns));
     scratchBytes = std::max(scratchBytes, inner);
-    inlineScopes(scope, inner, /*topLevel=*/false);
+    inlineScopes(scope, inner, innerColumns, /*topLevel=*/false);
     auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());
     scoped->replaceAllUsesWith(yield.getValues());
     yield->erase();
@@ -235,8 +281,9 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, bool topLevel) {
     // The next scope reuses this one's memory (and may initialize barriers
     // in it): every thread must be done with it, and in a kernel whose
     // CTAs signal each other's barriers or multicast into each other's
-    // memory, every thread of the cluster. Accumulators are registers.
-    if (!topLevel && inner > top) {
+    // memory, every thread of the cluster; likewise its tensor memory
+    // columns. Accumulators are registers.
+    if (!topLevel && (inner > top || innerColumns > columns)) {
       b.setInsertionPoint(scoped); // the nested scopes moved the builder
       if (func->hasAttr(kClusterShapeAttr)) {
         async::clusterSync(b, loc);

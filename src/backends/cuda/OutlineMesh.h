@@ -44,6 +44,10 @@ constexpr const char *kClusterNamesAttr = "pkgpu.cluster_names";
 /// on a GPU (the program's job, as in Mosaic GPU) and in the simulator,
 /// which then runs the whole grid together.
 constexpr const char *kCtasWaitForEachOtherAttr = "pkgpu.ctas_wait_for_each_other";
+/// On a kernel (unit) that has tensor memory (plgpu.TMEM, sm_100a): its
+/// barriers with orders_tensor_core order the tensor core's work with
+/// tcgen05.fence around thread synchronization.
+constexpr const char *kTensorMemoryAttr = "pkgpu.tensor_memory";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 /// On a kernel (unit): its floats behave as in the compiler JAX hands it

@@ -168,6 +168,19 @@ LogicalResult WgmmaOp::verify() {
   return success();
 }
 
+uint32_t tcgen05InstructionDescriptor(int64_t m, int64_t n, bool bf16, bool aMnMajor,
+                                      bool bMnMajor) {
+  uint32_t d = 0;
+  d |= 1u << 4;                             // D: f32
+  d |= (bf16 ? 1u : 0u) << 7;               // A: f16 / bf16
+  d |= (bf16 ? 1u : 0u) << 10;              // B: f16 / bf16
+  d |= (aMnMajor ? 1u : 0u) << 15;          // A transposed (MN-major)
+  d |= (bMnMajor ? 1u : 0u) << 16;          // B transposed (MN-major)
+  d |= static_cast<uint32_t>(n >> 3) << 17; // N / 8
+  d |= static_cast<uint32_t>(m >> 4) << 24; // M / 16
+  return d;
+}
+
 namespace async {
 
 namespace {
@@ -176,19 +189,22 @@ Value i64Constant(OpBuilder &b, Location loc, uint64_t v) {
   return arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(v), 64);
 }
 
-/// The encoded start address of a shared memory tile, with `bits` or'ed in.
-Value descriptorBase(OpBuilder &b, Location loc, Value pointer, uint64_t bits) {
+} // namespace
+
+Value matrixDescriptor(OpBuilder &b, Location loc, Value pointer, uint64_t bits) {
   Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), pointer);
   Value masked = arith::AndIOp::create(b, loc, address, i64Constant(b, loc, 0x3FFFF));
   Value encoded = arith::ShRUIOp::create(b, loc, masked, i64Constant(b, loc, 4));
   return arith::OrIOp::create(b, loc, encoded, i64Constant(b, loc, bits));
 }
 
-Value addOffset(OpBuilder &b, Location loc, Value descriptor, uint64_t bytes) {
+Value advanceDescriptor(OpBuilder &b, Location loc, Value descriptor, uint64_t bytes) {
   if (!bytes)
     return descriptor;
   return arith::AddIOp::create(b, loc, descriptor, i64Constant(b, loc, bytes >> 4));
 }
+
+namespace {
 
 /// Constraints of `count` outputs of kind `kind` ("f", "r") each tied to
 /// the input at the same position: "=f,=f,...,0,1,...".
@@ -291,11 +307,11 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
                                     arith::ConstantIntOp::create(rewriter, loc, warpgroups, 32));
       Value g = arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), id);
       Value rowStep = i64Constant(rewriter, loc, a.instructionOffset(64, 0) >> 4);
-      descA = arith::AddIOp::create(
-          rewriter, loc, descriptorBase(rewriter, loc, op.getA(), a.descriptorBits()),
-          arith::MulIOp::create(rewriter, loc, g, rowStep));
+      descA = arith::AddIOp::create(rewriter, loc,
+                                    matrixDescriptor(rewriter, loc, op.getA(), a.descriptorBits()),
+                                    arith::MulIOp::create(rewriter, loc, g, rowStep));
     }
-    Value descB = descriptorBase(rewriter, loc, op.getB(), b.descriptorBits());
+    Value descB = matrixDescriptor(rewriter, loc, op.getB(), b.descriptorBits());
 
     Type element = op.getAccumulator().getType().getElementType();
     int64_t perSlice = n / 2;
@@ -336,9 +352,9 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
       for (int64_t s = 0; s < k / kStep; ++s) {
         bool accumulate = s != 0 || op.getAccumulate();
         Value da = aWords ? Value()
-                          : addOffset(rewriter, loc, descA,
-                                      rowOffset + a.instructionOffset(0, s * kStep));
-        Value db = addOffset(rewriter, loc, descB, b.instructionOffset(0, s * kStep));
+                          : advanceDescriptor(rewriter, loc, descA,
+                                              rowOffset + a.instructionOffset(0, s * kStep));
+        Value db = advanceDescriptor(rewriter, loc, descB, b.instructionOffset(0, s * kStep));
         if (aWords) {
           ArrayRef<Value> fragments = ArrayRef<Value>(aFragments).slice(4 * (t * (k / kStep) + s), 4);
           slice = wgmmaRegisterA(rewriter, loc, sliceType, slice, fragments, db, n,

@@ -15,6 +15,8 @@
 
 #include "backends/cuda/Layout.h"
 
+#include "mlir/IR/Builders.h"
+
 #include <cstdint>
 
 namespace pk::gpu {
@@ -68,6 +70,31 @@ constexpr int64_t kWgmmaOperandAlignment = 1024;
 
 /// The K of one wgmma instruction: 32 bytes of elements.
 inline int64_t wgmmaInstructionK(unsigned elementBytes) { return 32 / elementBytes; }
+
+// Blackwell's tcgen05.mma reads the same tiles, described the same way
+// (PTX ISA, "Shared Memory Descriptor" of tcgen05: the fields above, the
+// swizzle's 3-bit field at bit 61 holding twice the 2-bit one's value),
+// plus a version bit; the K of one instruction is 32 bytes too.
+
+/// The fixed bits 46-48 of a tcgen05 shared memory descriptor (0b001).
+constexpr uint64_t kTcgen05DescriptorVersion = uint64_t(1) << 46;
+
+/// The instruction descriptor of tcgen05.mma.kind::f16 with an f32
+/// accumulator (PTX ISA, "Instruction descriptor"): D type (bits 4-5),
+/// A and B types (7-9, 10-12: 0 f16, 1 bf16), A and B transposed
+/// (MN-major, bits 15, 16), N / 8 (bits 17-22) and M / 16 (bits 24-28).
+uint32_t tcgen05InstructionDescriptor(int64_t m, int64_t n, bool bf16, bool aMnMajor,
+                                      bool bMnMajor);
+
+namespace async {
+/// A shared memory matrix descriptor (i64) of the tile at `pointer`
+/// (!llvm.ptr<3>): its encoded start address with `bits` or'ed in.
+mlir::Value matrixDescriptor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value pointer,
+                             uint64_t bits);
+/// `descriptor` moved `bytes` (a multiple of 16) further.
+mlir::Value advanceDescriptor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descriptor,
+                              uint64_t bytes);
+} // namespace async
 
 } // namespace pk::gpu
 

@@ -155,5 +155,6 @@ def PkGpu_WgmmaWaitTileOp : PkGpu_Op<"wgmma_wait_tile", [AllTypesMatch<["accumul
 
 include "backends/cuda/ir/PkGpuAsyncOps.td"
 include "backends/cuda/ir/PkGpuSemaphoreOps.td"
+include "backends/cuda/ir/PkGpuTensorMemoryOps.td"
 
 #endif // PKGPU_OPS_TD
