@@ -36,6 +36,8 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::AsyncStoreTmemOp) { return "plgpu.async_store_tmem"; })
       .Case([](pk::WaitLoadTmemOp) { return "plgpu.wait_load_tmem"; })
       .Case([](pk::CommitTmemOp) { return "plgpu.commit_tmem"; })
+      .Case([](pk::TryClusterCancelOp) { return "plgpu.try_cluster_cancel"; })
+      .Case([](pk::QueryClusterCancelOp) { return "plgpu.query_cluster_cancel"; })
       .Case([](pk::DmaStartOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::DmaWaitOp) { return "pltpu async copies (make_async_copy, sync_copy)"; })
       .Case([](pk::PipelineOp op) {
@@ -128,7 +130,8 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
     }
     // The tensor cores' instructions belong to one architecture each.
     bool blackwell = llvm::isa<pk::Tcgen05MmaOp, pk::Tcgen05CommitArriveOp, pk::AsyncLoadTmemOp,
-                               pk::AsyncStoreTmemOp, pk::WaitLoadTmemOp, pk::CommitTmemOp>(op);
+                               pk::AsyncStoreTmemOp, pk::WaitLoadTmemOp, pk::CommitTmemOp,
+                               pk::TryClusterCancelOp, pk::QueryClusterCancelOp>(op);
     if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op))
       for (mlir::Type t : scoped.getBodyBlock().getArgumentTypes())
         if (auto ref = llvm::dyn_cast<pk::RefType>(t);
@@ -138,8 +141,8 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
         }
     if (blackwell && !(target.computeCapability() == 100 && target.archSpecific())) {
       if (reported.insert(name).second)
-        op->emitError() << name << " is Blackwell's (tcgen05 tensor cores and tensor memory): "
-                        << "compile for cuda:sm_100a, not " << target.arch;
+        op->emitError() << name << " is Blackwell's (tensor memory, tcgen05 tensor cores, "
+                        << "cluster launch control): compile for cuda:sm_100a, not " << target.arch;
       return;
     }
     if (llvm::isa<pk::WgmmaOp, pk::WgmmaWaitOp>(op) &&

@@ -357,6 +357,59 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
   if (llvm::isa<pk::WaitLoadTmemOp, pk::CommitTmemOp>(op))
     return true;
 
+  // Cluster launch control (MeshRun::cancelled): thread 0 of each CTA
+  // makes the request and writes the answer, byte 0 whether it cancelled
+  // a group and bytes 4-11 which; every thread arrives at the barrier.
+  if (auto request = llvm::dyn_cast<pk::TryClusterCancelOp>(op)) {
+    if (!thread)
+      fail(op, "plgpu.try_cluster_cancel runs only inside a Mosaic GPU kernel");
+    MeshRun &run = *thread->run;
+    if (thread->threadIndex == 0) {
+      int64_t k = thread->cta->cancelRequests++;
+      auto [answer, fresh] = run.cancelAnswers.try_emplace(k, -1);
+      if (fresh && !run.groupsRunTogether && run.nextGroup < run.cancelled.size()) {
+        answer->second = static_cast<int64_t>(run.nextGroup);
+        run.cancelled[run.nextGroup++] = true;
+      }
+      RefBuffer &result = getRef(request.getResult());
+      TensorPtr bytes = readAll(result);
+      std::fill(bytes->i.begin(), bytes->i.end(), 0);
+      if (answer->second >= 0) {
+        bytes->i[0] = 1;
+        for (int b = 0; b < 8; ++b)
+          bytes->i[4 + b] = wrapInt((answer->second >> (8 * b)) & 0xff, 8);
+      }
+      writeAll(result, *bytes);
+    }
+    arrive(*barrierAt(request.getBarrier(), request.getIndices()).second);
+    return true;
+  }
+  if (auto query = llvm::dyn_cast<pk::QueryClusterCancelOp>(op)) {
+    if (!thread)
+      fail(op, "plgpu.query_cluster_cancel runs only inside a Mosaic GPU kernel");
+    TensorPtr bytes = readAll(getRef(query.getResult()));
+    bool cancelled = bytes->i[0] != 0;
+    int64_t group = 0;
+    for (int b = 0; b < 8; ++b)
+      group |= (bytes->i[4 + b] & 0xff) << (8 * b);
+    // The group's grid point, row-major (the groups are the clusters).
+    llvm::ArrayRef<int64_t> grid = thread->run->op.getGrid();
+    std::vector<int64_t> point(grid.size(), 0);
+    for (size_t d = grid.size(); cancelled && d-- > 0;) {
+      point[d] = group % grid[d];
+      group /= grid[d];
+    }
+    for (auto [result, axis] : llvm::zip(query.getIndices(), query.getGridAxes())) {
+      TensorPtr v = makeTensor(elementKindOf(DType::I32), {});
+      v->i[0] = point[static_cast<size_t>(axis)];
+      set(result, v);
+    }
+    TensorPtr flag = makeTensor(elementKindOf(DType::Bool), {});
+    flag->i[0] = cancelled;
+    set(query.getCanceled(), flag);
+    return true;
+  }
+
   // pl.get_global: one semaphore array per op for the whole kernel.
   if (auto global = llvm::dyn_cast<pk::GetGlobalOp>(op)) {
     if (!thread)

@@ -109,10 +109,19 @@ std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<Tens
   // Which CTAs run together: one cluster at a time, or the whole grid
   // when CTAs synchronize through semaphores.
   size_t perGroup = clusterPoints.size();
-  if (usesGridSync(op))
+  if (usesGridSync(op)) {
     perGroup = run.ctas.size();
+    run.groupsRunTogether = true;
+  }
+  run.cancelled.assign(run.ctas.size() / perGroup, false);
   int64_t nextId = 0;
   for (size_t first = 0; first < run.ctas.size(); first += perGroup) {
+    // A group whose launch a running one cancelled does not run.
+    size_t group = first / perGroup;
+    if (run.cancelled[group])
+      continue;
+    run.nextGroup = group + 1;
+    run.cancelAnswers.clear();
     size_t n = perGroup * static_cast<size_t>(numThreads);
     std::vector<ThreadContext> threads(n);
     std::vector<std::unique_ptr<Evaluator>> evaluators;

@@ -17,7 +17,8 @@
 // when the scope ends, as on the hardware (a pipeline's producer does not
 // wait for the consumers' last releases). Async copies and wgmma complete when they are issued
 // (their barrier arrival is immediate), which every valid program
-// tolerates.
+// tolerates. Cluster launch control cancels clusters not yet started
+// (MeshRun::cancelled).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_INTERPRETER_MESHRUNTIME_H
@@ -73,6 +74,8 @@ struct CtaState {
   std::map<std::pair<mlir::Operation *, int64_t>, std::shared_ptr<Allocation>> collective;
   /// Warp-specialized pipelines in progress, by (op, occurrence).
   std::map<std::pair<mlir::Operation *, int64_t>, std::shared_ptr<PipelineState>> pipelines;
+  /// plgpu.try_cluster_cancel requests this CTA made so far.
+  int64_t cancelRequests = 0;
 };
 
 /// One Pallas thread.
@@ -91,6 +94,16 @@ struct MeshRun {
   pk::Cooperative *scheduler = nullptr;
   std::vector<std::unique_ptr<CtaState>> ctas; ///< every CTA, row-major (grid, then cluster)
   std::map<mlir::Operation *, std::unique_ptr<SemaphoreArray>> globals; ///< pl.get_global
+  /// Cluster launch control. The CTAs run one cluster (group) at a time,
+  /// in order; a try_cluster_cancel cancels the next group that has not
+  /// started, which then never runs: its work is the canceller's. The
+  /// answer to request k of the running group is decided by the group's
+  /// first CTA to make it, and shared by the others (the hardware
+  /// multicasts one answer to the cluster).
+  std::vector<bool> cancelled;              ///< per group
+  size_t nextGroup = 0;                     ///< the first group not started or cancelled
+  bool groupsRunTogether = false;           ///< the whole grid runs at once: nothing to cancel
+  std::map<int64_t, int64_t> cancelAnswers; ///< request k -> cancelled group, or -1
   /// The CTA at grid x cluster coordinates.
   CtaState *ctaAt(const std::vector<int64_t> &grid, const std::vector<int64_t> &cluster);
 };

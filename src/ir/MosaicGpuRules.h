@@ -46,6 +46,10 @@ std::string tcgen05MmaProblem(RefType acc, RefType a, RefType b);
 int64_t tmemColumns(llvm::ArrayRef<int64_t> shape);
 int64_t tmemAllocatedColumns(int64_t columns);
 
+/// Why `result` cannot hold the answer of plgpu.try_cluster_cancel (16
+/// bytes of shared memory), or "".
+std::string clusterCancelResultProblem(RefType result);
+
 } // namespace pk
 
 #endif // PK_IR_MOSAICGPURULES_H

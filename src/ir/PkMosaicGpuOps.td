@@ -627,7 +627,8 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   }];
 }
 
-// Blackwell's tensor memory and tcgen05 MMA.
+// Blackwell's tensor memory and tcgen05 MMA, and its cluster launch control.
 include "PkTensorMemoryOps.td"
+include "PkClusterLaunchOps.td"
 
 #endif // PK_MOSAIC_GPU_OPS_TD

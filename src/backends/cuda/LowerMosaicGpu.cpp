@@ -643,6 +643,8 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
 std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
   if (std::optional<LogicalResult> lowered = lowerTensorMemoryOp(e, op))
     return lowered;
+  if (std::optional<LogicalResult> lowered = lowerClusterLaunchOp(e, op))
+    return lowered;
   if (auto view = llvm::dyn_cast<pk::RefViewOp>(op))
     return recordRefView(e, view);
   if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op))

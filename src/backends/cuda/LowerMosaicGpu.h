@@ -43,6 +43,9 @@ BarrierAt barrierAt(Emitter &e, mlir::Value barrier, mlir::ValueRange indices);
 
 /// The tensor memory ops (LowerTensorMemory.cpp): nullopt for other ops.
 std::optional<mlir::LogicalResult> lowerTensorMemoryOp(Emitter &e, mlir::Operation *op);
+/// The cluster launch control ops (LowerClusterLaunch.cpp): nullopt for
+/// other ops.
+std::optional<mlir::LogicalResult> lowerClusterLaunchOp(Emitter &e, mlir::Operation *op);
 /// On a barrier that orders_tensor_core, in a kernel with tensor memory:
 /// the tcgen05.fence that orders the tensor core's work before a thread
 /// synchronization (`beforeSync`: before an arrival) or after it (after a

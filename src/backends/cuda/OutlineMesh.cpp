@@ -128,6 +128,14 @@ public:
       if (auto barrier = llvm::dyn_cast<pk::BarrierType>(t); barrier && barrier.isClusterBarrier())
         crossesCtas = true;
   });
+  // A cancel request's answer is multicast to the cluster's CTAs; a query
+  // maps the cancelled CTA to grid indices.
+  func.walk([&](pk::QueryClusterCancelOp query) {
+    query->setAttr(kMeshGridAttr, b.getDenseI64ArrayAttr(kernel.getGrid()));
+    query->setAttr(kMeshClusterSizeAttr, b.getI64IntegerAttr(kernel.getClusterSize()));
+  });
+  if (func.walk([](pk::TryClusterCancelOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    crossesCtas = true;
   if (crossesCtas && kernel.getClusterSize() > 1) {
     func->setAttr(kClusterShapeAttr, b.getDenseI64ArrayAttr(kernel.getCluster()));
     func->setAttr(kClusterNamesAttr, kernel.getClusterNamesAttr());

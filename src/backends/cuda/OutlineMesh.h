@@ -48,6 +48,10 @@ constexpr const char *kCtasWaitForEachOtherAttr = "pkgpu.ctas_wait_for_each_othe
 /// barriers with orders_tensor_core order the tensor core's work with
 /// tcgen05.fence around thread synchronization.
 constexpr const char *kTensorMemoryAttr = "pkgpu.tensor_memory";
+/// On a pk.query_cluster_cancel in a kernel: the mesh's grid (array<i64>)
+/// and CTAs per cluster (i64), to turn a CTA id into grid indices.
+constexpr const char *kMeshGridAttr = "pkgpu.mesh_grid";
+constexpr const char *kMeshClusterSizeAttr = "pkgpu.mesh_cluster_size";
 /// On a kernel: Pallas threads (warpgroups) per CTA (i64).
 constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 /// On a kernel (unit): its floats behave as in the compiler JAX hands it

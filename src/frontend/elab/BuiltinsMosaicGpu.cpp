@@ -33,9 +33,9 @@ Obj unsupported(const std::string &name, const std::string &why) {
 }
 
 const char *kBlackwell =
-    "pkc has Blackwell's tcgen05_mma, tcgen05_commit_arrive and TMEM loads and stores "
-    "(--target=cuda:sm_100a), not yet this part of it (copies into tensor memory, cluster launch "
-    "control, Mosaic GPU's tcgen05 register layouts)";
+    "pkc has Blackwell's tcgen05_mma, tcgen05_commit_arrive, TMEM loads and stores and cluster "
+    "launch control (--target=cuda:sm_100a), not yet this part of it (copies into tensor "
+    "memory, Mosaic GPU's tcgen05 register layouts)";
 const char *kMultiDevice =
     "it addresses the memory of other devices (NVLINK, multimem); pkc compiles kernels for one "
     "device";
@@ -694,11 +694,9 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
 
   // Rejected by name: Blackwell, other devices, and the rest of the seed's
   // API pkc does not model yet.
-  for (const char *name :
-       {"tcgen05_commit", "async_copy_smem_to_tmem", "async_copy_scales_to_tmem",
-        "async_copy_sparse_metadata_to_tmem", "try_cluster_cancel", "query_cluster_cancel",
-        "dynamic_scheduling_loop", "TryClusterCancelResult", "TryCancelResultRef", "TMEMLayout",
-        "format_tcgen05_sparse_metadata"})
+  for (const char *name : {"tcgen05_commit", "async_copy_smem_to_tmem", "async_copy_scales_to_tmem",
+                           "async_copy_sparse_metadata_to_tmem", "TryCancelResultRef", "TMEMLayout",
+                           "format_tcgen05_sparse_metadata"})
     n.members[name] = unsupported(std::string("plgpu.") + name, kBlackwell);
   for (const char *name :
        {"remote_ref", "multicast_ref", "PeerMemRef", "semaphore_signal_multicast",
@@ -730,6 +728,7 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
 
   defineMosaicGpuMemory(el, n, pl);
   defineMosaicGpuTensorMemory(el, n);
+  defineMosaicGpuClusterLaunch(el, n);
   defineMosaicGpuPipelines(el, n);
 
   // pl and lax members of the Mosaic GPU model.

@@ -212,6 +212,9 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &plgpu, NamespaceObj &pl
 /// Defines Blackwell's tensor memory builtins (tcgen05_mma, TMEM loads
 /// and stores).
 void defineMosaicGpuTensorMemory(Elaborator &el, NamespaceObj &plgpu);
+/// Defines Blackwell's cluster launch control (try_cluster_cancel,
+/// query_cluster_cancel, dynamic_scheduling_loop).
+void defineMosaicGpuClusterLaunch(Elaborator &el, NamespaceObj &plgpu);
 /// Defines emit_pipeline, emit_pipeline_warp_specialized, nd_loop.
 void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &plgpu);
 /// Defines pltpu.emit_pipeline (the same pk.pipeline over TPU Refs).
