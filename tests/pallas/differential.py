@@ -21,10 +21,10 @@ with an error containing TEXT, at the user's line; the interpreter still
 compares it with JAX.
 
 With `arch=ARCH` (sm_100a), the program needs a GPU of that architecture
-(Blackwell's tcgen05 and tensor memory), which neither the simulator nor
-the lent GPUs (Hopper) are: on the CUDA devices it is compiled for
-cuda:ARCH instead of run, and ptxas must accept it; the interpreter still
-compares it with the reference.
+(Blackwell's tcgen05 and tensor memory), which the lent GPUs (Hopper) are
+not: the GPU device skips it; the simulator compiles it for cuda:ARCH
+(ptxas must accept it) and runs it; the interpreter compares it with the
+reference as any other.
 
 With `tf32=T`, the CUDA devices compare floats within rtol = atol = T
 (at least): for kernels whose TF32 dots (below) multiply values computed
@@ -382,13 +382,17 @@ def main():
     for text in cases:
         case = Case(text)
         if case.arch and (options.prepare or options.device != "interpreter"):
-            # No GPU or simulator here runs it: ptxas must accept it.
+            # No GPU here runs it: ptxas must accept it, and the
+            # simulator runs it.
             if options.prepare or options.device == "cuda":
                 print(f"skipped: {options.file}: {text} (needs a {case.arch} GPU)")
                 skipped += 1
                 continue
             problems = assemble_case(options.pkc, options.file, case, f"cuda:{case.arch}",
                                      assembled, must_compile=True)
+            with tempfile.TemporaryDirectory() as workdir:
+                problems += run_case(options.pkc, options.file, case, workdir,
+                                     [*extra, f"--target=cuda:{case.arch}"])
         elif options.prepare:
             problems = prepare_case(options.pkc, options.file, case, options.prepare, options.target)
         else:

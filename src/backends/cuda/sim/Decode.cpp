@@ -42,6 +42,12 @@ std::optional<ValueType> classify(Type type) {
   }
   if (auto integer = llvm::dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {
+    case 128:
+      // Only cluster launch control's answer: two 64-bit words, low first.
+      v.kind = Kind::I64;
+      v.width = 2;
+      v.isVector = true;
+      return v;
     case 1:
       v.kind = Kind::I1;
       return v;
@@ -293,6 +299,8 @@ private:
   bool decodeMma(Block &into, mlir::NVVM::MmaOp mma);
   bool decodeWgmma(Block &into, mlir::NVVM::WgmmaMmaAsyncOp wgmma);
   bool decodeWgmmaRegisterA(Block &into, mlir::LLVM::InlineAsmOp asmOp);
+  /// tcgen05 and cluster launch control; nullopt for other ops.
+  std::optional<bool> decodeBlackwell(mlir::Block &from, Block &into, Operation *op);
   /// A region's single block as a new simulator block; its id.
   std::optional<uint32_t> decodeRegion(Operation *owner, Region &region);
 
@@ -552,6 +560,69 @@ std::optional<RegisterAWgmma> parseRegisterAWgmma(llvm::StringRef text) {
 }
 
 } // namespace
+
+std::optional<bool> Decoder::decodeBlackwell(mlir::Block &from, Block &into, Operation *op) {
+  if (llvm::isa<NVVM::Tcgen05RelinquishAllocPermitOp, NVVM::Tcgen05FenceOp, NVVM::Tcgen05WaitOp,
+                NVVM::Tcgen05DeallocOp>(op)) {
+    // Loads, stores and MMAs complete when issued: nothing to wait for.
+    emit(from, into, op, Op::Nop);
+    return true;
+  }
+  if (auto alloc = llvm::dyn_cast<NVVM::Tcgen05AllocOp>(op)) {
+    if (alloc.getGroup() != NVVM::CTAGroupKind::CTA_1 ||
+        classify(alloc.getAddr().getType())->addressSpace != 3)
+      return fail(op, "a tcgen05.alloc other than cta_group::1 into shared memory");
+    emit(from, into, op, Op::TmemAlloc);
+    return true;
+  }
+  // A tensor memory address (lane << 16 | column) as the pointer the
+  // tcgen05 ops take.
+  if (auto cast = llvm::dyn_cast<LLVM::IntToPtrOp>(op)) {
+    if (classify(cast.getType())->addressSpace != 6)
+      return fail(op, "an inttoptr other than to tensor memory (address space 6)");
+    emit(from, into, op, Op::PtrCast);
+    return true;
+  }
+  if (auto load = llvm::dyn_cast<NVVM::Tcgen05LdOp>(op)) {
+    if (load.getShape() != NVVM::Tcgen05LdStShape::SHAPE_32X32B || load.getPack() ||
+        load.getOffset())
+      return fail(op, "a tcgen05.ld other than .32x32b without .pack");
+    emit(from, into, op, Op::TmemLoad);
+    return true;
+  }
+  if (auto store = llvm::dyn_cast<NVVM::Tcgen05StOp>(op)) {
+    if (store.getShape() != NVVM::Tcgen05LdStShape::SHAPE_32X32B || store.getUnpack() ||
+        store.getOffset())
+      return fail(op, "a tcgen05.st other than .32x32b without .unpack");
+    emit(from, into, op, Op::TmemStore).imm = classify(store.getVal().getType())->width;
+    return true;
+  }
+  if (auto mma = llvm::dyn_cast<NVVM::Tcgen05MMAOp>(op)) {
+    if (mma.getKind() != NVVM::Tcgen05MMAKind::F16 ||
+        mma.getCtaGroup() != NVVM::CTAGroupKind::CTA_1 ||
+        mma.getCollectorOp() != NVVM::Tcgen05MMACollectorOp::DISCARD || mma.getAShift() ||
+        mma.getScaleInputD() || mma.getDisableOutputLane() ||
+        !mma.getMatrixA().getType().isInteger(64))
+      return fail(op, "a tcgen05.mma other than cta_group::1 kind::f16 with A in shared memory");
+    emit(from, into, op, Op::Tcgen05Mma);
+    return true;
+  }
+  if (auto commit = llvm::dyn_cast<NVVM::Tcgen05CommitOp>(op)) {
+    if (commit.getMulticastMask() || commit.getGroup() != NVVM::CTAGroupKind::CTA_1)
+      return fail(op, "a tcgen05.commit other than cta_group::1 without multicast");
+    emit(from, into, op, Op::Tcgen05Commit);
+    return true;
+  }
+  if (auto request = llvm::dyn_cast<NVVM::ClusterLaunchControlTryCancelOp>(op)) {
+    emit(from, into, op, Op::ClcTryCancel).imm = request.getMulticast() ? 1 : 0;
+    return true;
+  }
+  if (auto query = llvm::dyn_cast<NVVM::ClusterLaunchControlQueryCancelOp>(op)) {
+    emit(from, into, op, Op::ClcQuery).imm = static_cast<int64_t>(query.getQueryType());
+    return true;
+  }
+  return std::nullopt;
+}
 
 bool Decoder::decodeWgmmaRegisterA(Block &into, LLVM::InlineAsmOp asmOp) {
   Operation *op = asmOp.getOperation();
@@ -1066,6 +1137,8 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     emit(from, into, op, Op::PtrCast);
     return true;
   }
+  if (std::optional<bool> decoded = decodeBlackwell(from, into, op))
+    return *decoded;
 
   // Structured control flow.
   if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {

@@ -21,21 +21,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/sim/Executor.h"
+#include "backends/cuda/sim/MatrixDescriptor.h"
 #include "backends/cuda/sim/Numerics.h"
 
 #include <cstring>
 
 namespace pk::sim {
 
-namespace {
-
-struct Descriptor {
-  uint64_t start = 0, leading = 0, stride = 0;
-  unsigned span = 0; ///< the swizzle's span in bytes; 0 for none
-};
-
-Descriptor decode(uint64_t d) {
-  Descriptor r;
+MatrixDescriptor decodeWgmmaDescriptor(uint64_t d) {
+  MatrixDescriptor r;
   r.start = (d & 0x3FFF) << 4;
   r.leading = ((d >> 16) & 0x3FFF) << 4;
   r.stride = ((d >> 32) & 0x3FFF) << 4;
@@ -48,11 +42,8 @@ Descriptor decode(uint64_t d) {
   return r;
 }
 
-/// The shared memory address of element (mn, k) of an operand: K-major
-/// (rows of MN, each one span holding K), or MN-major (rows of K, each
-/// span holding MN; further MN in strips `leading` bytes apart); groups
-/// of 8 rows are `stride` bytes apart.
-uint64_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn, unsigned k, unsigned bytes) {
+uint64_t operandElementAddress(const MatrixDescriptor &d, bool mnMajor, unsigned mn, unsigned k,
+                               unsigned bytes) {
   uint64_t address;
   if (!mnMajor)
     address = d.start + (mn / 8) * d.stride + (mn % 8) * d.span + k * bytes;
@@ -61,8 +52,6 @@ uint64_t elementAddress(const Descriptor &d, bool mnMajor, unsigned mn, unsigned
               (k % 8) * d.span + (uint64_t(mn) * bytes % d.span);
   return static_cast<uint64_t>(swizzledAddress(static_cast<int64_t>(address), d.span));
 }
-
-} // namespace
 
 void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
   unsigned n = static_cast<unsigned>(instr.imm);
@@ -79,7 +68,7 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     for (unsigned t = 1; t < 128; ++t)
       if (reg(instr.in[0])[first + t] != da || reg(instr.in[1])[first + t] != db)
         fail(instr, first + t, "threads of a warpgroup disagree on wgmma's matrix descriptors");
-    Descriptor a = decode(da), b = decode(db);
+    MatrixDescriptor a = decodeWgmmaDescriptor(da), b = decodeWgmmaDescriptor(db);
     if ((!aRegisters && !a.span) || !b.span)
       fail(instr, first, "a wgmma operand without a swizzle (the interleaved layouts are not modelled)");
     bool tf32 = instr.kind == Kind::F32;
@@ -114,11 +103,11 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     } else {
       for (unsigned m = 0; m < 64; ++m)
         for (unsigned k = 0; k < depth; ++k)
-          A[m][k] = read(elementAddress(a, aMnMajor, m, k, size));
+          A[m][k] = read(operandElementAddress(a, aMnMajor, m, k, size));
     }
     for (unsigned k = 0; k < depth; ++k)
       for (unsigned c = 0; c < n; ++c)
-        B[k][c] = read(elementAddress(b, bMnMajor, c, k, size));
+        B[k][c] = read(operandElementAddress(b, bMnMajor, c, k, size));
     for (unsigned i = 0; i < 128; ++i) {
       uint16_t thread = static_cast<uint16_t>(first + i);
       unsigned w = i / 32, l = i % 32;

@@ -65,6 +65,7 @@ void Executor::beginCta(const LaunchState &state, const uint64_t coordinates[3],
   cpAsync.assign(k.threads(), {});
   tmaStores.assign(k.threads(), {});
   wgmmas.assign((k.threads() + 127) / 128, {});
+  tensorMemory.clear();
 }
 
 void Executor::runWorker(unsigned worker) {
@@ -181,6 +182,14 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalWgmma(instr, mask);
   case Op::WgmmaCommit: case Op::WgmmaWait:
     return evalWgmmaGroups(instr, mask);
+  case Op::TmemAlloc:
+  case Op::TmemLoad:
+  case Op::TmemStore:
+  case Op::Tcgen05Mma:
+  case Op::Tcgen05Commit:
+  case Op::ClcTryCancel:
+  case Op::ClcQuery:
+    return evalTensorMemory(instr, mask);
   case Op::SharedAddress: {
     const uint64_t *from = reg(instr.in[0]);
     uint64_t *to = reg(instr.out[0]);

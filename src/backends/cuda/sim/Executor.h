@@ -141,6 +141,7 @@ private:
   void evalMma(const Instr &instr, const Mask &mask);
   void evalAsync(const Instr &instr, const Mask &mask);
   void evalWgmma(const Instr &instr, const Mask &mask);
+  void evalTensorMemory(const Instr &instr, const Mask &mask);
   /// A CTA barrier (gpu.barrier, bar.sync 0) reached by `mask`.
   void ctaBarrier(const Instr &instr, const Mask &mask);
   /// TMA: one box between global memory and shared memory; `operands`
@@ -235,6 +236,10 @@ private:
     uint8_t bytes = 2;
   };
   std::vector<AsyncGroups<WgmmaRead>> wgmmas;
+  /// The CTA's tensor memory (Blackwell): 128 lanes of 512 32-bit
+  /// columns, lane-major; empty until tcgen05.alloc.
+  std::vector<uint32_t> tensorMemory;
+  unsigned allocatedColumns = 0;
   /// wgmma.commit_group and wgmma.wait_group of the warpgroups in `mask`.
   void evalWgmmaGroups(const Instr &instr, const Mask &mask);
   /// Lands `copy` of `thread`: global memory read, shared memory written.

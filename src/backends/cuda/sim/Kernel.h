@@ -183,6 +183,18 @@ enum class Op : uint16_t {
   // wait_group that retires it returns (the hardware may read it as late).
   WgmmaCommit,
   WgmmaWait,
+  // Blackwell (EvalTensorMemory.cpp): the CTA's tensor memory (allocated
+  // by tcgen05.alloc, read and written a warp's 32 lanes at a time by
+  // tcgen05.ld / st .32x32b), tcgen05.mma into it (done when issued) and
+  // the commit that arrives at an mbarrier; cluster launch control's
+  // request (its answer always "not cancelled") and query.
+  TmemAlloc,
+  TmemLoad,
+  TmemStore,
+  Tcgen05Mma,
+  Tcgen05Commit,
+  ClcTryCancel,
+  ClcQuery,
   // Memory.
   AddressOf,
   GEP,

@@ -59,12 +59,6 @@ SimulateResult simulateExport(mlir::ModuleOp module, llvm::StringRef entry, cons
     result.error = "no export named '" + entry.str() + "'";
     return result;
   }
-  if (options.target.computeCapability() >= 100) {
-    // Blackwell's tensor memory and tcgen05 MMA have no model here.
-    result.error = "the simulator models GPUs up to sm_90a (Hopper); it does not run " +
-                   options.target.str() + " kernels (compile them with pkc compile)";
-    return result;
-  }
   auto start = std::chrono::steady_clock::now();
   backends::BackendOptions backend;
   backend.target = options.target;
