@@ -12,6 +12,7 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
   return llvm::TypeSwitch<mlir::Operation *, llvm::StringRef>(op)
       .Case([](pk::MeshKernelOp) { return "plgpu.kernel (and pl.core_map)"; })
       .Case([](pk::AxisIndexOp) { return "lax.axis_index"; })
+      .Case([](pk::WarpMapOp) { return "plgpu.WarpMesh (pl.core_map over warps)"; })
       .Case([](pk::RunScopedOp) { return "pl.run_scoped"; })
       .Case([](pk::RefViewOp) { return "Ref views (x_ref.at[...]) passed to Mosaic GPU ops"; })
       .Case([](pk::RefTransposeOp) { return "plgpu.transpose_ref"; })

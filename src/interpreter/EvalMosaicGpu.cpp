@@ -191,9 +191,14 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
   if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op)) {
     if (!thread)
       fail(op, "lax.axis_index runs only inside a Mosaic GPU kernel");
+    TensorPtr t = makeTensor(elementKindOf(axis.getType()), {});
+    if (!thread->warpAxis.empty() && axis.getAxis() == thread->warpAxis) {
+      t->i[0] = thread->warpIndex;
+      set(axis.getResult(), t);
+      return true;
+    }
     auto mesh = op->getParentOfType<pk::MeshKernelOp>();
     auto where = *mesh.findAxis(axis.getAxis());
-    TensorPtr t = makeTensor(elementKindOf(axis.getType()), {});
     t->i[0] = where.first == 0   ? thread->cta->gridIndex[where.second]
               : where.first == 1 ? thread->cta->clusterIndex[where.second]
                                  : thread->threadIndex;
@@ -202,6 +207,10 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
   }
   if (llvm::isa<pk::RunScopedOp>(op)) {
     evalRunScoped(op);
+    return true;
+  }
+  if (auto warps = llvm::dyn_cast<pk::WarpMapOp>(op)) {
+    evalWarpMap(warps);
     return true;
   }
   if (llvm::isa<pk::PipelineOp>(op)) {
@@ -423,6 +432,34 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
   return false;
+}
+
+void Evaluator::evalWarpMap(Operation *operation) {
+  auto op = llvm::cast<pk::WarpMapOp>(operation);
+  if (!thread)
+    fail(op, "plgpu.WarpMesh runs only inside a Mosaic GPU kernel");
+  // Each warp is a thread of its own, concurrent with the others (they
+  // wait on each other's barriers): it starts from this thread's values
+  // and Refs, with the id it has in every warp_map of this thread.
+  constexpr size_t kWarps = 4;
+  if (thread->warpIds.empty())
+    for (size_t w = 0; w < kWarps; ++w)
+      thread->warpIds.push_back(thread->run->nextThreadId++);
+  std::vector<ThreadContext> contexts(kWarps, *thread);
+  std::vector<std::unique_ptr<Evaluator>> warps;
+  for (size_t w = 0; w < kWarps; ++w) {
+    contexts[w].warpAxis = op.getAxisName().str();
+    contexts[w].warpIndex = static_cast<int64_t>(w);
+    contexts[w].id = thread->warpIds[w];
+    auto warp = std::make_unique<Evaluator>(stepsLeft);
+    warp->values = values;
+    warp->refs = refs;
+    warp->syncObjects = syncObjects;
+    warp->context = context;
+    warp->setThread(&contexts[w]);
+    warps.push_back(std::move(warp));
+  }
+  thread->run->scheduler->fork(kWarps, [&](size_t w) { warps[w]->runBlock(op.getBody().front()); });
 }
 
 void Evaluator::evalRunScoped(Operation *operation) {

@@ -114,7 +114,6 @@ std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<Tens
     run.groupsRunTogether = true;
   }
   run.cancelled.assign(run.ctas.size() / perGroup, false);
-  int64_t nextId = 0;
   for (size_t first = 0; first < run.ctas.size(); first += perGroup) {
     // A group whose launch a running one cancelled does not run.
     size_t group = first / perGroup;
@@ -130,10 +129,12 @@ std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<Tens
       t.run = &run;
       t.cta = run.ctas[first + w / numThreads].get();
       t.threadIndex = static_cast<int64_t>(w % numThreads);
-      t.id = nextId++;
+      t.id = run.nextThreadId++;
       evaluators.push_back(std::make_unique<Evaluator>(maxSteps));
     }
     auto describe = [&](size_t w) {
+      if (w >= threads.size())
+        return std::string("a warp of a Pallas thread (plgpu.WarpMesh)");
       const ThreadContext &t = threads[w];
       std::string s =
           "thread " + std::to_string(t.threadIndex) + " of block " + indexText(t.cta->gridIndex);

@@ -84,6 +84,13 @@ struct ThreadContext {
   CtaState *cta = nullptr;
   int64_t threadIndex = 0; ///< in its CTA
   int64_t id = 0;          ///< unique in the run
+  /// In a pk.warp_map: its axis name and this warp's index (0-3) in the
+  /// Pallas thread; each warp is a thread of its own here.
+  std::string warpAxis;
+  int64_t warpIndex = 0;
+  /// The ids its warps have in every pk.warp_map it runs (each warp keeps
+  /// its barrier phases from one to the next, as on the GPU).
+  std::vector<int64_t> warpIds;
   /// How many times this thread entered each collective op so far.
   std::map<mlir::Operation *, int64_t> occurrences;
 };
@@ -94,6 +101,7 @@ struct MeshRun {
   pk::Cooperative *scheduler = nullptr;
   std::vector<std::unique_ptr<CtaState>> ctas; ///< every CTA, row-major (grid, then cluster)
   std::map<mlir::Operation *, std::unique_ptr<SemaphoreArray>> globals; ///< pl.get_global
+  int64_t nextThreadId = 0; ///< ThreadContext::id of the next thread (or warp)
   /// Cluster launch control. The CTAs run one cluster (group) at a time,
   /// in order; a try_cluster_cancel cancels the next group that has not
   /// started, which then never runs: its work is the canceller's. The

@@ -328,8 +328,20 @@ LogicalResult AxisIndexOp::verify() {
   MeshKernelOp mesh = enclosingMesh(*this);
   if (!mesh)
     return emitOpError() << "must be inside a pk.mesh_kernel";
+  for (auto warps = (*this)->getParentOfType<WarpMapOp>(); warps;
+       warps = warps->getParentOfType<WarpMapOp>())
+    if (warps.getAxisName() == getAxis())
+      return success();
   if (!mesh.findAxis(getAxis()))
     return emitOpError() << "names no axis of the enclosing mesh: '" << getAxis() << "'";
+  return success();
+}
+
+LogicalResult WarpMapOp::verify() {
+  // Inside a pk.mesh_kernel, or the kernel the CUDA backend outlined
+  // from one (which lowers it with the rest of the body).
+  if ((*this)->getParentOfType<WarpMapOp>())
+    return emitOpError() << "cannot be nested in another pk.warp_map";
   return success();
 }
 

@@ -106,8 +106,9 @@ def Pk_AxisIndexOp : Pk_Op<"axis_index", [Pure]> {
   let summary = "the running thread's index along a named mesh axis";
   let description = [{
     `lax.axis_index(name)` in a `pk.mesh_kernel`: the position along a grid
-    axis (which cluster), a cluster axis (which CTA of the cluster) or the
-    thread axis (which Pallas thread of the CTA).
+    axis (which cluster), a cluster axis (which CTA of the cluster), the
+    thread axis (which Pallas thread of the CTA) or, in a `pk.warp_map`,
+    its warp axis (which warp of the Pallas thread).
 
     ```mlir
     %wg = pk.axis_index "wg" : i32
@@ -116,6 +117,30 @@ def Pk_AxisIndexOp : Pk_Op<"axis_index", [Pure]> {
   let arguments = (ins StrAttr:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Pk_WarpMapOp : Pk_Op<"warp_map", [SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "runs its body once per warp of the Pallas thread (plgpu.WarpMesh)";
+  let description = [{
+    `pl.core_map(plgpu.WarpMesh(axis_name=...))` / `plgpu.warp_map(f)` in
+    a `pk.mesh_kernel`: a fork and join over the 4 warps of the running
+    Pallas thread (a warpgroup). Each warp runs the body on its own, and
+    `pk.axis_index` of `axis_name` is its index; what the body does once
+    (an arrival, an async copy, an MMA) each warp does once. The body
+    works on scalars and Refs. The Pallas thread goes on when all four
+    warps are done.
+
+    ```mlir
+    pk.warp_map "warp" {
+      %w = pk.axis_index "warp" : i32
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$axis_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$axis_name $body attr-dict";
   let hasVerifier = 1;
 }
 

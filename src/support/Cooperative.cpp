@@ -44,6 +44,37 @@ void Cooperative::abortAll(std::exception_ptr e) {
   changed.notify_all();
 }
 
+void Cooperative::runWorker(size_t i, const std::function<void()> &work) {
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return current == i || aborting; });
+    if (aborting) {
+      workers[i].state = Worker::State::Done;
+      changed.notify_all();
+      return;
+    }
+  }
+  try {
+    work();
+  } catch (const Aborted &) {
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex);
+    abortAll(std::current_exception());
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  workers[i].state = Worker::State::Done;
+  if (aborting) {
+    changed.notify_all();
+    return;
+  }
+  bool blocked = false;
+  for (const Worker &w : workers)
+    blocked |= w.state == Worker::State::Blocked;
+  if (!handOff(i) && blocked)
+    abortAll(deadlock());
+  changed.notify_all();
+}
+
 void Cooperative::run(size_t n, const std::function<void(size_t)> &work) {
   workers.assign(n, Worker());
   current = 0;
@@ -51,43 +82,59 @@ void Cooperative::run(size_t n, const std::function<void(size_t)> &work) {
   error = nullptr;
   single = n == 1;
   if (single) {
-    work(0);
+    // One worker runs on the calling thread (until it forks others).
+    try {
+      work(0);
+    } catch (const Aborted &) {
+    }
+    if (error)
+      std::rethrow_exception(error);
     return;
   }
   std::vector<std::thread> threads;
   threads.reserve(n);
   for (size_t i = 0; i < n; ++i)
-    threads.emplace_back([&, i] {
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        changed.wait(lock, [&] { return current == i || aborting; });
-        if (aborting) {
-          workers[i].state = Worker::State::Done;
-          return;
-        }
-      }
-      try {
-        work(i);
-      } catch (const Aborted &) {
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        abortAll(std::current_exception());
-      }
-      std::lock_guard<std::mutex> lock(mutex);
-      workers[i].state = Worker::State::Done;
-      if (aborting)
-        return;
-      bool blocked = false;
-      for (const Worker &w : workers)
-        blocked |= w.state == Worker::State::Blocked;
-      if (!handOff(i) && blocked)
-        abortAll(deadlock());
-      changed.notify_all();
-    });
+    threads.emplace_back([&, i] { runWorker(i, [&, i] { work(i); }); });
   for (std::thread &t : threads)
     t.join();
   if (error)
     std::rethrow_exception(error);
+}
+
+void Cooperative::fork(size_t n, const std::function<void(size_t)> &work) {
+  size_t first;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    // A run of one worker had no threads; from here on it has.
+    single = false;
+    first = workers.size();
+    for (size_t i = 0; i < n; ++i)
+      workers.emplace_back();
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    threads.emplace_back([&, i] { runWorker(first + i, [&, i] { work(i); }); });
+  // The forked workers run while this one waits for them to be done.
+  auto joined = [this, first, n] {
+    for (size_t i = first; i < first + n; ++i)
+      if (workers[i].state != Worker::State::Done)
+        return false;
+    return true;
+  };
+  std::exception_ptr failure;
+  try {
+    wait(nullptr, "its forked workers (warps) to finish", joined);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (std::thread &t : threads)
+    t.join();
+  if (failure)
+    std::rethrow_exception(failure);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (error)
+    throw Aborted{};
 }
 
 void Cooperative::wait(void *tag, const std::string &what, const std::function<bool()> &ready) {

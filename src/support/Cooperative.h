@@ -14,6 +14,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -41,6 +42,12 @@ public:
   /// Blocks the running worker until `ready()` holds, letting the others
   /// run; `tag` and `what` say what it waits for, for a deadlock error.
   void wait(void *tag, const std::string &what, const std::function<bool()> &ready);
+  /// From the running worker: runs work(i) for every i below n as new
+  /// workers among the others, and returns when all of them are done (a
+  /// fork and join: Mosaic GPU's warps of a warpgroup). Rethrows the
+  /// first exception one of them threw. Their indices follow the
+  /// existing workers'.
+  void fork(size_t n, const std::function<void(size_t)> &work);
 
 private:
   struct Worker {
@@ -56,9 +63,14 @@ private:
   std::exception_ptr deadlock() const;
   void abortAll(std::exception_ptr error);
 
+  /// The body of worker `i`'s OS thread: waits for its turn, runs, hands
+  /// off when done.
+  void runWorker(size_t i, const std::function<void()> &work);
+
   std::mutex mutex;
   std::condition_variable changed;
-  std::vector<Worker> workers;
+  /// A deque: workers forked while others wait keep their addresses.
+  std::deque<Worker> workers;
   size_t current = 0;
   bool single = false;
   bool aborting = false;

@@ -5,7 +5,7 @@ Each test case is a line in the .pk file (or a --case argument):
 
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
     #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION] [stdout]
-    #       [cuda-rejects=TEXT] [arch=ARCH] [x64] [tf32=T]
+    #       [cuda-rejects=TEXT] [arch=ARCH] [nosim] [x64] [tf32=T]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
@@ -25,6 +25,10 @@ With `arch=ARCH` (sm_100a), the program needs a GPU of that architecture
 not: the GPU device skips it; the simulator compiles it for cuda:ARCH
 (ptxas must accept it) and runs it; the interpreter compares it with the
 reference as any other.
+
+With `nosim`, the simulator does not run the case (it is still compiled
+with --assemble): a kernel whose warps of one warpgroup wait for one
+another (plgpu.WarpMesh), which the simulator runs in lockstep.
 
 With `tf32=T`, the CUDA devices compare floats within rtol = atol = T
 (at least): for kernels whose TF32 dots (below) multiply values computed
@@ -105,6 +109,7 @@ class Case:
         self.reference = None
         self.stdout = False
         self.x64 = False
+        self.nosim = False
         self.cuda_rejects = None
         self.arch = None
         i = 1
@@ -115,7 +120,7 @@ class Case:
                 self.defines[name] = value
                 i += 2
                 continue
-            if token in ("stdout", "x64"):
+            if token in ("stdout", "x64", "nosim"):
                 setattr(self, token, True)
                 i += 1
                 continue
@@ -390,14 +395,17 @@ def main():
                 continue
             problems = assemble_case(options.pkc, options.file, case, f"cuda:{case.arch}",
                                      assembled, must_compile=True)
-            with tempfile.TemporaryDirectory() as workdir:
-                problems += run_case(options.pkc, options.file, case, workdir,
-                                     [*extra, f"--target=cuda:{case.arch}"])
+            if not case.nosim:
+                with tempfile.TemporaryDirectory() as workdir:
+                    problems += run_case(options.pkc, options.file, case, workdir,
+                                         [*extra, f"--target=cuda:{case.arch}"])
         elif options.prepare:
             problems = prepare_case(options.pkc, options.file, case, options.prepare, options.target)
         else:
-            with tempfile.TemporaryDirectory() as workdir:
-                problems = run_case(options.pkc, options.file, case, workdir, extra)
+            problems = []
+            if not (case.nosim and options.device == "cuda-sim"):
+                with tempfile.TemporaryDirectory() as workdir:
+                    problems = run_case(options.pkc, options.file, case, workdir, extra)
             for target in options.assemble:
                 problems += assemble_case(options.pkc, options.file, case, target, assembled)
         status = "ok" if not problems else "FAILED"

@@ -45,6 +45,16 @@ private:
 
   LogicalResult translate(Operation *op);
   LogicalResult rebuildWithRegions(Operation *op);
+  /// pk.warp_map: every warp runs the body in place, at warp level,
+  /// between two syncs of the Pallas thread (a fork and a join).
+  LogicalResult translateWarpMap(pk::WarpMapOp op) {
+    e.barrier();
+    e.warpLevel = true;
+    LogicalResult body = translate(op.getBody().front());
+    e.warpLevel = false;
+    e.barrier();
+    return body;
+  }
   LogicalResult lowerBlockValueOp(Operation *op);
 
   Emitter &e;
@@ -66,6 +76,8 @@ LogicalResult Translator::translate(Operation *op) {
     return recordBarrierAlloc(e, barrier);
   if (auto copy = llvm::dyn_cast<AsyncCopyOp>(op))
     return lowerAsyncCopy(e, copy);
+  if (auto warps = llvm::dyn_cast<pk::WarpMapOp>(op))
+    return translateWarpMap(warps);
   if (std::optional<LogicalResult> lowered = lowerMosaicGpuOp(e, op))
     return *lowered;
   // Region terminators pass the (already distributed) values on as they are.

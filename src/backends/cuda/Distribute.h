@@ -103,6 +103,10 @@ public:
   mlir::Value warpgroup() const { return group; }
   /// Pallas threads per CTA of a Mosaic GPU kernel (0: a pallas_call).
   unsigned warpgroups = 0;
+  /// In the body of a pk.warp_map: each warp of the Pallas thread runs it
+  /// on its own, so what a Pallas thread does once (isFirstThread) each
+  /// warp does once, and barrier() synchronizes the warp.
+  bool warpLevel = false;
   mlir::Value laneId() const { return lane; }
   mlir::Value warpId() const { return warp; }
 

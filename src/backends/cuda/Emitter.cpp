@@ -387,6 +387,11 @@ Emitter::Exchange Emitter::beginSharedExchange(int64_t elements, Type element, b
 }
 
 void Emitter::barrier() {
+  if (warpLevel) {
+    // Warp-level code (pk.warp_map): each warp on its own.
+    NVVM::SyncWarpOp::create(b, loc, i32(-1));
+    return;
+  }
   if (warpgroups <= 1) {
     ::mlir::gpu::BarrierOp::create(b, loc);
     return;

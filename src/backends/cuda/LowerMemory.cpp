@@ -144,11 +144,13 @@ void forEachElement(Emitter &e, Type type, F f) {
     f(k, e.coordinates(layout, k), e.inShape(layout, tensor.getShape(), k));
 }
 
-/// Scalar stores happen in thread 0 only; a block value's in its owners.
+/// Scalar stores happen in thread 0 only (lane 0 of each warp in
+/// warp-level code); a block value's in its owners.
 Value storingThread(Emitter &e, Type valueType) {
   if (auto layout = layoutOf(valueType))
     return e.isOwner(*layout);
-  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
+  Value id = e.warpLevel ? e.laneId() : e.threadId();
+  return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, id, e.index(0));
 }
 
 Value assembled(Emitter &e, Type type, ArrayRef<Value> elements) {

@@ -35,6 +35,8 @@ Value i32Of(Emitter &e, Value index) {
 }
 
 Value isFirstThread(Emitter &e) {
+  if (e.warpLevel)
+    return isFirstLane(e);
   return arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(), e.index(0));
 }
 
@@ -641,6 +643,21 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
 }
 
 std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
+  // In warp-level code (pk.warp_map) each warp runs on its own: what
+  // needs the whole warpgroup cannot run there (Mosaic GPU's rule too).
+  if (e.warpLevel) {
+    const char *whole = nullptr;
+    if (llvm::isa<WgmmaTileOp, WgmmaWaitTileOp>(op))
+      whole = "plgpu.wgmma";
+    else if (llvm::isa<pk::AsyncLoadTmemOp, pk::AsyncStoreTmemOp>(op))
+      whole = "a tensor memory load or store";
+    else if (llvm::isa<pk::CopyGmemToSmemOp, pk::CopySmemToGmemOp>(op) &&
+             !op->hasAttr(kTmaParamAttr))
+      whole = "a copy TMA cannot carry (copied by the warpgroup's threads)";
+    if (whole)
+      return e.fail(op, std::string(whole) + " needs a whole warpgroup; it cannot run in "
+                                             "warp-level code (plgpu.WarpMesh)");
+  }
   if (std::optional<LogicalResult> lowered = lowerTensorMemoryOp(e, op))
     return lowered;
   if (std::optional<LogicalResult> lowered = lowerClusterLaunchOp(e, op))

@@ -181,7 +181,13 @@ void MeshKernelBuilder::replaceAxisQueries(Block &body) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(op);
     Value v;
-    if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op)) {
+    auto warps = op->getParentOfType<pk::WarpMapOp>();
+    if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op);
+        axis && warps && warps.getAxisName() == axis.getAxis()) {
+      // The warp's index in its warpgroup.
+      Value tid = ::mlir::gpu::ThreadIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
+      v = arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, index(32)), index(4));
+    } else if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op)) {
       auto [kind, position] = *kernel.findAxis(axis.getAxis());
       v = kind == 0 ? gridIds[position] : kind == 1 ? clusterIds[position] : threadAxis;
     } else if (auto id = llvm::dyn_cast<pk::ProgramIdOp>(op)) {

@@ -148,6 +148,9 @@ LogicalResult Promoter::promote(Block &block, Values &current) {
         return failure();
       continue;
     }
+    if (llvm::isa<pk::WarpMapOp>(op))
+      return op.emitError("plgpu.wgmma and its accumulators (plgpu.ACC) need a whole warpgroup; "
+                          "they cannot be used in warp-level code (plgpu.WarpMesh)");
     return op.emitError("the CUDA backend cannot carry a wgmma accumulator (plgpu.ACC) through '")
            << op.getName() << "' yet";
   }

@@ -444,6 +444,8 @@ std::string mosaicGpuTypeName(const Object &o) {
     return "Ref indexer";
   case MgpuObject::Which::Callable:
     return "function";
+  case MgpuObject::Which::WarpMesh:
+    return "WarpMesh";
   }
   return "object";
 }
@@ -676,6 +678,15 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   n.members["SemaphoreType"] = semaphores;
   n.members["Semaphore"] = semaphores;
   define(n, "Mesh", mesh);
+  define(n, "WarpMesh", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"axis_name"}});
+    return std::make_shared<WarpMeshObj>(el.toStr(a[0], a.range(0), "axis_name"));
+  });
+  define(n, "warp_map", [](Elaborator &el, CallArgs &args) -> Obj {
+    // plgpu.warp_map(f): f(warp_id) once per warp (JAX's helpers.py).
+    BoundArgs a = el.bind(args, {{"f"}});
+    return warpMap(el, "__warp", a[0], /*passIndex=*/true, args.range);
+  });
   define(n, "kernel", kernel);
   NamespaceObj *plPtr = &pl;
   define(n, "BlockSpec",
@@ -704,8 +715,6 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
     n.members[name] = unsupported(std::string("plgpu.") + name, kMultiDevice);
   const std::pair<const char *, const char *> others[] = {
       {"inline_mgpu", "it embeds Mosaic GPU's own Python IR builders"},
-      {"warp_map", "warp-level programming (plgpu.WarpMesh) is not modelled yet"},
-      {"WarpMesh", "warp-level programming is not modelled yet"},
       {"cluster_ref", "Refs to another CTA's shared memory are not modelled yet"},
       {"RefUnion", "aliased scratch allocations are not modelled yet"},
       {"transform_ref", "use plgpu.transpose_ref or allocation transforms"},
@@ -740,9 +749,21 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
                                  {"name", none(), true},
                                  {"cost_estimate", none(), true},
                                  {"metadata", none(), true}});
+    if (auto *warps = llvm::dyn_cast<WarpMeshObj>(a[0].get())) {
+      std::string axis = warps->axisName;
+      SourceRange r = args.range;
+      return std::make_shared<BuiltinObj>(
+          "pl.core_map(plgpu.WarpMesh(...))", [axis, r](Elaborator &el, CallArgs &inner) -> Obj {
+            if (inner.positional.size() != 1)
+              el.fail(inner.range, "pl.core_map(mesh) decorates a kernel function of no arguments");
+            return warpMap(el, axis, inner.positional[0], /*passIndex=*/false, r);
+          });
+    }
     auto m = std::dynamic_pointer_cast<MeshObj>(a[0]);
     if (!m)
-      el.fail(a.range(0), "pl.core_map needs a mesh (plgpu.Mesh(...)), got " + typeName(*a[0]));
+      el.fail(a.range(0),
+              "pl.core_map needs a mesh (plgpu.Mesh(...) or plgpu.WarpMesh(...)), got " +
+                  typeName(*a[0]));
     if (!isNone(a[4]))
       m = std::make_shared<MeshObj>(*m), m->kernelName = el.toStr(a[4], a.range(4), "name");
     SourceRange r = args.range;

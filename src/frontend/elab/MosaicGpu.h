@@ -37,6 +37,7 @@ struct MgpuObject : Object {
     KernelCall,   ///< what plgpu.kernel(body, ...) returns
     SyncAt,       ///< `barrier.at`, waiting for its `[...]`
     Callable,     ///< a callable with attributes: plgpu.ACC (and ACC.init)
+    WarpMesh,     ///< plgpu.WarpMesh(axis_name=)
   };
   explicit MgpuObject(Which which) : Object(Kind::MosaicGpu), which(which) {}
   static bool classof(const Object *o) { return o->kind() == Kind::MosaicGpu; }
@@ -123,6 +124,14 @@ struct MeshObj : MgpuObject {
   SourceRange range;
 };
 
+/// plgpu.WarpMesh(axis_name=): the 4 warps of a Pallas thread.
+struct WarpMeshObj : MgpuObject {
+  explicit WarpMeshObj(std::string axisName)
+      : MgpuObject(Which::WarpMesh), axisName(std::move(axisName)) {}
+  PK_MGPU_CLASSOF(WarpMesh)
+  std::string axisName;
+};
+
 /// plgpu.kernel(body, out_shape=..., scratch_shapes=..., ...).
 struct KernelCallObj : MgpuObject {
   KernelCallObj() : MgpuObject(Which::KernelCall) {}
@@ -138,7 +147,10 @@ struct KernelCallObj : MgpuObject {
 /// The mesh of the pk.mesh_kernel being elaborated.
 struct MeshInfo {
   std::shared_ptr<MeshObj> mesh;
-  /// The axis an axis name refers to: 0 grid, 1 cluster, 2 thread.
+  /// In the body of a core_map over a plgpu.WarpMesh: its axis name.
+  std::string warpAxis;
+  /// The axis an axis name refers to: 0 grid, 1 cluster, 2 thread, 3 the
+  /// warp axis.
   std::optional<std::pair<unsigned, unsigned>> find(const std::string &name) const;
   int64_t sizeOf(const std::pair<unsigned, unsigned> &axis) const;
 };
@@ -206,6 +218,11 @@ RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &w
 /// indexed (`barrier.at[i]`).
 SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
                     const std::string &what);
+
+/// pl.core_map(plgpu.WarpMesh(axis_name))(body) in a kernel: `body`
+/// (no arguments, or the warp index with `passIndex`) in a pk.warp_map.
+Obj warpMap(Elaborator &el, const std::string &axisName, const Obj &body, bool passIndex,
+            SourceRange r);
 
 /// Defines the memory, synchronization and tensor-core builtins.
 void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &plgpu, NamespaceObj &pl);

@@ -239,6 +239,9 @@ Obj callWith(Elaborator &el, const Obj &f, const std::vector<Obj> &positional, c
 // Meshes and axes
 //===----------------------------------------------------------------------===//
 
+/// Warps of a Pallas thread (plgpu.WarpMesh's axis size).
+constexpr int64_t kWarpsPerWarpgroup = 4;
+
 std::optional<std::pair<unsigned, unsigned>> MeshInfo::find(const std::string &name) const {
   for (size_t i = 0; i < mesh->gridNames.size(); ++i)
     if (mesh->gridNames[i] == name)
@@ -248,6 +251,8 @@ std::optional<std::pair<unsigned, unsigned>> MeshInfo::find(const std::string &n
       return std::make_pair(1u, static_cast<unsigned>(i));
   if (!mesh->threadName.empty() && mesh->threadName == name)
     return std::make_pair(2u, 0u);
+  if (!warpAxis.empty() && warpAxis == name)
+    return std::make_pair(3u, 0u);
   return std::nullopt;
 }
 
@@ -256,7 +261,65 @@ int64_t MeshInfo::sizeOf(const std::pair<unsigned, unsigned> &axis) const {
     return mesh->grid[axis.second];
   if (axis.first == 1)
     return mesh->cluster[axis.second];
+  if (axis.first == 3)
+    return kWarpsPerWarpgroup;
   return mesh->numThreads;
+}
+
+namespace {
+
+/// "line 12" of the first file position in `loc`, for messages.
+std::string lineText(mlir::Location loc) {
+  std::string text = "the warp body";
+  loc->walk([&](mlir::Location inner) {
+    if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(inner)) {
+      text = "line " + std::to_string(file.getLine());
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  return text;
+}
+
+} // namespace
+
+Obj warpMap(Elaborator &el, const std::string &axisName, const Obj &body, bool passIndex,
+            SourceRange r) {
+  const MeshInfo &mesh = requireMesh(el, r, "pl.core_map(plgpu.WarpMesh(...))");
+  if (!mesh.warpAxis.empty())
+    el.fail(r, "core_maps over a plgpu.WarpMesh cannot be nested");
+  mlir::OpBuilder &b = el.builder();
+  auto op = pk::WarpMapOp::create(b, el.loc(r), axisName);
+  mlir::Block &block = op.getBody().emplaceBlock();
+  MeshInfo inner = mesh;
+  inner.warpAxis = axisName;
+  const MeshInfo *saved = el.activeMesh;
+  el.activeMesh = &inner;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&block);
+    CallArgs call;
+    call.range = r;
+    call.callee = "warp body";
+    if (passIndex)
+      call.addPositional(axisIndex(el, makeStr(axisName), r), r);
+    el.call(body, call);
+  }
+  el.activeMesh = saved;
+  // Warp-level code works on scalars and Refs (as in Mosaic GPU): a
+  // block value is spread over the whole warpgroup.
+  op.getBody().walk([&](mlir::Operation *inside) {
+    auto blockValue = [](mlir::Type t) {
+      auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(t);
+      return tensor && tensor.getRank() > 0;
+    };
+    if (llvm::any_of(inside->getOperandTypes(), blockValue) ||
+        llvm::any_of(inside->getResultTypes(), blockValue))
+      el.fail(r, "warp-level code (plgpu.WarpMesh) works on scalars and Refs, but this body "
+                 "computes or uses an array (" +
+                     lineText(inside->getLoc()) + "); load and store arrays outside it");
+  });
+  return none();
 }
 
 const MeshInfo &requireMesh(Elaborator &el, SourceRange r, const std::string &what) {

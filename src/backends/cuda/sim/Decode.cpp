@@ -1129,7 +1129,9 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     instr.imm = wait.getGroup();
     return true;
   }
-  if (llvm::isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp>(op)) {
+  // A warpgroup runs in lockstep here: a warp's sync has nothing to do.
+  if (llvm::isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp,
+                NVVM::SyncWarpOp>(op)) {
     emit(from, into, op, Op::Nop);
     return true;
   }
