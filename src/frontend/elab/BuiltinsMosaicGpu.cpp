@@ -200,9 +200,13 @@ Obj layoutNamespace(Elaborator &el) {
   for (auto [name, kind] : layouts)
     ns->members[name] = std::make_shared<LayoutObj>(pk::GpuLayoutAttr::get(ctxOf(el), kind),
                                                     std::string("plgpu.Layout.") + name);
+  // Register layouts of TMEM loads (plgpu.async_load_tmem(layout=)): a
+  // hint there, as pkc chooses the layout; no #pk.layout of their own.
   for (const char *name : {"TCGEN05", "TCGEN05_TRANSPOSED", "TCGEN05_M64_COLLECTIVE",
-                           "TCGEN05_TMEM_NATIVE", "TCGEN05_M64_COLLECTIVE_NATIVE", "TMA_INDICES_4"})
-    ns->members[name] = unsupported(std::string("plgpu.Layout.") + name, kBlackwell);
+                           "TCGEN05_TMEM_NATIVE", "TCGEN05_M64_COLLECTIVE_NATIVE"})
+    ns->members[name] =
+        std::make_shared<LayoutObj>(mlir::Attribute(), std::string("plgpu.Layout.") + name);
+  ns->members["TMA_INDICES_4"] = unsupported("plgpu.Layout.TMA_INDICES_4", kBlackwell);
   return ns;
 }
 
@@ -490,7 +494,8 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
     if (it != c->members.end())
       return it->second;
   }
-  if (auto *layout = llvm::dyn_cast<LayoutObj>(value.get()); layout && name == "reduce") {
+  if (auto *layout = llvm::dyn_cast<LayoutObj>(value.get());
+      layout && name == "reduce" && layout->attr) {
     Obj self = value;
     return std::make_shared<BoundMethodObj>(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
       auto *layout = llvm::cast<LayoutObj>(args.positional[0].get());

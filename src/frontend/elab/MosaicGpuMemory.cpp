@@ -246,6 +246,9 @@ Obj layoutCast(Elaborator &el, const Obj &x, const Obj &layout, SourceRange xr, 
   auto *l = llvm::dyn_cast<LayoutObj>(layout.get());
   if (!l)
     el.fail(lr, "the layout must be a plgpu.Layout, got " + typeName(*layout));
+  if (!l->attr)
+    el.fail(lr, l->name + " is a layout of tensor memory loads: pass it to "
+                          "plgpu.async_load_tmem(layout=); pkc does not cast values to it");
   ArrayPtr a = el.arrays().toArray(x, xr);
   mlir::Value v = pk::LayoutCastOp::create(el.builder(), el.loc(xr), a->value.getType(), a->value,
                                            llvm::cast<pk::GpuLayoutAttr>(l->attr));

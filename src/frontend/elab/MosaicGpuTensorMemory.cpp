@@ -106,9 +106,14 @@ Obj commitArrive(Elaborator &el, CallArgs &args) {
 Obj asyncLoadTmem(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"src"}, {"layout", none(), true}});
   requireMesh(el, args.range, "plgpu.async_load_tmem");
-  if (!isNone(a[1]))
-    el.fail(a.range(1), "layout= is not supported for TMEM loads: pkc chooses the register "
-                        "layout");
+  // A TCGEN05 layout is a hint: pkc moves rows one per thread anyway.
+  if (auto *layout = llvm::dyn_cast<LayoutObj>(a[1].get()); layout && !layout->attr) {
+  } else if (!isNone(a[1])) {
+    el.fail(a.range(1), "layout= of a TMEM load takes a plgpu.Layout.TCGEN05 layout (a hint: "
+                        "pkc chooses the register layout), got " +
+                            (llvm::isa<LayoutObj>(a[1].get()) ? llvm::cast<LayoutObj>(*a[1]).name
+                                                              : typeName(*a[1])));
+  }
   mlir::Value ref = tmemRef(el, a[0], a.range(0), "plgpu.async_load_tmem's source");
   RefObj &obj = llvm::cast<RefObj>(*a[0]);
   mlir::Type type = el.arrays().valueType(obj.shape, obj.dtype);
