@@ -145,11 +145,18 @@ std::vector<TensorPtr> runMeshKernel(pk::MeshKernelOp op, const std::vector<Tens
     // At the first waiting op, naming every wait (the tags are the ops).
     scheduler.deadlockError = [&](const std::vector<pk::Cooperative::Waiting> &blocked) {
       std::string message = "deadlock: every Pallas thread that has not finished is waiting";
-      for (const pk::Cooperative::Waiting &w : blocked)
-        message += "; " + describe(w.worker) + " waits for " + w.what + " at " +
-                   lineOf(static_cast<mlir::Operation *>(w.tag)->getLoc());
-      auto first = static_cast<mlir::Operation *>(blocked.front().tag);
-      return std::make_exception_ptr(RunError{message, first->getLoc()});
+      mlir::Operation *first = nullptr;
+      for (const pk::Cooperative::Waiting &w : blocked) {
+        // A thread waiting for its warps (plgpu.WarpMesh) has no op: the
+        // warps' own waits say what is stuck.
+        auto *op = static_cast<mlir::Operation *>(w.tag);
+        if (!op)
+          continue;
+        first = first ? first : op;
+        message +=
+            "; " + describe(w.worker) + " waits for " + w.what + " at " + lineOf(op->getLoc());
+      }
+      return std::make_exception_ptr(RunError{message, first ? first->getLoc() : op.getLoc()});
     };
     scheduler.run(n, [&](size_t w) {
       Evaluator &ev = *evaluators[w];
