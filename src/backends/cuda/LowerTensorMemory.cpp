@@ -126,14 +126,30 @@ bool rowsFit(Emitter &e, Operation *op, int64_t n, const char *what) {
   return false;
 }
 
-LogicalResult lowerAsyncLoadTmem(Emitter &e, pk::AsyncLoadTmemOp op) {
-  const RefInfo &ref = refOf(e, op.getRef());
-  Value address = warpRowsAddress(e, op, ref, "plgpu.async_load_tmem");
+/// What a TMEM load or store of a (128, n) view moves: the executing
+/// warp's address, n, and the access shape; nullopt after reporting.
+struct RowsAccess {
+  Value address;
+  int64_t n;
+  NVVM::Tcgen05LdStShapeAttr shape;
+};
+
+std::optional<RowsAccess> rowsAccess(Emitter &e, Operation *op, Value refValue, const char *what) {
+  const RefInfo &ref = refOf(e, refValue);
+  Value address = warpRowsAddress(e, op, ref, what);
   int64_t n = ref.refShape.size() == 2 ? ref.refShape[1] : 0;
-  if (!address || !rowsFit(e, op, n, "plgpu.async_load_tmem"))
+  if (!address || !rowsFit(e, op, n, what))
+    return std::nullopt;
+  return RowsAccess{
+      address, n,
+      NVVM::Tcgen05LdStShapeAttr::get(e.b.getContext(), NVVM::Tcgen05LdStShape::SHAPE_32X32B)};
+}
+
+LogicalResult lowerAsyncLoadTmem(Emitter &e, pk::AsyncLoadTmemOp op) {
+  std::optional<RowsAccess> access = rowsAccess(e, op, op.getRef(), "plgpu.async_load_tmem");
+  if (!access)
     return failure();
-  auto shape =
-      NVVM::Tcgen05LdStShapeAttr::get(e.b.getContext(), NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+  auto [address, n, shape] = *access;
   SmallVector<Value> words;
   for (int64_t c = 0; c < n; c += kMaxColumnsPerAccess) {
     int64_t count = std::min(n - c, kMaxColumnsPerAccess);
@@ -159,14 +175,11 @@ LogicalResult lowerAsyncLoadTmem(Emitter &e, pk::AsyncLoadTmemOp op) {
 }
 
 LogicalResult lowerAsyncStoreTmem(Emitter &e, pk::AsyncStoreTmemOp op) {
-  const RefInfo &ref = refOf(e, op.getRef());
-  Value address = warpRowsAddress(e, op, ref, "plgpu.async_store_tmem");
-  int64_t n = ref.refShape.size() == 2 ? ref.refShape[1] : 0;
-  if (!address || !rowsFit(e, op, n, "plgpu.async_store_tmem"))
+  std::optional<RowsAccess> access = rowsAccess(e, op, op.getRef(), "plgpu.async_store_tmem");
+  if (!access)
     return failure();
+  auto [address, n, shape] = *access;
   Value value = e.values.lookup(op.getValue());
-  auto shape =
-      NVVM::Tcgen05LdStShapeAttr::get(e.b.getContext(), NVVM::Tcgen05LdStShape::SHAPE_32X32B);
   for (int64_t c = 0; c < n; c += kMaxColumnsPerAccess) {
     int64_t count = std::min(n - c, kMaxColumnsPerAccess);
     SmallVector<Value> words;
