@@ -292,6 +292,13 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     if (!done()) {
       std::string what = "for phase parity " + std::to_string(parity) + " of the mbarrier at shared byte " +
                          std::to_string(pointerOffset(pointer)) + "\n    at " + describeOp(k.ops[instr.id]);
+      // Warp-specialized code (plgpu.WarpMesh): the other warps of this
+      // warpgroup, which might be the ones to arrive, wait behind it.
+      if (mask.size() % 128 != 0)
+        what += "\n    (only " + std::to_string(mask.size()) +
+                " threads of the warpgroup wait here: the simulator runs a warpgroup's warps in "
+                "lockstep, so its other warps cannot arrive meanwhile; warps of one warpgroup "
+                "that wait for each other are not modelled)";
       if (!workers)
         fail(instr, first, "deadlock: the CTA waits " + what + "\n  and no other thread of it can arrive");
       workers->wait(nullptr, what, done);
