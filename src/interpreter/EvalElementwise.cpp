@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "interpreter/Evaluator.h"
 
+#include "llvm/ADT/bit.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -468,6 +470,22 @@ bool Evaluator::evalMath(Operation *op) {
               .Default([](Operation *) { return Fn(nullptr); });
   if (fn) {
     set(op->getResult(0), mapFloat(out, a, fn));
+    return true;
+  }
+  if (llvm::isa<math::CtPopOp, math::CountLeadingZerosOp>(op)) {
+    // The element's bits at its width (signed values are stored extended).
+    TensorPtr r = makeTensor(out, a.shape);
+    unsigned width = out.width;
+    uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+    for (size_t k = 0; k < a.i.size(); ++k) {
+      uint64_t bits = static_cast<uint64_t>(a.i[k]) & mask;
+      int64_t count =
+          llvm::isa<math::CtPopOp>(op)
+              ? llvm::popcount(bits)
+              : static_cast<int64_t>(width) - static_cast<int64_t>(llvm::bit_width(bits));
+      r->i[k] = wrapInt(count, width);
+    }
+    set(op->getResult(0), r);
     return true;
   }
   if (llvm::isa<math::AbsIOp>(op)) {

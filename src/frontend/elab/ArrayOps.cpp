@@ -811,6 +811,18 @@ Obj ArrayOps::abs(const Obj &x, SourceRange r) {
   return wrap(math::AbsIOp::create(el.builder(), el.loc(r), a->value), a->shape, a->dtype, a->weak);
 }
 
+Obj ArrayOps::bitCount(const Obj &x, bool leadingZeros, SourceRange r) {
+  ArrayPtr a = toArray(x, r);
+  if (isFloat(a->dtype) || a->dtype == DType::Bool)
+    el.fail(r, std::string(leadingZeros ? "lax.clz" : "lax.population_count") +
+                   " takes integers, got " + numpyName(a->dtype));
+  mlir::Value v =
+      leadingZeros
+          ? math::CountLeadingZerosOp::create(el.builder(), el.loc(r), a->value).getResult()
+          : math::CtPopOp::create(el.builder(), el.loc(r), a->value).getResult();
+  return wrap(v, a->shape, a->dtype, a->weak);
+}
+
 Obj ArrayOps::sign(const Obj &x, SourceRange r) {
   ArrayPtr a = toArray(x, r);
   if (a->dtype == DType::Bool)

@@ -93,6 +93,9 @@ public:
   Obj floatUnary(FloatUnary fn, const Obj &x, SourceRange r);
   Obj round(Rounding mode, const Obj &x, SourceRange r);
   Obj abs(const Obj &x, SourceRange r);
+  /// lax.population_count / lax.clz: set bits, leading zero bits of each
+  /// integer element at its dtype's width (same dtype).
+  Obj bitCount(const Obj &x, bool leadingZeros, SourceRange r);
   Obj sign(const Obj &x, SourceRange r);
   Obj maximum(const Obj &a, const Obj &b, SourceRange r);
   Obj minimum(const Obj &a, const Obj &b, SourceRange r);

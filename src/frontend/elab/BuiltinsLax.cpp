@@ -142,6 +142,12 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   });
 #include "ir/ElementwiseMath.def"
   unaryFn(n, "abs", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().abs(x, r); });
+  unaryFn(n, "population_count", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().bitCount(x, /*leadingZeros=*/false, r);
+  });
+  unaryFn(n, "clz", [](Elaborator &el, const Obj &x, SourceRange r) {
+    return el.arrays().bitCount(x, /*leadingZeros=*/true, r);
+  });
   unaryFn(n, "neg", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().negate(x, r); });
   unaryFn(n, "sign", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().sign(x, r); });
   unaryFn(n, "floor", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().round(Rounding::Floor, x, r); });

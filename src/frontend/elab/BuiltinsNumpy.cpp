@@ -606,6 +606,14 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   }
   unary(n, "abs", [](Elaborator &el, const Obj &x, SourceRange r) { return el.arrays().abs(x, r); });
   n.members["absolute"] = n.members["abs"];
+  // jnp.bitwise_count: the set bits of |x|, as uint8 (JAX's ufuncs.py).
+  unary(n, "bitwise_count", [](Elaborator &el, const Obj &x, SourceRange r) -> Obj {
+    ArrayPtr a = el.arrays().toArray(x, r);
+    if (isFloat(a->dtype) || a->dtype == DType::Bool)
+      el.fail(r, std::string("jnp.bitwise_count takes integers, got ") + numpyName(a->dtype));
+    Obj count = el.arrays().bitCount(el.arrays().abs(a, r), /*leadingZeros=*/false, r);
+    return el.arrays().cast(el.arrays().toArray(count, r), DType::U8, r);
+  });
   unary(n, "negative", [](Elaborator &el, const Obj &x, SourceRange r) {
     return unaryOperator(el, ast::UnaryOp::Negate, x, r);
   });
