@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Promotion.h"
 
@@ -163,6 +164,26 @@ void defineNumpyComposites(NamespaceObj &n) {
       out = ops.logical(BinaryOp::BitOr, out,
                         ops.logical(BinaryOp::BitAnd, ops.isNan(x, r), ops.isNan(y, r), r), r);
     return out;
+  });
+  define(n, "polyval", [](Elaborator &el, CallArgs &args) -> Obj {
+    // JAX's polynomial.py: p and x promoted to one dtype, then Horner's
+    // rule over p's first axis, y = y * x + p[i], from zeros of the
+    // broadcast of p.shape[1:] with x.shape.
+    BoundArgs a = el.bind(args, {{"p"}, {"x"}, {"unroll", makeInt(16), true}});
+    ArrayOps &ops = el.arrays();
+    SourceRange r = args.range;
+    ArrayPtr p = ops.toArray(a[0], a.range(0)), x = ops.toArray(a[1], a.range(1));
+    if (p->rank() == 0)
+      el.fail(a.range(0), "jnp.polyval's coefficients p must have at least one dimension");
+    JaxType t = promoteTypes(ops.typeOf(p, r), ops.typeOf(x, r));
+    p = ops.castTo(p, t, r);
+    x = ops.castTo(x, t, r);
+    std::vector<int64_t> rest(p->shape.begin() + 1, p->shape.end());
+    Obj y = ops.full(ops.broadcastShapes(rest, x->shape, r), makeInt(0), t.dtype, r);
+    for (int64_t i = 0; i < p->shape[0]; ++i)
+      y = binaryOperator(el, BinaryOp::Add, binaryOperator(el, BinaryOp::Mul, y, x, r),
+                         subscript(el, p, makeInt(i), r), r);
+    return y;
   });
   define(n, "count_nonzero", [](Elaborator &el, CallArgs &args) -> Obj {
     // sum(a != 0) in the default int type.
