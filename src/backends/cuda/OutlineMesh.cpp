@@ -48,6 +48,7 @@ private:
   ::mlir::gpu::GPUFuncOp func;
   SmallVector<Value> gridIds, clusterIds; ///< index
   Value threadAxis;                       ///< index
+  Value warpInThread; ///< index: the warp's place in its warpgroup (pk.warp_map)
   int64_t scratchBytes = 0;
   Value tensorMemory; ///< the pkgpu.tmem_alloc's address, if any
   int64_t tensorMemoryColumns = 0;
@@ -169,6 +170,9 @@ void MeshKernelBuilder::meshCoordinates() {
   unflatten(rank, kernel.getCluster(), clusterIds);
   Value tid = ::mlir::gpu::ThreadIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
   threadAxis = arith::DivUIOp::create(b, loc, tid, index(128));
+  if (kernel.walk([](pk::WarpMapOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    warpInThread =
+        arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, index(32)), index(4));
 }
 
 void MeshKernelBuilder::replaceAxisQueries(Block &body) {
@@ -184,9 +188,7 @@ void MeshKernelBuilder::replaceAxisQueries(Block &body) {
     auto warps = op->getParentOfType<pk::WarpMapOp>();
     if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op);
         axis && warps && warps.getAxisName() == axis.getAxis()) {
-      // The warp's index in its warpgroup.
-      Value tid = ::mlir::gpu::ThreadIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
-      v = arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, index(32)), index(4));
+      v = warpInThread;
     } else if (auto axis = llvm::dyn_cast<pk::AxisIndexOp>(op)) {
       auto [kind, position] = *kernel.findAxis(axis.getAxis());
       v = kind == 0 ? gridIds[position] : kind == 1 ? clusterIds[position] : threadAxis;

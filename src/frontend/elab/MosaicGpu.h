@@ -219,6 +219,12 @@ RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &w
 SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
                     const std::string &what);
 
+/// `f(*positional, **keywords)`, every argument at `r`: how the Mosaic GPU
+/// builtins call the user's functions (kernel bodies, loop bodies) and
+/// each other.
+Obj callAt(Elaborator &el, const Obj &f, const std::vector<Obj> &positional,
+           const std::vector<std::pair<std::string, Obj>> &keywords, SourceRange r,
+           const std::string &callee = "");
 /// pl.core_map(plgpu.WarpMesh(axis_name))(body) in a kernel: `body`
 /// (no arguments, or the warp index with `passIndex`) in a pk.warp_map.
 Obj warpMap(Elaborator &el, const std::string &axisName, const Obj &body, bool passIndex,

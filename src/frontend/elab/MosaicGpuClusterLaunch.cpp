@@ -87,23 +87,9 @@ Obj queryClusterCancel(Elaborator &el, const Obj &resultObj, const Obj &names, S
   return makeTuple({makeTuple(indices), el.arrays().wrap(op.getCanceled(), {}, DType::Bool)});
 }
 
-/// `callee(*positional, **keywords)` for a builtin of the namespace.
-Obj callWith(Elaborator &el, const Obj &callee, std::vector<Obj> positional,
-             std::vector<std::pair<std::string, Obj>> keywords, SourceRange r) {
-  CallArgs call;
-  call.range = r;
-  for (Obj &p : positional)
-    call.addPositional(std::move(p), r);
-  for (auto &[name, value] : keywords) {
-    call.keywords.emplace_back(name, value);
-    call.keywordRanges.push_back(r);
-  }
-  return el.call(callee, call);
-}
-
 /// An int32 scalar (jnp.int32(v)): the loop's counters are traced.
 Obj int32(Elaborator &el, int64_t v, SourceRange r) {
-  return el.arrays().cast(el.arrays().toArray(makeInt(v), r), DType::I32, r);
+  return el.arrays().constantInt(v, DType::I32, {}, r);
 }
 
 Obj at(Elaborator &el, const Obj &o, const Obj &index, SourceRange r) {
@@ -122,26 +108,26 @@ Obj loopStep(Elaborator &el, NamespaceObj &plgpu, const Obj &body, const Obj &ca
   // last one.
   Obj wait = plgpu.members.at("barrier_wait");
   auto waitReleased = std::make_shared<BuiltinObj>("wait", [=](Elaborator &el, CallArgs &) -> Obj {
-    callWith(el, wait, {at(el, released, slot, r)}, {}, r);
+    callAt(el, wait, {at(el, released, slot, r)}, {}, r);
     return none();
   });
   el.when(compareOperator(el, ast::CompareOp::Ge, waveStep, makeInt(kAnswerSlots), r), waitReleased,
           r);
-  callWith(el, plgpu.members.at("try_cluster_cancel"),
-           {at(el, answers, slot, r), at(el, answered, slot, r)}, {}, r);
+  callAt(el, plgpu.members.at("try_cluster_cancel"),
+         {at(el, answers, slot, r), at(el, answered, slot, r)}, {}, r);
   auto info = std::make_shared<NamespaceObj>("NDLoopInfo");
   info->members["index"] = index;
   info->members["local_index"] = waveStep;
   info->members["num_local_steps"] = none();
   Obj nextCarry = userCarry;
   if (carried)
-    nextCarry = callWith(el, body, {info}, {{"carry", userCarry}}, r);
+    nextCarry = callAt(el, body, {info}, {{"carry", userCarry}}, r);
   else
-    callWith(el, body, {info}, {}, r);
-  callWith(el, wait, {at(el, answered, slot, r)}, {}, r);
+    callAt(el, body, {info}, {}, r);
+  callAt(el, wait, {at(el, answered, slot, r)}, {}, r);
   Obj query = queryClusterCancel(el, at(el, answers, slot, r), gridNames, r, r, r);
   auto &parts = llvm::cast<SequenceObj>(*query).items;
-  callWith(el, plgpu.members.at("barrier_arrive"), {at(el, released, slot, r)}, {}, r);
+  callAt(el, plgpu.members.at("barrier_arrive"), {at(el, released, slot, r)}, {}, r);
   Obj next = binaryOperator(el, ast::BinaryOp::Add, waveStep, int32(el, 1, r), r);
   return makeTuple({parts[0], parts[1], next, nextCarry});
 }
@@ -174,14 +160,13 @@ Obj dynamicSchedulingLoop(Elaborator &el, NamespaceObj &plgpu, CallArgs &args) {
         NamespaceObj &plgpu = *ns;
         std::vector<std::pair<std::string, Obj>> barrier{{"num_arrivals", makeInt(threads)},
                                                          {"num_barriers", makeInt(kAnswerSlots)}};
-        Obj answered = callWith(el, plgpu.members.at("Barrier"), {}, barrier, r);
-        Obj released = clusterAxes.empty()
-                           ? callWith(el, plgpu.members.at("Barrier"), {}, barrier, r)
-                           : callWith(el, plgpu.members.at("ClusterBarrier"), {},
-                                      {{"collective_axes", clusterAxesObj},
-                                       {"num_arrivals", makeInt(threads)},
-                                       {"num_barriers", makeInt(kAnswerSlots)}},
-                                      r);
+        Obj answered = callAt(el, plgpu.members.at("Barrier"), {}, barrier, r);
+        Obj released = clusterAxes.empty() ? callAt(el, plgpu.members.at("Barrier"), {}, barrier, r)
+                                           : callAt(el, plgpu.members.at("ClusterBarrier"), {},
+                                                    {{"collective_axes", clusterAxesObj},
+                                                     {"num_arrivals", makeInt(threads)},
+                                                     {"num_barriers", makeInt(kAnswerSlots)}},
+                                                    r);
         Obj allocations = makeTuple({answerAllocation(el, kAnswerSlots, r), answered, released});
         return scoped(el, allocations, collective, r, [&](const Obj &refs) -> Obj {
           auto &items = llvm::cast<SequenceObj>(*refs).items;
@@ -209,8 +194,8 @@ Obj dynamicSchedulingLoop(Elaborator &el, NamespaceObj &plgpu, CallArgs &args) {
           for (int64_t used = 0; used < kAnswerSlots; ++used) {
             auto drain = std::make_shared<BuiltinObj>(
                 "dynamic_scheduling_loop drain", [=](Elaborator &el, CallArgs &) -> Obj {
-                  callWith(el, ns->members.at("barrier_wait"),
-                           {at(el, releasedRef, makeInt(used), r)}, {}, r);
+                  callAt(el, ns->members.at("barrier_wait"),
+                         {at(el, releasedRef, makeInt(used), r)}, {}, r);
                   return none();
                 });
             el.when(compareOperator(el, ast::CompareOp::Gt, steps, makeInt(used), r), drain, r);

@@ -220,20 +220,29 @@ mlir::DictionaryAttr kernelParams(Elaborator &el, const Obj &params, SourceRange
 /// body with the scratch Refs (a dict of scratch types names them).
 Obj callWith(Elaborator &el, const Obj &f, const std::vector<Obj> &positional, const Obj &named,
              SourceRange r, const std::string &callee) {
+  std::vector<std::pair<std::string, Obj>> keywords;
+  if (named)
+    for (const auto &[k, v] : llvm::cast<DictObj>(*named).entries)
+      keywords.emplace_back(el.toStr(k, r, "scratch name"), v);
+  return callAt(el, f, positional, keywords, r, callee);
+}
+
+} // namespace
+
+Obj callAt(Elaborator &el, const Obj &f, const std::vector<Obj> &positional,
+           const std::vector<std::pair<std::string, Obj>> &keywords, SourceRange r,
+           const std::string &callee) {
   CallArgs args;
   args.range = r;
   args.callee = callee;
   for (const Obj &p : positional)
     args.addPositional(p, r);
-  if (named)
-    for (const auto &[k, v] : llvm::cast<DictObj>(*named).entries) {
-      args.keywords.emplace_back(el.toStr(k, r, "scratch name"), v);
-      args.keywordRanges.push_back(r);
-    }
+  for (const auto &[name, value] : keywords) {
+    args.keywords.emplace_back(name, value);
+    args.keywordRanges.push_back(r);
+  }
   return el.call(f, args);
 }
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Meshes and axes
@@ -298,12 +307,10 @@ Obj warpMap(Elaborator &el, const std::string &axisName, const Obj &body, bool p
   {
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&block);
-    CallArgs call;
-    call.range = r;
-    call.callee = "warp body";
+    std::vector<Obj> positional;
     if (passIndex)
-      call.addPositional(axisIndex(el, makeStr(axisName), r), r);
-    el.call(body, call);
+      positional.push_back(axisIndex(el, makeStr(axisName), r));
+    callAt(el, body, positional, {}, r, "warp body");
   }
   el.activeMesh = saved;
   // Warp-level code works on scalars and Refs (as in Mosaic GPU): a

@@ -126,10 +126,6 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
              " (it must be 128-byte aligned)");
   if (map.swizzle != rt::TmaSwizzle::None && map.box[0] * map.elementBytes > rt::swizzleBytes(map.swizzle))
     fail(instr, t, "a swizzled TMA box wider than the swizzle's span");
-  // A shared memory word of this CTA at the same offset in `receiver`'s.
-  auto inReceiver = [this](Executor *receiver, uint64_t word) {
-    return receiver == this ? word : makePointer(receiver->shared, pointerOffset(word));
-  };
   unsigned bytes = map.elementBytes;
   uint64_t boxElements = 1;
   for (unsigned i = 0; i < rank; ++i)
@@ -167,7 +163,7 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
       }
       // Read once, written into every receiver's shared memory.
       for (Executor *receiver : receivers) {
-        v = memory.write(inReceiver(receiver, local), Space::Shared, bytes, bytes, element, who);
+        v = memory.write(atPeer(receiver, local), Space::Shared, bytes, bytes, element, who);
         if (v.kind != Violation::Kind::None)
           fail(instr, t, "the TMA load's destination: " + describeViolation(v, true, bytes));
       }
@@ -185,7 +181,7 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
   if (!toShared)
     return;
   for (Executor *receiver : receivers) {
-    Mbarrier &m = mbarrierAt(instr, t, inReceiver(receiver, operand[2]));
+    Mbarrier &m = mbarrierAt(instr, t, atPeer(receiver, operand[2]));
     m.transactions -= static_cast<int64_t>(boxElements * bytes);
     // A peer's bytes may come before the receiver announces them (the
     // transaction count goes below zero while arrivals are pending); a

@@ -203,16 +203,13 @@ void Executor::evalTensorMemory(const Instr &instr, const Mask &mask) {
       if (instr.imm)
         receivers = cluster->ctas;
       for (Executor *receiver : receivers) {
-        auto there = [&](uint64_t word) {
-          return receiver == this ? word : makePointer(receiver->shared, pointerOffset(word));
-        };
         uint8_t zeros[16] = {};
         Accessor who{interval, launch->launch, linearCta, t, instr.id};
-        Violation v = memory.write(there(answer), Space::Shared, 16, 16, zeros, who);
+        Violation v = memory.write(atPeer(receiver, answer), Space::Shared, 16, 16, zeros, who);
         if (v.kind != Violation::Kind::None)
           fail(instr, t,
                "clusterlaunchcontrol.try_cancel's answer: " + describeViolation(v, true, 16));
-        Mbarrier &m = mbarrierAt(instr, t, there(barrier));
+        Mbarrier &m = mbarrierAt(instr, t, atPeer(receiver, barrier));
         m.transactions -= 16;
         if (receiver != this)
           m.fromPeers += 16;

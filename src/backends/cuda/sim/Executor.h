@@ -245,6 +245,11 @@ private:
   /// Lands `copy` of `thread`: global memory read, shared memory written.
   void landCopy(const PendingCopy &copy, uint16_t thread);
   Mbarrier &mbarrierAt(const Instr &instr, uint16_t thread, uint64_t pointer);
+  /// The shared memory word `word` of this CTA at the same offset in
+  /// `peer`'s (where a multicast lands).
+  uint64_t atPeer(const Executor *peer, uint64_t word) const {
+    return peer == this ? word : makePointer(peer->shared, pointerOffset(word));
+  }
   void completeIfDone(Mbarrier &m);
   /// Several warpgroups: their scheduler, and the CTA barrier's state.
   pk::Cooperative *workers = nullptr;
