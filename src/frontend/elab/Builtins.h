@@ -22,6 +22,10 @@ class Elaborator;
 /// Adds a builtin function `name` to a namespace.
 void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn);
 
+/// jnp.logaddexp (or logaddexp2 when `base2`) as JAX computes it, on
+/// arrays or static numbers.
+Obj logAddExp(Elaborator &el, const Obj &x1, const Obj &x2, bool base2, SourceRange r);
+
 /// A module-level jnp.array (ModuleArrayObj) read in an export: the array
 /// jnp.array makes there (a generated kernel).
 Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r);

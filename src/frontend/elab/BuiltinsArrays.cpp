@@ -5,14 +5,15 @@
 // selects, so that every backend runs them with no op of their own:
 //
 //   * scans: jnp.cumsum / cumprod, lax.cumsum / cumprod / cummax / cummin
+//     / cumlogsumexp
 //     and lax.associative_scan, with JAX's own associative_scan algorithm
 //     (O(log n) steps of strided slices);
 //   * jnp.tile, repeat, pad, roll, flip, diagonal, take,
 //     take_along_axis, split, moveaxis and lax.rev, lax.pad (no interior),
 //     dynamic_slice / dynamic_update_slice on values;
 //   * `x.at[idx].set / add / multiply / min / max / get` on values;
-//   * dot_general with batch dimensions and general einsum (one 2-D dot
-//     per batch element; batched inner and matrix-vector products as a
+//   * dot_general with batch dimensions and einsum of any operands (one
+//     2-D dot per batch element; batched inner and matrix-vector products as a
 //     broadcast product and a sum);
 //   * lax.switch, lax.select_n and lax.optimization_barrier.
 //
@@ -153,8 +154,12 @@ std::vector<ArrayPtr> scan(Elaborator &el, const Combine &combine, std::vector<A
   return out;
 }
 
-Obj cumulative(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse, Reduction kind,
-               std::optional<DType> dtype, bool flattenNone, SourceRange r) {
+/// One step of a cumulative reduction: two runs' totals, combined.
+using CombineValues = std::function<Obj(const ArrayPtr &, const ArrayPtr &)>;
+
+Obj cumulativeWith(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse,
+                   const CombineValues &combineValues, std::optional<DType> dtype, bool flattenNone,
+                   SourceRange r) {
   ArrayPtr a = asValue(el, x, r, "a cumulative reduction");
   if (dtype)
     a = el.arrays().cast(a, *dtype, r);
@@ -165,23 +170,7 @@ Obj cumulative(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse, R
   int64_t axis = isNone(axisObj) ? 0 : el.normalizeAxis(axisObj, a->rank(), r);
   ArrayOps &ops = el.arrays();
   Combine combine = [&](const std::vector<ArrayPtr> &u, const std::vector<ArrayPtr> &v) {
-    Obj c;
-    switch (kind) {
-    case Reduction::Sum:
-      c = a->dtype == DType::Bool ? ops.logical(BinaryOp::BitOr, u[0], v[0], r)
-                                  : ops.binary(BinaryOp::Add, u[0], v[0], r);
-      break;
-    case Reduction::Prod:
-      c = a->dtype == DType::Bool ? ops.logical(BinaryOp::BitAnd, u[0], v[0], r)
-                                  : ops.binary(BinaryOp::Mul, u[0], v[0], r);
-      break;
-    case Reduction::Max:
-      c = ops.maximum(u[0], v[0], r);
-      break;
-    default:
-      c = ops.minimum(u[0], v[0], r);
-      break;
-    }
+    Obj c = combineValues(u[0], v[0]);
     return std::vector<ArrayPtr>{ops.castTo(ops.toArray(c, r), JaxType{a->dtype, a->weak}, r)};
   };
   if (reverse)
@@ -190,6 +179,25 @@ Obj cumulative(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse, R
   if (reverse)
     result = flipAxis(el, result, axis, r);
   return result;
+}
+
+Obj cumulative(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse, Reduction kind,
+               std::optional<DType> dtype, bool flattenNone, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  CombineValues combine = [&](const ArrayPtr &u, const ArrayPtr &v) -> Obj {
+    bool logical = u->dtype == DType::Bool;
+    switch (kind) {
+    case Reduction::Sum:
+      return logical ? ops.logical(BinaryOp::BitOr, u, v, r) : ops.binary(BinaryOp::Add, u, v, r);
+    case Reduction::Prod:
+      return logical ? ops.logical(BinaryOp::BitAnd, u, v, r) : ops.binary(BinaryOp::Mul, u, v, r);
+    case Reduction::Max:
+      return ops.maximum(u, v, r);
+    default:
+      return ops.minimum(u, v, r);
+    }
+  };
+  return cumulativeWith(el, x, axisObj, reverse, combine, dtype, flattenNone, r);
 }
 
 /// jnp.cumsum's dtype: small integers and bools accumulate in 32 bits.
@@ -1267,69 +1275,169 @@ Obj dotGeneralBuiltin(Elaborator &el, CallArgs &args) {
                     args.range);
 }
 
+/// One operand of an einsum: its array and the letter of each axis.
+struct EinsumTerm {
+  ArrayPtr array;
+  std::string letters;
+};
+
+/// Takes the diagonal of each letter an operand repeats ('ii->i'), then
+/// sums the axes whose letters no other operand and not the output name
+/// ('ij->i'), as JAX's einsum does before any product.
+EinsumTerm reduceEinsumTerm(Elaborator &el, EinsumTerm term, const std::string &needed,
+                            SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  DType dtype = term.array->dtype;
+  auto sumAxes = [&](const ArrayPtr &a, std::vector<int64_t> axes) {
+    if (axes.empty())
+      return a;
+    ArrayPtr sum = ops.toArray(ops.reduce(Reduction::Sum, a, axes, false, r), r);
+    return ops.cast(sum, dtype, r, a->weak); // as lax.reduce_sum, in the operand's dtype
+  };
+  for (size_t p = 0; p < term.letters.size(); ++p) {
+    size_t q;
+    while ((q = term.letters.find(term.letters[p], p + 1)) != std::string::npos) {
+      ArrayPtr a = term.array;
+      if (a->shape[p] != a->shape[q])
+        el.fail(r, std::string("einsum index '") + term.letters[p] + "' names axes of sizes " +
+                       std::to_string(a->shape[p]) + " and " + std::to_string(a->shape[q]));
+      Obj onDiagonal =
+          ops.compare(CompareOp::Eq, ops.iota(a->shape, static_cast<int64_t>(p), DType::I32, r),
+                      ops.iota(a->shape, static_cast<int64_t>(q), DType::I32, r), r);
+      ArrayPtr masked = ops.toArray(ops.where(onDiagonal, a, makeInt(0), r), r);
+      term.array =
+          sumAxes(ops.castTo(masked, JaxType{dtype, a->weak}, r), {static_cast<int64_t>(q)});
+      term.letters.erase(q, 1);
+    }
+  }
+  std::vector<int64_t> unused;
+  std::string kept;
+  for (size_t i = 0; i < term.letters.size(); ++i)
+    if (needed.find(term.letters[i]) == std::string::npos)
+      unused.push_back(static_cast<int64_t>(i));
+    else
+      kept += term.letters[i];
+  term.array = sumAxes(term.array, unused);
+  term.letters = kept;
+  return term;
+}
+
+/// jnp.einsum: any number of operands (contracted left to right, each
+/// pair as one dot_general), explicit or implicit output, repeated
+/// indices within an operand (diagonals) and indices summed away.
 Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
-  if (args.positional.size() != 3)
-    el.fail(args.range, "jnp.einsum supports a subscripts string and two operands");
+  if (args.positional.size() < 2)
+    el.fail(args.range, "jnp.einsum needs a subscripts string and at least one operand");
+  if (!llvm::isa<StrObj>(args.positional[0].get()))
+    el.fail(args.rangeOf(0), "jnp.einsum's interleaved form (operand, axes, operand, axes, ...) "
+                             "is not supported; give a subscripts string such as 'ij,jk->ik'");
   std::string spec = el.toStr(args.positional[0], args.rangeOf(0), "einsum subscripts");
   spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
-  size_t comma = spec.find(','), arrow = spec.find("->");
-  if (comma == std::string::npos || arrow == std::string::npos || spec.find("...") != std::string::npos)
-    el.fail(args.rangeOf(0), "einsum subscripts must look like 'ij,jk->ik' (explicit output, no '...')");
-  std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1),
-              out = spec.substr(arrow + 2);
-  ArrayPtr lhs = asValue(el, args.positional[1], args.rangeOf(1), "jnp.einsum");
-  ArrayPtr rhs = asValue(el, args.positional[2], args.rangeOf(2), "jnp.einsum");
-  if (a.size() != static_cast<size_t>(lhs->rank()) || b.size() != static_cast<size_t>(rhs->rank()))
-    el.fail(args.rangeOf(0), "einsum '" + spec + "' does not match the operands' ranks");
+  SourceRange specRange = args.rangeOf(0);
+  if (spec.find("...") != std::string::npos)
+    el.fail(specRange, "einsum subscripts with '...' are not supported; name every axis");
+  size_t arrow = spec.find("->");
+  std::vector<std::string> inputs;
+  {
+    std::string all = spec.substr(0, arrow);
+    size_t from = 0, comma;
+    while ((comma = all.find(',', from)) != std::string::npos) {
+      inputs.push_back(all.substr(from, comma - from));
+      from = comma + 1;
+    }
+    inputs.push_back(all.substr(from));
+  }
+  size_t operands = args.positional.size() - 1;
+  if (inputs.size() != operands)
+    el.fail(specRange, "einsum '" + spec + "' names " + std::to_string(inputs.size()) +
+                           " operands but " + std::to_string(operands) + " were given");
+  std::map<char, int> uses;
+  for (const std::string &letters : inputs)
+    for (char c : letters) {
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        el.fail(specRange, "einsum subscripts may only use letters, commas and '->'; got '" +
+                               std::string(1, c) + "' in '" + spec + "'");
+      ++uses[c];
+    }
+  std::string out;
+  if (arrow == std::string::npos) {
+    for (const auto &[c, n] : uses) // implicit output: the letters used once, sorted
+      if (n == 1)
+        out += c;
+  } else {
+    out = spec.substr(arrow + 2);
+    for (size_t i = 0; i < out.size(); ++i)
+      if (!uses.count(out[i]) || out.find(out[i], i + 1) != std::string::npos)
+        el.fail(specRange,
+                "einsum output '" + out + "' must name distinct indices of the operands");
+  }
   Obj preferred = none(), precision = none();
   for (const auto &[k, v] : args.keywords)
     if (k == "preferred_element_type")
       preferred = v;
     else if (k == "precision")
       precision = v;
-  std::vector<int64_t> lc, rc, lb, rb;
-  std::string batchLetters, lhsFree, rhsFree;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    size_t j = b.find(c);
-    bool inOut = out.find(c) != std::string::npos;
-    if (j != std::string::npos && inOut) {
-      lb.push_back(static_cast<int64_t>(i));
-      rb.push_back(static_cast<int64_t>(j));
-      batchLetters += c;
-    } else if (j != std::string::npos) {
-      lc.push_back(static_cast<int64_t>(i));
-      rc.push_back(static_cast<int64_t>(j));
-    } else if (inOut) {
-      lhsFree += c;
-    } else {
-      el.fail(args.rangeOf(0), "einsum index '" + std::string(1, c) +
-                                   "' appears in one operand only and not in the output (sums over "
-                                   "one operand are not supported)");
-    }
+    else if (k != "optimize" && k != "out_sharding")
+      el.fail(args.range, "jnp.einsum got an unexpected keyword argument '" + k + "'");
+  std::vector<EinsumTerm> terms;
+  for (size_t i = 0; i < operands; ++i) {
+    ArrayPtr a = asValue(el, args.positional[i + 1], args.rangeOf(i + 1), "jnp.einsum");
+    if (inputs[i].size() != static_cast<size_t>(a->rank()))
+      el.fail(specRange, "einsum '" + spec + "' gives operand " + std::to_string(i) + " " +
+                             std::to_string(inputs[i].size()) + " indices but it has rank " +
+                             std::to_string(a->rank()));
+    terms.push_back({a, inputs[i]});
   }
-  for (char c : b)
-    if (a.find(c) == std::string::npos) {
-      if (out.find(c) == std::string::npos)
-        el.fail(args.rangeOf(0), "einsum index '" + std::string(1, c) +
-                                     "' appears in one operand only and not in the output");
-      rhsFree += c;
+  auto neededBesides = [&](size_t skipFrom, size_t skipTo) {
+    std::string needed = out;
+    for (size_t j = 0; j < terms.size(); ++j)
+      if (j < skipFrom || j > skipTo)
+        needed += terms[j].letters;
+    return needed;
+  };
+  for (size_t i = 0; i < terms.size(); ++i)
+    terms[i] = reduceEinsumTerm(el, terms[i], neededBesides(i, i), args.range);
+  while (terms.size() > 1) {
+    const EinsumTerm &a = terms[0], &b = terms[1];
+    std::string needed = neededBesides(0, 1);
+    std::vector<int64_t> lc, rc, lb, rb;
+    std::string batch, lhsFree, rhsFree;
+    for (size_t i = 0; i < a.letters.size(); ++i) {
+      char c = a.letters[i];
+      size_t j = b.letters.find(c);
+      if (j == std::string::npos) {
+        lhsFree += c;
+        continue;
+      }
+      bool kept = needed.find(c) != std::string::npos;
+      (kept ? lb : lc).push_back(static_cast<int64_t>(i));
+      (kept ? rb : rc).push_back(static_cast<int64_t>(j));
+      if (kept)
+        batch += c;
+      if (a.array->shape[i] != b.array->shape[j])
+        el.fail(specRange, std::string("einsum index '") + c + "' names axes of sizes " +
+                               std::to_string(a.array->shape[i]) + " and " +
+                               std::to_string(b.array->shape[j]));
     }
-  ArrayPtr result = el.arrays().toArray(
-      generalDot(el, lhs, rhs, lc, rc, lb, rb, preferred, precision, args.range), args.range);
-  std::string produced = batchLetters + lhsFree + rhsFree;
-  if (produced.size() != out.size())
-    el.fail(args.rangeOf(0), "einsum output '" + out + "' does not match the operands");
-  if (produced == out)
-    return result;
+    for (char c : b.letters)
+      if (a.letters.find(c) == std::string::npos)
+        rhsFree += c;
+    ArrayPtr product = el.arrays().toArray(
+        generalDot(el, a.array, b.array, lc, rc, lb, rb, preferred, precision, args.range),
+        args.range);
+    terms.erase(terms.begin(), terms.begin() + 2);
+    terms.insert(terms.begin(), EinsumTerm{product, batch + lhsFree + rhsFree});
+  }
+  EinsumTerm &result = terms[0];
+  if (operands == 1 && !isNone(preferred))
+    result.array = el.arrays().cast(
+        result.array, el.toDType(preferred, args.range, "preferred_element_type"), args.range);
+  if (result.letters == out)
+    return result.array;
   std::vector<int64_t> perm;
-  for (char c : out) {
-    size_t p = produced.find(c);
-    if (p == std::string::npos)
-      el.fail(args.rangeOf(0), "einsum output '" + out + "' does not match the operands");
-    perm.push_back(static_cast<int64_t>(p));
-  }
-  return el.arrays().transpose(result, perm, args.range);
+  for (char c : out)
+    perm.push_back(static_cast<int64_t>(result.letters.find(c)));
+  return el.arrays().transpose(result.array, perm, args.range);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1455,6 +1563,21 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) 
   define(lax, "cumprod", cumulativeLax(Reduction::Prod));
   define(lax, "cummax", cumulativeLax(Reduction::Max));
   define(lax, "cummin", cumulativeLax(Reduction::Min));
+  // lax.cumlogsumexp: JAX's associative scan of logaddexp (how it lowers
+  // off TPU), floats only.
+  define(lax, "cumlogsumexp", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"operand"}, {"axis", makeInt(0)}, {"reverse", makeBool(false)}});
+    JaxType t = el.arrays().typeOf(a[0], a.range(0));
+    if (!isFloat(t.dtype))
+      el.fail(a.range(0), std::string("lax.cumlogsumexp takes floating-point values, got ") +
+                              numpyName(t.dtype));
+    SourceRange r = args.range;
+    CombineValues logAdd = [&el, r](const ArrayPtr &u, const ArrayPtr &v) {
+      return logAddExp(el, u, v, /*base2=*/false, r);
+    };
+    return cumulativeWith(el, a[0], a[1], el.truthy(a[2], a.range(2)), logAdd, std::nullopt,
+                          /*flattenNone=*/false, r);
+  });
   define(lax, "associative_scan", associativeScan);
   define(jnp, "tile", tile);
   define(jnp, "repeat", repeat);

@@ -133,6 +133,88 @@ Obj truncatedDivision(Elaborator &el, bool remainder, const Obj &x, const Obj &y
   return el.arrays().wrap(v, ops[0]->shape, t.dtype, t.weak);
 }
 
+namespace {
+
+/// lax.reduce_precision as XLA's elemental emitter computes it, in the
+/// operand's own bits: the mantissa rounds to nearest even at
+/// `mantissa_bits`; then exponents the narrower format cannot hold become
+/// +-inf (too large) or +-0 (too small: that format's denormals too); a NaN
+/// stays NaN.
+Obj reducePrecision(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"operand"}, {"exponent_bits"}, {"mantissa_bits"}});
+  int64_t exponentBits = el.toInt(a[1], a.range(1), "exponent_bits");
+  int64_t mantissaBits = el.toInt(a[2], a.range(2), "mantissa_bits");
+  if (exponentBits < 1)
+    el.fail(a.range(1), "reduce_precision: exponent_bits must be positive; got " +
+                            std::to_string(exponentBits));
+  if (mantissaBits < 0)
+    el.fail(a.range(2), "reduce_precision: mantissa_bits must be non-negative; got " +
+                            std::to_string(mantissaBits));
+  ArrayPtr x = asArray(el, a[0], a.range(0));
+  struct Format {
+    int64_t exponent, mantissa;
+    DType bits;
+  };
+  Format source;
+  switch (x->dtype) {
+  case DType::F16:
+    source = {5, 10, DType::I16};
+    break;
+  case DType::BF16:
+    source = {8, 7, DType::I16};
+    break;
+  case DType::F32:
+    source = {8, 23, DType::I32};
+    break;
+  case DType::F64:
+    source = {11, 52, DType::I64};
+    break;
+  default:
+    el.fail(a.range(0), std::string("lax.reduce_precision takes float16, bfloat16, float32 or "
+                                    "float64 values, got ") +
+                            numpyName(x->dtype));
+  }
+  SourceRange r = args.range;
+  ArrayOps &ops = el.arrays();
+  // The bits as a signed integer of their width: the masks below keep
+  // every shifted or compared value non-negative, and a constant is its
+  // two's-complement value at that width.
+  int64_t width = static_cast<int64_t>(bitWidth(source.bits));
+  auto constant = [&](uint64_t v) {
+    int64_t value = static_cast<int64_t>(v << (64 - width)) >> (64 - width);
+    return ops.constantInt(value, source.bits, {}, r);
+  };
+  Obj bits = ops.bitcast(x, source.bits, r);
+  if (mantissaBits < source.mantissa) {
+    int64_t dropped = source.mantissa - mantissaBits;
+    uint64_t lastKept = uint64_t(1) << dropped;
+    Obj lastKeptBit =
+        ops.binary(BinaryOp::RShift, ops.binary(BinaryOp::BitAnd, bits, constant(lastKept), r),
+                   constant(static_cast<uint64_t>(dropped)), r);
+    Obj bias = ops.binary(BinaryOp::Add, lastKeptBit, constant((lastKept >> 1) - 1), r);
+    bits = ops.binary(BinaryOp::BitAnd, ops.binary(BinaryOp::Add, bits, bias, r),
+                      constant(~(lastKept - 1)), r);
+  }
+  if (exponentBits < source.exponent) {
+    uint64_t signMask = uint64_t(1) << (width - 1);
+    uint64_t exponentMask = ((uint64_t(1) << source.exponent) - 1) << source.mantissa;
+    uint64_t bias = (uint64_t(1) << (source.exponent - 1)) - 1;
+    uint64_t reducedBias = (uint64_t(1) << (exponentBits - 1)) - 1;
+    Obj exponent = ops.binary(BinaryOp::BitAnd, bits, constant(exponentMask), r);
+    Obj overflows =
+        ops.compare(CompareOp::Gt, exponent, constant((bias + reducedBias) << source.mantissa), r);
+    Obj underflows =
+        ops.compare(CompareOp::Le, exponent, constant((bias - reducedBias) << source.mantissa), r);
+    Obj signedZero = ops.binary(BinaryOp::BitAnd, bits, constant(signMask), r);
+    Obj signedInf = ops.binary(BinaryOp::BitOr, signedZero, constant(exponentMask), r);
+    bits = ops.where(overflows, signedInf, ops.where(underflows, signedZero, bits, r), r);
+  }
+  // NaN's exponent overflows and its payload may round away; XLA keeps it.
+  return ops.where(ops.isNan(x, r), x, ops.bitcast(ops.toArray(bits, r), x->dtype, r), r);
+}
+
+} // namespace
+
 std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   auto ns = std::make_shared<NamespaceObj>("jax.lax");
   NamespaceObj &n = *ns;
@@ -226,6 +308,7 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
     DType t = el.toDType(a[1], a.range(1), "new_dtype");
     return el.arrays().cast(asArray(el, a[0], a.range(0)), t, args.range);
   });
+  define(n, "reduce_precision", reducePrecision);
   define(n, "bitcast_convert_type", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"operand"}, {"new_dtype"}});
     return el.arrays().bitcast(asArray(el, a[0], a.range(0)),

@@ -286,6 +286,34 @@ Obj typeInfo(Elaborator &el, CallArgs &args, bool isFloatInfo) {
 
 } // namespace
 
+Obj logAddExp(Elaborator &el, const Obj &x1, const Obj &x2, bool base2, SourceRange r) {
+  if (isStatic(x1) && isStatic(x2)) {
+    double a = staticDouble(x1), b = staticDouble(x2), delta = a - b;
+    if (std::isnan(delta))
+      return makeFloat(a + b);
+    double high = std::max(a, b);
+    return makeFloat(base2 ? high + std::log1p(std::exp2(-std::fabs(delta))) / std::log(2.0)
+                           : high + std::log1p(std::exp(-std::fabs(delta))));
+  }
+  // As JAX's lax_other.logaddexp after promote_args_inexact: where the
+  // difference is NaN (a NaN, or infinities of one sign) the answer is
+  // the sum, so that logaddexp(-inf, -inf) is -inf (a masked scan's
+  // start), not NaN.
+  ArrayOps &ops = el.arrays();
+  JaxType t = toInexact(promoteTypes(ops.typeOf(x1, r), ops.typeOf(x2, r)));
+  ArrayPtr a = ops.toArray(x1, r, t), b = ops.toArray(x2, r, t);
+  Obj delta = ops.binary(BinaryOp::Sub, a, b, r);
+  Obj decay = ops.negate(ops.abs(delta, r), r);
+  Obj tail =
+      base2
+          ? ops.binary(
+                BinaryOp::Mul, makeFloat(1.0 / std::log(2.0)),
+                ops.floatUnary(FloatUnary::Log1p, ops.floatUnary(FloatUnary::Exp2, decay, r), r), r)
+          : ops.floatUnary(FloatUnary::Log1p, ops.floatUnary(FloatUnary::Exp, decay, r), r);
+  return ops.where(ops.isNan(delta, r), ops.binary(BinaryOp::Add, a, b, r),
+                   ops.binary(BinaryOp::Add, ops.maximum(a, b, r), tail, r), r);
+}
+
 Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r) {
   // As jnp.array called in the export: a generated kernel makes it.
   return el.arrayCodeAtExport("jnp.array", r, {}, [&](std::vector<Obj> &) -> Obj {
@@ -720,13 +748,11 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   binary(n, "logical_xor", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
     return el.arrays().logical(BinaryOp::BitXor, a, b, r);
   });
-  binary(n, "logaddexp", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) -> Obj {
-    ArrayOps &ops = el.arrays();
-    Obj high = ops.maximum(a, b, r);
-    Obj delta = ops.abs(binaryOperator(el, BinaryOp::Sub, a, b, r), r);
-    Obj tail = ops.floatUnary(FloatUnary::Log1p,
-                              ops.floatUnary(FloatUnary::Exp, ops.negate(delta, r), r), r);
-    return binaryOperator(el, BinaryOp::Add, high, tail, r);
+  binary(n, "logaddexp", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return logAddExp(el, a, b, /*base2=*/false, r);
+  });
+  binary(n, "logaddexp2", [](Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+    return logAddExp(el, a, b, /*base2=*/true, r);
   });
   defineNumpyComposites(n);
   n.members["linalg"] = makeLinalgNamespace();
