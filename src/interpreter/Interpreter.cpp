@@ -370,7 +370,11 @@ RunResult runExport(mlir::ModuleOp module, llvm::StringRef name,
         std::vector<TensorPtr> operands;
         for (mlir::Value v : call.getInputs())
           operands.push_back(values.lookup(v));
-        std::vector<TensorPtr> outputs = runner.runPallasCall(call, operands, symbols);
+        // Grid bounds computed from data are the symbols after the export's.
+        std::vector<int64_t> gridSymbols = symbols;
+        for (mlir::Value bound : call.getGridBounds())
+          gridSymbols.push_back(std::max<int64_t>(0, values.lookup(bound)->i.at(0))); // < 0: none
+        std::vector<TensorPtr> outputs = runner.runPallasCall(call, operands, gridSymbols);
         for (size_t k = 0; k < outputs.size(); ++k)
           values[call.getResult(k)] = outputs[k];
       } else if (auto kernel = llvm::dyn_cast<pk::MeshKernelOp>(op)) {

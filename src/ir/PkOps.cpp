@@ -196,9 +196,13 @@ LogicalResult PallasCallOp::verify() {
   bool known = false;
   unsigned numSymbols = enclosingSymbolCount(*this, known);
   AffineMap grid = getGrid();
-  if (grid.getNumDims() != 0 || (known && grid.getNumSymbols() != numSymbols))
-    return emitOpError() << "grid " << AffineMapAttr::get(grid) << " must take no dims and the export's "
-                         << numSymbols << " symbols";
+  unsigned numBounds = getGridBounds().size();
+  if (grid.getNumDims() != 0 || grid.getNumSymbols() < numBounds ||
+      (known && grid.getNumSymbols() != numSymbols + numBounds))
+    return emitOpError() << "grid " << AffineMapAttr::get(grid)
+                         << " must take no dims, the export's " << numSymbols
+                         << " symbols and one per grid bound (" << numBounds << ")";
+  unsigned exportSymbols = grid.getNumSymbols() - numBounds;
   for (AffineExpr e : grid.getResults())
     if (auto c = llvm::dyn_cast<AffineConstantExpr>(e); c && c.getValue() < 0)
       return emitOpError() << "grid sizes must not be negative";
@@ -222,11 +226,10 @@ LogicalResult PallasCallOp::verify() {
       return emitOpError() << what << " has rank " << tensor.getRank()
                            << " but its block spec has rank " << spec.getRank();
     if (AffineMap map = spec.getIndexMap()) {
-      if (map.getNumDims() != grid.getNumResults() ||
-          map.getNumSymbols() != grid.getNumSymbols())
-        return emitOpError() << what << " index map " << AffineMapAttr::get(map) << " must take the "
-                             << grid.getNumResults() << " grid indices and "
-                             << grid.getNumSymbols() << " symbols";
+      if (map.getNumDims() != grid.getNumResults() || map.getNumSymbols() != exportSymbols)
+        return emitOpError() << what << " index map " << AffineMapAttr::get(map)
+                             << " must take the " << grid.getNumResults() << " grid indices and "
+                             << exportSymbols << " symbols";
     }
     return success();
   };
@@ -237,8 +240,7 @@ LogicalResult PallasCallOp::verify() {
     if (failed(checkSpec(getOutSpec(i), output.getType(), "output " + std::to_string(i))))
       return failure();
     if (failed(verifySymbolicShape(*this, "output " + std::to_string(i), getOutShape(i),
-                                   llvm::cast<RankedTensorType>(output.getType()),
-                                   grid.getNumSymbols())))
+                                   llvm::cast<RankedTensorType>(output.getType()), exportSymbols)))
       return failure();
   }
   for (Attribute t : getScratchTypes())

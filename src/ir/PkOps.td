@@ -88,7 +88,7 @@ def Pk_ReturnOp : Pk_Op<"return", [Pure, HasParent<"ExportOp">, ReturnLike, Term
 }
 
 def Pk_PallasCallOp : Pk_Op<"pallas_call", [
-    RecursiveMemoryEffects,
+    RecursiveMemoryEffects, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
   ]> {
   let summary = "runs a kernel over a grid of blocks";
@@ -110,9 +110,23 @@ def Pk_PallasCallOp : Pk_Op<"pallas_call", [
     (`pltpu.PrefetchScalarGridSpec`): they have no block spec; the kernel and
     the `index_map` region (after the grid indices) receive each as a Ref of
     the whole array in SMEM, so index maps can read them.
+
+    A grid size computed from data (Pallas's dynamic grid bounds, such as
+    megablox's `num_active_tiles = group_tiles.sum()`) is a `grid_bounds`
+    operand: a 0-d i32 array, which `grid` names as the symbol after the
+    export's own (`grid_bounds[k]` is symbol `export symbols + k`). Index
+    maps and output shapes take only the export's symbols; neither the
+    kernel nor the index maps receive the bounds (they read the grid with
+    `pk.num_programs`).
+
+    ```mlir
+    %y = pk.pallas_call "k"(%x) bounds(%n : tensor<i32>)
+        grid = affine_map<()[s0, s1] -> (s0 ceildiv 128, s1)> ...
+    ```
   }];
   let arguments = (ins
     Variadic<AnyRankedTensor>:$inputs,
+    Variadic<0DTensorOf<[I32]>>:$grid_bounds,
     StrAttr:$name,
     AffineMapAttr:$grid,
     TypedArrayAttrBase<Pk_BlockSpecAttr, "block specs">:$in_specs,
@@ -127,13 +141,23 @@ def Pk_PallasCallOp : Pk_Op<"pallas_call", [
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$kernel, AnyRegion:$index_map);
   let assemblyFormat = [{
-    $name `(` $inputs `)` `grid` `=` $grid attr-dict `:` functional-type($inputs, $outputs)
+    $name `(` $inputs `)` (`bounds` `(` $grid_bounds^ `:` type($grid_bounds) `)`)?
+    `grid` `=` $grid attr-dict `:` functional-type($inputs, $outputs)
     `kernel` $kernel (`index_map` $index_map^)?
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     unsigned getGridRank() { return getGrid().getNumResults(); }
+    /// The symbols of the export the grid takes before its bounds'.
+    unsigned getNumExportSymbols() { return getGrid().getNumSymbols() - getGridBounds().size(); }
+    /// Whether grid axis `axis`'s size is read from a grid_bounds operand.
+    bool isDynamicGridAxis(unsigned axis) {
+      for (unsigned s = getNumExportSymbols(); s < getGrid().getNumSymbols(); ++s)
+        if (getGrid().getResult(axis).isFunctionOfSymbol(s))
+          return true;
+      return false;
+    }
     /// Inputs that have a block spec: those after the scalar-prefetch ones.
     ::mlir::OperandRange getWindowedInputs() {
       return getInputs().drop_front(getNumScalarPrefetch());

@@ -29,7 +29,8 @@ constexpr llvm::StringLiteral kVmapAxes = "pk.vmap_axes";
 bool isGenerated(mlir::Operation *op) {
   auto call = llvm::dyn_cast_or_null<PallasCallOp>(op);
   return call && call->hasAttr(kGenerated) && call.getNumScalarPrefetch() == 0 &&
-         call.getScratchTypes().empty() && call.getInputOutputAliases().empty();
+         call.getGridBounds().empty() && call.getScratchTypes().empty() &&
+         call.getInputOutputAliases().empty();
 }
 
 /// The value a generated kernel stores whole into `out`, or null.
@@ -107,7 +108,7 @@ bool fuse(PallasCallOp producer, PallasCallOp consumer) {
 
   mlir::OpBuilder b(consumer);
   auto fused = PallasCallOp::create(
-      b, consumer.getLoc(), consumer.getResultTypes(), inputs,
+      b, consumer.getLoc(), consumer.getResultTypes(), inputs, mlir::ValueRange{},
       b.getStringAttr(fusedName(producer.getName(), consumer.getName())), consumer.getGridAttr(),
       b.getArrayAttr(inSpecs), consumer.getOutSpecsAttr(), consumer.getOutShapesAttr(),
       consumer.getScratchTypesAttr(), consumer.getInputOutputAliasesAttr(), nullptr, nullptr,

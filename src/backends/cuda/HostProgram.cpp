@@ -118,6 +118,9 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
       launch.args.push_back({buffer});
     for (unsigned s = 0; s < exportOp.getNumSymbols(); ++s)
       launch.args.push_back({s});
+    if (call)
+      for (Value bound : call.getGridBounds()) // read in the kernel (Outline.cpp)
+        launch.args.push_back({buffers[bound]});
     if (mesh)
       for (const MeshTensorMap &map : planMeshTma(mesh).tensorMaps)
         launch.args.push_back({tensorMapArg(map, operandBuffers[map.operand], exportOp.getContext())});

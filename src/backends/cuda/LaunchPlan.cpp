@@ -291,6 +291,11 @@ LaunchPlan plan(pk::PallasCallOp call, unsigned defaultNumWarps) {
            ++g)
         parallel[g] = false;
   }
+  // An axis whose size is computed from data runs in order: the CTA reads
+  // its size from the grid bound's buffer, where the launch could not.
+  for (unsigned g = 0; g < grid; ++g)
+    if (call.isDynamicGridAxis(g))
+      parallel[g] = false;
   // A grid axis of size 1 costs nothing either way.
   std::vector<unsigned> parallelAxes;
   for (unsigned g = 0; g < grid; ++g) {

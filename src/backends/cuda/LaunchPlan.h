@@ -4,7 +4,8 @@
 // parallel. Axes on which programs are independent go to the CUDA grid;
 // axes whose programs may share an output block (an accumulation over k),
 // across which scratch buffers carry state (docs/cuda.md, "Grid
-// semantics"), or that dimension_semantics marks "arbitrary", run in order
+// semantics"), that dimension_semantics marks "arbitrary", or whose
+// size is computed from data (a grid bound, read by the CTA), run in order
 // in a loop inside each CTA, which keeps Pallas's semantics for them.
 // dimension_semantics, when given, is trusted as Pallas trusts it. The outline
 // stage builds kernels from this plan and the manifest launches them with

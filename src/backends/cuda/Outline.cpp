@@ -123,8 +123,12 @@ void setFloatSemantics(::mlir::gpu::GPUFuncOp func, DictionaryAttr compilerParam
 namespace {
 
 ::mlir::gpu::GPUFuncOp KernelBuilder::build() {
+  // After the symbols: a pointer to each grid bound's 0-d array.
+  SmallVector<Type> boundParams(call.getGridBounds().size(),
+                                LLVM::LLVMPointerType::get(b.getContext(), /*addressSpace=*/1));
   func = createKernelFunc(b, loc, plan, call.getInputs().size(), call.getOutputs().size(),
-                          exportOp.getNumSymbols(), call.getInputOutputAliases(), {}, plan.numWarps);
+                          exportOp.getNumSymbols(), call.getInputOutputAliases(), boundParams,
+                          plan.numWarps);
   if (plan.numStages)
     func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(*plan.numStages));
   setFloatSemantics(func, call.getCompilerParamsAttr(), /*meshKernel=*/false);
@@ -135,6 +139,23 @@ namespace {
   for (unsigned s = 0; s < exportOp.getNumSymbols(); ++s)
     symbols.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                                  entry.getArgument(firstSymbol + s)));
+  // Grid sizes computed from data: the grid's symbols after the export's,
+  // read once by every thread.
+  for (unsigned k = 0; k < call.getGridBounds().size(); ++k) {
+    auto type = pk::RefType::get({1}, b.getI32Type());
+    Value ref = GlobalRefOp::create(b, loc, type,
+                                    entry.getArgument(firstSymbol + exportOp.getNumSymbols() + k),
+                                    ValueRange{index(1)}, ValueRange{index(0)},
+                                    b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({}));
+    Value bound =
+        pk::LoadOp::create(b, loc, b.getI32Type(), ref, ValueRange{}, b.getDenseI64ArrayAttr({0}),
+                           b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({1}),
+                           b.getDenseI64ArrayAttr({0}), Value(), Value(), UnitAttr());
+    // A negative bound runs no program, as an empty grid.
+    Value size = arith::MaxSIOp::create(
+        b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), bound), index(0));
+    symbols.push_back(size);
+  }
   for (AffineExpr e : call.getGrid().getResults())
     gridSizes.push_back(expand(e, {}));
   programIds.assign(call.getGridRank(), Value());

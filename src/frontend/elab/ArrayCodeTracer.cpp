@@ -477,9 +477,9 @@ private:
       outBatch.push_back(std::move(batch));
     }
     auto op = pk::PallasCallOp::create(
-        b, el.loc(r), resultTypes, operands, b.getStringAttr(kernelNameFor(what)),
-        mlir::AffineMapAttr::get(el.symbolicShape(gridDims)), b.getArrayAttr({}),
-        b.getArrayAttr({}), b.getArrayAttr(outShapeAttrs), b.getArrayAttr({}),
+        b, el.loc(r), resultTypes, operands, mlir::ValueRange{},
+        b.getStringAttr(kernelNameFor(what)), mlir::AffineMapAttr::get(el.symbolicShape(gridDims)),
+        b.getArrayAttr({}), b.getArrayAttr({}), b.getArrayAttr(outShapeAttrs), b.getArrayAttr({}),
         b.getDenseI64ArrayAttr({}), nullptr, nullptr, b.getI64IntegerAttr(0));
     op->setAttr("pk.generated", b.getUnitAttr());
     if (batched)

@@ -188,6 +188,16 @@ Obj numPrograms(Elaborator &el, CallArgs &args) {
   if (axis < 0 || axis >= rank)
     el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
                             " is out of range for a grid of rank " + std::to_string(rank));
+  if (el.isDynamicGridAxis(static_cast<size_t>(axis))) {
+    // Read from data: no symbolic size stands for it.
+    if (!el.inKernel())
+      el.fail(a.range(0), "num_programs of grid axis " + std::to_string(axis) +
+                              ", whose size is computed from data, is only known in the kernel");
+    mlir::Value v =
+        pk::NumProgramsOp::create(el.builder(), el.loc(args.range), el.builder().getI32Type(),
+                                  static_cast<uint64_t>(axis) + el.hiddenGridAxes());
+    return el.arrays().wrap(v, {}, DType::I32);
+  }
   return makeDim(el.currentGrid()[axis]);
 }
 

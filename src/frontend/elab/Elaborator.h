@@ -260,6 +260,9 @@ public:
   mlir::Value materializeSymbolic(mlir::AffineExpr expr, SourceRange r);
   /// The grid of the pallas_call being elaborated, for pl.num_programs.
   std::vector<Dim> &currentGrid() { return grid; }
+  bool isDynamicGridAxis(size_t axis) const {
+    return axis < dynamicGridAxes.size() && dynamicGridAxes[axis];
+  }
 
   /// The `@export` decorator: queues a function to become a pk.export.
   void registerExport(std::shared_ptr<FunctionObj> function, SourceRange range);
@@ -498,6 +501,9 @@ private:
   std::vector<SourceRange> symbolRanges; ///< where each symbol first appears
   bool creatingSymbols = false; ///< unknown names become symbols (signatures)
   std::vector<Dim> grid;
+  /// Per axis of `grid`: whether its size is read from data (a grid bound),
+  /// so that no symbolic size stands for it.
+  std::vector<bool> dynamicGridAxes;
   size_t hiddenGrid = 0;
   std::vector<VmapLevel> vmapLevels;
   unsigned nextVmapLevel = 0;

@@ -331,12 +331,37 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<Dim> gridDims;
   for (const VmapLevel &level : levels)
     gridDims.push_back(level.size);
+  // A grid size computed from data (a 0-d integer array of the export) is
+  // a grid bound: the symbol after the export's (and the earlier bounds').
+  std::vector<mlir::Value> gridBounds;
+  std::vector<bool> dynamicAxes(levels.size(), false);
   if (!isNone(callable.grid))
     for (const Obj &g : sequenceItems(*this, callable.grid, r)) {
+      if (auto *bound = llvm::dyn_cast<GlobalArrayObj>(g.get())) {
+        if (!bound->shape.empty() || !bound->batch.empty() || isFloat(bound->dtype) ||
+            bound->dtype == DType::Bool)
+          fail(callable.gridRange, std::string("a grid size computed from data must be a scalar "
+                                               "integer array; got ") +
+                                       numpyName(bound->dtype) + "[" + describeDims(bound->shape) +
+                                       "]" + (bound->batch.empty() ? "" : " mapped by jax.vmap"));
+        Obj asI32 = g;
+        if (bound->dtype != DType::I32)
+          asI32 =
+              arrayCodeAtExport("int32", callable.gridRange, {g}, [&](std::vector<Obj> &v) -> Obj {
+                return arrays().cast(arrays().toArray(v[0], callable.gridRange), DType::I32,
+                                     callable.gridRange);
+              });
+        gridBounds.push_back(llvm::cast<GlobalArrayObj>(asI32.get())->value);
+        unsigned symbol = static_cast<unsigned>(symbolNames.size() + gridBounds.size() - 1);
+        gridDims.push_back(Dim{0, mlir::getAffineSymbolExpr(symbol, ctx)});
+        dynamicAxes.push_back(true);
+        continue;
+      }
       Dim d = toDim(g, callable.gridRange, "grid size");
       if (!d.isStatic() && !d.expr.isSymbolicOrConstant())
         fail(callable.gridRange, "grid sizes may only depend on symbolic sizes");
       gridDims.push_back(d);
+      dynamicAxes.push_back(false);
     }
 
   // Outputs: the array leaves of out_shape, a pytree like the inputs (a
@@ -435,9 +460,14 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<mlir::Attribute> scratchTypes;
   for (mlir::Type t : scratch)
     scratchTypes.push_back(mlir::TypeAttr::get(t));
+  std::vector<mlir::AffineExpr> gridSizes;
+  for (const Dim &d : gridDims)
+    gridSizes.push_back(d.isStatic() ? mlir::getAffineConstantExpr(d.value, ctx) : d.expr);
+  mlir::AffineMap gridMap = mlir::AffineMap::get(
+      0, static_cast<unsigned>(symbolNames.size() + gridBounds.size()), gridSizes, ctx);
   auto op = pk::PallasCallOp::create(
-      b, loc(callable.range), resultTypes, inputs, b.getStringAttr(callable.name),
-      mlir::AffineMapAttr::get(symbolicShape(gridDims)), b.getArrayAttr({}), b.getArrayAttr({}),
+      b, loc(callable.range), resultTypes, inputs, gridBounds, b.getStringAttr(callable.name),
+      mlir::AffineMapAttr::get(gridMap), b.getArrayAttr({}), b.getArrayAttr({}),
       b.getArrayAttr(outShapeAttrs), b.getArrayAttr(scratchTypes), b.getDenseI64ArrayAttr({}),
       compilerParams(*this, callable), nullptr,
       b.getI64IntegerAttr(static_cast<int64_t>(prefetchTypes.size())));
@@ -447,8 +477,11 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     op->setAttr("pk.vmap_axes", b.getI64IntegerAttr(static_cast<int64_t>(levels.size())));
 
   std::vector<Dim> savedGrid = grid;
+  std::vector<bool> savedDynamic = dynamicGridAxes;
   size_t savedHidden = hiddenGrid;
   grid.assign(gridDims.begin() + static_cast<std::ptrdiff_t>(levels.size()), gridDims.end());
+  dynamicGridAxes.assign(dynamicAxes.begin() + static_cast<std::ptrdiff_t>(levels.size()),
+                         dynamicAxes.end());
   hiddenGrid = levels.size();
   indexMapRefTypes = prefetchTypes;
   indexMapPrefetchTrees = prefetchTrees;
@@ -652,6 +685,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     pk::YieldOp::create(b, loc(callable.range));
   }
   grid = savedGrid;
+  dynamicGridAxes = savedDynamic;
   hiddenGrid = savedHidden;
 
   // The results, in out_shape's structure.

@@ -153,3 +153,21 @@ pk.export @e(%r: tensor<4xi32> {pk.name = "r", pk.shape = affine_map<() -> (4)>}
   }
   pk.return %0 : tensor<8xf32>
 }
+
+// -----
+
+pk.export @e(%x: tensor<8xf32> {pk.name = "x", pk.shape = affine_map<() -> (8)>},
+             %n: tensor<i32> {pk.name = "n", pk.shape = affine_map<() -> ()>})
+    -> (tensor<8xf32> {pk.shape = affine_map<() -> (8)>}) attributes {symbols = []} {
+  // expected-error @+1 {{grid affine_map<() -> (4)> must take no dims, the export's 0 symbols and one per grid bound (1)}}
+  %0 = pk.pallas_call "k"(%x) bounds(%n : tensor<i32>) grid = affine_map<() -> (4)> {
+      in_specs = [#pk.block_spec<[8], affine_map<(d0) -> (0)>>],
+      out_specs = [#pk.block_spec<[8], affine_map<(d0) -> (0)>>],
+      out_shapes = [affine_map<() -> (8)>], scratch_types = [], input_output_aliases = array<i64>}
+      : (tensor<8xf32>) -> tensor<8xf32>
+  kernel {
+  ^bb0(%a: !pk.ref<8xf32>, %b: !pk.ref<8xf32>):
+    pk.yield
+  }
+  pk.return %0 : tensor<8xf32>
+}

@@ -83,3 +83,24 @@ pk.export @prefetch(%rows: tensor<4xi32> {pk.name = "rows", pk.shape = affine_ma
   }
   pk.return %0 : tensor<32x128xf32>
 }
+
+// A grid size computed from data: the 0-d array is the grid's symbol after
+// the export's (s1 here); index maps and output shapes take only s0.
+// CHECK-LABEL: pk.export @from_data
+// CHECK: pallas_call "k"(%x) bounds(%n : tensor<i32>) grid = #{{[a-z0-9]+}}
+pk.export @from_data(%x: tensor<?x128xf32> {pk.name = "x", pk.shape = affine_map<()[s0] -> (s0, 128)>},
+                     %n: tensor<i32> {pk.name = "n", pk.shape = affine_map<()[s0] -> ()>})
+    -> (tensor<?x128xf32> {pk.shape = affine_map<()[s0] -> (s0, 128)>})
+    attributes {symbols = ["N"]} {
+  %0 = pk.pallas_call "k"(%x) bounds(%n : tensor<i32>) grid = affine_map<()[s0, s1] -> (s0 ceildiv 8, s1)> {
+      in_specs = [#pk.block_spec<[8, 128], affine_map<(d0, d1)[s0] -> (d0, 0)>>],
+      out_specs = [#pk.block_spec<[8, 128], affine_map<(d0, d1)[s0] -> (d0, 0)>>],
+      out_shapes = [affine_map<()[s0] -> (s0, 128)>], scratch_types = [], input_output_aliases = array<i64>}
+      : (tensor<?x128xf32>) -> tensor<?x128xf32>
+  kernel {
+  ^bb0(%in: !pk.ref<8x128xf32>, %out: !pk.ref<8x128xf32>):
+    %steps = pk.num_programs 1 : i32
+    pk.yield
+  }
+  pk.return %0 : tensor<?x128xf32>
+}
