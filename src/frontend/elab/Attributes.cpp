@@ -103,12 +103,14 @@ Obj arrayAttribute(Elaborator &el, const Obj &value, const std::string &name, So
   if (name == "transpose")
     return varargsShapeMethod(value, name, false);
   static const std::map<std::string, std::string> forwarded = {
-      {"sum", "sum"},         {"max", "max"},       {"min", "min"},         {"mean", "mean"},
-      {"prod", "prod"},       {"argmax", "argmax"}, {"argmin", "argmin"},   {"any", "any"},
-      {"all", "all"},         {"var", "var"},       {"std", "std"},         {"squeeze", "squeeze"},
-      {"ravel", "ravel"},     {"flatten", "ravel"}, {"swapaxes", "swapaxes"}, {"clip", "clip"},
-      {"round", "round"},     {"dot", "dot"},         {"repeat", "repeat"}, {"cumsum", "cumsum"},
-      {"cumprod", "cumprod"}, {"take", "take"}};
+      {"sum", "sum"},       {"max", "max"},       {"min", "min"},
+      {"mean", "mean"},     {"prod", "prod"},     {"argmax", "argmax"},
+      {"argmin", "argmin"}, {"any", "any"},       {"all", "all"},
+      {"var", "var"},       {"std", "std"},       {"squeeze", "squeeze"},
+      {"ravel", "ravel"},   {"flatten", "ravel"}, {"swapaxes", "swapaxes"},
+      {"clip", "clip"},     {"round", "round"},   {"dot", "dot"},
+      {"repeat", "repeat"}, {"cumsum", "cumsum"}, {"cumprod", "cumprod"},
+      {"take", "take"},     {"sort", "sort"},     {"argsort", "argsort"}};
   auto it = forwarded.find(name);
   if (it != forwarded.end())
     return jnpMethod(el, value, name, it->second, r);

@@ -606,6 +606,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   addExtendedDTypes(llvm::cast<NamespaceObj>(*m["numpy"]));
   m["jax.lax"] = makeLaxNamespace(el);
   defineArrayFunctions(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
+  defineSortFunctions(*jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   auto nn = makeNnNamespace(el);
   nn->members["logsumexp"] = jnp->members["logsumexp"];
   m["jax.nn"] = nn;

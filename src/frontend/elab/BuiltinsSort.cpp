@@ -1,0 +1,311 @@
+//===- BuiltinsSort.cpp - Sorting: jnp.sort, argsort, lax.sort, top_k -----===//
+//
+// Sorts along one axis of a block value, built, as the scans are, from
+// pkc's structural ops (reshape, slice, concatenate) and selects, so that
+// every backend runs them with no op of their own: a bitonic network over
+// the axis padded to a power of two, log2(n) (log2(n) + 1) / 2
+// compare-and-swap stages of the whole block each.
+//
+// The order is lax.sort's: keys compare lexicographically, floats in a
+// total order where -0 equals 0 and every NaN is larger than +inf; ties
+// keep their original order (each element carries its index, the last
+// key), which makes every sort stable, as jnp.sort's default is. Padding
+// sorts after everything. Descending sorts (top_k, argsort's descending)
+// reverse the keys' order but not the indices', as JAX's stable
+// descending argsort does.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
+#include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Tree.h"
+
+namespace pk::elab {
+
+namespace {
+
+using ast::BinaryOp;
+using ast::CompareOp;
+
+int64_t elementCount(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// `x < y` in lax.sort's total order (for a bool, false < true).
+Obj keyLess(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) {
+  if (!isFloat(x->dtype))
+    return ops.compare(CompareOp::Lt, x, y, r);
+  // A NaN is above everything but a NaN; `<` is false whenever one is NaN.
+  Obj nanAbove =
+      ops.logical(BinaryOp::BitAnd, ops.logicalNot(ops.isNan(x, r), r), ops.isNan(y, r), r);
+  return ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r);
+}
+
+/// `x == y` in the same order: -0 == 0, and NaNs are equal.
+Obj keyEqual(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) {
+  if (!isFloat(x->dtype))
+    return ops.compare(CompareOp::Eq, x, y, r);
+  Obj bothNan = ops.logical(BinaryOp::BitAnd, ops.isNan(x, r), ops.isNan(y, r), r);
+  return ops.logical(BinaryOp::BitOr, bothNan, ops.compare(CompareOp::Eq, x, y, r), r);
+}
+
+struct SortRun {
+  Elaborator &el;
+  SourceRange r;
+  size_t numKeys;
+  bool descending;
+  int64_t length; ///< elements along the sorted axis before padding
+
+  ArrayOps &ops() { return el.arrays(); }
+
+  /// Whether element x sorts before element y: `x` and `y` hold the
+  /// operands then the index, as columns of one compare-and-swap.
+  ArrayPtr before(const std::vector<ArrayPtr> &x, const std::vector<ArrayPtr> &y) {
+    ArrayOps &o = ops();
+    const ArrayPtr &ix = x.back(), &iy = y.back();
+    // Keys from the last to the first: less, or equal and the rest less.
+    Obj less = o.compare(CompareOp::Lt, ix, iy, r);
+    for (size_t k = numKeys; k-- > 0;) {
+      Obj strict = descending ? keyLess(o, y[k], x[k], r) : keyLess(o, x[k], y[k], r);
+      less = o.logical(BinaryOp::BitOr, strict,
+                       o.logical(BinaryOp::BitAnd, keyEqual(o, x[k], y[k], r), less, r), r);
+    }
+    // Padding (index >= length) after every element; among itself, by index.
+    Obj padX = o.compare(CompareOp::Ge, ix, makeInt(length), r);
+    Obj padY = o.compare(CompareOp::Ge, iy, makeInt(length), r);
+    Obj realBeforePad = o.logical(BinaryOp::BitAnd, o.logicalNot(padX, r), padY, r);
+    Obj sameKind = o.logicalNot(o.logical(BinaryOp::BitXor, padX, padY, r), r);
+    return o.toArray(o.logical(BinaryOp::BitOr, realBeforePad,
+                               o.logical(BinaryOp::BitAnd, sameKind, less, r), r),
+                     r);
+  }
+
+  /// One stage of the network on [rows, width] columns: elements i and
+  /// i + half of each run of 2 * half swap unless in order, ascending
+  /// where bit `block` of i is clear.
+  void stage(std::vector<ArrayPtr> &columns, int64_t rows, int64_t width, int64_t block,
+             int64_t half) {
+    ArrayOps &o = ops();
+    int64_t runs = width / (2 * half);
+    std::vector<ArrayPtr> low, high;
+    for (const ArrayPtr &c : columns) {
+      ArrayPtr split = o.reshape(c, {rows, runs, 2, half}, r);
+      low.push_back(o.reshape(o.slice(split, {0, 0, 0, 0}, {rows, runs, 1, half}, {1, 1, 1, 1}, r),
+                              {rows, runs, half}, r));
+      high.push_back(o.reshape(o.slice(split, {0, 0, 1, 0}, {rows, runs, 2, half}, {1, 1, 1, 1}, r),
+                               {rows, runs, half}, r));
+    }
+    // i = run * 2 * half + (0 or half) + offset, and block >= 2 * half.
+    Obj first =
+        o.binary(BinaryOp::Mul, o.iota({rows, runs, half}, 1, DType::I32, r), makeInt(2 * half), r);
+    Obj ascending = o.compare(CompareOp::Eq, o.binary(BinaryOp::BitAnd, first, makeInt(block), r),
+                              makeInt(0), r);
+    Obj swap = o.where(ascending, before(high, low), before(low, high), r);
+    for (size_t i = 0; i < columns.size(); ++i) {
+      Obj newLow = o.where(swap, high[i], low[i], r), newHigh = o.where(swap, low[i], high[i], r);
+      std::vector<Obj> pair = {o.reshape(o.toArray(newLow, r), {rows, runs, 1, half}, r),
+                               o.reshape(o.toArray(newHigh, r), {rows, runs, 1, half}, r)};
+      columns[i] = o.reshape(o.concatenate(pair, 2, r), {rows, width}, r);
+    }
+  }
+};
+
+/// Sorts `operands` (all of one shape) along `axis` by their first
+/// `numKeys`; returns them sorted, then the permutation (int32: the
+/// original index of each element).
+std::vector<ArrayPtr> sortAlong(Elaborator &el, std::vector<ArrayPtr> operands, size_t numKeys,
+                                int64_t axis, bool descending, SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  std::vector<int64_t> shape = operands[0]->shape;
+  int64_t rank = static_cast<int64_t>(shape.size()), n = shape[axis];
+  // The sorted axis last, the others flattened into rows.
+  std::vector<int64_t> perm, moved;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  for (int64_t d : perm)
+    moved.push_back(shape[d]);
+  int64_t rows = n ? elementCount(shape) / n : 0;
+  int64_t width = 1;
+  while (width < n)
+    width *= 2;
+  std::vector<ArrayPtr> columns;
+  for (ArrayPtr a : operands) {
+    // Bools compare as 0 and 1.
+    if (a->dtype == DType::Bool)
+      a = ops.cast(a, DType::I32, r);
+    columns.push_back(ops.reshape(ops.transpose(a, perm, r), {rows, n}, r));
+  }
+  columns.push_back(ops.iota({rows, n}, 1, DType::I32, r));
+  if (width > n)
+    for (size_t i = 0; i < columns.size(); ++i) {
+      ArrayPtr fill =
+          i + 1 == columns.size()
+              ? ops.toArray(ops.binary(BinaryOp::Add, ops.iota({rows, width - n}, 1, DType::I32, r),
+                                       makeInt(n), r),
+                            r)
+              : ops.constantInt(0, columns[i]->dtype, {rows, width - n}, r);
+      columns[i] = ops.toArray(ops.concatenate({columns[i], fill}, 1, r), r);
+    }
+  SortRun run{el, r, numKeys, descending, n};
+  for (int64_t block = 2; block <= width; block *= 2)
+    for (int64_t half = block / 2; half >= 1; half /= 2) {
+      el.spendFuel(r);
+      run.stage(columns, rows, width, block, half);
+    }
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[perm[i]] = static_cast<int64_t>(i);
+  std::vector<ArrayPtr> out;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    ArrayPtr c = ops.slice(columns[i], {0, 0}, {rows, n}, {1, 1}, r);
+    c = ops.transpose(ops.reshape(c, moved, r), inverse, r);
+    if (i < operands.size() && operands[i]->dtype == DType::Bool)
+      c = ops.cast(c, DType::Bool, r);
+    out.push_back(c);
+  }
+  return out;
+}
+
+ArrayPtr sortOperand(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+  el.requireKernel(r, what);
+  if (llvm::isa<RefObj>(o.get()))
+    el.fail(r, std::string(what) + " needs a value, not a Ref; read it first, e.g. x_ref[...]");
+  if (!ArrayOps::isNumeric(o))
+    el.fail(r, std::string(what) + " needs an array, got " + repr(*o));
+  return el.arrays().toArray(o, r);
+}
+
+/// jnp.sort / argsort's axis: an int, or None for the flattened array.
+int64_t sortAxis(Elaborator &el, ArrayPtr &a, const Obj &axis, SourceRange r) {
+  if (isNone(axis)) {
+    a = el.arrays().reshape(a, {elementCount(a->shape)}, r);
+    return 0;
+  }
+  if (a->rank() == 0)
+    el.fail(r, "sorting needs an array of rank at least 1");
+  return el.normalizeAxis(axis, a->rank(), r);
+}
+
+void refuseNumpyOnlyOptions(Elaborator &el, const BoundArgs &a, const char *what) {
+  if (!isNone(a[2]))
+    el.fail(a.range(2), std::string("'kind' argument to ") + what +
+                            " is not supported; use stable=True or stable=False");
+  if (!isNone(a[3]))
+    el.fail(a.range(3), std::string("'order' argument to ") + what + " is not supported");
+}
+
+Obj jnpSort(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"},
+                               {"axis", makeInt(-1)},
+                               {"kind", none(), true},
+                               {"order", none(), true},
+                               {"stable", makeBool(true), true},
+                               {"descending", makeBool(false), true}});
+  refuseNumpyOnlyOptions(el, a, "sort");
+  ArrayPtr x = sortOperand(el, a[0], a.range(0), "jnp.sort");
+  int64_t axis = sortAxis(el, x, a[1], a.range(1));
+  ArrayPtr sorted = sortAlong(el, {x}, 1, axis, false, args.range)[0];
+  if (!el.truthy(a[5], a.range(5)))
+    return sorted;
+  // JAX reverses the ascending sort.
+  return reverseAxis(el, sorted, axis, args.range);
+}
+
+Obj jnpArgsort(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"a"},
+                               {"axis", makeInt(-1)},
+                               {"kind", none(), true},
+                               {"order", none(), true},
+                               {"stable", makeBool(true), true},
+                               {"descending", makeBool(false), true},
+                               {"dtype", none(), true}});
+  refuseNumpyOnlyOptions(el, a, "argsort");
+  ArrayPtr x = sortOperand(el, a[0], a.range(0), "jnp.argsort");
+  int64_t axis = sortAxis(el, x, a[1], a.range(1));
+  ArrayPtr indices = sortAlong(el, {x}, 1, axis, el.truthy(a[5], a.range(5)), args.range).back();
+  if (!isNone(a[6]))
+    indices = el.arrays().cast(indices, el.toDType(a[6], a.range(6), "dtype"), args.range);
+  return indices;
+}
+
+/// lax.sort(operand, dimension, is_stable, num_keys): one array, or a
+/// sequence of arrays sorted together by the first num_keys.
+Obj laxSort(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"operand"},
+                               {"dimension", makeInt(-1)},
+                               {"is_stable", makeBool(true)},
+                               {"num_keys", makeInt(1)}});
+  bool single = !llvm::isa<SequenceObj>(a[0].get());
+  std::vector<Obj> items = single ? std::vector<Obj>{a[0]} : el.iterate(a[0], a.range(0));
+  if (items.empty())
+    el.fail(a.range(0), "lax.sort needs at least one operand");
+  std::vector<ArrayPtr> operands;
+  for (const Obj &item : items) {
+    operands.push_back(sortOperand(el, item, a.range(0), "lax.sort"));
+    if (operands.back()->shape != operands[0]->shape)
+      el.fail(a.range(0), "lax.sort's operands must have one shape");
+  }
+  int64_t numKeys = el.toInt(a[3], a.range(3), "num_keys");
+  if (numKeys < 1 || numKeys > static_cast<int64_t>(operands.size()))
+    el.fail(a.range(3), "num_keys must be between 1 and the number of operands (" +
+                            std::to_string(operands.size()) + "), got " + std::to_string(numKeys));
+  if (operands[0]->rank() == 0)
+    el.fail(a.range(0), "lax.sort needs arrays of rank at least 1");
+  int64_t axis = el.normalizeAxis(a[1], operands[0]->rank(), a.range(1));
+  std::vector<ArrayPtr> sorted =
+      sortAlong(el, operands, static_cast<size_t>(numKeys), axis, false, args.range);
+  sorted.pop_back();
+  if (single)
+    return sorted[0];
+  return makeTuple(std::vector<Obj>(sorted.begin(), sorted.end()));
+}
+
+Obj laxSortKeyVal(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(
+      args, {{"keys"}, {"values"}, {"dimension", makeInt(-1)}, {"is_stable", makeBool(true)}});
+  ArrayPtr keys = sortOperand(el, a[0], a.range(0), "lax.sort_key_val");
+  ArrayPtr values = sortOperand(el, a[1], a.range(1), "lax.sort_key_val");
+  if (keys->shape != values->shape)
+    el.fail(args.range, "lax.sort_key_val's keys and values must have one shape");
+  if (keys->rank() == 0)
+    el.fail(a.range(0), "lax.sort_key_val needs arrays of rank at least 1");
+  int64_t axis = el.normalizeAxis(a[2], keys->rank(), a.range(2));
+  std::vector<ArrayPtr> sorted = sortAlong(el, {keys, values}, 1, axis, false, args.range);
+  return makeTuple({sorted[0], sorted[1]});
+}
+
+/// lax.top_k: the k largest along `axis` (the last by default), largest
+/// first, the lower index first among equals; and their indices.
+Obj laxTopK(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"operand"}, {"k"}, {"axis", makeInt(-1), true}});
+  ArrayPtr x = sortOperand(el, a[0], a.range(0), "lax.top_k");
+  if (x->rank() == 0)
+    el.fail(a.range(0), "lax.top_k needs an array of rank at least 1");
+  int64_t axis = el.normalizeAxis(a[2], x->rank(), a.range(2));
+  int64_t k = el.toInt(a[1], a.range(1), "k");
+  if (k < 0 || k > x->shape[axis])
+    el.fail(a.range(1), "k argument to top_k must be between 0 and the axis size (" +
+                            std::to_string(x->shape[axis]) + "), got " + std::to_string(k));
+  std::vector<ArrayPtr> sorted = sortAlong(el, {x}, 1, axis, /*descending=*/true, args.range);
+  std::vector<int64_t> start(x->rank(), 0), limit = x->shape, step(x->rank(), 1);
+  limit[axis] = k;
+  ArrayOps &ops = el.arrays();
+  return makeTuple({ops.slice(sorted[0], start, limit, step, args.range),
+                    ops.slice(sorted[1], start, limit, step, args.range)});
+}
+
+} // namespace
+
+void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax) {
+  define(jnp, "sort", jnpSort);
+  define(jnp, "argsort", jnpArgsort);
+  define(lax, "sort", laxSort);
+  define(lax, "sort_key_val", laxSortKeyVal);
+  define(lax, "top_k", laxTopK);
+}
+
+} // namespace pk::elab
