@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include <algorithm>
+#include <set>
 
 #include "DepFile.h"
 #include "LaunchHeader.h"
@@ -9,6 +10,7 @@
 #include "TunedModule.h"
 
 #include "backends/Manifest.h"
+#include "backends/Target.h"
 
 #include "driver/Session.h"
 #include "frontend/parse/Parser.h"
@@ -184,6 +186,16 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
                              (compile.emit == "header" ? " (or write it with --header FILE)" : ""));
       return 2;
     }
+    // Programs that ask what device they run on (device_kind) get an
+    // answer only when every target is the same kind of device.
+    std::set<std::string> kinds;
+    for (const std::string &text : compile.targets) {
+      std::string unused;
+      std::optional<backends::Target> target = backends::parseTarget(text, unused);
+      kinds.insert(target ? target->deviceKind() : "");
+    }
+    if (kinds.size() == 1)
+      session.setDeviceKind(*kinds.begin());
     mlir::OwningOpRef<mlir::ModuleOp> ir = loadForCompile(session, common, compile);
     if (!ir || !keepExports(session, *ir, compile.exports, common.input))
       return 1;

@@ -12,6 +12,7 @@
 #include "Commands.h"
 #include "ExportInputs.h"
 
+#include "backends/Target.h"
 #include "driver/Session.h"
 #include "interpreter/Interpreter.h"
 #include "interpreter/Npy.h"
@@ -36,6 +37,17 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   // Only the entry is elaborated: another export's error does not stop it.
   if (!options.entry.empty())
     session.selectExports({options.entry});
+  // The device the program sees (device_kind): the interpreter is a CPU,
+  // as under JAX's interpret mode; the simulator and a GPU run code for
+  // --target.
+  bool cuda = options.device == "cuda" || (options.device == "auto" && cudaDeviceAvailable());
+  if (cuda || options.device == "cuda-sim") {
+    std::string unused;
+    if (std::optional<backends::Target> target = backends::parseTarget(options.target, unused))
+      session.setDeviceKind(target->deviceKind());
+  } else {
+    session.setDeviceKind("cpu");
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module = loadWithDefines(session, common.input, common.defines);
   if (!module)
     return 1;
@@ -65,7 +77,6 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   for (pk::ExportOp other : llvm::make_early_inc_range(module->getOps<pk::ExportOp>()))
     if (other.getSymName() != entry)
       other.erase();
-  bool cuda = options.device == "cuda" || (options.device == "auto" && cudaDeviceAvailable());
   RunResult result = options.device == "cuda-sim"
                          ? runOnCudaSim(session, *module, entry, *arguments, options)
                      : cuda ? runOnCuda(session, *module, entry, *signature, *arguments)

@@ -32,6 +32,24 @@ std::string Target::ptxFeatures() const {
   return computeCapability() >= 100 ? "+ptx86" : "+ptx80";
 }
 
+std::string Target::deviceKind() const {
+  if (kind != Kind::Cuda)
+    return "";
+  // The device JAX would name for code of this architecture: the one the
+  // SM counts pkc answers (132) belong to for sm_90, the data-center part
+  // of each other generation.
+  unsigned cc = computeCapability();
+  if (cc >= 100)
+    return "NVIDIA B200";
+  if (cc >= 90)
+    return "NVIDIA H100 80GB HBM3";
+  if (cc == 89)
+    return "NVIDIA L4";
+  if (cc >= 86)
+    return "NVIDIA A10";
+  return "NVIDIA A100-SXM4-80GB";
+}
+
 std::optional<Target> parseTarget(const std::string &text, std::string &error) {
   if (text == "tpu")
     return Target{Target::Kind::Tpu, ""};

@@ -28,6 +28,10 @@ struct Target {
   bool archSpecific() const { return !arch.empty() && arch.back() == 'a'; }
   /// The NVPTX target features: the PTX ISA version the code needs.
   std::string ptxFeatures() const;
+  /// The `device_kind` JAX reports for the device this target's code is
+  /// for ("NVIDIA H100 80GB HBM3" for sm_90a); empty for a TPU, whose
+  /// generation the target does not say.
+  std::string deviceKind() const;
 };
 
 /// Parses a --target value; on failure returns nullopt and sets `error`.

@@ -164,6 +164,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
   withImports.imports = &importPath;
   if (withImports.onlyExports.empty())
     withImports.onlyExports = selectedExports;
+  if (withImports.deviceKind.empty())
+    withImports.deviceKind = deviceKind;
   return finishElaboration(elaborate(*main.module, withImports, engine, *mlirContext));
 }
 

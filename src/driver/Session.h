@@ -50,6 +50,9 @@ public:
   /// Elaborate only these exports of the .pk files loaded from now on
   /// (ElaborationOptions::onlyExports); empty: all.
   void selectExports(std::vector<std::string> names) { selectedExports = std::move(names); }
+  /// The device kind the .pk files loaded from now on see
+  /// (ElaborationOptions::deviceKind); empty: none.
+  void setDeviceKind(std::string kind) { deviceKind = std::move(kind); }
   const std::vector<std::string> &exportSelection() const { return selectedExports; }
   /// Every file read from disk so far, in the order first read: the
   /// inputs of a dependency file.
@@ -80,6 +83,7 @@ private:
   std::unique_ptr<mlir::MLIRContext> mlirContext;
   std::vector<std::unique_ptr<ast::Module>> modules; ///< kept alive for the IR's lifetime
   std::vector<std::string> importDirectories;
+  std::string deviceKind;
   std::vector<std::string> selectedExports;
   std::vector<std::unique_ptr<ImportPath>> importPaths; ///< own the modules' ASTs
   std::vector<std::string> readPaths;

@@ -247,12 +247,23 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   // `core_count`; transposed_ragged_dot_mgpu.py: `jax.devices()[0]`) see
   // no abstract mesh and an H100 SXM / H200: 132 SMs. The grid still runs
   // anywhere; it fits those devices exactly. What kind of device it is
-  // pkc does not claim: TPU kernels branch on `device_kind`, and an answer
-  // would silently choose for them.
+  // (`device_kind`, `platform`) pkc answers only when the compilation is
+  // for one kind (the driver says which): TPU kernels branch on it, and
+  // for a TPU target, or for a TPU and a GPU at once, an answer would
+  // silently choose for them.
   auto device = std::make_shared<NamespaceObj>("jax.Device");
   device->opaque = true;
+  const std::string &kind = el.deviceKind();
   device->why = "pkc compiles ahead of time, for a device it does not see; of a jax.Device it "
-                "answers only core_count and num_cores (132, an H100 SXM / H200) and id (0)";
+                "answers core_count and num_cores (132, an H100 SXM / H200) and id (0)" +
+                std::string(kind.empty() ? ", and device_kind and platform only when compiling "
+                                           "for CUDA targets or running on the interpreter, not "
+                                           "for a TPU, whose generation pkc does not choose"
+                                         : ", device_kind and platform");
+  if (!kind.empty()) {
+    device->members["device_kind"] = makeStr(kind);
+    device->members["platform"] = makeStr(kind == "cpu" ? "cpu" : "gpu");
+  }
   device->members["core_count"] = makeInt(132);
   device->members["num_cores"] = makeInt(132);
   device->members["id"] = makeInt(0);

@@ -2,8 +2,9 @@
 //
 // What real Pallas programs import besides JAX: dataclasses, typing,
 // collections, enum, abc, contextlib, itertools, operator, sys and os (the
-// parts that are static), more of math and functools, and Python's class
-// builtins (object, property, classmethod, staticmethod, type, super).
+// parts that are static), re (BuiltinsRegex.cpp), more of math and
+// functools, and Python's class builtins (object, property, classmethod,
+// staticmethod, type, super).
 //
 // A module that is neither one of these, nor JAX, nor a .pk file on the
 // import path is *opaque*: importing it succeeds (real modules import
@@ -618,6 +619,7 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["warnings"] = makeWarnings();
   m["itertools"] = makeItertools();
   m["operator"] = makeOperator();
+  m["re"] = makeRegexModule();
   extendFunctools(llvm::cast<NamespaceObj>(*m.at("functools")));
   extendMath(llvm::cast<NamespaceObj>(*m.at("math")));
 }

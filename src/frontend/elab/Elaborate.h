@@ -73,6 +73,12 @@ struct ElaborationOptions {
   /// only when it is called). A selection naming an export the file lacks
   /// elaborates all, so that the caller can list them.
   std::vector<std::string> onlyExports;
+  /// What `jax.devices()[0].device_kind` answers: the kind of device the
+  /// compilation is for when it is for one ("cpu" for the interpreter, a
+  /// GPU's name for a CUDA target). Empty when it is not (a TPU, whose
+  /// generation pkc does not choose; several kinds at once; pkc check), and
+  /// then a program reading it gets an error at that line.
+  std::string deviceKind;
 };
 
 /// The names `module` assigns at its top level: the constants a -D (and a

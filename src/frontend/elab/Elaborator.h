@@ -124,6 +124,8 @@ public:
   ~Elaborator();
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
+  /// The device kind the program sees (ElaborationOptions::deviceKind).
+  const std::string &deviceKind() const { return options.deviceKind; }
 
   //===--------------------------------------------------------------------===//
   // Errors

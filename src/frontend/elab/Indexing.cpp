@@ -799,6 +799,16 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     if (std::optional<Obj> v = callDunder(el, container, "__getitem__", {index}, r))
       return *v;
     el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
+  case Object::Kind::Namespace:
+    // A builtin object with items (re.Match: `match[2]`).
+    if (auto it = llvm::cast<NamespaceObj>(*container).members.find("__getitem__");
+        it != llvm::cast<NamespaceObj>(*container).members.end()) {
+      CallArgs call;
+      call.range = r;
+      call.addPositional(index, r);
+      return el.call(it->second, call);
+    }
+    el.fail(r, "'" + typeName(*container) + "' object is not subscriptable");
   case Object::Kind::GlobalArray:
     return el.arrayCodeAtExport("indexing", r, {container, index}, [&](std::vector<Obj> &v) {
       return subscript(el, v[0], v[1], r);
