@@ -7,7 +7,8 @@
 // for what such helpers use: classes (\d \w \s [..]), groups,
 // alternation, repetition (greedy and lazy) and anchors. What Python has
 // and ECMAScript lacks or spells differently (named groups `(?P<..>)`,
-// inline flags `(?i)`, lookbehind, `\A` `\Z`) is an error at the call.
+// inline flags `(?i)`, lookbehind, `\A` `\Z`, back-references) is an
+// error at the call.
 //
 // A Pattern and a Match are namespaces of their methods; `match[2]` reads
 // a group through the Match's `__getitem__`.
@@ -23,10 +24,12 @@ namespace pk::elab {
 namespace {
 
 constexpr int64_t kIgnoreCase = 2; // re.IGNORECASE's value in Python
-// std::regex matches by recursion as deep as the text is long: longer
-// strings than a compile-time helper parses are refused rather than
-// risking the stack.
-constexpr size_t kMaxPattern = 512, kMaxText = 2048;
+// Patterns compile for libstdc++'s polynomial (Thompson NFA) matcher: no
+// recursion as deep as the text, and no exponential backtracking on
+// patterns such as (a*)*b, so matching always ends; it has no
+// back-references, which are refused. The lengths bound its time (a
+// search tries every start: (a*)*b over 4096 characters takes ~1 s).
+constexpr size_t kMaxPattern = 1024, kMaxText = 4096;
 
 Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
   return std::make_shared<BuiltinObj>(name, std::move(fn));
@@ -50,13 +53,33 @@ std::shared_ptr<CompiledPattern> compilePattern(Elaborator &el, const std::strin
   if (source.size() > kMaxPattern)
     el.fail(r, "re: patterns longer than " + std::to_string(kMaxPattern) +
                    " characters are not supported at compile time");
+  // Counted repetition copies its operand (a{100} is 100 states), and
+  // nesting multiplies: bound the product of the counts.
+  int64_t copies = 1;
+  for (size_t i = source.find('{'); i != std::string::npos; i = source.find('{', i + 1)) {
+    if (i > 0 && source[i - 1] == '\\')
+      continue;
+    int64_t largest = 0;
+    for (size_t j = i + 1;
+         j < source.size() &&
+         (std::isdigit(static_cast<unsigned char>(source[j])) || source[j] == ',');
+         ++j)
+      if (std::isdigit(static_cast<unsigned char>(source[j])) &&
+          (j == i + 1 || source[j - 1] == ','))
+        largest =
+            std::max<int64_t>(largest, std::min<int64_t>(std::atoll(source.c_str() + j), 1 << 20));
+    copies *= std::max<int64_t>(largest, 1);
+    if (copies > 10000)
+      el.fail(r, "re: the pattern repeats too much ({m,n} counts multiplying past 10000) to "
+                 "compile at compile time");
+  }
   if (flags & ~kIgnoreCase)
     el.fail(r, "re: of the flags only re.IGNORECASE is supported, got " + std::to_string(flags));
   auto compiled = std::make_shared<CompiledPattern>();
   compiled->source = source;
   compiled->flags = flags;
   try {
-    auto syntax = std::regex::ECMAScript;
+    auto syntax = std::regex::ECMAScript | std::regex_constants::__polynomial;
     if (flags & kIgnoreCase)
       syntax |= std::regex::icase;
     compiled->regex = std::regex(source, syntax);
