@@ -203,6 +203,13 @@ LogicalResult PallasCallOp::verify() {
                          << " must take no dims, the export's " << numSymbols
                          << " symbols and one per grid bound (" << numBounds << ")";
   unsigned exportSymbols = grid.getNumSymbols() - numBounds;
+  // A bound is a whole axis's size (backends launch or loop on it as it is).
+  for (AffineExpr e : grid.getResults())
+    for (unsigned s = exportSymbols; s < grid.getNumSymbols(); ++s)
+      if (e.isFunctionOfSymbol(s) && e != getAffineSymbolExpr(s, getContext()))
+        return emitOpError() << "grid bound " << s - exportSymbols
+                             << " must be an axis's size by itself, not part of "
+                             << AffineMapAttr::get(grid);
   for (AffineExpr e : grid.getResults())
     if (auto c = llvm::dyn_cast<AffineConstantExpr>(e); c && c.getValue() < 0)
       return emitOpError() << "grid sizes must not be negative";

@@ -162,11 +162,6 @@ LogicalResult checkCall(pk::PallasCallOp call) {
   auto exportOp = call->getParentOfType<pk::ExportOp>();
   if (!exportOp)
     return call.emitError() << "a pallas_call must be inside a pk.export";
-  for (unsigned axis = 0; axis < call.getGridRank(); ++axis)
-    if (call.isDynamicGridAxis(axis))
-      return call.emitError() << "grid axis " << axis
-                              << " has a size computed from data; such grids are not supported "
-                                 "on TPU yet (they are on the CUDA targets)";
   std::string error;
   std::optional<SmallVector<mosaic::DimensionSemantics>> semantics = dimensionSemantics(call, error);
   if (!semantics)

@@ -140,9 +140,18 @@ json windowJson(const KernelPlan &plan, const Window &w, unsigned operand) {
 json callJson(const KernelPlan &plan, Buffers &buffers) {
   const std::vector<std::string> &symbols = buffers.symbols;
   pk::PallasCallOp call = plan.call;
+  // A size computed from data is the 0-d int32 buffer that holds it, both
+  // in `grid` and as the custom call's operand (Pallas passes its dynamic
+  // grid bounds first, as it does sizes of symbolic axes).
+  auto fromData = [&](unsigned axis) -> std::optional<json> {
+    auto s = llvm::dyn_cast<AffineSymbolExpr>(plan.grid[axis]);
+    if (!s || s.getPosition() < call.getNumExportSymbols())
+      return std::nullopt;
+    return buffers.of(call.getGridBounds()[s.getPosition() - call.getNumExportSymbols()]);
+  };
   json grid = json::array();
-  for (AffineExpr e : plan.grid)
-    grid.push_back(sizeExprJson(e, symbols));
+  for (auto [axis, e] : llvm::enumerate(plan.grid))
+    grid.push_back(fromData(axis) ? *fromData(axis) : sizeExprJson(e, symbols));
   json semantics = json::array();
   for (mosaic::DimensionSemantics s : plan.semantics)
     semantics.push_back(mosaic::stringifyDimensionSemantics(s).str());
@@ -152,7 +161,9 @@ json callJson(const KernelPlan &plan, Buffers &buffers) {
   json operands = json::array();
   for (auto [axis, bound] : llvm::enumerate(plan.iterationBounds))
     if (ShapedType::isDynamic(bound))
-      operands.push_back({{"grid_size", sizeExprJson(plan.grid[axis], symbols)}});
+      operands.push_back(fromData(axis)
+                             ? *fromData(axis)
+                             : json{{"grid_size", sizeExprJson(plan.grid[axis], symbols)}});
   if (plan.hasSymbolTable()) {
     json names = json::array();
     for (unsigned s : plan.symbols)
