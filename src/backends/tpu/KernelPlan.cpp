@@ -219,6 +219,8 @@ KernelPlan planCall(pk::PallasCallOp call, pk::ExportOp exportOp, unsigned callI
     w.trivial = isTrivialWindow(spec, w.arrayShape);
     w.elementWindow = llvm::any_of(spec.getDimKinds(),
                                    [](pk::BlockDimKind k) { return k == pk::BlockDimKind::Element; });
+    if (DictionaryAttr mode = pipelineModeOf(call, specIndex))
+      w.bufferCount = mode.getAs<IntegerAttr>("buffer_count").getInt();
     auto ref = llvm::cast<pk::RefType>(kernel.getArgument(prefetch + specIndex).getType());
     w.memref = memrefTypeFor(w.windowBounds, ref.getElementType(), w.memorySpace);
     plan.windows.push_back(w);
@@ -235,6 +237,14 @@ KernelPlan planCall(pk::PallasCallOp call, pk::ExportOp exportOp, unsigned callI
 }
 
 } // namespace
+
+DictionaryAttr pipelineModeOf(pk::PallasCallOp call, unsigned specIndex) {
+  auto modes = call->getAttrOfType<ArrayAttr>("pk.pipeline_modes");
+  if (!modes || specIndex >= modes.size())
+    return nullptr;
+  auto mode = llvm::dyn_cast<DictionaryAttr>(modes[specIndex]);
+  return mode && !mode.empty() ? mode : nullptr;
+}
 
 KernelPlan planKernel(pk::PallasCallOp call) {
   auto exportOp = call->getParentOfType<pk::ExportOp>();

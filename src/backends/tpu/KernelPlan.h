@@ -41,7 +41,21 @@ struct Window {
   /// gives such VMEM windows one buffer (pipeline_mode synchronous).
   bool trivial = false;
   bool elementWindow = false; ///< any pl.Element axis: #tpu.element_window
+  /// The BlockSpec's pipeline_mode=pl.Buffered(n): n, or 0 when not given.
+  int64_t bufferCount = 0;
+
+  /// The buffers Pallas gives the window (Mosaic's pipeline_mode): one for
+  /// a trivial VMEM window whatever the program asked, else what it asked
+  /// (0: Mosaic's default).
+  int64_t pipelineBuffers() const {
+    return trivial && memorySpace == mosaic::MemorySpace::VMEM ? 1 : bufferCount;
+  }
 };
+
+/// The pipeline_mode a BlockSpec of `call` asked for (pl.Buffered), as the
+/// front end recorded it: {buffer_count, use_lookahead?, revisit?}, or
+/// null when it asked none.
+mlir::DictionaryAttr pipelineModeOf(pk::PallasCallOp call, unsigned specIndex);
 
 struct KernelPlan {
   // Op handles are references; MLIR's accessors are not const.

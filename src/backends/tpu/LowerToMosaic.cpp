@@ -58,9 +58,11 @@ DictionaryAttr windowParams(OpBuilder &b, const Window &w) {
     }
     params.append("window_kind", mosaic::ElementWindowAttr::get(b.getContext(), low, high));
   }
-  if (w.trivial && w.memorySpace == mosaic::MemorySpace::VMEM)
-    params.append("pipeline_mode", mosaic::PipelineModeAttr::get(
-                                       b.getContext(), mosaic::PipelineMode::Synchronous));
+  if (int64_t buffers = w.pipelineBuffers())
+    params.append("pipeline_mode",
+                  mosaic::PipelineModeAttr::get(
+                      b.getContext(), buffers == 1 ? mosaic::PipelineMode::Synchronous
+                                                   : mosaic::PipelineMode::DoubleBuffered));
   return params.getDictionary(b.getContext());
 }
 

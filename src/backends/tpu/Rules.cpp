@@ -162,6 +162,30 @@ LogicalResult checkCall(pk::PallasCallOp call) {
   auto exportOp = call->getParentOfType<pk::ExportOp>();
   if (!exportOp)
     return call.emitError() << "a pallas_call must be inside a pk.export";
+  // pl.Buffered as Mosaic's pipeline_mode takes it (Pallas's TPU lowering
+  // refuses the same).
+  SmallVector<pk::BlockSpecAttr> allSpecs = call.getAllSpecs();
+  for (unsigned i = 0; i < allSpecs.size(); ++i) {
+    DictionaryAttr mode = pipelineModeOf(call, i);
+    if (!mode)
+      continue;
+    unsigned inputs = call.getWindowedInputs().size();
+    std::string what = i < inputs ? "input " + std::to_string(i + call.getNumScalarPrefetch())
+                                  : "output " + std::to_string(i - inputs);
+    int64_t count = mode.getAs<IntegerAttr>("buffer_count").getInt();
+    if (count > 2)
+      return call.emitError() << "the BlockSpec of " << what << " asks for pl.Buffered(" << count
+                              << "); on TPU only single (1) and double (2) buffering are supported";
+    if (mode.get("use_lookahead"))
+      return call.emitError() << "the BlockSpec of " << what
+                              << " asks for pl.Buffered(use_lookahead=True), which the TPU "
+                                 "lowering does not support";
+    if (mode.get("revisit"))
+      return call.emitError()
+             << "the BlockSpec of " << what
+             << " asks for pl.Buffered(revisit=...), which pkc's TPU lowering does "
+                "not support yet";
+  }
   std::string error;
   std::optional<SmallVector<mosaic::DimensionSemantics>> semantics = dimensionSemantics(call, error);
   if (!semantics)

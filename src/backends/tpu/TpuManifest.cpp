@@ -124,8 +124,8 @@ json windowJson(const KernelPlan &plan, const Window &w, unsigned operand) {
   if (!w.windowed)
     return window;
   window["transform"] = "transform_" + std::to_string(w.specIndex);
-  if (w.trivial && w.memorySpace == mosaic::MemorySpace::VMEM)
-    window["pipeline_mode"] = "synchronous";
+  if (int64_t buffers = w.pipelineBuffers())
+    window["pipeline_mode"] = buffers == 1 ? "synchronous" : "double_buffered";
   if (w.elementWindow) {
     std::vector<int64_t> low, high;
     for (unsigned d = 0; d < w.spec.getRank(); ++d) {

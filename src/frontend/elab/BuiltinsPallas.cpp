@@ -62,6 +62,15 @@ Obj blockSpec(Elaborator &el, CallArgs &args) {
             "index_map must be a function of the grid indices, got " + typeName(*map));
   spec->blockShape = shape;
   spec->indexMap = map;
+  if (!isNone(a[2])) {
+    auto *mode = llvm::dyn_cast<NamespaceObj>(a[2].get());
+    if (!mode || mode->name != "pl.Buffered")
+      el.fail(a.range(2), "pipeline_mode must be pl.Buffered(buffer_count), got " + repr(*a[2]));
+    spec->bufferCount = llvm::cast<IntObj>(*mode->members.at("buffer_count")).value;
+    spec->useLookahead = llvm::cast<BoolObj>(*mode->members.at("use_lookahead")).value;
+    if (auto *revisit = llvm::dyn_cast<StrObj>(mode->members.at("revisit").get()))
+      spec->revisit = revisit->value;
+  }
   spec->indexingMode = a[4];
   if (!isNone(a[4]) && !llvm::isa<IndexingModeObj>(a[4].get()))
     el.fail(a.range(4), "indexing_mode must be pl.Blocked() or pl.Unblocked(...)");
@@ -443,6 +452,26 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
     while (p < x)
       p <<= 1;
     return makeInt(p);
+  });
+  // pl.Buffered: a BlockSpec's pipeline_mode. Its buffer count changes how
+  // a pipeline overlaps copies, never what a kernel computes.
+  auto revisitMode = std::make_shared<NamespaceObj>("pl.RevisitMode");
+  revisitMode->members["IMMEDIATE"] = makeStr("immediate");
+  revisitMode->members["ANY"] = makeStr("any");
+  n.members["RevisitMode"] = revisitMode;
+  define(n, "Buffered", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a =
+        el.bind(args, {{"buffer_count"}, {"use_lookahead", makeBool(false)}, {"revisit", none()}});
+    int64_t count = el.toInt(a[0], a.range(0), "buffer_count");
+    if (count < 1)
+      el.fail(a.range(0), "pl.Buffered needs at least one buffer, got " + std::to_string(count));
+    if (!isNone(a[2]) && !llvm::isa<StrObj>(a[2].get()))
+      el.fail(a.range(2), "revisit must be pl.RevisitMode.IMMEDIATE or pl.RevisitMode.ANY");
+    auto mode = std::make_shared<NamespaceObj>("pl.Buffered");
+    mode->members["buffer_count"] = makeInt(count);
+    mode->members["use_lookahead"] = makeBool(el.truthy(a[1], a.range(1)));
+    mode->members["revisit"] = a[2];
+    return mode;
   });
   define(n, "Blocked", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"block_size", none()}});

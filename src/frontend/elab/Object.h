@@ -409,6 +409,11 @@ struct BlockSpecObj : Object {
   Obj indexMap;     ///< None or a callable
   Obj indexingMode; ///< None or IndexingModeObj
   std::optional<MemorySpace> memorySpace;
+  /// pipeline_mode=pl.Buffered(...): how many buffers the pipeline keeps
+  /// for the block (0: not given), and its other options as given.
+  int64_t bufferCount = 0;
+  bool useLookahead = false;
+  std::string revisit; ///< "immediate", "any", or empty
   SourceRange range; ///< where the BlockSpec was built
   /// plgpu.BlockSpec(..., transforms=, delay_release=, collective_axes=).
   bool mosaicGpu = false;

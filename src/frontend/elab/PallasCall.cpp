@@ -485,7 +485,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   hiddenGrid = levels.size();
   indexMapRefTypes = prefetchTypes;
   indexMapPrefetchTrees = prefetchTrees;
-  std::vector<mlir::Attribute> specs;
+  std::vector<mlir::Attribute> specs, pipelineModes;
+  bool anyPipelineMode = false;
   for (Operand &o : operands) {
     std::vector<VmappedAxis> vmapped;
     for (const BatchAxis &batch : o.batch) {
@@ -497,7 +498,21 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       vmapped.push_back({batch.axis, static_cast<unsigned>(level - levels.begin())});
     }
     specs.push_back(buildBlockSpec(op, o.what, o.dims, o.spec, gridDims, o.specRange, vmapped));
+    // pl.Buffered: how the TPU pipeline buffers the block (Mosaic's
+    // pipeline_mode); kept beside the specs for the backends that use it.
+    mlir::NamedAttrList mode;
+    if (auto *bs = llvm::dyn_cast_or_null<BlockSpecObj>(o.spec.get()); bs && bs->bufferCount) {
+      mode.append("buffer_count", b.getI64IntegerAttr(bs->bufferCount));
+      if (bs->useLookahead)
+        mode.append("use_lookahead", b.getUnitAttr());
+      if (!bs->revisit.empty())
+        mode.append("revisit", b.getStringAttr(bs->revisit));
+    }
+    pipelineModes.push_back(mode.getDictionary(ctx));
+    anyPipelineMode |= !mode.empty();
   }
+  if (anyPipelineMode)
+    op->setAttr("pk.pipeline_modes", b.getArrayAttr(pipelineModes));
   op.setInSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).take_front(numInputs)));
   op.setOutSpecsAttr(b.getArrayAttr(llvm::ArrayRef<mlir::Attribute>(specs).drop_front(numInputs)));
   finishIndexMapRegion(op, callable.range);
