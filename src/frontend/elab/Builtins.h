@@ -54,6 +54,9 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &modules);
 /// cumsum, associative_scan, tile, pad, roll, diagonal, take, batched
 /// dot_general, einsum, lax.switch, ... (BuiltinsArrays.cpp).
 void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
+/// jnp / lax functions defined as calls of others (BuiltinsAliases.cpp);
+/// after every other jnp and lax function.
+void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
 /// Python's re module on static strings (BuiltinsRegex.cpp).
 std::shared_ptr<NamespaceObj> makeRegexModule();
 /// jnp.sort / argsort, lax.sort / sort_key_val / top_k (BuiltinsSort.cpp).

@@ -636,6 +636,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.lax"] = makeLaxNamespace(el);
   defineArrayFunctions(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   defineSortFunctions(*jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
+  defineAliases(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   auto nn = makeNnNamespace(el);
   nn->members["logsumexp"] = jnp->members["logsumexp"];
   m["jax.nn"] = nn;
