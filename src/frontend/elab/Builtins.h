@@ -59,6 +59,10 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
 void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
 /// Python's re module on static strings (BuiltinsRegex.cpp).
 std::shared_ptr<NamespaceObj> makeRegexModule();
+/// An array argument of a function on block values (`what` names it in
+/// messages): refuses a Ref (read it first) and anything not numeric.
+std::shared_ptr<ArrayObj> valueOperand(Elaborator &el, const Obj &o, SourceRange r,
+                                       const char *what);
 /// jnp.sort / argsort, lax.sort / sort_key_val / top_k (BuiltinsSort.cpp).
 void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax);
 /// pltpu.roll and pltpu.repeat (BuiltinsArrays.cpp).

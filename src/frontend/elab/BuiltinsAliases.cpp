@@ -42,7 +42,7 @@ int64_t rankOf(Elaborator &el, const Obj &x, SourceRange r) {
 
 /// jnp.atleast_1d/2d/3d of one array, as JAX's: a 0-d array becomes
 /// (1,), (1, 1), (1, 1, 1); a 1-d one (1, n) / (1, n, 1); a 2-d one (m, n, 1).
-Obj atLeast(Elaborator &el, NamespaceObj &jnp, const Obj &x, int64_t rank, SourceRange r) {
+Obj atLeast(Elaborator &el, const Obj &x, int64_t rank, SourceRange r) {
   ArrayPtr a = el.arrays().toArray(x, r);
   std::vector<int64_t> s = a->shape;
   if (static_cast<int64_t>(s.size()) >= rank)
@@ -57,13 +57,13 @@ Obj atLeast(Elaborator &el, NamespaceObj &jnp, const Obj &x, int64_t rank, Sourc
   return el.arrays().reshape(a, shape, r);
 }
 
-BuiltinObj::Fn atLeastFn(NamespaceObj &jnp, int64_t rank) {
-  return [&jnp, rank](Elaborator &el, CallArgs &args) -> Obj {
+BuiltinObj::Fn atLeastFn(int64_t rank) {
+  return [rank](Elaborator &el, CallArgs &args) -> Obj {
     if (!args.keywords.empty())
       el.fail(args.range, "jnp.atleast_" + std::to_string(rank) + "d takes arrays only");
     std::vector<Obj> out;
     for (size_t i = 0; i < args.positional.size(); ++i)
-      out.push_back(atLeast(el, jnp, args.positional[i], rank, args.rangeOf(i)));
+      out.push_back(atLeast(el, args.positional[i], rank, args.rangeOf(i)));
     return out.size() == 1 ? out[0] : makeList(out);
   };
 }
@@ -80,9 +80,9 @@ BuiltinObj::Fn stackFn(NamespaceObj &jnp, const char *name) {
     int64_t axis = 0;
     for (const Obj &item : items) {
       if (which == "vstack") {
-        parts.push_back(atLeast(el, jnp, item, 2, a.range(0)));
+        parts.push_back(atLeast(el, item, 2, a.range(0)));
       } else if (which == "dstack") {
-        parts.push_back(atLeast(el, jnp, item, 3, a.range(0)));
+        parts.push_back(atLeast(el, item, 3, a.range(0)));
         axis = 2;
       } else if (which == "column_stack") {
         Obj x = item;
@@ -93,7 +93,7 @@ BuiltinObj::Fn stackFn(NamespaceObj &jnp, const char *name) {
         parts.push_back(x);
         axis = 1;
       } else { // hstack: along axis 1, or 0 for 1-d arrays
-        Obj x = atLeast(el, jnp, item, 1, a.range(0));
+        Obj x = atLeast(el, item, 1, a.range(0));
         axis = rankOf(el, x, a.range(0)) == 1 ? 0 : 1;
         parts.push_back(x);
       }
@@ -106,8 +106,9 @@ BuiltinObj::Fn stackFn(NamespaceObj &jnp, const char *name) {
 }
 
 /// nansum, nanmax, ...: the reduction with NaNs replaced by its identity
-/// (nanmax/nanmin: by -inf/+inf, so that an all-NaN slice gives NaN as
-/// JAX's does only through the `where` below).
+/// (0 for sums, 1 for products, -inf / +inf for max / min), as JAX's
+/// reductions.py writes them; where a slice holds only NaNs, nanmax and
+/// nanmin give NaN and nanargmax and nanargmin -1, as JAX's do.
 BuiltinObj::Fn nanReduction(NamespaceObj &jnp, const char *reduction) {
   std::string name = reduction;
   return [&jnp, name](Elaborator &el, CallArgs &args) -> Obj {
@@ -140,8 +141,6 @@ BuiltinObj::Fn nanReduction(NamespaceObj &jnp, const char *reduction) {
     double fill = isMax ? -INFINITY : INFINITY;
     call.positional[0] = el.arrays().where(nan, makeFloat(fill), a, args.range);
     Obj result = el.call(jnp.members.at(name), call);
-    if (name == "argmax" || name == "argmin")
-      return result;
     CallArgs allNan = args;
     allNan.positional[0] = nan;
     allNan.keywords.clear();
@@ -152,8 +151,9 @@ BuiltinObj::Fn nanReduction(NamespaceObj &jnp, const char *reduction) {
       allNan.positional[i] = args.positional[i];
     allNan.positional.resize(std::min<size_t>(args.positional.size(), 2));
     allNan.positionalRanges.resize(allNan.positional.size());
-    Obj none = el.call(jnp.members.at("all"), allNan);
-    return el.arrays().where(none, makeFloat(NAN), result, args.range);
+    Obj onlyNans = el.call(jnp.members.at("all"), allNan);
+    bool arg = name == "argmax" || name == "argmin";
+    return el.arrays().where(onlyNans, arg ? makeInt(-1) : makeFloat(NAN), result, args.range);
   };
 }
 
@@ -204,9 +204,9 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
     std::swap(perm[x->rank() - 1], perm[x->rank() - 2]);
     return el.arrays().transpose(x, perm, args.range);
   });
-  define(jnp, "atleast_1d", atLeastFn(jnp, 1));
-  define(jnp, "atleast_2d", atLeastFn(jnp, 2));
-  define(jnp, "atleast_3d", atLeastFn(jnp, 3));
+  define(jnp, "atleast_1d", atLeastFn(1));
+  define(jnp, "atleast_2d", atLeastFn(2));
+  define(jnp, "atleast_3d", atLeastFn(3));
   for (const char *name : {"hstack", "vstack", "dstack", "column_stack"})
     define(jnp, name, stackFn(jnp, name));
   define(jnp, "fliplr", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
@@ -269,18 +269,15 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
     }
     return generalDot(el, x, y, xc, yc, {}, {}, a[4], a[3], args.range);
   });
-  auto flatDot = [&jnp](bool conjugate) {
-    (void)conjugate; // pkc has no complex types: vdot is a dot of the flattened operands
-    return [&jnp](Elaborator &el, CallArgs &args) -> Obj {
-      BoundArgs a =
-          el.bind(args, {{"a"}, {"b"}, {"precision", none()}, {"preferred_element_type", none()}});
-      Obj x = callMember(el, jnp, "ravel", {a[0]}, args.range);
-      Obj y = callMember(el, jnp, "ravel", {a[1]}, args.range);
-      return callMember(el, jnp, "dot", {x, y}, args.range,
-                        {{"precision", a[2]}, {"preferred_element_type", a[3]}});
-    };
-  };
-  define(jnp, "vdot", flatDot(true));
+  // pkc has no complex types: vdot is the dot of the flattened operands.
+  define(jnp, "vdot", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a =
+        el.bind(args, {{"a"}, {"b"}, {"precision", none()}, {"preferred_element_type", none()}});
+    Obj x = callMember(el, jnp, "ravel", {a[0]}, args.range);
+    Obj y = callMember(el, jnp, "ravel", {a[1]}, args.range);
+    return callMember(el, jnp, "dot", {x, y}, args.range,
+                      {{"precision", a[2]}, {"preferred_element_type", a[3]}});
+  });
   define(jnp, "inner", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a =
         el.bind(args, {{"a"}, {"b"}, {"precision", none()}, {"preferred_element_type", none()}});

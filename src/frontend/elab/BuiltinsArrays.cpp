@@ -28,12 +28,7 @@
 
 namespace pk::elab {
 
-namespace {
-
-using ast::BinaryOp;
-using ast::CompareOp;
-
-ArrayPtr asValue(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+ArrayPtr valueOperand(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
   el.requireKernel(r, what);
   if (llvm::isa<RefObj>(o.get()))
     el.fail(r, std::string(what) + " needs a value, not a Ref; read it first, e.g. x_ref[...]");
@@ -41,6 +36,11 @@ ArrayPtr asValue(Elaborator &el, const Obj &o, SourceRange r, const char *what) 
     el.fail(r, std::string(what) + " needs an array, got " + repr(*o));
   return el.arrays().toArray(o, r);
 }
+
+namespace {
+
+using ast::BinaryOp;
+using ast::CompareOp;
 
 ArrayPtr sliceAxis(Elaborator &el, const ArrayPtr &a, int64_t axis, int64_t start, int64_t limit,
                    int64_t stride, SourceRange r) {
@@ -160,7 +160,7 @@ using CombineValues = std::function<Obj(const ArrayPtr &, const ArrayPtr &)>;
 Obj cumulativeWith(Elaborator &el, const Obj &x, const Obj &axisObj, bool reverse,
                    const CombineValues &combineValues, std::optional<DType> dtype, bool flattenNone,
                    SourceRange r) {
-  ArrayPtr a = asValue(el, x, r, "a cumulative reduction");
+  ArrayPtr a = valueOperand(el, x, r, "a cumulative reduction");
   if (dtype)
     a = el.arrays().cast(a, *dtype, r);
   if (isNone(axisObj) && flattenNone)
@@ -220,7 +220,7 @@ Obj associativeScan(Elaborator &el, CallArgs &args) {
     el.fail(a.range(1), "associative_scan needs at least one array");
   std::vector<ArrayPtr> elems;
   for (const Obj &leaf : leaves)
-    elems.push_back(asValue(el, leaf, a.range(1), "lax.associative_scan"));
+    elems.push_back(valueOperand(el, leaf, a.range(1), "lax.associative_scan"));
   int64_t axis = el.normalizeAxis(a[3], elems[0]->rank(), a.range(3));
   for (const ArrayPtr &e : elems)
     if (e->rank() != elems[0]->rank() || e->shape[axis] != elems[0]->shape[axis])
@@ -275,7 +275,7 @@ std::vector<int64_t> intList(Elaborator &el, const Obj &o, SourceRange r, const 
 
 Obj tile(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"A"}, {"reps"}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.tile");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.tile");
   std::vector<int64_t> reps = intList(el, a[1], a.range(1), "reps");
   for (int64_t rep : reps)
     if (rep < 1)
@@ -347,7 +347,7 @@ Obj histogram(Elaborator &el, CallArgs &args) {
       {{"a"}, {"bins", makeInt(10)}, {"range", none()}, {"weights", none()}, {"density", none()}});
   SourceRange r = args.range;
   ArrayOps &ops = el.arrays();
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.histogram");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.histogram");
   x = ops.reshape(x, {product(x->shape)}, r);
   if (isFloat(x->dtype) && x->dtype != DType::F32)
     el.fail(a.range(0), std::string("jnp.histogram of ") + numpyName(x->dtype) +
@@ -408,7 +408,7 @@ Obj histogram(Elaborator &el, CallArgs &args) {
   if (isNone(a[3])) {
     weights = ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false});
   } else {
-    weights = ops.reshape(asValue(el, a[3], a.range(3), "jnp.histogram's weights"), {-1}, r);
+    weights = ops.reshape(valueOperand(el, a[3], a.range(3), "jnp.histogram's weights"), {-1}, r);
     if (weights->shape[0] != n)
       el.fail(a.range(3), "weights should have the same shape as a");
     if (isFloat(weights->dtype) && weights->dtype != DType::F32)
@@ -429,7 +429,7 @@ Obj histogram(Elaborator &el, CallArgs &args) {
 Obj repeat(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"repeats"}, {"axis", none()},
                                {"total_repeat_length", none(), true}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.repeat");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.repeat");
   if (!el.staticInt(a[1]))
     return repeatEach(el, x, a[1], a.range(1), a[2], a[3], a.range(3), args.range);
   int64_t n = *el.staticInt(a[1]);
@@ -486,7 +486,7 @@ Obj pad(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"array"}, {"pad_width"}, {"mode", makeStr("constant")},
                                {"constant_values", makeInt(0), true},
                                {"stat_length", none(), true}, {"reflect_type", makeStr("even"), true}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.pad");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.pad");
   std::string mode = el.toStr(a[2], a.range(2), "mode");
   auto widths = padWidths(el, a[1], x->rank(), a.range(1));
   SourceRange r = args.range;
@@ -575,7 +575,7 @@ ArrayPtr rollAxis(Elaborator &el, const ArrayPtr &x, const Obj &shift, int64_t a
 
 Obj roll(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"shift"}, {"axis", none()}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.roll");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.roll");
   std::vector<Obj> shifts = llvm::isa<SequenceObj>(a[1].get()) ? el.iterate(a[1], a.range(1))
                                                                 : std::vector<Obj>{a[1]};
   if (isNone(a[2])) {
@@ -618,7 +618,7 @@ ArrayPtr selectAlong(Elaborator &el, const ArrayPtr &x, const Obj &mask, int64_t
 
 Obj diagonal(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"offset", makeInt(0)}, {"axis1", makeInt(0)}, {"axis2", makeInt(1)}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.diagonal");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.diagonal");
   if (x->rank() < 2)
     el.fail(a.range(0), "jnp.diagonal needs an array of rank at least 2");
   int64_t offset = el.toInt(a[1], a.range(1), "offset");
@@ -731,7 +731,7 @@ Obj take(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"indices"}, {"axis", none()}, {"out", none(), true},
                                {"mode", none(), true}, {"unique_indices", none(), true},
                                {"indices_are_sorted", none(), true}, {"fill_value", none(), true}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.take");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.take");
   if (isNone(a[2]))
     x = el.arrays().reshape(x, {product(x->shape)}, args.range);
   int64_t axis = isNone(a[2]) ? 0 : el.normalizeAxis(a[2], x->rank(), a.range(2));
@@ -745,7 +745,7 @@ Obj take(Elaborator &el, CallArgs &args) {
 Obj takeAlongAxis(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"arr"}, {"indices"}, {"axis"}, {"mode", none(), true},
                                {"fill_value", none(), true}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.take_along_axis");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.take_along_axis");
   ArrayPtr idx = el.arrays().toArray(a[1], a.range(1));
   if (idx->rank() != x->rank())
     el.fail(a.range(1), "take_along_axis needs indices of the array's rank");
@@ -792,7 +792,7 @@ Obj takeAlongAxis(Elaborator &el, CallArgs &args) {
 
 Obj split(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"ary"}, {"indices_or_sections"}, {"axis", makeInt(0)}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.split");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.split");
   int64_t axis = el.normalizeAxis(a[2], x->rank(), a.range(2));
   int64_t n = x->shape[axis];
   std::vector<int64_t> cuts;
@@ -820,7 +820,7 @@ Obj split(Elaborator &el, CallArgs &args) {
 
 Obj flip(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"m"}, {"axis", none()}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.flip");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.flip");
   std::vector<int64_t> axes;
   if (isNone(a[1]))
     for (int64_t d = 0; d < x->rank(); ++d)
@@ -834,7 +834,7 @@ Obj flip(Elaborator &el, CallArgs &args) {
 
 Obj moveaxis(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"a"}, {"source"}, {"destination"}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "jnp.moveaxis");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.moveaxis");
   std::vector<int64_t> src = el.normalizeAxes(a[1], x->rank(), a.range(1)),
                        dst = el.normalizeAxes(a[2], x->rank(), a.range(2));
   if (src.size() != dst.size())
@@ -880,7 +880,7 @@ ArrayPtr dynamicSliceAxis(Elaborator &el, const ArrayPtr &x, const Obj &start, i
 
 Obj dynamicSlice(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"operand"}, {"start_indices"}, {"slice_sizes"}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "lax.dynamic_slice");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "lax.dynamic_slice");
   std::vector<Obj> starts = el.iterate(a[1], a.range(1));
   std::vector<int64_t> sizes = intList(el, a[2], a.range(2), "slice size");
   if (static_cast<int64_t>(starts.size()) != x->rank() || static_cast<int64_t>(sizes.size()) != x->rank())
@@ -938,7 +938,7 @@ std::pair<Obj, ArrayPtr> placeUpdate(Elaborator &el, const ArrayPtr &x, const Ar
 
 Obj dynamicUpdateSlice(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"operand"}, {"update"}, {"start_indices"}});
-  ArrayPtr x = asValue(el, a[0], a.range(0), "lax.dynamic_update_slice");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "lax.dynamic_update_slice");
   ArrayPtr u = el.arrays().castTo(el.arrays().toArray(a[1], a.range(1)), JaxType{x->dtype, x->weak},
                                   a.range(1));
   std::vector<Obj> starts = el.iterate(a[2], a.range(2));
@@ -1175,7 +1175,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
 Obj generalDot(Elaborator &el, const Obj &lhsObj, const Obj &rhsObj, std::vector<int64_t> lc,
                std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rb,
                const Obj &preferred, const Obj &precision, SourceRange r) {
-  ArrayPtr lhs = asValue(el, lhsObj, r, "a dot"), rhs = asValue(el, rhsObj, r, "a dot");
+  ArrayPtr lhs = valueOperand(el, lhsObj, r, "a dot"), rhs = valueOperand(el, rhsObj, r, "a dot");
   ArrayOps &ops = el.arrays();
   if (lc.size() != rc.size() || lb.size() != rb.size())
     el.fail(r, "dot_general needs as many contracting (and batch) dimensions on each side");
@@ -1262,8 +1262,8 @@ Obj dotGeneralBuiltin(Elaborator &el, CallArgs &args) {
   std::vector<Obj> contract = el.iterate(dims[0], a.range(2)), batch = el.iterate(dims[1], a.range(2));
   if (contract.size() != 2 || batch.size() != 2)
     el.fail(a.range(2), "dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
-  ArrayPtr lhs = asValue(el, a[0], a.range(0), "lax.dot_general");
-  ArrayPtr rhs = asValue(el, a[1], a.range(1), "lax.dot_general");
+  ArrayPtr lhs = valueOperand(el, a[0], a.range(0), "lax.dot_general");
+  ArrayPtr rhs = valueOperand(el, a[1], a.range(1), "lax.dot_general");
   auto axes = [&](const Obj &o, int64_t rank) {
     std::vector<int64_t> out;
     for (const Obj &x : el.iterate(o, a.range(2)))
@@ -1381,7 +1381,7 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
       el.fail(args.range, "jnp.einsum got an unexpected keyword argument '" + k + "'");
   std::vector<EinsumTerm> terms;
   for (size_t i = 0; i < operands; ++i) {
-    ArrayPtr a = asValue(el, args.positional[i + 1], args.rangeOf(i + 1), "jnp.einsum");
+    ArrayPtr a = valueOperand(el, args.positional[i + 1], args.rangeOf(i + 1), "jnp.einsum");
     if (inputs[i].size() != static_cast<size_t>(a->rank()))
       el.fail(specRange, "einsum '" + spec + "' gives operand " + std::to_string(i) + " " +
                              std::to_string(inputs[i].size()) + " indices but it has rank " +
@@ -1596,7 +1596,7 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) 
   define(lax, "dynamic_update_slice", dynamicUpdateSlice);
   define(lax, "dynamic_slice_in_dim", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"operand"}, {"start_index"}, {"slice_size"}, {"axis", makeInt(0)}});
-    ArrayPtr x = asValue(el, a[0], a.range(0), "lax.dynamic_slice_in_dim");
+    ArrayPtr x = valueOperand(el, a[0], a.range(0), "lax.dynamic_slice_in_dim");
     int64_t axis = el.normalizeAxis(a[3], x->rank(), a.range(3));
     int64_t size = el.toInt(a[2], a.range(2), "slice_size");
     if (size < 1 || size > x->shape[axis])
@@ -1606,14 +1606,14 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) 
   });
   define(lax, "rev", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"operand"}, {"dimensions"}});
-    ArrayPtr x = asValue(el, a[0], a.range(0), "lax.rev");
+    ArrayPtr x = valueOperand(el, a[0], a.range(0), "lax.rev");
     for (int64_t axis : el.normalizeAxes(a[1], x->rank(), a.range(1)))
       x = flipAxis(el, x, axis, args.range);
     return x;
   });
   define(lax, "pad", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"operand"}, {"padding_value"}, {"padding_config"}});
-    ArrayPtr x = asValue(el, a[0], a.range(0), "lax.pad");
+    ArrayPtr x = valueOperand(el, a[0], a.range(0), "lax.pad");
     std::vector<Obj> config = el.iterate(a[2], a.range(2));
     if (static_cast<int64_t>(config.size()) != x->rank())
       el.fail(a.range(2), "lax.pad needs one (low, high, interior) triple per axis");
@@ -1655,13 +1655,13 @@ void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu) {
                                  {"stride_axis", none(), true}});
     if (!isNone(a[3]))
       el.fail(a.range(3), "pltpu.roll with a stride is not supported");
-    ArrayPtr x = asValue(el, a[0], a.range(0), "pltpu.roll");
+    ArrayPtr x = valueOperand(el, a[0], a.range(0), "pltpu.roll");
     return rollAxis(el, x, a[1], el.normalizeAxis(a[2], x->rank(), a.range(2)), args.range);
   });
   // pltpu.repeat(x, repeats, axis): the array concatenated `repeats` times.
   define(tpu, "repeat", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}, {"repeats"}, {"axis"}});
-    ArrayPtr x = asValue(el, a[0], a.range(0), "pltpu.repeat");
+    ArrayPtr x = valueOperand(el, a[0], a.range(0), "pltpu.repeat");
     int64_t n = el.toInt(a[1], a.range(1), "repeats");
     if (n < 1)
       el.fail(a.range(1), "pltpu.repeat needs a positive count");
@@ -1674,7 +1674,7 @@ void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu) {
   // TPU lowering of that needs an op of its own, so it is refused by name.
   define(tpu, "bitcast", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}, {"ty"}});
-    ArrayPtr x = asValue(el, a[0], a.range(0), "pltpu.bitcast");
+    ArrayPtr x = valueOperand(el, a[0], a.range(0), "pltpu.bitcast");
     DType to = el.toDType(a[1], a.range(1), "ty");
     if (x->rank() < 2)
       el.fail(args.range, "pltpu.bitcast needs at least 2 dimensions, got a value of rank " +
@@ -1699,7 +1699,7 @@ Obj arrayAtUpdate(Elaborator &el, const Obj &array, const Obj &index, const std:
       {"set", AtUpdate::Set},     {"add", AtUpdate::Add},       {"multiply", AtUpdate::Multiply},
       {"mul", AtUpdate::Multiply}, {"divide", AtUpdate::Divide}, {"min", AtUpdate::Min},
       {"max", AtUpdate::Max},     {"power", AtUpdate::Power}};
-  ArrayPtr x = asValue(el, array, args.range, "x.at[...]");
+  ArrayPtr x = valueOperand(el, array, args.range, "x.at[...]");
   if (method == "get") {
     el.bind(args, {{"indices_are_sorted", none(), true}, {"unique_indices", none(), true},
                    {"mode", none(), true}, {"fill_value", none(), true}});

@@ -170,15 +170,6 @@ std::vector<ArrayPtr> sortAlong(Elaborator &el, std::vector<ArrayPtr> operands, 
   return out;
 }
 
-ArrayPtr sortOperand(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
-  el.requireKernel(r, what);
-  if (llvm::isa<RefObj>(o.get()))
-    el.fail(r, std::string(what) + " needs a value, not a Ref; read it first, e.g. x_ref[...]");
-  if (!ArrayOps::isNumeric(o))
-    el.fail(r, std::string(what) + " needs an array, got " + repr(*o));
-  return el.arrays().toArray(o, r);
-}
-
 /// jnp.sort / argsort's axis: an int, or None for the flattened array.
 int64_t sortAxis(Elaborator &el, ArrayPtr &a, const Obj &axis, SourceRange r) {
   if (isNone(axis)) {
@@ -206,7 +197,7 @@ Obj jnpSort(Elaborator &el, CallArgs &args) {
                                {"stable", makeBool(true), true},
                                {"descending", makeBool(false), true}});
   refuseNumpyOnlyOptions(el, a, "sort");
-  ArrayPtr x = sortOperand(el, a[0], a.range(0), "jnp.sort");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.sort");
   int64_t axis = sortAxis(el, x, a[1], a.range(1));
   ArrayPtr sorted = sortAlong(el, {x}, 1, axis, false, args.range)[0];
   if (!el.truthy(a[5], a.range(5)))
@@ -224,7 +215,7 @@ Obj jnpArgsort(Elaborator &el, CallArgs &args) {
                                {"descending", makeBool(false), true},
                                {"dtype", none(), true}});
   refuseNumpyOnlyOptions(el, a, "argsort");
-  ArrayPtr x = sortOperand(el, a[0], a.range(0), "jnp.argsort");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "jnp.argsort");
   int64_t axis = sortAxis(el, x, a[1], a.range(1));
   ArrayPtr indices = sortAlong(el, {x}, 1, axis, el.truthy(a[5], a.range(5)), args.range).back();
   if (!isNone(a[6]))
@@ -245,7 +236,7 @@ Obj laxSort(Elaborator &el, CallArgs &args) {
     el.fail(a.range(0), "lax.sort needs at least one operand");
   std::vector<ArrayPtr> operands;
   for (const Obj &item : items) {
-    operands.push_back(sortOperand(el, item, a.range(0), "lax.sort"));
+    operands.push_back(valueOperand(el, item, a.range(0), "lax.sort"));
     if (operands.back()->shape != operands[0]->shape)
       el.fail(a.range(0), "lax.sort's operands must have one shape");
   }
@@ -267,8 +258,8 @@ Obj laxSort(Elaborator &el, CallArgs &args) {
 Obj laxSortKeyVal(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(
       args, {{"keys"}, {"values"}, {"dimension", makeInt(-1)}, {"is_stable", makeBool(true)}});
-  ArrayPtr keys = sortOperand(el, a[0], a.range(0), "lax.sort_key_val");
-  ArrayPtr values = sortOperand(el, a[1], a.range(1), "lax.sort_key_val");
+  ArrayPtr keys = valueOperand(el, a[0], a.range(0), "lax.sort_key_val");
+  ArrayPtr values = valueOperand(el, a[1], a.range(1), "lax.sort_key_val");
   if (keys->shape != values->shape)
     el.fail(args.range, "lax.sort_key_val's keys and values must have one shape");
   if (keys->rank() == 0)
@@ -282,7 +273,7 @@ Obj laxSortKeyVal(Elaborator &el, CallArgs &args) {
 /// first, the lower index first among equals; and their indices.
 Obj laxTopK(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"operand"}, {"k"}, {"axis", makeInt(-1), true}});
-  ArrayPtr x = sortOperand(el, a[0], a.range(0), "lax.top_k");
+  ArrayPtr x = valueOperand(el, a[0], a.range(0), "lax.top_k");
   if (x->rank() == 0)
     el.fail(a.range(0), "lax.top_k needs an array of rank at least 1");
   int64_t axis = el.normalizeAxis(a[2], x->rank(), a.range(2));
