@@ -1,4 +1,4 @@
-//===- BuiltinsSort.cpp - Sorting: jnp.sort, argsort, lax.sort, top_k -----===//
+//===- BuiltinsSort.cpp - Sorting, and what is computed from sorted data --===//
 //
 // Sorts along one axis of a block value, built, as the scans are, from
 // pkc's structural ops (reshape, slice, concatenate) and selects, so that
@@ -14,10 +14,16 @@
 // reverse the keys' order but not the indices', as JAX's stable
 // descending argsort does.
 //
+// Built on it: jnp.searchsorted (counts in the same order) and the order
+// statistics jnp.quantile / percentile / median for a static q.
+//
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Promotion.h"
 #include "frontend/elab/Tree.h"
+
+#include <cmath>
 
 namespace pk::elab {
 
@@ -289,6 +295,155 @@ Obj laxTopK(Elaborator &el, CallArgs &args) {
                     ops.slice(sorted[1], start, limit, step, args.range)});
 }
 
+/// jnp.searchsorted: for each v, how many elements of the sorted 1-D `a`
+/// come before it (side="left": those < v; "right": those <= v), in
+/// lax.sort's order, so that NaNs sort last as there.
+Obj jnpSearchsorted(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(
+      args,
+      {{"a"}, {"v"}, {"side", makeStr("left")}, {"sorter", none()}, {"method", makeStr("scan")}});
+  ArrayOps &ops = el.arrays();
+  ArrayPtr sorted = valueOperand(el, a[0], a.range(0), "jnp.searchsorted");
+  if (sorted->rank() != 1)
+    el.fail(a.range(0), "jnp.searchsorted needs a 1-D sorted array, got rank " +
+                            std::to_string(sorted->rank()));
+  if (!isNone(a[3]))
+    el.fail(a.range(3), "jnp.searchsorted's sorter= is not supported; sort the array first");
+  std::string side = el.toStr(a[2], a.range(2), "side");
+  if (side != "left" && side != "right")
+    el.fail(a.range(2), "side must be 'left' or 'right', got '" + side + "'");
+  JaxType t = promoteTypes(ops.typeOf(sorted, args.range), ops.typeOf(a[1], a.range(1)));
+  ArrayPtr values = ops.toArray(a[1], a.range(1), t);
+  sorted = ops.castTo(sorted, t, args.range);
+  std::vector<int64_t> shape = values->shape;
+  int64_t n = sorted->shape[0];
+  shape.push_back(n);
+  std::vector<int64_t> column = values->shape;
+  column.push_back(1);
+  std::vector<int64_t> row(values->rank(), 1);
+  row.push_back(n);
+  ArrayPtr v = ops.broadcastTo(ops.reshape(values, column, args.range), shape, args.range);
+  ArrayPtr s = ops.broadcastTo(ops.reshape(sorted, row, args.range), shape, args.range);
+  Obj before = side == "left" ? keyLess(ops, s, v, args.range)
+                              : ops.logicalNot(keyLess(ops, v, s, args.range), args.range);
+  ArrayPtr counts = ops.cast(ops.toArray(before, args.range), DType::I32, args.range);
+  return ops.reduce(Reduction::Sum, counts, {static_cast<int64_t>(shape.size()) - 1}, false,
+                    args.range);
+}
+
+/// jnp.quantile / percentile / median for static q (a number or a list
+/// of them), as JAX's _quantile computes them: the slice along the axis is
+/// sorted, q (n - 1) in the result's float type picks the two neighbours
+/// and `method` combines them; a slice holding a NaN gives NaN.
+Obj quantileOf(Elaborator &el, const Obj &array, const Obj &qObj, const Obj &axisObj,
+               const std::string &method, bool keepDims, double scale, const char *what,
+               SourceRange qRange, SourceRange r) {
+  static const char *const kMethods[] = {"linear", "lower", "higher", "midpoint", "nearest"};
+  if (std::find(std::begin(kMethods), std::end(kMethods), method) == std::end(kMethods))
+    el.fail(r, std::string(what) +
+                   ": method must be 'linear', 'lower', 'higher', 'midpoint' or "
+                   "'nearest' ('" +
+                   method + "' is not supported)");
+  ArrayOps &ops = el.arrays();
+  ArrayPtr x = valueOperand(el, array, r, what);
+  x = ops.castTo(x, toInexact(ops.typeOf(x, r)), r);
+  std::vector<double> qs;
+  bool listed = llvm::isa<SequenceObj>(qObj.get());
+  for (const Obj &q : listed ? el.iterate(qObj, qRange) : std::vector<Obj>{qObj}) {
+    if (!ArrayOps::isStaticNumber(q))
+      el.fail(qRange, std::string(what) + " needs q known at compile time (a number or a list of "
+                                          "them); a traced q is not supported");
+    double value = (llvm::isa<IntObj>(q.get()) ? static_cast<double>(llvm::cast<IntObj>(*q).value)
+                                               : llvm::cast<FloatObj>(*q).value) /
+                   scale;
+    if (!(value >= 0.0 && value <= 1.0))
+      el.fail(qRange,
+              std::string(what) + "'s q must be in [0, " + (scale == 100.0 ? "100" : "1") + "]");
+    qs.push_back(value);
+  }
+  std::vector<int64_t> originalShape = x->shape;
+  int64_t axis;
+  if (isNone(axisObj)) {
+    x = ops.reshape(x, {elementCount(x->shape)}, r);
+    axis = 0;
+  } else {
+    if (x->rank() == 0)
+      el.fail(r, std::string(what) + " needs an array of rank at least 1");
+    axis = el.normalizeAxis(axisObj, x->rank(), r);
+  }
+  int64_t n = x->shape[axis];
+  if (n == 0)
+    el.fail(r, std::string(what) + " of an empty axis");
+  ArrayPtr sorted = sortAlong(el, {x}, 1, axis, false, r)[0];
+  Obj anyNan = ops.reduce(Reduction::Any, ops.isNan(x, r), {axis}, true, r);
+  auto at = [&](int64_t index) {
+    std::vector<int64_t> start(sorted->rank(), 0), limit = sorted->shape, step(sorted->rank(), 1);
+    start[axis] = index;
+    limit[axis] = index + 1;
+    return ops.slice(sorted, start, limit, step, r);
+  };
+  std::vector<Obj> results;
+  for (double q : qs) {
+    // In float32 as JAX computes it (q and n - 1 promoted with the data).
+    float position = static_cast<float>(q) * static_cast<float>(n - 1);
+    float lowIndex = std::floor(position), highIndex = std::ceil(position);
+    float highWeight = position - lowIndex, lowWeight = 1.0f - highWeight;
+    ArrayPtr low = at(std::clamp<int64_t>(static_cast<int64_t>(lowIndex), 0, n - 1));
+    ArrayPtr high = at(std::clamp<int64_t>(static_cast<int64_t>(highIndex), 0, n - 1));
+    Obj value;
+    if (method == "linear")
+      value = ops.binary(ast::BinaryOp::Add,
+                         ops.binary(ast::BinaryOp::Mul, low, makeFloat(lowWeight), r),
+                         ops.binary(ast::BinaryOp::Mul, high, makeFloat(highWeight), r), r);
+    else if (method == "lower")
+      value = low;
+    else if (method == "higher")
+      value = high;
+    else if (method == "nearest")
+      value = highWeight <= 0.5f ? low : high;
+    else
+      value = ops.binary(ast::BinaryOp::Mul, ops.binary(ast::BinaryOp::Add, low, high, r),
+                         makeFloat(0.5), r);
+    ArrayPtr result = ops.toArray(ops.where(anyNan, makeFloat(NAN), value, r), r);
+    if (isNone(axisObj))
+      result = keepDims ? ops.reshape(result, std::vector<int64_t>(originalShape.size(), 1), r)
+                        : ops.reshape(result, {}, r);
+    else if (!keepDims)
+      result = ops.squeeze(result, {axis}, r);
+    results.push_back(result);
+  }
+  if (!listed)
+    return results[0];
+  std::vector<ArrayPtr> rows;
+  for (const Obj &o : results) {
+    ArrayPtr a = ops.toArray(o, r);
+    std::vector<int64_t> shape = a->shape;
+    shape.insert(shape.begin(), 1);
+    rows.push_back(ops.reshape(a, shape, r));
+  }
+  return ops.concatenate(std::vector<Obj>(rows.begin(), rows.end()), 0, r);
+}
+
+BuiltinObj::Fn quantileFn(double scale, const char *what, bool median) {
+  return [scale, what, median](Elaborator &el, CallArgs &args) -> Obj {
+    std::vector<Param> params = {{"a"}};
+    if (!median)
+      params.push_back({"q"});
+    for (Param p : std::initializer_list<Param>{{"axis", none()},
+                                                {"out", none()},
+                                                {"overwrite_input", makeBool(false)},
+                                                {"method", makeStr("linear")},
+                                                {"keepdims", makeBool(false)}})
+      params.push_back(p);
+    BoundArgs a = el.bind(args, params);
+    size_t at = median ? 1 : 2;
+    return quantileOf(el, a[0], median ? makeFloat(0.5) : a[1], a[at],
+                      el.toStr(a[at + 3], a.range(at + 3), "method"),
+                      el.truthy(a[at + 4], a.range(at + 4)), scale, what,
+                      median ? args.range : a.range(1), args.range);
+  };
+}
+
 } // namespace
 
 void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax) {
@@ -297,6 +452,10 @@ void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax) {
   define(lax, "sort", laxSort);
   define(lax, "sort_key_val", laxSortKeyVal);
   define(lax, "top_k", laxTopK);
+  define(jnp, "searchsorted", jnpSearchsorted);
+  define(jnp, "quantile", quantileFn(1.0, "jnp.quantile", false));
+  define(jnp, "percentile", quantileFn(100.0, "jnp.percentile", false));
+  define(jnp, "median", quantileFn(1.0, "jnp.median", true));
 }
 
 } // namespace pk::elab
