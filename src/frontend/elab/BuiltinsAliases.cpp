@@ -12,6 +12,7 @@
 #include "frontend/elab/Elaborator.h"
 
 #include <cmath>
+#include <functional>
 
 namespace pk::elab {
 
@@ -309,6 +310,35 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
         {{"x"}, {"fill_value"}, {"dtype", none()}, {"shape", none()}, {"sharding", none(), true}});
     return callMember(el, jnp, "full_like", {a[0], a[1]}, args.range,
                       {{"dtype", a[2]}, {"shape", a[3]}});
+  });
+  // lax.empty: "possibly uninitialized"; JAX's lowering outside TPU and
+  // GPU kernels (what interpret mode runs) makes zeros, and so does pkc.
+  define(lax, "empty", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"shape"}, {"dtype"}, {"out_sharding", none(), true}});
+    return callMember(el, jnp, "zeros", {a[0]}, args.range, {{"dtype", a[1]}});
+  });
+  // pl.empty_like: lax.empty for each leaf (an array, a Ref or a
+  // jax.ShapeDtypeStruct) of a tree of tuples, lists and dicts.
+  define(lax, "empty_like", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    std::function<Obj(const Obj &)> empty = [&](const Obj &o) -> Obj {
+      if (isNone(o))
+        return o;
+      if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get())) {
+        std::vector<Obj> items;
+        for (const Obj &item : seq->items)
+          items.push_back(empty(item));
+        return seq->isList() ? makeList(items) : makeTuple(items);
+      }
+      if (auto *dict = llvm::dyn_cast<DictObj>(o.get())) {
+        auto out = std::make_shared<DictObj>();
+        for (const auto &[k, v] : dict->entries)
+          out->entries.emplace_back(k, empty(v));
+        return out;
+      }
+      return callMember(el, jnp, "zeros_like", {o}, args.range);
+    };
+    return empty(a[0]);
   });
   define(lax, "slice_in_dim", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"operand"},

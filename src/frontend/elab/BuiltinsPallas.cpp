@@ -651,6 +651,9 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.scipy"] = scipy;
 
   auto pl = makePallasNamespace(el);
+  // pl.empty is lax.empty; pl.empty_like maps it over a tree.
+  pl->members["empty"] = llvm::cast<NamespaceObj>(*m["jax.lax"]).members.at("empty");
+  pl->members["empty_like"] = llvm::cast<NamespaceObj>(*m["jax.lax"]).members.at("empty_like");
   auto tpu = makePallasTpuNamespace(el);
   defineTpuArrayFunctions(el, *tpu);
   auto triton = makePallasTritonNamespace(el, "jax.experimental.pallas.triton", pl);
