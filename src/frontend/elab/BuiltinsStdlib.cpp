@@ -646,7 +646,8 @@ void installClassBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &
         return none();
       }));
   b["object"] = object;
-  b["type"] = builtin("type", [](Elaborator &el, CallArgs &args) -> Obj {
+  // `b` is the elaborator's own table: it lives as long as the builtin.
+  b["type"] = builtin("type", [&b](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"object"}});
     if (auto *inst = llvm::dyn_cast<InstanceObj>(a[0].get()))
       return inst->cls;
@@ -654,8 +655,16 @@ void installClassBuiltins(Elaborator &el, std::unordered_map<std::string, Obj> &
       return seq->namedTuple;
     if (isNone(a[0]))
       return none(); // `type(None)` only ever appears in isinstance checks
-    Obj builtins = el.lookup(typeName(*a[0]), args.range);
-    return builtins;
+    // The builtin type of that name (int, str, ...), or one standing for
+    // a type pkc has no name for (a Ref, a module): equal for equal types.
+    std::string name = typeName(*a[0]);
+    auto known = b.find(name);
+    if (known != b.end())
+      return known->second;
+    Obj &marker = b["<type " + name + ">"]; // a key no program can name
+    if (!marker)
+      marker = typeMarker(name);
+    return marker;
   });
   b["NotImplemented"] = typeMarker("NotImplemented");
   for (const char *name : {"AttributeError", "ImportError", "ModuleNotFoundError", "LookupError",
