@@ -287,6 +287,135 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
       return el.arrays().binary(ast::BinaryOp::Mul, x, y, args.range);
     return generalDot(el, x, y, {x->rank() - 1}, {y->rank() - 1}, {}, {}, a[3], a[2], args.range);
   });
+  define(jnp, "rot90", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a =
+        el.bind(args, {{"m"}, {"k", makeInt(1)}, {"axes", makeTuple({makeInt(0), makeInt(1)})}});
+    ArrayPtr m = el.arrays().toArray(a[0], a.range(0));
+    std::vector<Obj> axes = el.iterate(a[2], a.range(2));
+    if (m->rank() < 2 || axes.size() != 2)
+      el.fail(args.range, "jnp.rot90 needs an array of rank at least 2 and two axes");
+    int64_t a0 = el.normalizeAxis(axes[0], m->rank(), a.range(2));
+    int64_t a1 = el.normalizeAxis(axes[1], m->rank(), a.range(2));
+    if (a0 == a1)
+      el.fail(a.range(2), "jnp.rot90's axes must differ");
+    int64_t k = ((el.toInt(a[1], a.range(1), "k") % 4) + 4) % 4;
+    auto flip = [&](const Obj &x, int64_t axis) {
+      return callMember(el, jnp, "flip", {x}, args.range, {{"axis", makeInt(axis)}});
+    };
+    std::vector<int64_t> perm(m->rank());
+    for (int64_t d = 0; d < m->rank(); ++d)
+      perm[d] = d;
+    std::swap(perm[a0], perm[a1]);
+    auto transpose = [&](const Obj &x) {
+      return el.arrays().transpose(el.arrays().toArray(x, args.range), perm, args.range);
+    };
+    // As JAX's rot90.
+    if (k == 0)
+      return m;
+    if (k == 2)
+      return flip(flip(m, a0), a1);
+    return k == 1 ? Obj(transpose(flip(m, a1))) : flip(transpose(m), a1);
+  });
+  define(jnp, "kron", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+    ArrayOps &ops = el.arrays();
+    ArrayPtr x = ops.toArray(a[0], a.range(0)), y = ops.toArray(a[1], a.range(1));
+    // Ranks made equal with leading 1s; then x[i0, 1, i1, 1, ...] times
+    // y[1, j0, 1, j1, ...], reshaped to (i0 j0, i1 j1, ...).
+    int64_t rank = std::max(x->rank(), y->rank());
+    std::vector<int64_t> xs(rank - x->rank(), 1), ys(rank - y->rank(), 1);
+    xs.insert(xs.end(), x->shape.begin(), x->shape.end());
+    ys.insert(ys.end(), y->shape.begin(), y->shape.end());
+    std::vector<int64_t> xi, yi, out;
+    for (int64_t d = 0; d < rank; ++d) {
+      xi.insert(xi.end(), {xs[d], 1});
+      yi.insert(yi.end(), {1, ys[d]});
+      out.push_back(xs[d] * ys[d]);
+    }
+    Obj product = ops.binary(ast::BinaryOp::Mul, ops.reshape(x, xi, args.range),
+                             ops.reshape(y, yi, args.range), args.range);
+    return ops.reshape(ops.toArray(product, args.range), out, args.range);
+  });
+  define(jnp, "meshgrid", [](Elaborator &el, CallArgs &args) -> Obj {
+    std::string indexing = "xy";
+    bool sparse = false;
+    for (const auto &[k, v] : args.keywords)
+      if (k == "indexing")
+        indexing = el.toStr(v, args.range, "indexing");
+      else if (k == "sparse")
+        sparse = el.truthy(v, args.range);
+      else if (k != "copy")
+        el.fail(args.range, "jnp.meshgrid got an unexpected keyword argument '" + k + "'");
+    if (indexing != "xy" && indexing != "ij")
+      el.fail(args.range, "jnp.meshgrid's indexing must be 'xy' or 'ij', got '" + indexing + "'");
+    ArrayOps &ops = el.arrays();
+    std::vector<ArrayPtr> xs;
+    std::vector<int64_t> shape;
+    for (size_t i = 0; i < args.positional.size(); ++i) {
+      ArrayPtr x = ops.toArray(args.positional[i], args.rangeOf(i));
+      if (x->rank() != 1) { // JAX ravels each input
+        int64_t n = 1;
+        for (int64_t d : x->shape)
+          n *= d;
+        x = ops.reshape(x, {n}, args.rangeOf(i));
+      }
+      xs.push_back(x);
+      shape.push_back(x->shape[0]);
+    }
+    bool swap = indexing == "xy" && xs.size() >= 2;
+    if (swap)
+      std::swap(shape[0], shape[1]);
+    std::vector<Obj> grids;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      size_t axis = swap && i < 2 ? 1 - i : i;
+      std::vector<int64_t> one(xs.size(), 1);
+      one[axis] = xs[i]->shape[0];
+      ArrayPtr g = ops.reshape(xs[i], one, args.range);
+      grids.push_back(sparse ? g : ops.broadcastTo(g, shape, args.range));
+    }
+    return makeList(grids);
+  });
+  define(jnp, "diag", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"v"}, {"k", makeInt(0)}});
+    ArrayOps &ops = el.arrays();
+    ArrayPtr v = ops.toArray(a[0], a.range(0));
+    int64_t k = el.toInt(a[1], a.range(1), "k");
+    if (v->rank() == 2)
+      return callMember(el, jnp, "diagonal", {v}, args.range, {{"offset", makeInt(k)}});
+    if (v->rank() != 1)
+      el.fail(a.range(0), "jnp.diag takes a 1-D or 2-D array");
+    int64_t n = v->shape[0], size = n + (k < 0 ? -k : k);
+    // v padded to the matrix's size, laid along rows (k >= 0) or columns.
+    ArrayPtr padded =
+        n == size
+            ? v
+            : ops.toArray(ops.concatenate({v, ops.constantInt(0, v->dtype, {size - n}, args.range)},
+                                          0, args.range),
+                          args.range);
+    ArrayPtr values = ops.broadcastTo(
+        ops.reshape(padded, k >= 0 ? std::vector<int64_t>{size, 1} : std::vector<int64_t>{1, size},
+                    args.range),
+        {size, size}, args.range);
+    Obj rows = ops.iota({size, size}, 0, DType::I32, args.range);
+    Obj cols = ops.iota({size, size}, 1, DType::I32, args.range);
+    Obj onDiagonal =
+        ops.compare(ast::CompareOp::Eq, ops.binary(ast::BinaryOp::Sub, cols, rows, args.range),
+                    makeInt(k), args.range);
+    return ops.where(onDiagonal, values, ops.constantInt(0, v->dtype, {size, size}, args.range),
+                     args.range);
+  });
+  define(jnp, "tri", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"N"}, {"M", none()}, {"k", makeInt(0)}, {"dtype", none()}});
+    ArrayOps &ops = el.arrays();
+    int64_t n = el.toInt(a[0], a.range(0), "N");
+    int64_t m = isNone(a[1]) ? n : el.toInt(a[1], a.range(1), "M");
+    DType dtype = isNone(a[3]) ? DType::F32 : el.toDType(a[3], a.range(3), "dtype");
+    Obj rows = ops.iota({n, m}, 0, DType::I32, args.range);
+    Obj cols = ops.iota({n, m}, 1, DType::I32, args.range);
+    Obj below = ops.compare(ast::CompareOp::Le, cols,
+                            ops.binary(ast::BinaryOp::Add, rows, a[2], args.range), args.range);
+    return ops.cast(ops.toArray(below, args.range), dtype, args.range);
+  });
   for (const char *name : {"sum", "prod", "max", "min", "mean", "argmax", "argmin"})
     define(jnp, std::string("nan") + name, nanReduction(jnp, name));
 
