@@ -48,6 +48,8 @@ mosaic::MemorySpace mosaicMemorySpace(Attribute pkMemorySpace) {
   case pk::MemorySpace::VMEM:
   case pk::MemorySpace::GPUGlobal: // rejected by pk-tpu-check
   case pk::MemorySpace::GPUShared:
+  case pk::MemorySpace::GPUAccumulator:
+  case pk::MemorySpace::GPUTensorMemory:
     return mosaic::MemorySpace::VMEM;
   }
   return mosaic::MemorySpace::VMEM;
