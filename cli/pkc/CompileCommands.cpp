@@ -189,11 +189,8 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
     // Programs that ask what device they run on (device_kind) get an
     // answer only when every target is the same kind of device.
     std::set<std::string> kinds;
-    for (const std::string &text : compile.targets) {
-      std::string unused;
-      std::optional<backends::Target> target = backends::parseTarget(text, unused);
-      kinds.insert(target ? target->deviceKind() : "");
-    }
+    for (const std::string &text : compile.targets)
+      kinds.insert(backends::deviceKindOf(text));
     if (kinds.size() == 1)
       session.setDeviceKind(*kinds.begin());
     mlir::OwningOpRef<mlir::ModuleOp> ir = loadForCompile(session, common, compile);

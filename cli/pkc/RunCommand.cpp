@@ -41,13 +41,8 @@ int runRun(const CommonOptions &common, const RunOptions &options,
   // as under JAX's interpret mode; the simulator and a GPU run code for
   // --target.
   bool cuda = options.device == "cuda" || (options.device == "auto" && cudaDeviceAvailable());
-  if (cuda || options.device == "cuda-sim") {
-    std::string unused;
-    if (std::optional<backends::Target> target = backends::parseTarget(options.target, unused))
-      session.setDeviceKind(target->deviceKind());
-  } else {
-    session.setDeviceKind("cpu");
-  }
+  session.setDeviceKind(
+      cuda || options.device == "cuda-sim" ? backends::deviceKindOf(options.target) : "cpu");
   mlir::OwningOpRef<mlir::ModuleOp> module = loadWithDefines(session, common.input, common.defines);
   if (!module)
     return 1;

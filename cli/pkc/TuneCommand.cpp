@@ -40,13 +40,6 @@ namespace pk::cli {
 
 namespace {
 
-/// The device_kind a program compiled for `target` sees ("" when none).
-std::string deviceKindOf(const std::string &target) {
-  std::string unused;
-  std::optional<backends::Target> parsed = backends::parseTarget(target, unused);
-  return parsed ? parsed->deviceKind() : "";
-}
-
 /// The configurations --try spells: the values of each name are
 /// alternatives, and names combine as a product (in the order first given).
 bool configsFromTries(DiagnosticEngine &diag, const std::vector<std::string> &tries,
@@ -160,7 +153,7 @@ TuneTrial runTrial(const CommonOptions &common, const TuneOptions &options, cons
   llvm::raw_string_ostream stream(diagnostics);
   Session session(stream);
   session.setImportDirectories(common.includeDirs);
-  session.setDeviceKind(deviceKindOf(target));
+  session.setDeviceKind(backends::deviceKindOf(target));
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadWithDefines(session, common.input, definesWith(common.defines, config));
   if (!module) {
@@ -245,7 +238,8 @@ int runTune(const CommonOptions &common, const TuneOptions &options,
   // Listing the configurations elaborates the file too: for the target
   // asked for, or the one GPUs of this kind are (each trial compiles for
   // GPU 0's own).
-  session.setDeviceKind(deviceKindOf(options.target.empty() ? "cuda:sm_90a" : options.target));
+  session.setDeviceKind(
+      backends::deviceKindOf(options.target.empty() ? "cuda:sm_90a" : options.target));
 
   mlir::OwningOpRef<mlir::ModuleOp> module = loadWithDefines(session, common.input, common.defines);
   if (!module)

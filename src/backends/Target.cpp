@@ -50,6 +50,12 @@ std::string Target::deviceKind() const {
   return "NVIDIA A100-SXM4-80GB";
 }
 
+std::string deviceKindOf(const std::string &text) {
+  std::string unused;
+  std::optional<Target> target = parseTarget(text, unused);
+  return target ? target->deviceKind() : "";
+}
+
 std::optional<Target> parseTarget(const std::string &text, std::string &error) {
   if (text == "tpu")
     return Target{Target::Kind::Tpu, ""};

@@ -37,6 +37,10 @@ struct Target {
 /// Parses a --target value; on failure returns nullopt and sets `error`.
 std::optional<Target> parseTarget(const std::string &text, std::string &error);
 
+/// The device_kind of the --target value `text` (Target::deviceKind); ""
+/// for a TPU or a value that is not a target.
+std::string deviceKindOf(const std::string &text);
+
 /// The targets pkc accepts, as --target spells them.
 std::vector<std::string> supportedTargets();
 

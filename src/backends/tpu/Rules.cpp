@@ -164,12 +164,11 @@ LogicalResult checkCall(pk::PallasCallOp call) {
     return call.emitError() << "a pallas_call must be inside a pk.export";
   // pl.Buffered as Mosaic's pipeline_mode takes it (Pallas's TPU lowering
   // refuses the same).
-  SmallVector<pk::BlockSpecAttr> allSpecs = call.getAllSpecs();
-  for (unsigned i = 0; i < allSpecs.size(); ++i) {
+  unsigned inputs = call.getWindowedInputs().size();
+  for (unsigned i = 0, specs = inputs + call.getOutputs().size(); i < specs; ++i) {
     DictionaryAttr mode = pipelineModeOf(call, i);
     if (!mode)
       continue;
-    unsigned inputs = call.getWindowedInputs().size();
     std::string what = i < inputs ? "input " + std::to_string(i + call.getNumScalarPrefetch())
                                   : "output " + std::to_string(i - inputs);
     int64_t count = mode.getAs<IntegerAttr>("buffer_count").getInt();

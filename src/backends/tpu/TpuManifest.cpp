@@ -150,8 +150,10 @@ json callJson(const KernelPlan &plan, Buffers &buffers) {
     return buffers.of(call.getGridBounds()[s.getPosition() - call.getNumExportSymbols()]);
   };
   json grid = json::array();
-  for (auto [axis, e] : llvm::enumerate(plan.grid))
-    grid.push_back(fromData(axis) ? *fromData(axis) : sizeExprJson(e, symbols));
+  for (auto [axis, e] : llvm::enumerate(plan.grid)) {
+    std::optional<json> buffer = fromData(axis);
+    grid.push_back(buffer ? *buffer : sizeExprJson(e, symbols)); // not value_or: eager
+  }
   json semantics = json::array();
   for (mosaic::DimensionSemantics s : plan.semantics)
     semantics.push_back(mosaic::stringifyDimensionSemantics(s).str());
@@ -159,11 +161,14 @@ json callJson(const KernelPlan &plan, Buffers &buffers) {
   // The custom call's operands, in order: dynamic grid sizes, the symbol
   // table, then the call's inputs.
   json operands = json::array();
-  for (auto [axis, bound] : llvm::enumerate(plan.iterationBounds))
-    if (ShapedType::isDynamic(bound))
-      operands.push_back(fromData(axis)
-                             ? *fromData(axis)
-                             : json{{"grid_size", sizeExprJson(plan.grid[axis], symbols)}});
+  for (auto [axis, bound] : llvm::enumerate(plan.iterationBounds)) {
+    if (!ShapedType::isDynamic(bound))
+      continue;
+    if (std::optional<json> buffer = fromData(axis))
+      operands.push_back(*buffer);
+    else
+      operands.push_back({{"grid_size", sizeExprJson(plan.grid[axis], symbols)}});
+  }
   if (plan.hasSymbolTable()) {
     json names = json::array();
     for (unsigned s : plan.symbols)

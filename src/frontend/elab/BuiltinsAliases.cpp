@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Promotion.h"
 
 #include <cmath>
 #include <functional>
@@ -35,6 +36,12 @@ Obj callMember(Elaborator &el, NamespaceObj &ns, const std::string &name, std::v
 
 void alias(NamespaceObj &ns, const std::string &name, const std::string &of) {
   ns.members[name] = ns.members.at(of);
+}
+
+/// `x` as the float type jnp's float-only functions compute in
+/// (promote_args_inexact: integers and bools become float32).
+ArrayPtr inexact(Elaborator &el, const Obj &x, SourceRange r) {
+  return el.arrays().toArray(x, r, toInexact(el.arrays().typeOf(x, r)));
 }
 
 int64_t rankOf(Elaborator &el, const Obj &x, SourceRange r) {
@@ -174,20 +181,15 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
                           {"bitwise_left_shift", "left_shift"},
                           {"bitwise_right_shift", "right_shift"}})
     alias(jnp, name, of);
-  define(jnp, "fabs", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+  define(jnp, "fabs", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}});
-    ArrayPtr x = el.arrays().toArray(a[0], a.range(0));
-    if (!isFloat(x->dtype))
-      x = el.arrays().cast(x, DType::F32, args.range);
-    return el.arrays().abs(x, args.range);
+    return el.arrays().abs(inexact(el, a[0], a.range(0)), args.range);
   });
   auto scaled = [&jnp](double factor) {
     return [&jnp, factor](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"x"}});
-      ArrayPtr x = el.arrays().toArray(a[0], a.range(0));
-      if (!isFloat(x->dtype))
-        x = el.arrays().cast(x, DType::F32, args.range);
-      return callMember(el, jnp, "multiply", {x, makeFloat(factor)}, args.range);
+      return callMember(el, jnp, "multiply", {inexact(el, a[0], a.range(0)), makeFloat(factor)},
+                        args.range);
     };
   };
   define(jnp, "deg2rad", scaled(M_PI / 180.0));
