@@ -179,11 +179,29 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
                                                    "--target (or use --emit=header)");
     return 2;
   }
-  if (!compile.targets.empty()) {
+  // Targets are checked before the program elaborates for them.
+  for (const std::string &text : compile.targets) {
+    std::string error;
+    if (!backends::parseTarget(text, error)) {
+      session.diagnostics().error(SourceRange(), error);
+      return 2;
+    }
+  }
+  // --emit=ir with one target prints the front end's IR as elaborated for
+  // it: programs may ask what device they are for (device_kind).
+  bool irForTarget = compile.emit == "ir" && compile.targets.size() == 1;
+  if (irForTarget)
+    session.setDeviceKind(backends::deviceKindOf(compile.targets[0]));
+  for (const std::string &text : compile.targets)
+    if (text == "tpu" || llvm::StringRef(text).starts_with("tpu:"))
+      session.setTpuTiles(true);
+  if (!compile.targets.empty() && !irForTarget) {
     if (compile.emit == "ast" || compile.emit == "ir" || compile.emit == "header") {
       session.diagnostics().error(
           SourceRange(), "--emit=" + compile.emit + " prints a front-end stage; drop --target" +
-                             (compile.emit == "header" ? " (or write it with --header FILE)" : ""));
+                             (compile.emit == "header" ? " (or write it with --header FILE)"
+                              : compile.emit == "ir"   ? " (or give one, for its device kind)"
+                                                       : ""));
       return 2;
     }
     // Programs that ask what device they run on (device_kind) get an

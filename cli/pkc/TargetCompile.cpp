@@ -50,7 +50,9 @@ std::string artifactName(const std::string &input, const backends::Target &targe
                          const std::string &extension) {
   std::string stem = llvm::sys::path::stem(input).str();
   if (several)
-    stem += "." + (target.kind == backends::Target::Kind::Tpu ? std::string("tpu") : target.arch);
+    stem += "." + (target.kind != backends::Target::Kind::Tpu ? target.arch
+                   : target.arch.empty()                      ? std::string("tpu")
+                                                              : "tpu_" + target.arch);
   return stem + extension;
 }
 

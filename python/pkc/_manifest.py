@@ -158,9 +158,16 @@ class ManifestFile:
         return cls(json.loads(text), None, artifacts)
 
     def artifact(self, target: str) -> Mapping[str, Any]:
+        """The artifact for `target`; "tpu" also finds one compiled for a
+        TPU generation ("tpu:v6e": the same Mosaic, for a program that asked
+        which chip it is for)."""
         for a in self.data["artifacts"]:
             if a["target"] == target:
                 return a
+        if target == "tpu":
+            for a in self.data["artifacts"]:
+                if a["target"].startswith("tpu:"):
+                    return a
         targets = ", ".join(a["target"] for a in self.data["artifacts"]) or "none"
         raise LookupError(f"{self.origin} has no {target} artifact (its targets: {targets}); "
                           f"compile with --target={target}")

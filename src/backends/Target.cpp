@@ -13,9 +13,34 @@ namespace {
 // tcgen05 MMA into tensor memory.
 const char *const kCudaArchs[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100a"};
 
+// TPU generations a program may be compiled for, with the device_kind
+// JAX reports for each (what jax._src.test_util.is_device_tpu matches).
+// Mosaic modules do not depend on the generation; programs that ask for
+// it (device_kind, pltpu.get_tpu_info) do.
+struct TpuGeneration {
+  const char *name;
+  const char *deviceKind;
+};
+const TpuGeneration kTpuGenerations[] = {{"v4", "TPU v4"},
+                                         {"v5e", "TPU v5 lite"},
+                                         {"v5p", "TPU v5"},
+                                         {"v6e", "TPU v6 lite"},
+                                         {"v7x", "TPU7x"}};
+
+const TpuGeneration *findTpuGeneration(const std::string &name) {
+  for (const TpuGeneration &g : kTpuGenerations)
+    if (name == g.name)
+      return &g;
+  return nullptr;
+}
+
 } // namespace
 
-std::string Target::str() const { return kind == Kind::Tpu ? "tpu" : "cuda:" + arch; }
+std::string Target::str() const {
+  if (kind == Kind::Tpu)
+    return arch.empty() ? "tpu" : "tpu:" + arch;
+  return "cuda:" + arch;
+}
 
 unsigned Target::computeCapability() const {
   if (kind != Kind::Cuda || arch.rfind("sm_", 0) != 0)
@@ -33,8 +58,10 @@ std::string Target::ptxFeatures() const {
 }
 
 std::string Target::deviceKind() const {
-  if (kind != Kind::Cuda)
-    return "";
+  if (kind == Kind::Tpu) {
+    const TpuGeneration *generation = findTpuGeneration(arch);
+    return generation ? generation->deviceKind : "";
+  }
   // The device JAX would name for code of this architecture: the one the
   // SM counts pkc answers (132) belong to for sm_90, the data-center part
   // of each other generation.
@@ -59,13 +86,24 @@ std::string deviceKindOf(const std::string &text) {
 std::optional<Target> parseTarget(const std::string &text, std::string &error) {
   if (text == "tpu")
     return Target{Target::Kind::Tpu, ""};
+  if (text.rfind("tpu:", 0) == 0) {
+    std::string generation = text.substr(4);
+    if (findTpuGeneration(generation))
+      return Target{Target::Kind::Tpu, generation};
+    error = "unknown TPU generation '" + generation + "'; pkc supports";
+    for (const TpuGeneration &g : kTpuGenerations)
+      error += std::string(" tpu:") + g.name;
+    error += " (or tpu, for any generation)";
+    return std::nullopt;
+  }
   std::string arch;
   if (text == "cuda")
     arch = "sm_90a";
   else if (text.rfind("cuda:", 0) == 0)
     arch = text.substr(5);
   else {
-    error = "unknown target '" + text + "'; expected cuda:<arch> (e.g. cuda:sm_90a) or tpu";
+    error = "unknown target '" + text +
+            "'; expected cuda:<arch> (e.g. cuda:sm_90a), tpu or tpu:<generation> (e.g. tpu:v6e)";
     return std::nullopt;
   }
   if (std::find(std::begin(kCudaArchs), std::end(kCudaArchs), arch) == std::end(kCudaArchs)) {
@@ -82,6 +120,8 @@ std::vector<std::string> supportedTargets() {
   for (const char *a : kCudaArchs)
     out.push_back(std::string("cuda:") + a);
   out.push_back("tpu");
+  for (const TpuGeneration &g : kTpuGenerations)
+    out.push_back(std::string("tpu:") + g.name);
   return out;
 }
 

@@ -1,7 +1,7 @@
 //===- Target.h - What pkc compiles for -------------------------*- C++ -*-===//
 //
 // A compilation target as `--target` spells it: `cuda:sm_90a`,
-// `cuda:sm_80`, ... or `tpu`.
+// `cuda:sm_80`, ..., `tpu` (any TPU generation) or `tpu:v6e` (one).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_BACKENDS_TARGET_H
@@ -16,9 +16,11 @@ namespace pk::backends {
 struct Target {
   enum class Kind { Cuda, Tpu };
   Kind kind = Kind::Cuda;
-  std::string arch; ///< "sm_90a" for CUDA; empty for TPU
+  /// "sm_90a" for CUDA; for TPU the generation ("v6e"), or empty when
+  /// the code is for any.
+  std::string arch;
 
-  /// "cuda:sm_90a" / "tpu".
+  /// "cuda:sm_90a" / "tpu" / "tpu:v6e".
   std::string str() const;
   /// The compute capability as major * 10 + minor (90 for sm_90a, 100
   /// for sm_100a).
@@ -29,8 +31,8 @@ struct Target {
   /// The NVPTX target features: the PTX ISA version the code needs.
   std::string ptxFeatures() const;
   /// The `device_kind` JAX reports for the device this target's code is
-  /// for ("NVIDIA H100 80GB HBM3" for sm_90a); empty for a TPU, whose
-  /// generation the target does not say.
+  /// for ("NVIDIA H100 80GB HBM3" for sm_90a, "TPU v6 lite" for tpu:v6e);
+  /// empty for `tpu`, which does not say the generation.
   std::string deviceKind() const;
 };
 
@@ -38,7 +40,7 @@ struct Target {
 std::optional<Target> parseTarget(const std::string &text, std::string &error);
 
 /// The device_kind of the --target value `text` (Target::deviceKind); ""
-/// for a TPU or a value that is not a target.
+/// for `tpu` or a value that is not a target.
 std::string deviceKindOf(const std::string &text);
 
 /// The targets pkc accepts, as --target spells them.

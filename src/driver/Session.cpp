@@ -166,6 +166,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
     withImports.onlyExports = selectedExports;
   if (withImports.deviceKind.empty())
     withImports.deviceKind = deviceKind;
+  withImports.tpuTiles |= tpuTiles;
   return finishElaboration(elaborate(*main.module, withImports, engine, *mlirContext));
 }
 

@@ -53,6 +53,9 @@ public:
   /// The device kind the .pk files loaded from now on see
   /// (ElaborationOptions::deviceKind); empty: none.
   void setDeviceKind(std::string kind) { deviceKind = std::move(kind); }
+  /// Array code of the .pk files loaded from now on is tiled for TPU
+  /// blocks (ElaborationOptions::tpuTiles).
+  void setTpuTiles(bool on) { tpuTiles = on; }
   const std::vector<std::string> &exportSelection() const { return selectedExports; }
   /// Every file read from disk so far, in the order first read: the
   /// inputs of a dependency file.
@@ -84,6 +87,7 @@ private:
   std::vector<std::unique_ptr<ast::Module>> modules; ///< kept alive for the IR's lifetime
   std::vector<std::string> importDirectories;
   std::string deviceKind;
+  bool tpuTiles = false;
   std::vector<std::string> selectedExports;
   std::vector<std::unique_ptr<ImportPath>> importPaths; ///< own the modules' ASTs
   std::vector<std::string> readPaths;

@@ -24,6 +24,7 @@
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 #include "ir/PkDialect.h"
+#include "ir/Reductions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -154,8 +155,10 @@ private:
       return false;
     size_t rank = largest->shape.size();
     int64_t size = largest->shape[0].value;
-    // Rows of 8 (a TPU tile's sublanes); a vector in lane-sized chunks.
-    int64_t block = rank == 1 ? 4096 : 8;
+    // Rows of 8 (a TPU tile's sublanes; for a TPU target 128, which stay
+    // a TPU block when a transpose makes the axis the last); a vector in
+    // lane-sized chunks.
+    int64_t block = rank == 1 ? 4096 : el.tpuTiles() ? 128 : 8;
     if (size <= block)
       return false;
     for (size_t i = 0; i < arrays.size(); ++i)
@@ -333,29 +336,9 @@ private:
   /// The reduction's identity, splat over `type`.
   mlir::Value identity(mlir::OpBuilder &b, mlir::Location loc, pk::ReductionKind kind,
                        mlir::ShapedType type) const {
-    mlir::Type element = type.getElementType();
-    mlir::TypedAttr value;
-    if (auto f = llvm::dyn_cast<mlir::FloatType>(element)) {
-      const llvm::fltSemantics &sem = f.getFloatSemantics();
-      llvm::APFloat v = kind == pk::ReductionKind::Mul    ? llvm::APFloat::getOne(sem)
-                        : kind == pk::ReductionKind::MaxF ? llvm::APFloat::getInf(sem, true)
-                        : kind == pk::ReductionKind::MinF ? llvm::APFloat::getInf(sem, false)
-                                                          : llvm::APFloat::getZero(sem);
-      value = mlir::FloatAttr::get(element, v);
-    } else {
-      unsigned w = element.getIntOrFloatBitWidth();
-      llvm::APInt v = llvm::APInt::getZero(w);
-      switch (kind) {
-      case pk::ReductionKind::Mul: v = llvm::APInt(w, 1); break;
-      case pk::ReductionKind::MaxSI: v = llvm::APInt::getSignedMinValue(w); break;
-      case pk::ReductionKind::MinSI: v = llvm::APInt::getSignedMaxValue(w); break;
-      case pk::ReductionKind::MinUI:
-      case pk::ReductionKind::And: v = llvm::APInt::getAllOnes(w); break;
-      default: break;
-      }
-      value = mlir::IntegerAttr::get(element, v);
-    }
-    return mlir::arith::ConstantOp::create(b, loc, mlir::DenseElementsAttr::get(type, value));
+    return mlir::arith::ConstantOp::create(
+        b, loc,
+        mlir::DenseElementsAttr::get(type, pk::reductionIdentity(kind, type.getElementType())));
   }
 
   /// Rows past the array's end in the last tile (padding) take the
@@ -407,28 +390,7 @@ private:
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     Obj old = loadRef(el, ref, std::make_shared<EllipsisObj>(), nullptr, nullptr, r);
     mlir::Value a = llvm::cast<ArrayObj>(*old).value, p = partial.value;
-    mlir::Value combined;
-    switch (accumulated.getKind()) {
-    case pk::ReductionKind::Add:
-      combined = llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(a.getType()))
-                     ? mlir::arith::AddFOp::create(b, loc, a, p).getResult()
-                     : mlir::arith::AddIOp::create(b, loc, a, p).getResult();
-      break;
-    case pk::ReductionKind::Mul:
-      combined = llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(a.getType()))
-                     ? mlir::arith::MulFOp::create(b, loc, a, p).getResult()
-                     : mlir::arith::MulIOp::create(b, loc, a, p).getResult();
-      break;
-    case pk::ReductionKind::MaxF: combined = mlir::arith::MaximumFOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::MinF: combined = mlir::arith::MinimumFOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::MaxSI: combined = mlir::arith::MaxSIOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::MinSI: combined = mlir::arith::MinSIOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::MaxUI: combined = mlir::arith::MaxUIOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::MinUI: combined = mlir::arith::MinUIOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::And: combined = mlir::arith::AndIOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::Or: combined = mlir::arith::OrIOp::create(b, loc, a, p); break;
-    case pk::ReductionKind::Xor: combined = mlir::arith::XOrIOp::create(b, loc, a, p); break;
-    }
+    mlir::Value combined = pk::combineReduction(b, loc, accumulated.getKind(), a, p);
     auto sum = std::make_shared<ArrayObj>(combined, partial.shape, partial.dtype, partial.weak);
     storeRef(el, ref, std::make_shared<EllipsisObj>(), sum, nullptr, r);
   }

@@ -67,6 +67,13 @@ std::shared_ptr<ArrayObj> valueOperand(Elaborator &el, const Obj &o, SourceRange
 void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax);
 /// pltpu.roll and pltpu.repeat (BuiltinsArrays.cpp).
 void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu);
+/// pltpu.get_tpu_info, get_tpu_info_for_chip, is_tpu_device, ChipVersion
+/// (TpuInfo.cpp).
+void defineTpuInfo(NamespaceObj &tpu);
+/// The TensorCores of the TPU device `deviceKind` names, as JAX's
+/// Device.num_cores says (2 for v4 and v5p megacore devices); 0 when it
+/// is not a TPU.
+int64_t tpuCoresOfDevice(const std::string &deviceKind);
 /// pltpu.SemaphoreType, make_async_copy, async_copy, sync_copy and the
 /// semaphore ops' pltpu names (TpuMemory.cpp).
 void defineTpuMemory(Elaborator &el, NamespaceObj &tpu, NamespaceObj &pl);

@@ -249,23 +249,26 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   // anywhere; it fits those devices exactly. What kind of device it is
   // (`device_kind`, `platform`) pkc answers only when the compilation is
   // for one kind (the driver says which): TPU kernels branch on it, and
-  // for a TPU target, or for a TPU and a GPU at once, an answer would
-  // silently choose for them.
+  // for plain --target=tpu, or for a TPU and a GPU at once, an answer
+  // would silently choose for them. A TPU generation's device counts its
+  // TensorCores, as JAX's does.
   auto device = std::make_shared<NamespaceObj>("jax.Device");
   device->opaque = true;
   const std::string &kind = el.deviceKind();
+  int64_t tpuCores = tpuCoresOfDevice(kind);
   device->why = "pkc compiles ahead of time, for a device it does not see; of a jax.Device it "
-                "answers core_count and num_cores (132, an H100 SXM / H200) and id (0)" +
+                "answers core_count and num_cores (132, an H100 SXM / H200; a TPU's TensorCores "
+                "for --target=tpu:GEN) and id (0)" +
                 std::string(kind.empty() ? ", and device_kind and platform only when compiling "
-                                           "for CUDA targets or running on the interpreter, not "
-                                           "for a TPU, whose generation pkc does not choose"
+                                           "for CUDA targets, one TPU generation "
+                                           "(--target=tpu:v6e, ...) or running on the interpreter"
                                          : ", device_kind and platform");
   if (!kind.empty()) {
     device->members["device_kind"] = makeStr(kind);
-    device->members["platform"] = makeStr(kind == "cpu" ? "cpu" : "gpu");
+    device->members["platform"] = makeStr(kind == "cpu" ? "cpu" : tpuCores ? "tpu" : "gpu");
   }
-  device->members["core_count"] = makeInt(132);
-  device->members["num_cores"] = makeInt(132);
+  device->members["core_count"] = makeInt(tpuCores ? tpuCores : 132);
+  device->members["num_cores"] = makeInt(tpuCores ? tpuCores : 132);
   device->members["id"] = makeInt(0);
   for (const char *name : {"devices", "local_devices"})
     n.members[name] = builtin(std::string("jax.") + name,

@@ -528,26 +528,7 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
     spaces->members[s] = n.members[s];
   n.members["MemorySpace"] = spaces;
   n.members["TPUMemorySpace"] = spaces;
-  // What device the program is for, as tpu_info.py answers from
-  // device_kind: known off TPU (not one; no TPU info, JAX's ValueError),
-  // and for a TPU target an error, since pkc does not choose its generation.
-  auto unknownTpu = [](Elaborator &el, SourceRange r, const char *what) {
-    el.fail(r, std::string(what) + " needs the device kind, which pkc answers only when compiling "
-                                   "for CUDA targets or running on the interpreter, not for a TPU, "
-                                   "whose generation pkc does not choose");
-  };
-  define(n, "is_tpu_device", [unknownTpu](Elaborator &el, CallArgs &args) -> Obj {
-    el.bind(args, {});
-    if (el.deviceKind().empty())
-      unknownTpu(el, args.range, "pltpu.is_tpu_device()");
-    return makeBool(false);
-  });
-  define(n, "get_tpu_info", [unknownTpu](Elaborator &el, CallArgs &args) -> Obj {
-    el.bind(args, {});
-    if (el.deviceKind().empty())
-      unknownTpu(el, args.range, "pltpu.get_tpu_info()");
-    el.raise(args.range, "ValueError", "Unsupported TPU device kind: " + el.deviceKind());
-  });
+  defineTpuInfo(n);
   n.members["CompilerParams"] = compilerParams("tpu");
   n.members["TPUCompilerParams"] = n.members["CompilerParams"];
   n.members["PARALLEL"] = makeStr("parallel");

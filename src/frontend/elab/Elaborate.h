@@ -75,10 +75,16 @@ struct ElaborationOptions {
   std::vector<std::string> onlyExports;
   /// What `jax.devices()[0].device_kind` answers: the kind of device the
   /// compilation is for when it is for one ("cpu" for the interpreter, a
-  /// GPU's name for a CUDA target). Empty when it is not (a TPU, whose
-  /// generation pkc does not choose; several kinds at once; pkc check), and
-  /// then a program reading it gets an error at that line.
+  /// GPU's name for a CUDA target, "TPU v6 lite" for tpu:v6e). Empty when
+  /// it is not (plain --target=tpu, for any generation; several kinds at
+  /// once; pkc check), and then a program reading it gets an error at that
+  /// line.
   std::string deviceKind;
+  /// The compilation includes a TPU target: array code too large for one
+  /// block is tiled in 128 rows rather than 8, a TPU block wherever a
+  /// transpose puts the tiled axis (8 rows are a TPU tile's sublanes, not
+  /// its 128 lanes).
+  bool tpuTiles = false;
 };
 
 /// The names `module` assigns at its top level: the constants a -D (and a

@@ -126,6 +126,8 @@ public:
   mlir::OwningOpRef<mlir::ModuleOp> run();
   /// The device kind the program sees (ElaborationOptions::deviceKind).
   const std::string &deviceKind() const { return options.deviceKind; }
+  /// Array code is tiled for TPU blocks (ElaborationOptions::tpuTiles).
+  bool tpuTiles() const { return options.tpuTiles; }
 
   //===--------------------------------------------------------------------===//
   // Errors
