@@ -61,6 +61,14 @@ The compile must succeed or reject the program at the user's line (sm_80
 has less shared memory than sm_90a); an unlocated error, such as ptxas
 refusing the PTX, fails the case.
 
+With --rewrite PASS (and --pk-opt PATH), the interpreter runs the
+program's IR after pk-opt's PASS: the export is compiled to pk IR for
+--ir-target (`pkc compile --emit=ir`, with the device kind that target
+answers), rewritten, and that IR runs. It checks a backend's IR-to-IR
+rewrite against JAX: pk-tpu-scalar-array-code, which turns small array
+code into scalar loops on SMEM for the TPU's scalar core, computes what
+the array code did.
+
 With --prepare DIR, nothing runs: the program is compiled for --target
 and each case's inputs and JAX's outputs are saved in DIR, for a GPU
 machine that has neither pkc nor JAX (gpu_replay.py, scripts/gpu-check.sh).
@@ -253,13 +261,33 @@ class RaceFound(Exception):
     """JAX's GPU interpret mode found a race: the program is not valid."""
 
 
-def run_case(pkc, path, case, workdir, extra_args=()):
+def rewritten_ir(pkc, path, case, workdir, rewrite):
+    """The case's export as pk IR for rewrite.target, after pk-opt's
+    rewrite.passes: (path of the .mlir, problems)."""
+    ir, out = os.path.join(workdir, "ir.mlir"), os.path.join(workdir, "rewritten.mlir")
+    steps = [[pkc, "compile", path, "--emit=ir", f"--target={rewrite.target}", "--export",
+              case.export, "-o", ir, *define_args(case)],
+             [rewrite.pk_opt, *[f"--{p}" for p in rewrite.passes], ir, "-o", out]]
+    for step in steps:
+        run = subprocess.run(step, capture_output=True, text=True)
+        if run.returncode != 0:
+            return None, [f"failed ({run.returncode}): {' '.join(shlex.quote(a) for a in step)}\n"
+                          f"{run.stderr}"]
+    return out, []
+
+
+def run_case(pkc, path, case, workdir, extra_args=(), rewrite=None):
     try:
         inputs, names, expected, printed = reference_run(path, case, workdir)
     except RaceFound:
         return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
                 "Mosaic GPU program"]
     args = [pkc, "run", path, "--entry", case.export, *extra_args, *define_args(case)]
+    if rewrite:
+        ir, problems = rewritten_ir(pkc, path, case, workdir, rewrite)
+        if problems:
+            return problems
+        args = [pkc, "run", ir, "--entry", case.export, *extra_args]
     for index, name in enumerate(names):
         args += ["--in", f"{name}={os.path.join(workdir, f'in{index}.npy')}"]
     for k in range(len(expected)):
@@ -367,8 +395,18 @@ def main():
     parser.add_argument("--assemble", metavar="TARGET", action="append", default=[],
                         help="also compile each case's export to a cubin for TARGET "
                              "(repeatable)")
+    parser.add_argument("--rewrite", metavar="PASS", action="append", default=[],
+                        help="run the IR after this pk-opt pass (repeatable; interpreter only)")
+    parser.add_argument("--pk-opt", help="with --rewrite")
+    parser.add_argument("--ir-target", default="tpu", help="with --rewrite: the IR's target")
     parser.add_argument("file")
     options = parser.parse_args()
+    rewrite = None
+    if options.rewrite:
+        if not options.pk_opt or options.device != "interpreter":
+            parser.error("--rewrite needs --pk-opt and --device=interpreter")
+        rewrite = argparse.Namespace(passes=options.rewrite, pk_opt=options.pk_opt,
+                                     target=options.ir_target)
     cases = options.case or cases_in(options.file)
     if not cases:
         print(f"{options.file}: no '# DIFF:' cases", file=sys.stderr)
@@ -405,7 +443,7 @@ def main():
             problems = []
             if not (case.nosim and options.device == "cuda-sim"):
                 with tempfile.TemporaryDirectory() as workdir:
-                    problems = run_case(options.pkc, options.file, case, workdir, extra)
+                    problems = run_case(options.pkc, options.file, case, workdir, extra, rewrite)
             for target in options.assemble:
                 problems += assemble_case(options.pkc, options.file, case, target, assembled)
         status = "ok" if not problems else "FAILED"

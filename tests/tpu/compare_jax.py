@@ -22,9 +22,12 @@ count. The symbolic build (no -D) must parse and verify too.
 A case is a line (in a .pk file after '# TPU:', or in a .cases file as
 'FILE.pk: ...'):
 
-    <export> [NAME=INT ...] [-D NAME=VALUE ...] [static] [differs=PART,...]
+    <export> [NAME=INT ...] [-D NAME=VALUE ...] [static] [target=tpu:GEN]
+             [differs=PART,...]
 
-NAME=INT fixes a symbolic size (in both compilations); `static` skips the
+NAME=INT fixes a symbolic size (in both compilations); target=tpu:GEN
+compiles for one TPU generation (programs that ask the device kind;
+JAX, lowering without a TPU, sees "cpu"); `static` skips the
 symbolic build (its blocks only fit the TPU tiles at these sizes); differs= lists the
 parts expected to differ (body, transforms, attributes, signature,
 manifest), each documented in docs/tpu.md. A part that differs without
@@ -103,6 +106,7 @@ class Case:
         self.export = tokens[0]
         self.sizes, self.defines, self.differs = {}, {}, set()
         self.static = False
+        self.target = "tpu"
         i = 1
         while i < len(tokens):
             token = tokens[i]
@@ -116,7 +120,9 @@ class Case:
                 i += 2
                 continue
             key, value = token.split("=", 1)
-            if key == "differs":
+            if key == "target":
+                self.target = value
+            elif key == "differs":
                 self.differs = set(value.split(","))
                 unknown = self.differs - set(PARTS)
                 if unknown:
@@ -140,7 +146,8 @@ def pkc_defines(case):
 def one_export(tools, case, defines, workdir):
     """The case's export alone, as pk IR (other exports of a corpus file may
     break TPU rules that JAX, lowering one export, never sees)."""
-    cmd = [tools.pkc, "compile", "--emit=ir", "--debug-info", case.path] + defines
+    cmd = [tools.pkc, "compile", "--emit=ir", f"--target={case.target}", "--debug-info",
+           case.path] + defines
     ir_text = subprocess.run(cmd, capture_output=True, text=True)
     if ir_text.returncode != 0:
         raise CaseError(f"pkc failed: {shlex.join(cmd)}\n{ir_text.stderr}")
@@ -159,7 +166,7 @@ def run_pkc(tools, case, workdir):
     """pkc's artifact text and manifest for the case's sizes."""
     out = os.path.join(workdir, "pkc")
     source = one_export(tools, case, pkc_defines(case), workdir)
-    cmd = [tools.pkc, "compile", "--target=tpu", "-o", out, source]
+    cmd = [tools.pkc, "compile", f"--target={case.target}", "-o", out, source]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         raise CaseError(f"pkc failed: {shlex.join(cmd)}\n{run.stderr}")
@@ -177,7 +184,7 @@ def run_pkc_symbolic(tools, case, workdir):
     for name, value in case.defines.items():
         defines += ["-D", f"{name}={value}"]
     source = one_export(tools, case, defines, workdir)
-    cmd = [tools.pkc, "compile", "--target=tpu", "--emit=mlir", "-o", "-", source]
+    cmd = [tools.pkc, "compile", f"--target={case.target}", "--emit=mlir", "-o", "-", source]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         raise CaseError(f"pkc failed on the symbolic build: {shlex.join(cmd)}\n{run.stderr}")

@@ -1,15 +1,34 @@
 //===- Passes.td - The TPU backend's stages ----------------*- tablegen -*-===//
 //
-// pk IR -> Mosaic TPU MLIR in two stages, each runnable alone with pk-opt:
-// the TPU rules are checked on pk IR (errors at the user's lines), then
-// every pallas_call becomes a Mosaic kernel module. TpuBackend.cpp runs
-// them in order.
+// pk IR -> Mosaic TPU MLIR in three stages, each runnable alone with
+// pk-opt: small array code moves to the scalar core, the TPU rules are
+// checked on pk IR (errors at the user's lines), then every pallas_call
+// becomes a Mosaic kernel module. TpuBackend.cpp runs them in order.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_TPU_PASSES_TD
 #define PK_TPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def PkTpuScalarArrayCode : Pass<"pk-tpu-scalar-array-code", "::mlir::ModuleOp"> {
+  let summary = "Runs small 0-d and 1-D array code on the TPU's scalar core";
+  let description = [{
+    A generated pallas_call (array code at export level) without a grid
+    whose operands and results are 0-d or 1-D arrays of i32, f32 or bool,
+    at most 4096 elements each and 512 KiB in all with what it computes,
+    and whose ops are arith ops, absolute values, Ref loads and stores, reshapes,
+    slices, concatenations, broadcasts, iotas, transposes and reductions,
+    is rewritten into scalar code: its operands move to SMEM, and each
+    value it computes is stored element by element in SMEM scratch (an i32
+    buffer, bools as 0 / 1, and an f32 one), each op a scf.for over its
+    elements, splats kept as scalars. Mosaic's vector unit has no 0-d
+    values and works on (8, 128) tiles; group metadata (megablox's cumsum,
+    repeat and histogram over a few int32s) is scalar work. Other calls are
+    left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
 
 def PkTpuCheck : Pass<"pk-tpu-check", "::mlir::ModuleOp"> {
   let summary = "Checks pk IR against what Mosaic can compile";

@@ -2,12 +2,14 @@
 //
 // pk IR -> Mosaic TPU MLIR, as one readable list of stages:
 //
-//   1. pk-tpu-check           the TPU rules, errors at the user's lines
-//   2. plan                   one KernelPlan per pallas_call (names, windows)
-//   3. pk-tpu-lower-to-mosaic one Mosaic module per pallas_call (on a clone:
-//                             the pk module may serve other targets too)
-//   4. verify                 MLIR's verifiers, Mosaic ops included
-//   5. print                  the artifact (.mlir text) and the manifest
+//   0. clone                     the pk module may serve other targets too
+//   1. pk-tpu-scalar-array-code  small 0-d / 1-D array code to the scalar core
+//   2. pk-tpu-check              the TPU rules, errors at the user's lines
+//   3. plan                      one KernelPlan per pallas_call (names, windows)
+//   4. pk-tpu-lower-to-mosaic    one Mosaic module per pallas_call (on a
+//                                second clone: the plans point into the first)
+//   5. verify                    MLIR's verifiers, Mosaic ops included
+//   6. print                     the artifact (.mlir text) and the manifest
 //
 // --emit=mlir returns the printed module; --dump-dir gets each stage.
 //
@@ -76,19 +78,26 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
   ctx->loadAllAvailableDialects();
   dump(options, "0-pk.mlir", module);
 
-  // 1. The rules.
-  if (!checkModule(module))
+  // 0-1. Array code for the scalar core, on a copy.
+  OwningOpRef<ModuleOp> tpuModule = module.clone();
+  PassManager scalar(ctx);
+  scalar.addPass(createPkTpuScalarArrayCode());
+  if (failed(scalar.run(*tpuModule)))
     return std::nullopt;
-  // 2. The plans (the manifest is written from them).
-  std::vector<KernelPlan> plans = planKernels(module);
-  // 3. Lowering, on a copy.
-  OwningOpRef<ModuleOp> mosaic = module.clone();
+  dump(options, "1-scalar-array-code.mlir", *tpuModule);
+  // 2. The rules.
+  if (!checkModule(*tpuModule))
+    return std::nullopt;
+  // 3. The plans (the manifest is written from them).
+  std::vector<KernelPlan> plans = planKernels(*tpuModule);
+  // 4. Lowering, on a copy.
+  OwningOpRef<ModuleOp> mosaic = tpuModule->clone();
   PassManager pm(ctx);
   pm.addPass(createPkTpuLowerToMosaic());
   if (failed(pm.run(*mosaic)))
     return std::nullopt;
-  dump(options, "1-mosaic.mlir", *mosaic);
-  // 4. Verification (a failure here is a pkc bug, reported at the op).
+  dump(options, "2-mosaic.mlir", *mosaic);
+  // 5. Verification (a failure here is a pkc bug, reported at the op).
   if (failed(verify(*mosaic)))
     return std::nullopt;
 
@@ -98,7 +107,7 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
   out.extension = ".mlir";
   if (options.emit == "mlir")
     out.emitted = out.artifact;
-  out.otherPrograms = manifestPrograms(module, plans);
+  out.otherPrograms = manifestPrograms(*tpuModule, plans);
   return out;
 }
 
