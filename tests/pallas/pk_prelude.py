@@ -325,13 +325,26 @@ class PkModule:
 def _apply_defines(tree, defines):
     """-D NAME=VALUE replaces the module-level `NAME = ...` (or adds it)."""
     remaining = dict(defines)
+    body = []
     for node in tree.body:
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id in remaining:
-                    node.value = ast.parse(remaining.pop(target.id), mode="eval").body
+        body.append(node)
+        if not isinstance(node, ast.Assign):
+            continue
+        # In a chained assignment (`M = N = K = 16384`) each defined name
+        # gets its own value; the others keep the original.
+        defined = [t for t in node.targets if isinstance(t, ast.Name) and t.id in remaining]
+        if not defined:
+            continue
+        kept = [t for t in node.targets if t not in defined]
+        if kept:
+            node.targets = kept
+        else:
+            body.pop()
+        for target in defined:
+            body.append(ast.Assign(targets=[target],
+                                   value=ast.parse(remaining.pop(target.id), mode="eval").body))
     prefix = [ast.parse(f"{k} = {v}").body[0] for k, v in remaining.items()]
-    tree.body = prefix + tree.body
+    tree.body = prefix + body
     ast.fix_missing_locations(tree)
     return tree
 
