@@ -3,11 +3,11 @@
 // A TPU pk.pipeline becomes what pltpu.emit_pipeline builds, in its
 // simplest schedule: a tpu.region allocating one VMEM (or SMEM) buffer and
 // one DMA semaphore per copied operand, and an scf.for over the grid's
-// steps (row-major) that, at each step, computes the block indices (the
-// index_map region), copies the input blocks in (tpu.enqueue_dma, then
-// tpu.wait_dma2), runs the body on the buffers, and copies the output
-// blocks out. Operands whose spec stays in pl.ANY / HBM reach the body as
-// they are.
+// steps (row-major; extents computed in the kernel, such as a core's share
+// of the grid under core_axis, bound it at run time) that, at each step, computes the block indices
+// (the index_map region), copies the input blocks in (tpu.enqueue_dma, then tpu.wait_dma2), runs
+// the body on the buffers, and copies the output blocks out. Operands whose spec stays in pl.ANY /
+// HBM reach the body as they are.
 //
 // The copies are not overlapped with the body yet (Pallas keeps two
 // buffers per operand and fetches the next step's blocks during this
@@ -122,9 +122,6 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   auto op = llvm::cast<pk::PipelineOp>(operation);
   if (!op.isTpu() || !op.getInits().empty())
     return op.emitError("the TPU backend lowers pltpu.emit_pipeline, not Mosaic GPU pipelines");
-  if (!op.getStaticSteps())
-    return op.emitError("the TPU backend needs a static pltpu.emit_pipeline grid; this one is "
-                        "computed in the kernel");
   OpBuilder &b = l.builder();
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
@@ -159,17 +156,31 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
     semaphores[i] = mosaic::SemaphoreAllocOp::create(b, loc, dmaSemaphore);
   }
 
-  // The steps, row-major over the grid.
-  int64_t steps = 1;
-  for (int64_t g : op.getGrid())
-    steps *= g;
-  auto loop = scf::ForOp::create(b, loc, l.indexConstant(0, loc), l.indexConstant(steps, loc),
-                                 l.indexConstant(1, loc));
+  // The steps, row-major over the grid. An extent computed in the kernel
+  // (a ragged group's block count, a core's share of the grid) is the
+  // index value the kernel computed.
+  SmallVector<Value> extents;
+  for (unsigned g = 0; g < gridRank; ++g) {
+    OpFoldResult extent = op.getGridExtent(g);
+    if (auto attr = llvm::dyn_cast<Attribute>(extent))
+      extents.push_back(l.indexConstant(llvm::cast<IntegerAttr>(attr).getInt(), loc));
+    else if (Value computed = l.lookup(llvm::cast<Value>(extent)))
+      extents.push_back(computed);
+    else
+      return op.emitError("the TPU backend does not know the extent of this pipeline's grid "
+                          "axis " +
+                          std::to_string(g));
+  }
+  // (Static extents fold to one constant.)
+  Value steps = l.indexConstant(1, loc);
+  for (Value extent : extents)
+    steps = b.createOrFold<arith::MulIOp>(loc, steps, extent);
+  auto loop = scf::ForOp::create(b, loc, l.indexConstant(0, loc), steps, l.indexConstant(1, loc));
   b.setInsertionPoint(loop.getBody()->getTerminator());
   SmallVector<Value> gridIndices(gridRank);
   Value rest = loop.getInductionVar();
   for (unsigned g = gridRank; g-- > 0;) {
-    Value size = l.indexConstant(op.getGrid()[g], loc);
+    Value size = extents[g];
     Value index = g == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size).getResult();
     gridIndices[g] = arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
     if (g > 0)

@@ -67,6 +67,9 @@ std::shared_ptr<ArrayObj> valueOperand(Elaborator &el, const Obj &o, SourceRange
 void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax);
 /// pltpu.roll and pltpu.repeat (BuiltinsArrays.cpp).
 void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu);
+/// pl.program_id(axis) and pl.num_programs(axis) (BuiltinsPallas.cpp).
+Obj programId(Elaborator &el, CallArgs &args);
+Obj numPrograms(Elaborator &el, CallArgs &args);
 /// pltpu.get_tpu_info, get_tpu_info_for_chip, is_tpu_device, ChipVersion
 /// (TpuInfo.cpp).
 void defineTpuInfo(NamespaceObj &tpu);

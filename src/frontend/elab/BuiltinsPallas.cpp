@@ -171,45 +171,6 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   return call;
 }
 
-Obj programId(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"axis"}});
-  int64_t axis = el.toInt(a[0], a.range(0), "program_id axis");
-  el.requireKernel(args.range, "pl.program_id");
-  if (el.activeMesh) // plgpu.kernel: the grid is the mesh's
-    return meshProgramId(el, axis, a.range(0));
-  int64_t rank = static_cast<int64_t>(el.currentGrid().size());
-  if (axis < 0 || axis >= rank)
-    el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
-                            " is out of range for a grid of rank " + std::to_string(rank));
-  // Under jax.vmap the grid has leading axes the kernel does not see.
-  uint64_t gridAxis = static_cast<uint64_t>(axis) + el.hiddenGridAxes();
-  mlir::Value v = pk::ProgramIdOp::create(el.builder(), el.loc(args.range),
-                                          el.builder().getI32Type(), gridAxis);
-  return el.arrays().wrap(v, {}, DType::I32);
-}
-
-Obj numPrograms(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"axis"}});
-  int64_t axis = el.toInt(a[0], a.range(0), "num_programs axis");
-  if (el.activeMesh)
-    return meshNumPrograms(el, axis, a.range(0));
-  int64_t rank = static_cast<int64_t>(el.currentGrid().size());
-  if (axis < 0 || axis >= rank)
-    el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
-                            " is out of range for a grid of rank " + std::to_string(rank));
-  if (el.isDynamicGridAxis(static_cast<size_t>(axis))) {
-    // Read from data: no symbolic size stands for it.
-    if (!el.inKernel())
-      el.fail(a.range(0), "num_programs of grid axis " + std::to_string(axis) +
-                              ", whose size is computed from data, is only known in the kernel");
-    mlir::Value v =
-        pk::NumProgramsOp::create(el.builder(), el.loc(args.range), el.builder().getI32Type(),
-                                  static_cast<uint64_t>(axis) + el.hiddenGridAxes());
-    return el.arrays().wrap(v, {}, DType::I32);
-  }
-  return makeDim(el.currentGrid()[axis]);
-}
-
 Obj dynamicSlice(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"start"}, {"size", none()}, {"stride", makeInt(1)}});
   Obj start = a[0], size = a[1];
@@ -626,6 +587,59 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
 }
 
 } // namespace
+
+Obj programId(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"axis"}});
+  int64_t axis = el.toInt(a[0], a.range(0), "program_id axis");
+  el.requireKernel(args.range, "pl.program_id");
+  if (const Elaborator::PipelineGrid *pipeline = el.activePipelineGrid) {
+    if (axis < 0 || axis >= static_cast<int64_t>(pipeline->indices.size()))
+      el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
+                              " is out of range for this pltpu.emit_pipeline's grid of rank " +
+                              std::to_string(pipeline->indices.size()));
+    return pipeline->indices[axis];
+  }
+  if (el.activeMesh) // plgpu.kernel: the grid is the mesh's
+    return meshProgramId(el, axis, a.range(0));
+  int64_t rank = static_cast<int64_t>(el.currentGrid().size());
+  if (axis < 0 || axis >= rank)
+    el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
+                            " is out of range for a grid of rank " + std::to_string(rank));
+  // Under jax.vmap the grid has leading axes the kernel does not see.
+  uint64_t gridAxis = static_cast<uint64_t>(axis) + el.hiddenGridAxes();
+  mlir::Value v = pk::ProgramIdOp::create(el.builder(), el.loc(args.range),
+                                          el.builder().getI32Type(), gridAxis);
+  return el.arrays().wrap(v, {}, DType::I32);
+}
+
+Obj numPrograms(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"axis"}});
+  int64_t axis = el.toInt(a[0], a.range(0), "num_programs axis");
+  if (const Elaborator::PipelineGrid *pipeline = el.activePipelineGrid) {
+    if (axis < 0 || axis >= static_cast<int64_t>(pipeline->extents.size()))
+      el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
+                              " is out of range for this pltpu.emit_pipeline's grid of rank " +
+                              std::to_string(pipeline->extents.size()));
+    return pipeline->extents[axis];
+  }
+  if (el.activeMesh)
+    return meshNumPrograms(el, axis, a.range(0));
+  int64_t rank = static_cast<int64_t>(el.currentGrid().size());
+  if (axis < 0 || axis >= rank)
+    el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
+                            " is out of range for a grid of rank " + std::to_string(rank));
+  if (el.isDynamicGridAxis(static_cast<size_t>(axis))) {
+    // Read from data: no symbolic size stands for it.
+    if (!el.inKernel())
+      el.fail(a.range(0), "num_programs of grid axis " + std::to_string(axis) +
+                              ", whose size is computed from data, is only known in the kernel");
+    mlir::Value v =
+        pk::NumProgramsOp::create(el.builder(), el.loc(args.range), el.builder().getI32Type(),
+                                  static_cast<uint64_t>(axis) + el.hiddenGridAxes());
+    return el.arrays().wrap(v, {}, DType::I32);
+  }
+  return makeDim(el.currentGrid()[axis]);
+}
 
 std::map<std::string, Obj> makeModules(Elaborator &el) {
   std::map<std::string, Obj> m;

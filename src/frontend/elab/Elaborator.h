@@ -460,6 +460,13 @@ public:
   /// The mesh of the pk.mesh_kernel being elaborated (plgpu.kernel,
   /// pl.core_map), or null (MosaicGpuKernel.cpp).
   const MeshInfo *activeMesh = nullptr;
+  /// In a pltpu.emit_pipeline body, pl.program_id and pl.num_programs
+  /// name the pipeline's step (its indices, a core's share offset added)
+  /// and its grid, as Pallas's pipeline sets its grid environment.
+  struct PipelineGrid {
+    std::vector<Obj> indices, extents;
+  };
+  const PipelineGrid *activePipelineGrid = nullptr;
   /// pl.run_state scopes at export level (MosaicGpuKernel.cpp).
   std::shared_ptr<MosaicGpuState> mosaicGpuState;
 

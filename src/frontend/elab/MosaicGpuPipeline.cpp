@@ -43,6 +43,13 @@ struct PipelineSpec {
   /// pltpu.emit_pipeline: TPU Refs and VMEM blocks; the body takes the
   /// blocks only (no grid indices, no carry).
   bool tpu = false;
+  /// pltpu.emit_pipeline(core_axis=): this core's first index along each
+  /// grid axis (null where 0), added to the step's indices before the
+  /// index maps see them.
+  std::vector<Obj> gridOffsets;
+  /// Each grid axis's extent: an int, or the i32 scalar computed in the
+  /// kernel (what pl.num_programs answers in a TPU pipeline body).
+  std::vector<Obj> extents;
 };
 
 std::vector<Obj> specList(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
@@ -85,8 +92,10 @@ void pipelineGrid(Elaborator &el, const Obj &o, SourceRange r, PipelineSpec &spe
     auto *a = llvm::dyn_cast<ArrayObj>(g.get());
     if (!a) {
       spec.grid.push_back(staticExtent(el, g, r, "pipeline grid"));
+      spec.extents.push_back(makeInt(spec.grid.back()));
       continue;
     }
+    spec.extents.push_back(g);
     if (a->rank() != 0 || !isInteger(a->dtype))
       el.fail(r, "a computed pipeline grid extent must be an integer scalar, got " + repr(*g));
     mlir::OpBuilder &b = el.builder();
@@ -94,6 +103,22 @@ void pipelineGrid(Elaborator &el, const Obj &o, SourceRange r, PipelineSpec &spe
     spec.grid.push_back(mlir::ShapedType::kDynamic);
     spec.dynamicGrid.push_back(
         mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), extent));
+  }
+}
+
+/// `trace()` with `grid` as the pipeline grid pl.program_id and
+/// pl.num_programs answer from (restored after, also on errors).
+Obj withPipelineGrid(Elaborator &el, const Elaborator::PipelineGrid *grid,
+                     llvm::function_ref<Obj()> trace) {
+  const Elaborator::PipelineGrid *outer = el.activePipelineGrid;
+  el.activePipelineGrid = grid;
+  try {
+    Obj result = trace();
+    el.activePipelineGrid = outer;
+    return result;
+  } catch (...) {
+    el.activePipelineGrid = outer;
+    throw;
   }
 }
 
@@ -370,10 +395,19 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       CallArgs mapArgs;
       mapArgs.range = blockSpec.range;
       mapArgs.callee = "index_map";
-      for (size_t g = 0; g < spec.grid.size(); ++g)
-        mapArgs.addPositional(el.arrays().wrap(mapBlock->getArgument(g), {}, DType::I32),
-                              blockSpec.range);
-      Obj result = el.call(blockSpec.indexMap, mapArgs);
+      Elaborator::PipelineGrid grid;
+      grid.extents = spec.extents;
+      for (size_t g = 0; g < spec.grid.size(); ++g) {
+        Obj index = el.arrays().wrap(mapBlock->getArgument(g), {}, DType::I32);
+        if (g < spec.gridOffsets.size() && spec.gridOffsets[g])
+          index = binaryOperator(el, BinaryOp::Add, index, spec.gridOffsets[g], blockSpec.range);
+        mapArgs.addPositional(index, blockSpec.range);
+        grid.indices.push_back(index);
+      }
+      // Index maps run in the pipeline's grid too (Pallas computes them in
+      // its scheduler's grid environment).
+      Obj result = withPipelineGrid(el, spec.tpu ? &grid : el.activePipelineGrid,
+                                    [&] { return el.call(blockSpec.indexMap, mapArgs); });
       std::vector<Obj> items = llvm::isa<SequenceObj>(result.get())
                                    ? llvm::cast<SequenceObj>(*result).items
                                    : std::vector<Obj>{result};
@@ -456,7 +490,16 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       size_t next = 0;
       bodyArgs.addPositional(unflatten(carryDef, carryIn, next), r);
     }
-    Obj next = el.call(spec.body, bodyArgs);
+    // A TPU pipeline's body sees the pipeline's grid as the kernel's.
+    Elaborator::PipelineGrid grid;
+    for (size_t g = 0; g < indices.size(); ++g)
+      grid.indices.push_back(
+          g < spec.gridOffsets.size() && spec.gridOffsets[g]
+              ? binaryOperator(el, BinaryOp::Add, indices[g], spec.gridOffsets[g], r)
+              : indices[g]);
+    grid.extents = spec.extents;
+    Obj next = withPipelineGrid(el, spec.tpu ? &grid : el.activePipelineGrid,
+                                [&] { return el.call(spec.body, bodyArgs); });
     std::vector<mlir::Value> yielded;
     if (hasCarry) {
       std::vector<Obj> nextLeaves;
@@ -783,6 +826,85 @@ Obj planarSnake(Elaborator &el, CallArgs &args) {
   return minorDim == 0 ? makeTuple({minorAt, majorAt}) : makeTuple({majorAt, minorAt});
 }
 
+/// Pallas's _partition_grid for pltpu.emit_pipeline(core_axis=AXIS): the
+/// kernel's grid axis AXIS runs one program per TensorCore
+/// (pltpu.CORE_PARALLEL on a megacore chip), and each core's pipeline
+/// takes a share of one parallel axis of its own grid: the first whose
+/// size the cores divide, else the largest, the first `rem` cores taking
+/// one step more.
+void partitionAcrossCores(Elaborator &el, PipelineSpec &spec, const Obj &coreAxis,
+                          SourceRange axisRange, const Obj &semantics, SourceRange r) {
+  if (llvm::isa<SequenceObj>(coreAxis.get()) || llvm::isa<StrObj>(coreAxis.get()))
+    el.fail(axisRange, "pltpu.emit_pipeline(core_axis=) takes one grid axis of the kernel (an "
+                       "int); core axes by name or several are not supported");
+  CallArgs axisArgs;
+  axisArgs.range = axisRange;
+  axisArgs.addPositional(coreAxis, axisRange);
+  std::optional<int64_t> numCores = el.staticInt(numPrograms(el, axisArgs));
+  if (!numCores)
+    el.raise(axisRange, "NotImplementedError",
+             "Cannot partition grid over dynamic number of cores: core_axis=" + repr(*coreAxis));
+  if (*numCores == 1)
+    return;
+  Obj coreId = programId(el, axisArgs);
+  size_t rank = spec.grid.size();
+  std::vector<bool> parallel(rank, false);
+  if (!isNone(semantics)) {
+    std::vector<Obj> items = llvm::isa<SequenceObj>(semantics.get())
+                                 ? llvm::cast<SequenceObj>(*semantics).items
+                                 : std::vector<Obj>{semantics};
+    if (items.size() != rank)
+      el.raise(r, "ValueError", "dimension_semantics must be the same length as grid.");
+    for (size_t d = 0; d < rank; ++d)
+      parallel[d] = el.toStr(items[d], r, "dimension semantics") == "parallel";
+  }
+  if (llvm::none_of(parallel, [](bool p) { return p; }))
+    el.raise(r, "NotImplementedError",
+             "Cannot partition over cores without parallel grid dimensions: "
+             "dimension_semantics=" +
+                 repr(*semantics));
+  auto isStatic = [&](size_t d) { return spec.grid[d] != mlir::ShapedType::kDynamic; };
+  spec.gridOffsets.assign(rank, nullptr);
+  auto mul = [&](const Obj &x, int64_t y) {
+    return binaryOperator(el, BinaryOp::Mul, x, makeInt(y), r);
+  };
+  for (size_t d = 0; d < rank; ++d)
+    if (parallel[d] && isStatic(d) && spec.grid[d] % *numCores == 0) {
+      spec.grid[d] /= *numCores;
+      spec.extents[d] = makeInt(spec.grid[d]);
+      spec.gridOffsets[d] = mul(coreId, spec.grid[d]);
+      return;
+    }
+  // No parallel axis the cores divide: the largest static one, split as
+  // evenly as it goes. (Pallas also splits an axis of computed size; pkc
+  // does not yet.)
+  std::optional<size_t> split;
+  for (size_t d = 0; d < rank; ++d)
+    if (parallel[d] && isStatic(d) && (!split || spec.grid[d] > spec.grid[*split]))
+      split = d;
+  if (!split)
+    el.fail(r, "pltpu.emit_pipeline(core_axis=) splits a parallel grid axis of static size; "
+               "this pipeline's parallel axes are computed in the kernel");
+  int64_t base = spec.grid[*split] / *numCores, rem = spec.grid[*split] % *numCores;
+  Obj early = compareOperator(el, ast::CompareOp::Lt, coreId, makeInt(rem), r);
+  Obj steps = el.arrays().where(early, makeInt(base + 1), makeInt(base), r);
+  Obj offset =
+      el.arrays().where(early, binaryOperator(el, BinaryOp::Mul, coreId, steps, r),
+                        binaryOperator(el, BinaryOp::Add, mul(coreId, base), makeInt(rem), r), r);
+  // The axis's size is now computed: it joins the computed extents, in
+  // axis order.
+  size_t before = 0;
+  for (size_t d = 0; d < *split; ++d)
+    before += !isStatic(d);
+  mlir::OpBuilder &b = el.builder();
+  mlir::Value extent = el.arrays().cast(el.arrays().toArray(steps, r), DType::I32, r)->value;
+  spec.dynamicGrid.insert(spec.dynamicGrid.begin() + before,
+                          mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), extent));
+  spec.grid[*split] = mlir::ShapedType::kDynamic;
+  spec.extents[*split] = steps;
+  spec.gridOffsets[*split] = offset;
+}
+
 /// pltpu.emit_pipeline(body, *, grid, in_specs, out_specs, ...).
 Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"body"},
@@ -795,12 +917,16 @@ Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
                                {"dimension_semantics", none(), true},
                                {"trace_scopes", makeBool(true), true},
                                {"no_pipelining", makeBool(false), true}});
-  for (size_t i : {5, 6})
-    if (!isNone(a[i]))
-      el.fail(a.range(i), "partitioning a pipeline across TensorCores (core_axis) is not "
-                          "supported: pkc compiles for one TPU core");
+  if (!isNone(a[5]) && !isNone(a[6]))
+    el.raise(args.range, "ValueError", "core_axis and core_axis_name cannot both be provided.");
+  if (!isNone(a[6]))
+    el.fail(a.range(6), "pltpu.emit_pipeline(core_axis_name=) names an axis of a TensorCore "
+                        "mesh (pl.core_map), which pkc's TPU kernels do not have; give the "
+                        "kernel's core-parallel grid axis as core_axis=");
   auto spec = newPipelineSpec(el, a, args.range);
   spec->tpu = true;
+  if (!isNone(a[5]))
+    partitionAcrossCores(el, *spec, a[5], a.range(5), a[7], args.range);
   el.truthy(a[9], a.range(9)); // no_pipelining: pkc's TPU pipelines do not overlap yet
   spec->maxConcurrentSteps = 1;  // one buffer per operand (LowerPipeline.cpp)
   return pipelineFunction(spec);
