@@ -1,17 +1,21 @@
 //===- LowerPipeline.cpp - pltpu.emit_pipeline as a loop of DMAs ----------===//
 //
-// A TPU pk.pipeline becomes what pltpu.emit_pipeline builds, in its
-// simplest schedule: a tpu.region allocating one VMEM (or SMEM) buffer and
-// one DMA semaphore per copied operand, and an scf.for over the grid's
-// steps (row-major; extents computed in the kernel, such as a core's share
-// of the grid under core_axis, bound it at run time) that, at each step, computes the block indices
-// (the index_map region), copies the input blocks in (tpu.enqueue_dma, then tpu.wait_dma2), runs
-// the body on the buffers, and copies the output blocks out. Operands whose spec stays in pl.ANY /
-// HBM reach the body as they are.
+// A TPU pk.pipeline becomes what pltpu.emit_pipeline builds: a tpu.region
+// allocating VMEM (or SMEM) buffers and DMA semaphores, and an scf.for over
+// the grid's steps (row-major; extents computed in the kernel, such as a
+// core's share of the grid under core_axis, bound it at run time). Inputs
+// are double-buffered as in Pallas: before the loop the first step's
+// blocks start arriving in slot 0; at step s the body waits for slot
+// s % 2, starts the next step's blocks arriving in the other slot (the
+// index_map region is lowered for both steps), and runs on its slot while
+// they travel. Outputs have one buffer and are copied out after the body
+// (enqueue, then wait), so a block that stays put across steps keeps what
+// the body left in it. Operands whose spec stays in pl.ANY / HBM reach the
+// body as they are.
 //
-// The copies are not overlapped with the body yet (Pallas keeps two
-// buffers per operand and fetches the next step's blocks during this
-// one); the results are the same. A copy moves the whole block, except
+// Unlike Pallas, a block that does not move is still copied at every
+// step, and output copies are not overlapped with the next step; the
+// results are the same. A copy moves the whole block, except
 // along two kinds of axes, where it moves `size` elements between the
 // array and the front of the buffer (both ends tpu.memref_slice with a
 // dynamic size, as Pallas slices them): a pl.BoundedSlice axis, whose
@@ -118,6 +122,19 @@ void copyAndWait(OpBuilder &b, Location loc, Value from, Value to, Value sem) {
   mosaic::WaitDMA2Op::create(b, loc, sem, from, to, Value(), Value());
 }
 
+/// The slot'th (i32) of the two buffers (or DMA semaphores) stacked in
+/// `pair`, its leading axis squeezed.
+Value slotOf(OpBuilder &b, Location loc, BodyLowering &l, Value pair, Value slot) {
+  auto type = llvm::cast<MemRefType>(pair.getType());
+  SmallVector<Value> starts{slot};
+  SmallVector<int64_t> shape{1};
+  for (int64_t d : type.getShape().drop_front()) {
+    starts.push_back(l.i32Constant(0, loc));
+    shape.push_back(d);
+  }
+  return sliceMemref(b, loc, pair, starts, shape, type.getShape().drop_front(), ValueRange{});
+}
+
 LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   auto op = llvm::cast<pk::PipelineOp>(operation);
   if (!op.isTpu() || !op.getInits().empty())
@@ -126,6 +143,7 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
   size_t numRefs = op.getRefs().size();
+  size_t numIns = op.getNumIns();
 
   // The operands' memrefs, before the region (views are taken here).
   SmallVector<Value> operands;
@@ -142,18 +160,29 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(scope);
 
-  // One buffer and one DMA semaphore per copied operand.
+  // Buffers and DMA semaphores: two of each per copied input (the next
+  // step's block arrives in one while the body reads the other), one per
+  // copied output.
   Block &body = op.getBody().front();
   unsigned gridRank = op.getGrid().size();
   SmallVector<Value> buffers(numRefs), semaphores(numRefs);
-  MemRefType dmaSemaphore =
-      semaphoreMemRefType(pk::SemaphoreType::get(ctx, {}, pk::SemaphoreKind::DMA));
   for (size_t i = 0; i < numRefs; ++i) {
     if (!op.isPipelined(i))
       continue;
     auto ref = llvm::cast<pk::RefType>(body.getArgument(gridRank + i).getType());
-    buffers[i] = memref::AllocaOp::create(b, loc, memrefTypeOf(ref));
-    semaphores[i] = mosaic::SemaphoreAllocOp::create(b, loc, dmaSemaphore);
+    bool input = i < numIns;
+    SmallVector<int64_t> shape;
+    if (input)
+      shape.push_back(2);
+    shape.append(ref.getShape().begin(), ref.getShape().end());
+    buffers[i] = memref::AllocaOp::create(
+        b, loc,
+        memrefTypeFor(shape, ref.getElementType(), mosaicMemorySpace(ref.getMemorySpace())));
+    SmallVector<int64_t> count;
+    if (input)
+      count.push_back(2);
+    semaphores[i] = mosaic::SemaphoreAllocOp::create(
+        b, loc, semaphoreMemRefType(pk::SemaphoreType::get(ctx, count, pk::SemaphoreKind::DMA)));
   }
 
   // The steps, row-major over the grid. An extent computed in the kernel
@@ -175,52 +204,112 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
   Value steps = l.indexConstant(1, loc);
   for (Value extent : extents)
     steps = b.createOrFold<arith::MulIOp>(loc, steps, extent);
+
+  // Step `step`'s grid indices (i32) and every operand's block there (the
+  // index_map region, lowered where this is called).
+  Block &map = op.getIndexMap().front();
+  auto placesAt = [&](Value step, SmallVector<Value> &gridIndices,
+                      SmallVector<BlockPlace> &places) -> LogicalResult {
+    gridIndices.assign(gridRank, Value());
+    Value rest = step;
+    for (unsigned g = gridRank; g-- > 0;) {
+      Value index = g == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extents[g]).getResult();
+      gridIndices[g] = arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+      if (g > 0)
+        rest = arith::DivUIOp::create(b, loc, rest, extents[g]);
+    }
+    for (unsigned g = 0; g < gridRank; ++g)
+      l.map(map.getArgument(g), gridIndices[g]);
+    if (failed(lowerBlockOps(l, map)))
+      return failure();
+    places.clear();
+    auto yielded = map.getTerminator()->getOperands();
+    size_t next = 0;
+    for (size_t i = 0; i < numRefs; ++i) {
+      SmallVector<Value> values;
+      for (int64_t v = 0; v < op.getSpec(i).getNumIndexValues(); ++v)
+        values.push_back(l.lookup(yielded[next++]));
+      auto shape = llvm::cast<MemRefType>(operands[i].getType()).getShape();
+      places.push_back(op.isPipelined(i) ? placeOf(l, op.getSpec(i), shape, values, loc)
+                                         : BlockPlace{});
+    }
+    return success();
+  };
+  // Starts (or waits for) the copy of each input's block at `places` into
+  // buffer slot `slot` (i32).
+  auto copyInputs = [&](ArrayRef<BlockPlace> places, Value slot, bool wait) {
+    for (size_t i = 0; i < numIns; ++i) {
+      if (!op.isPipelined(i))
+        continue;
+      Value window = blockWindow(l, operands[i], op.getSpec(i), places[i], loc);
+      Value buffer =
+          bufferPart(l, slotOf(b, loc, l, buffers[i], slot), op.getSpec(i), places[i], loc);
+      Value sem = slotOf(b, loc, l, semaphores[i], slot);
+      if (wait)
+        mosaic::WaitDMA2Op::create(b, loc, sem, window, buffer, Value(), Value());
+      else
+        mosaic::EnqueueDMAOp::create(b, loc, window, Value(), buffer, sem, Value(), Value(),
+                                     Value());
+    }
+  };
+  auto whenSteps = [&](Value condition, llvm::function_ref<LogicalResult()> then) {
+    auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    return then();
+  };
+  bool anyInput =
+      llvm::any_of(llvm::seq<size_t>(0, numIns), [&](size_t i) { return op.isPipelined(i); });
+
+  // Before the loop: the first step's inputs start arriving (when there is
+  // a first step).
+  SmallVector<Value> gridIndices;
+  SmallVector<BlockPlace> places;
+  if (anyInput &&
+      failed(whenSteps(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, steps, l.indexConstant(0, loc)),
+          [&]() -> LogicalResult {
+            if (failed(placesAt(l.indexConstant(0, loc), gridIndices, places)))
+              return failure();
+            copyInputs(places, l.i32Constant(0, loc), /*wait=*/false);
+            return success();
+          })))
+    return failure();
+
   auto loop = scf::ForOp::create(b, loc, l.indexConstant(0, loc), steps, l.indexConstant(1, loc));
   b.setInsertionPoint(loop.getBody()->getTerminator());
-  SmallVector<Value> gridIndices(gridRank);
-  Value rest = loop.getInductionVar();
-  for (unsigned g = gridRank; g-- > 0;) {
-    Value size = extents[g];
-    Value index = g == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size).getResult();
-    gridIndices[g] = arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
-    if (g > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
-
-  // Block indices of every operand at this step.
-  Block &map = op.getIndexMap().front();
-  for (unsigned g = 0; g < gridRank; ++g)
-    l.map(map.getArgument(g), gridIndices[g]);
-  if (failed(lowerBlockOps(l, map)))
+  Value step = loop.getInductionVar();
+  if (failed(placesAt(step, gridIndices, places)))
     return failure();
-  SmallVector<BlockPlace> places;
-  auto yielded = map.getTerminator()->getOperands();
-  size_t next = 0;
-  for (size_t i = 0; i < numRefs; ++i) {
-    SmallVector<Value> values;
-    for (int64_t v = 0; v < op.getSpec(i).getNumIndexValues(); ++v)
-      values.push_back(l.lookup(yielded[next++]));
-    auto shape = llvm::cast<MemRefType>(operands[i].getType()).getShape();
-    places.push_back(op.isPipelined(i) ? placeOf(l, op.getSpec(i), shape, values, loc)
-                                       : BlockPlace{});
+  // This step's inputs are in slot step % 2; the next step's start
+  // arriving in the other while the body runs.
+  Value slot = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(), arith::RemUIOp::create(b, loc, step, l.indexConstant(2, loc)));
+  if (anyInput) {
+    copyInputs(places, slot, /*wait=*/true);
+    Value next = arith::AddIOp::create(b, loc, step, l.indexConstant(1, loc));
+    Value other = arith::SubIOp::create(b, loc, l.i32Constant(1, loc), slot);
+    SmallVector<Value> nextIndices;
+    SmallVector<BlockPlace> nextPlaces;
+    if (failed(whenSteps(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, steps),
+                         [&]() -> LogicalResult {
+                           if (failed(placesAt(next, nextIndices, nextPlaces)))
+                             return failure();
+                           copyInputs(nextPlaces, other, /*wait=*/false);
+                           return success();
+                         })))
+      return failure();
   }
 
-  // Copy in, run the body, copy out.
-  size_t numIns = op.getNumIns();
-  // Each copy's ends are built in order, the array's window first.
-  for (size_t i = 0; i < numIns; ++i) {
-    if (!op.isPipelined(i))
-      continue;
-    Value window = blockWindow(l, operands[i], op.getSpec(i), places[i], loc);
-    copyAndWait(b, loc, window, bufferPart(l, buffers[i], op.getSpec(i), places[i], loc),
-                semaphores[i]);
-  }
+  // The body, on this step's buffers; then the output blocks go out.
   for (unsigned g = 0; g < gridRank; ++g)
     l.map(body.getArgument(g), gridIndices[g]);
   for (size_t i = 0; i < numRefs; ++i) {
     BlockArgument arg = body.getArgument(gridRank + i);
-    l.bindRef(arg, wholeRefBinding(op.isPipelined(i) ? buffers[i] : operands[i],
-                                   llvm::cast<pk::RefType>(arg.getType())));
+    Value memref = operands[i];
+    if (op.isPipelined(i))
+      memref = i < numIns ? slotOf(b, loc, l, buffers[i], slot) : buffers[i];
+    l.bindRef(arg, wholeRefBinding(memref, llvm::cast<pk::RefType>(arg.getType())));
   }
   if (failed(lowerBlockOps(l, body)))
     return failure();
