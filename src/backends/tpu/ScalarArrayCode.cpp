@@ -51,10 +51,15 @@ ArrayRef<int64_t> shapeOf(Type t) {
   return {};
 }
 
+/// A shape's element count, saturated past what SMEM could hold (a
+/// static shape may multiply past int64).
 int64_t elementsOf(ArrayRef<int64_t> shape) {
   int64_t n = 1;
-  for (int64_t d : shape)
+  for (int64_t d : shape) {
+    if (d > kMaxSmemWords || n * d > kMaxSmemWords)
+      return kMaxSmemWords + 1;
     n *= d;
+  }
   return n;
 }
 
@@ -104,9 +109,9 @@ bool runsOnScalarCore(pk::PallasCallOp call) {
     auto tensor = llvm::dyn_cast<RankedTensorType>(t);
     if (!tensor || !tensor.hasStaticShape() || tensor.getRank() > 1 ||
         !isScalarElement(tensor.getElementType()) || tensor.getElementType().isIndex() ||
-        tensor.getNumElements() > kMaxArrayElements)
+        elementsOf(tensor.getShape()) > kMaxArrayElements)
       return false;
-    words += tensor.getNumElements();
+    words += elementsOf(tensor.getShape());
   }
   Block &body = call.getKernelBlock();
   for (Operation &op : body) {
@@ -227,33 +232,33 @@ private:
     return e;
   }
 
-  /// One element of a Ref (indices as i32).
-  Value loadRef(Value ref, ArrayRef<Value> indices) {
+  /// The window of one element of a Ref at `indices` (i32): index
+  /// offsets, every axis squeezed.
+  struct ElementWindow {
     SmallVector<Value> offsets;
-    for (Value i : indices)
-      offsets.push_back(index(i));
-    int64_t rank = indices.size();
-    SmallVector<int64_t> squeeze;
-    for (int64_t d = 0; d < rank; ++d)
-      squeeze.push_back(d);
+    SmallVector<int64_t> dynamic, ones, squeeze;
+  };
+  ElementWindow elementWindow(ArrayRef<Value> indices) {
+    ElementWindow w;
+    for (Value i : indices) {
+      w.squeeze.push_back(w.offsets.size());
+      w.offsets.push_back(index(i));
+      w.dynamic.push_back(ShapedType::kDynamic);
+      w.ones.push_back(1);
+    }
+    return w;
+  }
+
+  Value loadRef(Value ref, ArrayRef<Value> indices) {
+    ElementWindow w = elementWindow(indices);
     Type element = llvm::cast<pk::RefType>(ref.getType()).getElementType();
-    return pk::LoadOp::create(b, loc, element, ref, offsets,
-                              SmallVector<int64_t>(rank, ShapedType::kDynamic),
-                              SmallVector<int64_t>(rank, 1), SmallVector<int64_t>(rank, 1), squeeze,
+    return pk::LoadOp::create(b, loc, element, ref, w.offsets, w.dynamic, w.ones, w.ones, w.squeeze,
                               /*mask=*/Value(), /*other=*/Value(), /*padded=*/false);
   }
 
   void storeRef(Value value, Value ref, ArrayRef<Value> indices) {
-    SmallVector<Value> offsets;
-    for (Value i : indices)
-      offsets.push_back(index(i));
-    int64_t rank = indices.size();
-    SmallVector<int64_t> squeeze;
-    for (int64_t d = 0; d < rank; ++d)
-      squeeze.push_back(d);
-    pk::StoreOp::create(b, loc, value, ref, offsets,
-                        SmallVector<int64_t>(rank, ShapedType::kDynamic),
-                        SmallVector<int64_t>(rank, 1), SmallVector<int64_t>(rank, 1), squeeze,
+    ElementWindow w = elementWindow(indices);
+    pk::StoreOp::create(b, loc, value, ref, w.offsets, w.dynamic, w.ones, w.ones, w.squeeze,
                         /*mask=*/Value(), /*padded=*/false);
   }
 

@@ -588,17 +588,27 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
 
 } // namespace
 
+namespace {
+
+/// `axis` of the pltpu.emit_pipeline grid pl.program_id / num_programs
+/// (`what`) answer from in a pipeline body.
+size_t pipelineAxis(Elaborator &el, const Elaborator::PipelineGrid &pipeline, int64_t axis,
+                    SourceRange r, const char *what) {
+  if (axis < 0 || axis >= static_cast<int64_t>(pipeline.indices.size()))
+    el.fail(r, std::string(what) + " axis " + std::to_string(axis) +
+                   " is out of range for this pltpu.emit_pipeline's grid of rank " +
+                   std::to_string(pipeline.indices.size()));
+  return static_cast<size_t>(axis);
+}
+
+} // namespace
+
 Obj programId(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"axis"}});
   int64_t axis = el.toInt(a[0], a.range(0), "program_id axis");
   el.requireKernel(args.range, "pl.program_id");
-  if (const Elaborator::PipelineGrid *pipeline = el.activePipelineGrid) {
-    if (axis < 0 || axis >= static_cast<int64_t>(pipeline->indices.size()))
-      el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
-                              " is out of range for this pltpu.emit_pipeline's grid of rank " +
-                              std::to_string(pipeline->indices.size()));
-    return pipeline->indices[axis];
-  }
+  if (const Elaborator::PipelineGrid *pipeline = el.activePipelineGrid)
+    return pipeline->indices[pipelineAxis(el, *pipeline, axis, a.range(0), "program_id")];
   if (el.activeMesh) // plgpu.kernel: the grid is the mesh's
     return meshProgramId(el, axis, a.range(0));
   int64_t rank = static_cast<int64_t>(el.currentGrid().size());
@@ -615,13 +625,8 @@ Obj programId(Elaborator &el, CallArgs &args) {
 Obj numPrograms(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"axis"}});
   int64_t axis = el.toInt(a[0], a.range(0), "num_programs axis");
-  if (const Elaborator::PipelineGrid *pipeline = el.activePipelineGrid) {
-    if (axis < 0 || axis >= static_cast<int64_t>(pipeline->extents.size()))
-      el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
-                              " is out of range for this pltpu.emit_pipeline's grid of rank " +
-                              std::to_string(pipeline->extents.size()));
-    return pipeline->extents[axis];
-  }
+  if (const Elaborator::PipelineGrid *pipeline = el.activePipelineGrid)
+    return pipeline->extents[pipelineAxis(el, *pipeline, axis, a.range(0), "num_programs")];
   if (el.activeMesh)
     return meshNumPrograms(el, axis, a.range(0));
   int64_t rank = static_cast<int64_t>(el.currentGrid().size());
