@@ -110,7 +110,8 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember(
           {"ast", "ir", "header", "artifact", "ptx", "llvm", "gpu", "cubin", "mlir"}));
   compileCommand->add_option("--target", compile.targets,
-                             "cuda:sm_90a, cuda:sm_80, ... or tpu; repeat for several artifacts");
+                             "cuda:sm_90a, cuda:sm_80, ..., tpu (any generation) or tpu:v6e (one; "
+                             "--print-targets lists all); repeat for several artifacts");
   compileCommand->add_option("--export", compile.exports,
                              "NAME: compile only this export (repeat for several; default: all)");
   compileCommand->add_option("-o,--output", compile.output,

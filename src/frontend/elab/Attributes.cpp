@@ -276,6 +276,13 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return found;
     if (name == "at")
       return std::make_shared<RefAtObj>(std::static_pointer_cast<RefObj>(value));
+    // Pallas's Ref transforms that pkc has no view for yet: named, not
+    // "no attribute".
+    if (name == "reshape" || name == "bitcast")
+      el.fail(r, "Ref." + name + " (a " + (name == "reshape" ? "reshaped" : "bitcast") +
+                     " view of a Ref) is not supported yet; " +
+                     (name == "reshape" ? "load the Ref and reshape the value"
+                                        : "load the Ref and use pltpu.bitcast on the value"));
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
   }
   case Object::Kind::ModuleArray: {
