@@ -16,6 +16,7 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::RunScopedOp) { return "pl.run_scoped"; })
       .Case([](pk::RefViewOp) { return "Ref views (x_ref.at[...]) passed to Mosaic GPU ops"; })
       .Case([](pk::RefTransposeOp) { return "plgpu.transpose_ref"; })
+      .Case([](pk::RefReshapeOp) { return "Ref.reshape"; })
       .Case([](pk::BarrierArriveOp) { return "plgpu.barrier_arrive"; })
       .Case([](pk::BarrierWaitOp) { return "plgpu.barrier_wait"; })
       .Case([](pk::CopyGmemToSmemOp) { return "plgpu.copy_gmem_to_smem"; })
@@ -85,8 +86,8 @@ bool tpuLowers(mlir::Operation *op) {
     });
   if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op))
     return pipeline.isTpu();
-  return llvm::isa<pk::RefViewOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp, pk::SemaphoreReadOp,
-                   pk::DmaStartOp, pk::DmaWaitOp>(op);
+  return llvm::isa<pk::RefViewOp, pk::RefReshapeOp, pk::SemaphoreSignalOp, pk::SemaphoreWaitOp,
+                   pk::SemaphoreReadOp, pk::DmaStartOp, pk::DmaWaitOp>(op);
 }
 
 } // namespace
@@ -166,7 +167,7 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
     // A view an async copy takes is reported as the copy.
     if (llvm::isa<pk::RefViewOp>(op) && !inMeshKernel &&
         llvm::any_of(op->getUsers(), [](mlir::Operation *user) {
-          return llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::RefViewOp>(user);
+          return llvm::isa<pk::DmaStartOp, pk::DmaWaitOp, pk::RefViewOp, pk::RefReshapeOp>(user);
         }))
       return;
     std::string missing = inMeshKernel ? unsupportedOnCuda(op) : name.str() + " outside plgpu.kernel";
@@ -176,6 +177,8 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
       missing = name.str() + " (a TPU construct)";
     if (llvm::isa<pk::SemaphoreReadOp>(op) && inMeshKernel)
       missing = "pl.semaphore_read in a Mosaic GPU kernel";
+    if (llvm::isa<pk::RefReshapeOp>(op))
+      missing = "Ref.reshape";
     if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op))
       missing = "scoped semaphores (pltpu.SemaphoreType) in a pallas_call";
     if (!missing.empty() && reported.insert(missing).second)

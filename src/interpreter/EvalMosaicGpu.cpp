@@ -175,6 +175,33 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     bindView(view.getResult(), std::move(result));
     return true;
   }
+  if (auto reshape = llvm::dyn_cast<pk::RefReshapeOp>(op)) {
+    // The same elements in row-major order: a view only of a Ref whose
+    // elements are contiguous (not of a strided or partial window).
+    RefBuffer &base = getRef(reshape.getRef());
+    const std::vector<int64_t> &shape = base.viewShape();
+    std::vector<int64_t> strides = base.elementStrides();
+    int64_t expected = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (shape[d] != 1 && strides[d] != expected)
+        fail(op, "Ref.reshape of a window whose elements are not contiguous (shape " +
+                     shapeText(shape) + ")");
+      expected *= shape[d];
+    }
+    if (!base.inBounds.empty())
+      fail(op, "Ref.reshape of a view that reaches past its array");
+    RefBuffer result = base.emptyView();
+    auto to = llvm::cast<pk::RefType>(reshape.getType()).getShape();
+    result.shape.assign(to.begin(), to.end());
+    int64_t stride = 1;
+    result.strides.assign(to.size(), 1);
+    for (size_t d = to.size(); d-- > 0;) {
+      result.strides[d] = stride;
+      stride *= to[d];
+    }
+    bindView(reshape.getResult(), std::move(result));
+    return true;
+  }
   if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op)) {
     RefBuffer &base = getRef(transpose.getRef());
     RefBuffer result = base.emptyView();

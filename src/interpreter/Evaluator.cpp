@@ -50,7 +50,8 @@ void Evaluator::eval(mlir::Operation *op) {
   if (stepsLeft-- == 0)
     fail(op, "the kernel did not finish within the interpreter's step budget; is there an "
              "endless loop? (raise the budget with --max-steps)");
-  if (partialViews && !llvm::isa<pk::RefViewOp, pk::RefTransposeOp, pk::PipelineOp>(op))
+  if (partialViews &&
+      !llvm::isa<pk::RefViewOp, pk::RefTransposeOp, pk::RefReshapeOp, pk::PipelineOp>(op))
     for (mlir::Value v : op->getOperands())
       if (llvm::isa<pk::RefType>(v.getType()))
         if (auto it = refs.find(v); it != refs.end() && !it->second->inBounds.empty())

@@ -85,7 +85,8 @@ bool writesTo(mlir::Value ref) {
       return true;
     if (auto dma = llvm::dyn_cast<pk::DmaStartOp>(user); dma && dma.getDst() == ref)
       return true;
-    if (llvm::isa<pk::RefViewOp, pk::RefTransposeOp>(user) && writesTo(user->getResult(0)))
+    if (llvm::isa<pk::RefViewOp, pk::RefTransposeOp, pk::RefReshapeOp>(user) &&
+        writesTo(user->getResult(0)))
       return true;
   }
   return false;

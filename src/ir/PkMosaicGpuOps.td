@@ -244,6 +244,29 @@ def Pk_RefTransposeOp : Pk_Op<"ref_transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Pk_RefReshapeOp : Pk_Op<"ref_reshape", [Pure]> {
+  let summary = "a Ref viewed with another shape (`x_ref.reshape(...)`)";
+  let description = [{
+    The same elements in row-major order, aliasing the same memory: the
+    result has the operand's element type, memory space and element count.
+    Pallas's `Ref.reshape` (a `RefReshaper` transform); JAX's ragged paged
+    attention views its VMEM pages as rows. The operand is a whole,
+    untransformed Ref (a reshape of a strided window is refused where it
+    is evaluated).
+
+    ```mlir
+    %rows = pk.ref_reshape %pages
+        : !pk.ref<2x16x4x128xf32, #pk.memory_space<vmem>> -> !pk.ref<128x128xf32, #pk.memory_space<vmem>>
+    ```
+  }];
+  let arguments = (ins Pk_RefType:$ref);
+  let results = (outs Pk_RefType:$result);
+  let assemblyFormat = [{
+    $ref attr-dict `:` qualified(type($ref)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Barriers
 //===----------------------------------------------------------------------===//

@@ -92,6 +92,26 @@ LogicalResult lowerRefView(Operation *op, BodyLowering &l) {
   return success();
 }
 
+/// `x_ref.reshape(...)`: tpu.memref_reshape of the Ref's memref (squeezed
+/// block axes, kept there as 1, reshape away with the rest).
+LogicalResult lowerRefReshape(Operation *op, BodyLowering &l) {
+  auto reshape = llvm::cast<pk::RefReshapeOp>(op);
+  const RefBinding *base = l.ref(reshape.getRef());
+  if (!base)
+    return op->emitError("the TPU backend does not know this Ref");
+  auto from = llvm::cast<MemRefType>(base->memref.getType());
+  auto shape = llvm::cast<pk::RefType>(reshape.getType()).getShape();
+  auto to = MemRefType::get(shape, from.getElementType(), MemRefLayoutAttrInterface(),
+                            from.getMemorySpace());
+  RefBinding result;
+  result.boolAsI32 = base->boolAsI32;
+  result.memref = mosaic::MemRefReshapeOp::create(l.builder(), op->getLoc(), to, base->memref);
+  for (size_t d = 0; d < shape.size(); ++d)
+    result.refAxis.push_back(static_cast<int>(d));
+  l.bindRef(reshape.getResult(), result);
+  return success();
+}
+
 /// The memrefs a copy moves between, the destination's views taken
 /// first, as Pallas takes them.
 FailureOr<std::pair<Value, Value>> copyEnds(Operation *op, BodyLowering &l, Value src, Value dst) {
@@ -197,6 +217,7 @@ LogicalResult lowerScopeYield(Operation *op, BodyLowering &l) {
 
 void addDmaRules(RuleTable &rules) {
   rules[TypeID::get<pk::RefViewOp>()] = lowerRefView;
+  rules[TypeID::get<pk::RefReshapeOp>()] = lowerRefReshape;
   rules[TypeID::get<pk::DmaStartOp>()] = lowerDmaStart;
   rules[TypeID::get<pk::DmaWaitOp>()] = lowerDmaWait;
   rules[TypeID::get<pk::SemaphoreSignalOp>()] = lowerSignal;

@@ -6,6 +6,7 @@
 #include "frontend/elab/Formatting.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "support/ShapeText.h"
 
 namespace pk::elab {
 
@@ -117,6 +118,54 @@ Obj arrayAttribute(Elaborator &el, const Obj &value, const std::string &name, So
   if (name == "at")
     return std::make_shared<ArrayAtObj>(value, nullptr);
   el.fail(r, "'Array' object has no attribute '" + name + "'");
+}
+
+/// `x_ref.reshape(*shape)`: the same elements in row-major order, as
+/// Pallas's ReshapeTransform (one -1 stands for the rest).
+Obj refReshape(Elaborator &el, CallArgs &args) {
+  if (args.positional.empty() || !args.keywords.empty())
+    el.fail(args.range, "Ref.reshape takes the new shape, as integers or one tuple");
+  const auto &ref = llvm::cast<RefObj>(*args.positional[0]);
+  std::vector<Obj> dims(args.positional.begin() + 1, args.positional.end());
+  if (dims.size() == 1 && llvm::isa<SequenceObj>(dims[0].get()))
+    dims = llvm::cast<SequenceObj>(*dims[0]).items;
+  int64_t count = 1, known = 1;
+  for (int64_t d : ref.shape)
+    count *= d;
+  std::vector<int64_t> shape;
+  std::optional<size_t> inferred;
+  for (const Obj &d : dims) {
+    int64_t n = el.toInt(d, args.range, "Ref.reshape dimension");
+    if (n == -1 && !inferred) {
+      inferred = shape.size();
+      shape.push_back(1);
+      continue;
+    }
+    if (n < 0)
+      el.raise(args.range, "ValueError",
+               "Ref.reshape dimensions must be non-negative (one may "
+               "be -1), got " +
+                   std::to_string(n));
+    shape.push_back(n);
+    known *= n;
+  }
+  if (inferred && known != 0 && count % known == 0)
+    shape[*inferred] = count / known;
+  int64_t result = 1;
+  for (int64_t d : shape)
+    result *= d;
+  if (result != count)
+    el.raise(args.range, "TypeError",
+             "cannot reshape a Ref of shape " + shapeText(ref.shape) + " (" +
+                 std::to_string(count) + " elements) into shape " + shapeText(shape));
+  mlir::Value base = materializeRef(el, ref, args.range);
+  auto type = llvm::cast<pk::RefType>(base.getType());
+  if (type.hasTransforms())
+    el.fail(args.range, "Ref.reshape of a transformed shared-memory Ref (tiling, swizzle) is not "
+                        "supported");
+  auto to = pk::RefType::get(shape, type.getElementType(), type.getMemorySpace());
+  mlir::Value v = pk::RefReshapeOp::create(el.builder(), el.loc(args.range), to, base);
+  return std::make_shared<RefObj>(v, shape, ref.dtype);
 }
 
 Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
@@ -276,13 +325,13 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return found;
     if (name == "at")
       return std::make_shared<RefAtObj>(std::static_pointer_cast<RefObj>(value));
-    // Pallas's Ref transforms that pkc has no view for yet: named, not
-    // "no attribute".
-    if (name == "reshape" || name == "bitcast")
-      el.fail(r, "Ref." + name + " (a " + (name == "reshape" ? "reshaped" : "bitcast") +
-                     " view of a Ref) is not supported yet; " +
-                     (name == "reshape" ? "load the Ref and reshape the value"
-                                        : "load the Ref and use pltpu.bitcast on the value"));
+    if (name == "reshape")
+      return method(value, name, refReshape);
+    // A Pallas Ref transform pkc has no view for yet: named, not "no
+    // attribute".
+    if (name == "bitcast")
+      el.fail(r, "Ref.bitcast (a bitcast view of a Ref) is not supported yet; load the Ref and "
+                 "use pltpu.bitcast on the value");
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
   }
   case Object::Kind::ModuleArray: {

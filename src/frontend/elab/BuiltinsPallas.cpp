@@ -501,6 +501,20 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
   n.members["GridDimensionSemantics"] = semantics;
   define(n, "PrefetchScalarGridSpec",
          [](Elaborator &el, CallArgs &args) { return gridSpecWith(el, args, true); });
+  // pltpu.load(ref, mask=) and pltpu.store(ref, val, mask=): pl.load and
+  // pl.store of the whole Ref (or view).
+  define(n, "load", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"mask", none(), true}});
+    RefObj &ref = refArgument(el, a[0], a.range(0), "pltpu.load");
+    return loadRef(el, ref, std::make_shared<EllipsisObj>(), a[1], none(), args.range,
+                   /*padded=*/true);
+  });
+  define(n, "store", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"val"}, {"mask", none(), true}});
+    storeRef(el, refArgument(el, a[0], a.range(0), "pltpu.store"), std::make_shared<EllipsisObj>(),
+             a[1], a[2], args.range, /*padded=*/true);
+    return none();
+  });
   return ns;
 }
 

@@ -210,6 +210,13 @@ def Mosaic_MemRefSliceOp : Mosaic_Op<"memref_slice", [Pure, AttrSizedOperandSegm
   let hasVerifier = 1;
 }
 
+def Mosaic_MemRefReshapeOp : Mosaic_Op<"memref_reshape", [Pure]> {
+  let summary = "views a memref with another shape (Pallas's Ref.reshape)";
+  let arguments = (ins AnyMemRef:$input);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 def Mosaic_MemRefSqueezeOp : Mosaic_Op<"memref_squeeze", [Pure]> {
   let summary = "drops unit dimensions of a memref";
   let arguments = (ins AnyMemRef:$input);
