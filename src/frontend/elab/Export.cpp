@@ -127,6 +127,15 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
         return std::make_shared<ArrayAnnotationObj>(dtype->dtype, std::vector<Dim>{});
       if (auto a = std::dynamic_pointer_cast<ArrayAnnotationObj>(value))
         return a;
+      // Python's scalar types: 0-d arrays of JAX's default dtypes.
+      if (auto *builtin = llvm::dyn_cast<BuiltinObj>(value.get())) {
+        if (builtin->name == "bool")
+          return std::make_shared<ArrayAnnotationObj>(DType::Bool, std::vector<Dim>{});
+        if (builtin->name == "int")
+          return std::make_shared<ArrayAnnotationObj>(DType::I32, std::vector<Dim>{});
+        if (builtin->name == "float")
+          return std::make_shared<ArrayAnnotationObj>(DType::F32, std::vector<Dim>{});
+      }
       fail(annotation.range(), "expected an array type such as f32[N, 128], got " + repr(*value));
     };
     for (const ast::Parameter &p : f.def->parameters) {
