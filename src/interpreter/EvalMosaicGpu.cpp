@@ -180,25 +180,17 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     // elements are contiguous (not of a strided or partial window).
     RefBuffer &base = getRef(reshape.getRef());
     const std::vector<int64_t> &shape = base.viewShape();
-    std::vector<int64_t> strides = base.elementStrides();
-    int64_t expected = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (shape[d] != 1 && strides[d] != expected)
+    std::vector<int64_t> strides = base.elementStrides(), dense = stridesOf(shape);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] != 1 && strides[d] != dense[d])
         fail(op, "Ref.reshape of a window whose elements are not contiguous (shape " +
                      shapeText(shape) + ")");
-      expected *= shape[d];
-    }
     if (!base.inBounds.empty())
       fail(op, "Ref.reshape of a view that reaches past its array");
     RefBuffer result = base.emptyView();
     auto to = llvm::cast<pk::RefType>(reshape.getType()).getShape();
     result.shape.assign(to.begin(), to.end());
-    int64_t stride = 1;
-    result.strides.assign(to.size(), 1);
-    for (size_t d = to.size(); d-- > 0;) {
-      result.strides[d] = stride;
-      stride *= to[d];
-    }
+    result.strides = stridesOf(result.shape);
     bindView(reshape.getResult(), std::move(result));
     return true;
   }

@@ -424,18 +424,12 @@ LogicalResult RefViewOp::verify() {
 LogicalResult RefReshapeOp::verify() {
   auto from = llvm::cast<RefType>(getRef().getType());
   auto to = llvm::cast<RefType>(getResult().getType());
-  auto count = [](ArrayRef<int64_t> shape) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  };
   if (from.hasTransforms() || to.hasTransforms())
     return emitOpError() << "reshapes untransformed Refs only";
   if (from.getElementType() != to.getElementType() || from.getMemorySpace() != to.getMemorySpace())
     return emitOpError() << "result " << to << " must keep the element type and memory space of "
                          << from;
-  if (count(from.getShape()) != count(to.getShape()))
+  if (ShapedType::getNumElements(from.getShape()) != ShapedType::getNumElements(to.getShape()))
     return emitOpError() << "cannot view " << from << " as " << to << ": the element counts differ";
   return success();
 }

@@ -129,9 +129,7 @@ Obj refReshape(Elaborator &el, CallArgs &args) {
   std::vector<Obj> dims(args.positional.begin() + 1, args.positional.end());
   if (dims.size() == 1 && llvm::isa<SequenceObj>(dims[0].get()))
     dims = llvm::cast<SequenceObj>(*dims[0]).items;
-  int64_t count = 1, known = 1;
-  for (int64_t d : ref.shape)
-    count *= d;
+  int64_t count = mlir::ShapedType::getNumElements(ref.shape), known = 1;
   std::vector<int64_t> shape;
   std::optional<size_t> inferred;
   for (const Obj &d : dims) {
@@ -151,10 +149,7 @@ Obj refReshape(Elaborator &el, CallArgs &args) {
   }
   if (inferred && known != 0 && count % known == 0)
     shape[*inferred] = count / known;
-  int64_t result = 1;
-  for (int64_t d : shape)
-    result *= d;
-  if (result != count)
+  if (mlir::ShapedType::getNumElements(shape) != count)
     el.raise(args.range, "TypeError",
              "cannot reshape a Ref of shape " + shapeText(ref.shape) + " (" +
                  std::to_string(count) + " elements) into shape " + shapeText(shape));

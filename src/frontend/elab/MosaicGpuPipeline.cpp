@@ -106,6 +106,22 @@ void pipelineGrid(Elaborator &el, const Obj &o, SourceRange r, PipelineSpec &spe
   }
 }
 
+/// The pipeline's grid at the step whose indices are `block`'s first
+/// arguments (i32): those indices with this core's offsets (core_axis)
+/// added, and the extents.
+Elaborator::PipelineGrid stepGrid(Elaborator &el, const PipelineSpec &spec, mlir::Block *block,
+                                  SourceRange r) {
+  Elaborator::PipelineGrid grid;
+  grid.extents = spec.extents;
+  for (size_t g = 0; g < spec.grid.size(); ++g) {
+    Obj index = el.arrays().wrap(block->getArgument(g), {}, DType::I32);
+    if (g < spec.gridOffsets.size() && spec.gridOffsets[g])
+      index = binaryOperator(el, BinaryOp::Add, index, spec.gridOffsets[g], r);
+    grid.indices.push_back(index);
+  }
+  return grid;
+}
+
 /// `trace()` with `grid` as the pipeline grid pl.program_id and
 /// pl.num_programs answer from (restored after, also on errors).
 Obj withPipelineGrid(Elaborator &el, const Elaborator::PipelineGrid *grid,
@@ -372,6 +388,9 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     mapBlock = b.createBlock(&op.getIndexMap(), {}, gridTypes, gridLocs);
     b.setInsertionPointToEnd(mapBlock);
     std::vector<mlir::Value> indices;
+    // Index maps run in the pipeline's grid too (Pallas computes them in
+    // its scheduler's grid environment).
+    Elaborator::PipelineGrid grid = stepGrid(el, spec, mapBlock, r);
     auto i32 = [&](const Obj &o, SourceRange range) {
       ArrayPtr a = el.arrays().toArray(o, range);
       if (a->rank() != 0 || isFloat(a->dtype) || a->dtype == DType::Bool)
@@ -395,17 +414,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       CallArgs mapArgs;
       mapArgs.range = blockSpec.range;
       mapArgs.callee = "index_map";
-      Elaborator::PipelineGrid grid;
-      grid.extents = spec.extents;
-      for (size_t g = 0; g < spec.grid.size(); ++g) {
-        Obj index = el.arrays().wrap(mapBlock->getArgument(g), {}, DType::I32);
-        if (g < spec.gridOffsets.size() && spec.gridOffsets[g])
-          index = binaryOperator(el, BinaryOp::Add, index, spec.gridOffsets[g], blockSpec.range);
+      for (const Obj &index : grid.indices)
         mapArgs.addPositional(index, blockSpec.range);
-        grid.indices.push_back(index);
-      }
-      // Index maps run in the pipeline's grid too (Pallas computes them in
-      // its scheduler's grid environment).
       Obj result = withPipelineGrid(el, spec.tpu ? &grid : el.activePipelineGrid,
                                     [&] { return el.call(blockSpec.indexMap, mapArgs); });
       std::vector<Obj> items = llvm::isa<SequenceObj>(result.get())
@@ -454,14 +464,13 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     mlir::OpBuilder::InsertionGuard guard(b);
     body = b.createBlock(&op.getBody(), {}, argTypes, argLocs);
     b.setInsertionPointToEnd(body);
-    std::vector<Obj> indices;
-    for (size_t g = 0; g < spec.grid.size(); ++g)
-      indices.push_back(el.arrays().wrap(body->getArgument(g), {}, DType::I32));
+    // A TPU pipeline's body sees the pipeline's grid as the kernel's.
+    Elaborator::PipelineGrid grid = stepGrid(el, spec, body, r);
     CallArgs bodyArgs;
     bodyArgs.range = r;
     bodyArgs.callee = "pipeline body";
     if (!spec.tpu)
-      bodyArgs.addPositional(makeTuple(indices), r); // Mosaic GPU bodies get the step first
+      bodyArgs.addPositional(makeTuple(grid.indices), r); // Mosaic GPU bodies get the step first
     for (size_t i = 0; i < refObjs.size(); ++i) {
       mlir::Value arg = body->getArgument(spec.grid.size() + i);
       bodyArgs.addPositional(
@@ -490,14 +499,6 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       size_t next = 0;
       bodyArgs.addPositional(unflatten(carryDef, carryIn, next), r);
     }
-    // A TPU pipeline's body sees the pipeline's grid as the kernel's.
-    Elaborator::PipelineGrid grid;
-    for (size_t g = 0; g < indices.size(); ++g)
-      grid.indices.push_back(
-          g < spec.gridOffsets.size() && spec.gridOffsets[g]
-              ? binaryOperator(el, BinaryOp::Add, indices[g], spec.gridOffsets[g], r)
-              : indices[g]);
-    grid.extents = spec.extents;
     Obj next = withPipelineGrid(el, spec.tpu ? &grid : el.activePipelineGrid,
                                 [&] { return el.call(spec.body, bodyArgs); });
     std::vector<mlir::Value> yielded;
