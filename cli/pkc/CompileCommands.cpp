@@ -179,22 +179,23 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
                                                    "--target (or use --emit=header)");
     return 2;
   }
-  // Targets are checked before the program elaborates for them.
+  // Targets are checked before the program elaborates for them; array
+  // code is tiled for TPU blocks when one is a TPU.
   for (const std::string &text : compile.targets) {
     std::string error;
-    if (!backends::parseTarget(text, error)) {
+    std::optional<backends::Target> target = backends::parseTarget(text, error);
+    if (!target) {
       session.diagnostics().error(SourceRange(), error);
       return 2;
     }
+    if (target->kind == backends::Target::Kind::Tpu)
+      session.setTpuTiles(true);
   }
   // --emit=ir with one target prints the front end's IR as elaborated for
   // it: programs may ask what device they are for (device_kind).
   bool irForTarget = compile.emit == "ir" && compile.targets.size() == 1;
   if (irForTarget)
     session.setDeviceKind(backends::deviceKindOf(compile.targets[0]));
-  for (const std::string &text : compile.targets)
-    if (text == "tpu" || llvm::StringRef(text).starts_with("tpu:"))
-      session.setTpuTiles(true);
   if (!compile.targets.empty() && !irForTarget) {
     if (compile.emit == "ast" || compile.emit == "ir" || compile.emit == "header") {
       session.diagnostics().error(
