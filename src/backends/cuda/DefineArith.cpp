@@ -87,8 +87,10 @@ void defineDivision(Operation *op, bool isSigned, bool isRemainder) {
   Value bad = byZero;
   if (isSigned) {
     Value min = g.integer(type, APInt::getSignedMinValue(Guard::bitWidth(type)));
-    Value overflow = g.andI(g.cmp(arith::CmpIPredicate::eq, a, min),
-                            g.cmp(arith::CmpIPredicate::eq, d, g.integer(type, -1)));
+    // Built in order (a call's arguments are evaluated in the compiler's).
+    Value isMin = g.cmp(arith::CmpIPredicate::eq, a, min);
+    Value byMinusOne = g.cmp(arith::CmpIPredicate::eq, d, g.integer(type, -1));
+    Value overflow = g.andI(isMin, byMinusOne);
     bad = g.orI(byZero, overflow);
   }
   op->setOperand(1, g.select(bad, one, d));

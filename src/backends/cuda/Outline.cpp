@@ -229,14 +229,17 @@ void KernelBuilder::swizzledProgramIds() {
   // programs have no order, so any bijection keeps the kernel's meaning.
   unsigned i = plan.cudaAxes[1].front(), j = plan.cudaAxes[0].front();
   Value nx = gridSizes[j], ny = gridSizes[i];
+  // (Each op is built in a statement of its own: the order of a call's
+  // arguments is the compiler's, and the IR must not depend on it.)
+  Value rowBlocks = arith::MulIOp::create(
+      b, loc, ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::y), nx);
   Value linear = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::y), nx),
-      ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::x));
+      b, loc, rowBlocks, ::mlir::gpu::BlockIdOp::create(b, loc, ::mlir::gpu::Dimension::x));
   Value span = arith::MulIOp::create(b, loc, nx, index(kSwizzleRows));
   Value group = arith::DivUIOp::create(b, loc, linear, span);
   Value firstRow = arith::MulIOp::create(b, loc, group, index(kSwizzleRows));
-  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, ny, firstRow), index(kSwizzleRows));
+  Value rowsLeft = arith::SubIOp::create(b, loc, ny, firstRow);
+  Value rows = arith::MinUIOp::create(b, loc, rowsLeft, index(kSwizzleRows));
   Value inGroup = arith::SubIOp::create(b, loc, linear, arith::MulIOp::create(b, loc, group, span));
   programIds[i] = arith::AddIOp::create(b, loc, firstRow, arith::RemUIOp::create(b, loc, inGroup, rows));
   programIds[j] = arith::DivUIOp::create(b, loc, inGroup, rows);

@@ -7,9 +7,9 @@
 // last grid axis, y the first).
 
 // CHECK-LABEL: gpu.func @mm_mm_kernel
-// CHECK: %[[X:.*]] = gpu.block_id x
 // CHECK: %[[Y:.*]] = gpu.block_id y
 // CHECK: %[[ROWMAJOR:.*]] = arith.muli %[[Y]], %[[NX:.*]] : index
+// CHECK: %[[X:.*]] = gpu.block_id x
 // CHECK: %[[LINEAR:.*]] = arith.addi %[[ROWMAJOR]], %[[X]] : index
 // CHECK: %[[SPAN:.*]] = arith.muli %[[NX]], %{{.*}} : index
 // CHECK: %[[GROUP:.*]] = arith.divui %[[LINEAR]], %[[SPAN]] : index
