@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
     return 1;
   srand(7);
   for (int64_t i = 0; i < n; ++i) {
-    x[i] = (float)rand() / RAND_MAX - 0.5f;
+    x[i] = (float)rand() / (float)RAND_MAX - 0.5f;
     y[i] = (float)(i % 1000);
   }
 

@@ -264,7 +264,9 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     b.observed = false;
   };
   if (auto arriveOp = llvm::dyn_cast<pk::BarrierArriveOp>(op)) {
-    auto [array, b] = barrierAt(arriveOp.getBarrier(), arriveOp.getIndices());
+    BarrierArray *array;
+    Barrier *b;
+    std::tie(array, b) = barrierAt(arriveOp.getBarrier(), arriveOp.getIndices());
     if (!array->type.isClusterBarrier() || !thread) {
       arrive(*b);
       return true;
@@ -309,7 +311,9 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
   if (auto waitOp = llvm::dyn_cast<pk::BarrierWaitOp>(op)) {
-    auto [array, b] = barrierAt(waitOp.getBarrier(), waitOp.getIndices());
+    BarrierArray *array;
+    Barrier *b;
+    std::tie(array, b) = barrierAt(waitOp.getBarrier(), waitOp.getIndices());
     int64_t id = thread ? thread->id : 0;
     int64_t next = b->waited[id] + 1;
     auto check = [&] {

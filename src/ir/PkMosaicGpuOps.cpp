@@ -573,7 +573,7 @@ bool PipelineOp::isIndexInvariant(unsigned i) {
   for (unsigned j = 0; j < i; ++j)
     at += getSpec(j).getNumIndexValues();
   llvm::DenseMap<Value, bool> memo;
-  for (size_t d = 0; d < getSpec(i).getNumIndexValues(); ++d)
+  for (int64_t d = 0; d < getSpec(i).getNumIndexValues(); ++d)
     if (dependsOnGrid(yield->getOperand(at + d), map, memo))
       return false;
   return true;

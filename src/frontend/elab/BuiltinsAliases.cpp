@@ -236,7 +236,7 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
     return callMember(el, jnp, "sum", {diagonal}, args.range,
                       {{"axis", makeInt(-1)}, {"dtype", a[4]}});
   });
-  define(jnp, "tensordot", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+  define(jnp, "tensordot", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"},
                                  {"b"},
                                  {"axes", makeInt(2)},

@@ -782,9 +782,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   define(pl, "run_state", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"f"}});
     Obj f = a[0];
-    SourceRange r = args.range;
     return std::make_shared<BuiltinObj>(
-        "pl.run_state(...)", [f, r](Elaborator &el, CallArgs &inner) -> Obj {
+        "pl.run_state(...)", [f](Elaborator &el, CallArgs &inner) -> Obj {
           if (inner.positional.size() != 1 || !inner.keywords.empty())
             el.fail(inner.range,
                     "pl.run_state(f) takes the initial values as one argument (a tuple "

@@ -277,10 +277,10 @@ std::shared_ptr<NamespaceObj> makeRegexModule() {
     BoundArgs a = el.bind(args, {{"pattern"}, {"flags", makeInt(0)}});
     return makePattern(patternOf(el, a[0], a[1], a.range(0), a.range(1)));
   });
-  for (auto [name, anchor] : {std::pair{"match", Anchor::Start},
-                              {"search", Anchor::Anywhere},
-                              {"fullmatch", Anchor::Whole}})
-    define(n, name, [anchor](Elaborator &el, CallArgs &args) -> Obj {
+  for (auto [name, how] : {std::pair{"match", Anchor::Start},
+                           {"search", Anchor::Anywhere},
+                           {"fullmatch", Anchor::Whole}})
+    define(n, name, [anchor = how](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"pattern"}, {"string"}, {"flags", makeInt(0)}});
       return find(*patternOf(el, a[0], a[2], a.range(0), a.range(2)), textArg(el, a[1], a.range(1)),
                   anchor);

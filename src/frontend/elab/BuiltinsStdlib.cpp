@@ -114,9 +114,11 @@ std::shared_ptr<NamespaceObj> makeDataclasses(Elaborator &el) {
       call.keywords.emplace_back(name, v);
       call.keywordRanges.push_back(args.range);
     }
-    for (const auto &[k, kv] : args.keywords)
+    for (const auto &keyword : args.keywords) {
+      const std::string &k = keyword.first;
       if (std::none_of(values.begin(), values.end(), [&](const auto &f) { return f.first == k; }))
         el.fail(args.rangeOfKeyword(k), "replace() got an unexpected field '" + k + "'");
+    }
     return instantiate(el, cls, call);
   });
   define(n, "fields", [](Elaborator &el, CallArgs &args) -> Obj {

@@ -70,7 +70,8 @@ std::vector<std::pair<std::string, Obj>> bindFields(Elaborator &el, const ClassO
     bound[next++] = true;
   }
   for (size_t k = 0; k < args.keywords.size(); ++k) {
-    const auto &[name, value] = args.keywords[k];
+    const std::string &name = args.keywords[k].first;
+    const Obj &value = args.keywords[k].second;
     auto it = std::find_if(fields.begin(), fields.end(),
                            [&](const ClassObj::Field &f) { return f.name == name && f.init; });
     if (it == fields.end())
@@ -456,7 +457,9 @@ Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, So
       auto copy = std::make_shared<SequenceObj>(Object::Kind::Tuple, tuple.items);
       copy->namedTuple = tuple.namedTuple;
       std::vector<ClassObj::Field> fields = tuple.namedTuple->fields();
-      for (const auto &[k, v] : args.keywords) {
+      for (const auto &keyword : args.keywords) {
+        const std::string &k = keyword.first;
+        const Obj &v = keyword.second;
         auto it = std::find_if(fields.begin(), fields.end(),
                                [&](const ClassObj::Field &f) { return f.name == k; });
         if (it == fields.end())

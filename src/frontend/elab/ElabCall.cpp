@@ -528,7 +528,8 @@ BoundArgs Elaborator::bind(CallArgs &args, llvm::ArrayRef<Param> params) {
     out.ranges[i] = args.rangeOf(i);
   }
   for (size_t k = 0; k < args.keywords.size(); ++k) {
-    const auto &[name, value] = args.keywords[k];
+    const std::string &name = args.keywords[k].first;
+    const Obj &value = args.keywords[k].second;
     auto it = std::find_if(list.begin(), list.end(),
                            [&](const Param &p) { return name == p.name; });
     if (it == list.end())
