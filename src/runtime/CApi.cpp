@@ -93,9 +93,14 @@ extern "C" {
 PK_API const char *pk_last_error(void) { return lastError(); }
 
 PK_API const char *pk_status_name(pk_status status) {
-  if (int(status) < 0 || int(status) > PK_ERROR_INTERNAL)
+  // A C caller may pass any int (a status of a newer runtime, say), which
+  // C++ may not even load as a pk_status: its bytes are read as an int.
+  int code;
+  static_assert(sizeof code == sizeof status);
+  std::memcpy(&code, &status, sizeof code);
+  if (code < 0 || code > PK_ERROR_INTERNAL)
     return "PK_STATUS_UNKNOWN";
-  return kStatusNames[status];
+  return kStatusNames[code];
 }
 
 PK_API const char *pk_runtime_version(void) { return PK_RUNTIME_VERSION; }
