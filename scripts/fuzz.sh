@@ -25,17 +25,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(frontend npy manifest launch-args)
 
-"$root/scripts/setup.sh"
-missing=()
-for p in clang-22 libclang-rt-22-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+"$root/scripts/setup.sh" --sanitizers
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 if [ ! -f "$build/build.ninja" ]; then

@@ -5,6 +5,10 @@
 # (CPU) and NumPy for the differential tests against Pallas, nanobind for
 # the Python package, and ptxas and libdevice (nvidia-cuda-nvcc,
 # nvidia-nvvm) for machines without the CUDA toolkit.
+#
+# usage: scripts/setup.sh [--sanitizers]
+#   --sanitizers  also clang-22 and its sanitizer runtimes, for the
+#                 sanitized test build (scripts/test.sh) and the fuzzers
 set -euo pipefail
 
 packages=(
@@ -14,6 +18,12 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libdlpack-dev
   python3 python3-dev
 )
+for arg in "$@"; do
+  case "$arg" in
+    --sanitizers) packages+=(clang-22 libclang-rt-22-dev) ;;
+    *) echo "setup: unknown argument '$arg' (--sanitizers)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
