@@ -260,7 +260,7 @@ mlir::LogicalResult MemRefSliceOp::verify() {
   for (int64_t d = 0; d < source.getRank(); ++d)
     if (result.getShape()[d] > source.getShape()[d])
       return emitOpError("expects a window no larger than the memref, got ") << result;
-  if (static_cast<int64_t>(getDynamicSizes().size()) != result.getNumDynamicDims())
+  if (getDynamicSizes().size() != result.getNumDynamicDims())
     return emitOpError("expects one dynamic size per dynamic dimension of the result (")
            << result.getNumDynamicDims() << "), got " << getDynamicSizes().size();
   return mlir::success();
