@@ -142,9 +142,9 @@ void defineFloatToInt(Operation *op, bool isSigned) {
   APInt max = isSigned ? APInt::getSignedMaxValue(width) : APInt::getMaxValue(width);
   APInt min = isSigned ? APInt::getSignedMinValue(width) : APInt::getZero(width);
   g.replaceResult(op, [&](Value result) {
-    return g.select(above, g.integer(resultType, max),
-                    g.select(below, g.integer(resultType, min),
-                             g.select(isNaN, g.integer(resultType, 0), result)));
+    Value maxValue = g.integer(resultType, max), minValue = g.integer(resultType, min);
+    Value nanOrResult = g.select(isNaN, g.integer(resultType, 0), result);
+    return g.select(above, maxValue, g.select(below, minValue, nanOrResult));
   });
 }
 
@@ -173,9 +173,10 @@ void expandIntegerPower(math::IPowIOp op) {
       });
   Value minusOne = g.integer(type, -1);
   Value odd = g.cmp(arith::CmpIPredicate::ne, arith::AndIOp::create(g.b, g.loc, n, one), zero);
-  Value reciprocal = g.select(g.cmp(arith::CmpIPredicate::eq, x, one), one,
-                              g.select(g.cmp(arith::CmpIPredicate::eq, x, minusOne),
-                                       g.select(odd, minusOne, one), zero));
+  Value isOne = g.cmp(arith::CmpIPredicate::eq, x, one);
+  Value isMinusOne = g.cmp(arith::CmpIPredicate::eq, x, minusOne);
+  Value oddSign = g.select(odd, minusOne, one);
+  Value reciprocal = g.select(isOne, one, g.select(isMinusOne, oddSign, zero));
   Value negative = g.cmp(arith::CmpIPredicate::slt, n, zero);
   op.getResult().replaceAllUsesWith(g.select(negative, reciprocal, loop.getResult(0)));
   op.erase();

@@ -308,14 +308,16 @@ Value Emitter::refPointer(const RefInfo &ref, ArrayRef<Value> c) {
   Value column = arith::MulIOp::create(b, loc, c[rank - 1], index(bytes));
   Value strip = arith::DivUIOp::create(b, loc, column, index(span));
   Value within = arith::RemUIOp::create(b, loc, column, index(span));
-  Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, tile, index(rows * columns * bytes)),
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, strip, index(rows * span)),
-                            arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, c[rank - 2], index(span)),
-                                                  within)));
+  Value tileOffset = arith::MulIOp::create(b, loc, tile, index(rows * columns * bytes));
+  Value stripOffset = arith::MulIOp::create(b, loc, strip, index(rows * span));
+  Value rowOffset = arith::MulIOp::create(b, loc, c[rank - 2], index(span));
+  Value inStrip = arith::AddIOp::create(b, loc, rowOffset, within);
+  Value offset = arith::AddIOp::create(b, loc, tileOffset,
+                                       arith::AddIOp::create(b, loc, stripOffset, inStrip));
   if (ref.strips) {
     int64_t mask = span / 16 - 1;
-    Value chunk = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, offset, index(7)), index(mask));
+    Value line = arith::ShRUIOp::create(b, loc, offset, index(7));
+    Value chunk = arith::AndIOp::create(b, loc, line, index(mask));
     offset = arith::XOrIOp::create(b, loc, offset, arith::ShLIOp::create(b, loc, chunk, index(4)));
   }
   return sharedPointer(index(ref.sharedOffset), b.getI8Type(), offset);

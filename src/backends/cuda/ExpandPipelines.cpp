@@ -421,9 +421,9 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
     // The slot step - delay used is free: fill it with step - delay + slots.
     Value released = arith::SubIOp::create(b, loc, step, i32(delay));
     Value next = arith::AddIOp::create(b, loc, released, i32(slots));
-    Value due = arith::AndIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, stepCount()));
+    Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay));
+    Value left = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, stepCount());
+    Value due = arith::AndIOp::create(b, loc, started, left);
     auto branch = scf::IfOp::create(b, loc, due, /*withElse=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(branch.thenBlock());

@@ -300,7 +300,8 @@ LogicalResult lowerDot(Emitter &e, pk::DotOp op) {
     e.barrier();
     int64_t aRowStride = chunk, aKStride = 1, bKStride = np, bColStride = 1;
     int64_t steps = std::min(chunk, k - start);
-    auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(steps), e.index(1), ValueRange{sum});
+    Value lower = e.index(0), upper = e.index(steps), unit = e.index(1);
+    auto loop = scf::ForOp::create(e.b, e.loc, lower, upper, unit, ValueRange{sum});
     {
       OpBuilder::InsertionGuard guard(e.b);
       e.b.setInsertionPointToStart(loop.getBody());
@@ -308,12 +309,12 @@ LogicalResult lowerDot(Emitter &e, pk::DotOp op) {
       Value partial = loop.getRegionIterArgs()[0];
       SmallVector<Value> updated;
       for (int64_t j = 0; j < registers; ++j) {
-        Value aAt = arith::AddIOp::create(
-            e.b, e.loc, arith::MulIOp::create(e.b, e.loc, rows[j], e.index(aRowStride)),
-            arith::MulIOp::create(e.b, e.loc, kk, e.index(aKStride)));
-        Value bAt = arith::AddIOp::create(
-            e.b, e.loc, arith::MulIOp::create(e.b, e.loc, kk, e.index(bKStride)),
-            arith::MulIOp::create(e.b, e.loc, columns[j], e.index(bColStride)));
+        Value aRow = arith::MulIOp::create(e.b, e.loc, rows[j], e.index(aRowStride));
+        Value aK = arith::MulIOp::create(e.b, e.loc, kk, e.index(aKStride));
+        Value aAt = arith::AddIOp::create(e.b, e.loc, aRow, aK);
+        Value bK = arith::MulIOp::create(e.b, e.loc, kk, e.index(bKStride));
+        Value bColumn = arith::MulIOp::create(e.b, e.loc, columns[j], e.index(bColStride));
+        Value bAt = arith::AddIOp::create(e.b, e.loc, bK, bColumn);
         Value a = convertElement(
             e, e.loadValue(e.sharedPointer(e.index(offset), lhs.getElementType(), aAt),
                            lhs.getElementType(), lhs.getElementType()),

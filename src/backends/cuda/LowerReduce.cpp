@@ -136,12 +136,13 @@ struct Combiner {
       Value bothNan = arith::AndIOp::create(b, loc, vNan, bNan);
       Value onlyV = arith::AndIOp::create(
           b, loc, vNan, arith::XOrIOp::create(b, loc, bNan, e.constant(b.getI1Type(), 1)));
-      Value neither = arith::XOrIOp::create(b, loc, arith::OrIOp::create(b, loc, vNan, bNan),
-                                            e.constant(b.getI1Type(), 1));
-      return arith::OrIOp::create(
-          b, loc, onlyV,
-          arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, bothNan, smallerIndex),
-                               arith::AndIOp::create(b, loc, neither, numbers)));
+      Value eitherNan = arith::OrIOp::create(b, loc, vNan, bNan);
+      Value neither = arith::XOrIOp::create(b, loc, eitherNan, e.constant(b.getI1Type(), 1));
+      // (One op a statement: the order of a call's arguments is the
+      // compiler's, and the IR must not depend on it.)
+      Value nanTie = arith::AndIOp::create(b, loc, bothNan, smallerIndex);
+      Value numberWins = arith::AndIOp::create(b, loc, neither, numbers);
+      return arith::OrIOp::create(b, loc, onlyV, arith::OrIOp::create(b, loc, nanTie, numberWins));
     }
     arith::CmpIPredicate gt = isUnsignedKind(kind) ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
     arith::CmpIPredicate lt = isUnsignedKind(kind) ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
@@ -183,10 +184,10 @@ Value shuffleXor(Emitter &e, Value v, unsigned mask) {
       e.b, e.loc, i32, arith::ShRUIOp::create(e.b, e.loc, word, e.constant(i64, 32)));
   low = shuffle32(low);
   high = shuffle32(high);
-  Value joined = arith::OrIOp::create(
-      e.b, e.loc, arith::ExtUIOp::create(e.b, e.loc, i64, low),
-      arith::ShLIOp::create(e.b, e.loc, arith::ExtUIOp::create(e.b, e.loc, i64, high),
-                            e.constant(i64, 32)));
+  Value lowBits = arith::ExtUIOp::create(e.b, e.loc, i64, low);
+  Value highWord = arith::ExtUIOp::create(e.b, e.loc, i64, high);
+  Value highBits = arith::ShLIOp::create(e.b, e.loc, highWord, e.constant(i64, 32));
+  Value joined = arith::OrIOp::create(e.b, e.loc, lowBits, highBits);
   return type.isInteger(64) ? joined : arith::BitcastOp::create(e.b, e.loc, type, joined).getResult();
 }
 

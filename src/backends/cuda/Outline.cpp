@@ -143,10 +143,10 @@ namespace {
   // read once by every thread.
   for (unsigned k = 0; k < call.getGridBounds().size(); ++k) {
     auto type = pk::RefType::get({1}, b.getI32Type());
-    Value ref = GlobalRefOp::create(b, loc, type,
-                                    entry.getArgument(firstSymbol + exportOp.getNumSymbols() + k),
-                                    ValueRange{index(1)}, ValueRange{index(0)},
-                                    b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({}));
+    Value one = index(1), zero = index(0);
+    Value ref = GlobalRefOp::create(
+        b, loc, type, entry.getArgument(firstSymbol + exportOp.getNumSymbols() + k),
+        ValueRange{one}, ValueRange{zero}, b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({}));
     Value bound =
         pk::LoadOp::create(b, loc, b.getI32Type(), ref, ValueRange{}, b.getDenseI64ArrayAttr({0}),
                            b.getDenseI64ArrayAttr({1}), b.getDenseI64ArrayAttr({1}),

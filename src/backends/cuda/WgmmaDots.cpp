@@ -320,9 +320,9 @@ void splitAlongK(pk::DotOp dot, const WgmmaDot &w) {
   // A loop over the windows, so that the code has one piece whatever K is
   // (and pk-gpu-prefetch-operands copies its windows ahead).
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-  auto loop =
-      scf::ForOp::create(builder, loc, zero, arith::ConstantIndexOp::create(builder, loc, k),
-                         arith::ConstantIndexOp::create(builder, loc, piece), ValueRange{init});
+  Value end = arith::ConstantIndexOp::create(builder, loc, k);
+  Value step = arith::ConstantIndexOp::create(builder, loc, piece);
+  auto loop = scf::ForOp::create(builder, loc, zero, end, step, ValueRange{init});
   {
     OpBuilder body = OpBuilder::atBlockBegin(loop.getBody());
     Value start = loop.getInductionVar();

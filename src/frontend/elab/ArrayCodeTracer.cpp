@@ -358,9 +358,10 @@ private:
     mlir::Value pid = pk::ProgramIdOp::create(b, loc, i32, b.getI64IntegerAttr(tileGridAxis()));
     mlir::Value first = mlir::arith::MulIOp::create(
         b, loc, pid, mlir::arith::ConstantIntOp::create(b, loc, i32, axis.block));
-    mlir::Value rows = mlir::arith::AddIOp::create(
-        b, loc, pk::IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(rowAxis)),
-        pk::BroadcastInDimOp::create(b, loc, indexType, first, b.getDenseI64ArrayAttr({})));
+    mlir::Value iota = pk::IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(rowAxis));
+    mlir::Value firsts =
+        pk::BroadcastInDimOp::create(b, loc, indexType, first, b.getDenseI64ArrayAttr({}));
+    mlir::Value rows = mlir::arith::AddIOp::create(b, loc, iota, firsts);
     mlir::Value end = mlir::arith::ConstantOp::create(
         b, loc, mlir::DenseElementsAttr::get(indexType, b.getI32IntegerAttr(axis.size.value)));
     mlir::Value inside =

@@ -593,12 +593,15 @@ ArrayPtr ArrayOps::floorDivide(const ArrayPtr &a, const ArrayPtr &b, DType dtype
     auto cmp = [&](arith::CmpIPredicate p, mlir::Value x, mlir::Value y) -> mlir::Value {
       return arith::CmpIOp::create(bld, loc, p, x, y);
     };
-    mlir::Value signsDiffer = arith::OrIOp::create(
-        bld, loc,
-        arith::XOrIOp::create(bld, loc, cmp(arith::CmpIPredicate::sgt, a->value, zero->value),
-                              cmp(arith::CmpIPredicate::sgt, b->value, zero->value)),
-        arith::XOrIOp::create(bld, loc, cmp(arith::CmpIPredicate::slt, a->value, zero->value),
-                              cmp(arith::CmpIPredicate::slt, b->value, zero->value)));
+    // (One op a statement: the order of a call's arguments is the
+    // compiler's, and the IR must not depend on it.)
+    mlir::Value aPositive = cmp(arith::CmpIPredicate::sgt, a->value, zero->value);
+    mlir::Value bPositive = cmp(arith::CmpIPredicate::sgt, b->value, zero->value);
+    mlir::Value aNegative = cmp(arith::CmpIPredicate::slt, a->value, zero->value);
+    mlir::Value bNegative = cmp(arith::CmpIPredicate::slt, b->value, zero->value);
+    mlir::Value positivesDiffer = arith::XOrIOp::create(bld, loc, aPositive, bPositive);
+    mlir::Value negativesDiffer = arith::XOrIOp::create(bld, loc, aNegative, bNegative);
+    mlir::Value signsDiffer = arith::OrIOp::create(bld, loc, positivesDiffer, negativesDiffer);
     mlir::Value adjust = arith::AndIOp::create(
         bld, loc, signsDiffer, cmp(arith::CmpIPredicate::ne, rem, zero->value));
     mlir::Value lower = arith::SubIOp::create(bld, loc, quotient, one->value);

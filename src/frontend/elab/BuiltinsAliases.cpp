@@ -334,8 +334,8 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
       yi.insert(yi.end(), {1, ys[d]});
       out.push_back(xs[d] * ys[d]);
     }
-    Obj product = ops.binary(ast::BinaryOp::Mul, ops.reshape(x, xi, args.range),
-                             ops.reshape(y, yi, args.range), args.range);
+    Obj xWide = ops.reshape(x, xi, args.range), yWide = ops.reshape(y, yi, args.range);
+    Obj product = ops.binary(ast::BinaryOp::Mul, xWide, yWide, args.range);
     return ops.reshape(ops.toArray(product, args.range), out, args.range);
   });
   define(jnp, "meshgrid", [](Elaborator &el, CallArgs &args) -> Obj {

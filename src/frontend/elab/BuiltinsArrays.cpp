@@ -378,28 +378,23 @@ Obj histogram(Elaborator &el, CallArgs &args) {
   hi = ops.toArray(ops.where(empty, ops.binary(ast::BinaryOp::Add, hi, makeFloat(0.5), r), hi, r),
                    r);
   // linspace(lo, hi, bins + 1): lo (1 - i / bins) + hi (i / bins), then hi.
-  ArrayPtr step = ops.toArray(
-      ops.binary(ast::BinaryOp::Div, ops.iota({*bins}, 0, DType::F32, r),
-                 ops.toArray(makeFloat(static_cast<double>(*bins)), r, JaxType{DType::F32, false}),
-                 r),
-      r);
-  ArrayPtr inner = ops.toArray(
-      ops.binary(ast::BinaryOp::Add,
-                 ops.binary(ast::BinaryOp::Mul, lo,
-                            ops.binary(ast::BinaryOp::Sub,
-                                       ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false}),
-                                       step, r),
-                            r),
-                 ops.binary(ast::BinaryOp::Mul, hi, step, r), r),
-      r);
+  // (One op a statement: the order of a call's arguments is the
+  // compiler's, and the IR must not depend on it.)
+  Obj binIndex = ops.iota({*bins}, 0, DType::F32, r);
+  Obj binCount = ops.toArray(makeFloat(static_cast<double>(*bins)), r, JaxType{DType::F32, false});
+  ArrayPtr step = ops.toArray(ops.binary(ast::BinaryOp::Div, binIndex, binCount, r), r);
+  Obj oneMinusStep = ops.binary(
+      ast::BinaryOp::Sub, ops.toArray(makeFloat(1.0), r, JaxType{DType::F32, false}), step, r);
+  Obj fromLo = ops.binary(ast::BinaryOp::Mul, lo, oneMinusStep, r);
+  Obj fromHi = ops.binary(ast::BinaryOp::Mul, hi, step, r);
+  ArrayPtr inner = ops.toArray(ops.binary(ast::BinaryOp::Add, fromLo, fromHi, r), r);
   ArrayPtr edges = concatAxis(el, {inner, ops.reshape(hi, {1}, r)}, 0, r);
   int64_t e = *bins + 1;
   // Each value's bin (1-based): the edges at or below it, the last edge
   // itself in the last bin; 0 and bins + 1 are outside.
-  ArrayPtr below = ops.toArray(
-      ops.compare(ast::CompareOp::Le, ops.broadcastTo(ops.reshape(edges, {1, e}, r), {n, e}, r),
-                  ops.broadcastTo(ops.reshape(x, {n, 1}, r), {n, e}, r), r),
-      r);
+  Obj edgeRows = ops.broadcastTo(ops.reshape(edges, {1, e}, r), {n, e}, r);
+  Obj valueColumns = ops.broadcastTo(ops.reshape(x, {n, 1}, r), {n, e}, r);
+  ArrayPtr below = ops.toArray(ops.compare(ast::CompareOp::Le, edgeRows, valueColumns, r), r);
   ArrayPtr index = ops.toArray(
       ops.reduce(Reduction::Sum, ops.castTo(below, {DType::I32, false}, r), {1}, false, r), r);
   ArrayPtr onLast = ops.toArray(ops.compare(ast::CompareOp::Eq, x, ops.reshape(hi, {}, r), r), r);
@@ -644,9 +639,25 @@ Obj diagonal(Elaborator &el, CallArgs &args) {
   x = sliceAxis(el, x, x->rank() - 2, rowStart, rowStart + length, 1, r);
   x = sliceAxis(el, x, x->rank() - 1, colStart, colStart + length, 1, r);
   std::vector<int64_t> square = {length, length};
-  Obj onDiagonal = ops.compare(CompareOp::Eq, ops.iota(square, 0, DType::I32, r),
-                               ops.iota(square, 1, DType::I32, r), r);
+  Obj rows = ops.iota(square, 0, DType::I32, r), columns = ops.iota(square, 1, DType::I32, r);
+  Obj onDiagonal = ops.compare(CompareOp::Eq, rows, columns, r);
   return selectAlong(el, x, onDiagonal, x->rank() - 1, r);
+}
+
+/// Whether integer indices lie in [-n, n), as Python's indexing accepts them.
+/// (One op a statement here and below: the order of a call's arguments is
+/// the compiler's, and the IR must not depend on it.)
+Obj inRange(ArrayOps &ops, const Obj &indices, int64_t n, SourceRange r) {
+  Obj fromMinusN = ops.compare(CompareOp::Ge, indices, makeInt(-n), r);
+  Obj belowN = ops.compare(CompareOp::Lt, indices, makeInt(n), r);
+  return ops.logical(BinaryOp::BitAnd, fromMinusN, belowN, r);
+}
+
+/// Negative indices counted from the end: i + n where i < 0.
+Obj wrapNegative(ArrayOps &ops, const Obj &indices, int64_t n, SourceRange r) {
+  Obj negative = ops.compare(CompareOp::Lt, indices, makeInt(0), r);
+  Obj fromEnd = ops.binary(BinaryOp::Add, indices, makeInt(n), r);
+  return ops.where(negative, fromEnd, indices, r);
 }
 
 /// `x` along `axis` at the integer positions `indices`: out has indices'
@@ -672,10 +683,8 @@ ArrayPtr takeAlong(Elaborator &el, const ArrayPtr &x, const ArrayPtr &indicesIn,
   // they clamp, as JAX's gathers do. Negative ones count from the end.
   Obj valid;
   if (fill)
-    valid = ops.logical(BinaryOp::BitAnd, ops.compare(CompareOp::Ge, indices, makeInt(-n), r),
-                        ops.compare(CompareOp::Lt, indices, makeInt(n), r), r);
-  indices = ops.toArray(ops.where(ops.compare(CompareOp::Lt, indices, makeInt(0), r),
-                                  ops.binary(BinaryOp::Add, indices, makeInt(n), r), indices, r), r);
+    valid = inRange(ops, indices, n, r);
+  indices = ops.toArray(wrapNegative(ops, indices, n, r), r);
   indices = ops.toArray(ops.minimum(ops.maximum(indices, makeInt(0), r), makeInt(n - 1), r), r);
   // result[pre..., idx..., post...] = x[pre..., indices[idx...], post...]
   std::vector<int64_t> pre(x->shape.begin(), x->shape.begin() + axis),
@@ -720,10 +729,10 @@ ArrayPtr rollAxis(Elaborator &el, const ArrayPtr &x, const Obj &shift, int64_t a
   // A dynamic shift: result[i] = x[(i - shift) mod n], a one-hot selection.
   ArrayOps &ops = el.arrays();
   int64_t n = x->shape[axis];
-  Obj positions = ops.binary(BinaryOp::Mod,
-                             ops.binary(BinaryOp::Sub, ops.iota({n}, 0, DType::I32, r),
-                                        ops.cast(ops.toArray(shift, r), DType::I32, r), r),
-                             makeInt(n), r);
+  Obj iota = ops.iota({n}, 0, DType::I32, r);
+  Obj shiftI32 = ops.cast(ops.toArray(shift, r), DType::I32, r);
+  Obj positions =
+      ops.binary(BinaryOp::Mod, ops.binary(BinaryOp::Sub, iota, shiftI32, r), makeInt(n), r);
   return takeAlong(el, x, ops.toArray(positions, r), axis, r);
 }
 
@@ -773,10 +782,8 @@ Obj takeAlongAxis(Elaborator &el, CallArgs &args) {
   ArrayPtr xb = ops.broadcastTo(ops.reshape(xt, withUnit, r), work, r);
   ArrayPtr i32 = ops.cast(idx, DType::I32, r);
   bool clip = !isNone(a[3]) && el.toStr(a[3], a.range(3), "mode") == "clip";
-  Obj valid = ops.logical(BinaryOp::BitAnd, ops.compare(CompareOp::Ge, i32, makeInt(-n), r),
-                          ops.compare(CompareOp::Lt, i32, makeInt(n), r), r);
-  i32 = ops.toArray(ops.where(ops.compare(CompareOp::Lt, i32, makeInt(0), r),
-                              ops.binary(BinaryOp::Add, i32, makeInt(n), r), i32, r), r);
+  Obj valid = inRange(ops, i32, n, r);
+  i32 = ops.toArray(wrapNegative(ops, i32, n, r), r);
   i32 = ops.toArray(ops.minimum(ops.maximum(i32, makeInt(0), r), makeInt(n - 1), r), r);
   std::vector<int64_t> idxShape = i32->shape;
   idxShape.push_back(1);
@@ -909,8 +916,10 @@ std::pair<Obj, ArrayPtr> placeUpdate(Elaborator &el, const ArrayPtr &x, const Ar
     // nothing, as JAX's scatters drop out-of-bounds updates.
     Obj start = clamp ? clampedStart(el, starts[d], n, size, r) : starts[d];
     ArrayPtr iota = ops.iota(x->shape, d, DType::I32, r);
-    Obj inside = ops.logical(BinaryOp::BitAnd, ops.compare(CompareOp::Ge, iota, start, r),
-                             ops.compare(CompareOp::Lt, iota, ops.binary(BinaryOp::Add, start, makeInt(size), r), r), r);
+    Obj fromStart = ops.compare(CompareOp::Ge, iota, start, r);
+    Obj end = ops.binary(BinaryOp::Add, start, makeInt(size), r);
+    Obj inside =
+        ops.logical(BinaryOp::BitAnd, fromStart, ops.compare(CompareOp::Lt, iota, end, r), r);
     mask = ops.logical(BinaryOp::BitAnd, mask, inside, r);
     if (size == n)
       continue;
@@ -1015,8 +1024,7 @@ Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &val
         i = makeInt(*v < 0 ? *v + n : *v);
       } else { // a negative index counts from the end
         ArrayPtr iv = ops.cast(ops.toArray(e, r), DType::I32, r);
-        i = ops.where(ops.compare(CompareOp::Lt, iv, makeInt(0), r),
-                      ops.binary(BinaryOp::Add, iv, makeInt(n), r), iv, r);
+        i = wrapNegative(ops, iv, n, r);
       }
       starts.push_back(i);
       sizes.push_back(1);
@@ -1122,8 +1130,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
       Obj start = ds->start;
       if (!el.staticInt(start)) {
         ArrayPtr sv = ops.cast(ops.toArray(start, r), DType::I32, r);
-        start = ops.where(ops.compare(CompareOp::Lt, sv, makeInt(0), r),
-                          ops.binary(BinaryOp::Add, sv, makeInt(n), r), sv, r);
+        start = wrapNegative(ops, sv, n, r);
       }
       x = dynamicSliceAxis(el, x, clampedStart(el, start, n, ds->size, r), ds->size, axis, r);
       ++axis;
@@ -1151,8 +1158,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
         i = makeInt(*v < 0 ? *v + n : *v);
       } else {
         ArrayPtr iv = ops.cast(ops.toArray(e, r), DType::I32, r);
-        i = ops.where(ops.compare(CompareOp::Lt, iv, makeInt(0), r),
-                      ops.binary(BinaryOp::Add, iv, makeInt(n), r), iv, r);
+        i = wrapNegative(ops, iv, n, r);
       }
       x = dynamicSliceAxis(el, x, clampedStart(el, i, n, 1, r), 1, axis, r);
       squeeze.push_back(axis);
@@ -1301,9 +1307,9 @@ EinsumTerm reduceEinsumTerm(Elaborator &el, EinsumTerm term, const std::string &
       if (a->shape[p] != a->shape[q])
         el.fail(r, std::string("einsum index '") + term.letters[p] + "' names axes of sizes " +
                        std::to_string(a->shape[p]) + " and " + std::to_string(a->shape[q]));
-      Obj onDiagonal =
-          ops.compare(CompareOp::Eq, ops.iota(a->shape, static_cast<int64_t>(p), DType::I32, r),
-                      ops.iota(a->shape, static_cast<int64_t>(q), DType::I32, r), r);
+      Obj alongP = ops.iota(a->shape, static_cast<int64_t>(p), DType::I32, r);
+      Obj alongQ = ops.iota(a->shape, static_cast<int64_t>(q), DType::I32, r);
+      Obj onDiagonal = ops.compare(CompareOp::Eq, alongP, alongQ, r);
       ArrayPtr masked = ops.toArray(ops.where(onDiagonal, a, makeInt(0), r), r);
       term.array =
           sumAxes(ops.castTo(masked, JaxType{dtype, a->weak}, r), {static_cast<int64_t>(q)});

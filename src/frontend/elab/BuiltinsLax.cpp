@@ -188,12 +188,13 @@ Obj reducePrecision(Elaborator &el, CallArgs &args) {
   if (mantissaBits < source.mantissa) {
     int64_t dropped = source.mantissa - mantissaBits;
     uint64_t lastKept = uint64_t(1) << dropped;
+    Obj lastKeptMask = constant(lastKept);
+    Obj keptBits = ops.binary(BinaryOp::BitAnd, bits, lastKeptMask, r);
     Obj lastKeptBit =
-        ops.binary(BinaryOp::RShift, ops.binary(BinaryOp::BitAnd, bits, constant(lastKept), r),
-                   constant(static_cast<uint64_t>(dropped)), r);
+        ops.binary(BinaryOp::RShift, keptBits, constant(static_cast<uint64_t>(dropped)), r);
     Obj bias = ops.binary(BinaryOp::Add, lastKeptBit, constant((lastKept >> 1) - 1), r);
-    bits = ops.binary(BinaryOp::BitAnd, ops.binary(BinaryOp::Add, bits, bias, r),
-                      constant(~(lastKept - 1)), r);
+    Obj rounded = ops.binary(BinaryOp::Add, bits, bias, r);
+    bits = ops.binary(BinaryOp::BitAnd, rounded, constant(~(lastKept - 1)), r);
   }
   if (exponentBits < source.exponent) {
     uint64_t signMask = uint64_t(1) << (width - 1);
@@ -210,7 +211,9 @@ Obj reducePrecision(Elaborator &el, CallArgs &args) {
     bits = ops.where(overflows, signedInf, ops.where(underflows, signedZero, bits, r), r);
   }
   // NaN's exponent overflows and its payload may round away; XLA keeps it.
-  return ops.where(ops.isNan(x, r), x, ops.bitcast(ops.toArray(bits, r), x->dtype, r), r);
+  Obj isNan = ops.isNan(x, r);
+  Obj reduced = ops.bitcast(ops.toArray(bits, r), x->dtype, r);
+  return ops.where(isNan, x, reduced, r);
 }
 
 } // namespace

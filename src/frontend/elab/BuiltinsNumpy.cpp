@@ -310,8 +310,10 @@ Obj logAddExp(Elaborator &el, const Obj &x1, const Obj &x2, bool base2, SourceRa
                 BinaryOp::Mul, makeFloat(1.0 / std::log(2.0)),
                 ops.floatUnary(FloatUnary::Log1p, ops.floatUnary(FloatUnary::Exp2, decay, r), r), r)
           : ops.floatUnary(FloatUnary::Log1p, ops.floatUnary(FloatUnary::Exp, decay, r), r);
-  return ops.where(ops.isNan(delta, r), ops.binary(BinaryOp::Add, a, b, r),
-                   ops.binary(BinaryOp::Add, ops.maximum(a, b, r), tail, r), r);
+  Obj isNan = ops.isNan(delta, r);
+  Obj sum = ops.binary(BinaryOp::Add, a, b, r);
+  Obj larger = ops.maximum(a, b, r);
+  return ops.where(isNan, sum, ops.binary(BinaryOp::Add, larger, tail, r), r);
 }
 
 Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r) {

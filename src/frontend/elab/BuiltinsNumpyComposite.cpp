@@ -50,7 +50,9 @@ Obj fmaxOrFmin(Elaborator &el, bool isMax, const Obj &a, const Obj &b, SourceRan
   ArrayOps &ops = el.arrays();
   std::vector<ArrayPtr> p = ops.promoteAndBroadcast({a, b}, r);
   Obj m = isMax ? ops.maximum(p[0], p[1], r) : ops.minimum(p[0], p[1], r);
-  return ops.where(ops.isNan(p[0], r), p[1], ops.where(ops.isNan(p[1], r), p[0], m, r), r);
+  Obj firstNan = ops.isNan(p[0], r);
+  Obj secondOrM = ops.where(ops.isNan(p[1], r), p[0], m, r);
+  return ops.where(firstNan, p[1], secondOrM, r);
 }
 
 double largestFinite(DType t) {
@@ -107,7 +109,8 @@ void defineNumpyComposites(NamespaceObj &n) {
     ArrayOps &ops = el.arrays();
     std::vector<ArrayPtr> p = inexactPair(el, a[0], a[1], r);
     Obj x = ops.abs(p[0], r), y = ops.abs(p[1], r);
-    Obj anyInf = ops.logical(BinaryOp::BitOr, ops.isInf(x, r), ops.isInf(y, r), r);
+    Obj xInf = ops.isInf(x, r), yInf = ops.isInf(y, r);
+    Obj anyInf = ops.logical(BinaryOp::BitOr, xInf, yInf, r);
     Obj high = ops.maximum(x, y, r), low = ops.minimum(x, y, r);
     Obj isZero = ops.compare(CompareOp::Eq, high, makeFloat(0.0), r);
     Obj ratio = ops.where(isZero, makeFloat(1.0), binaryOperator(el, BinaryOp::Div, low, high, r), r);
@@ -160,9 +163,10 @@ void defineNumpyComposites(NamespaceObj &n) {
     out = ops.logical(BinaryOp::BitAnd, out, ops.logicalNot(anyInf, r), r);
     out = ops.logical(BinaryOp::BitOr, out,
                       ops.logical(BinaryOp::BitAnd, bothInf, ops.compare(CompareOp::Eq, x, y, r), r), r);
-    if (el.truthy(a[4], a.range(4)))
-      out = ops.logical(BinaryOp::BitOr, out,
-                        ops.logical(BinaryOp::BitAnd, ops.isNan(x, r), ops.isNan(y, r), r), r);
+    if (el.truthy(a[4], a.range(4))) {
+      Obj xNan = ops.isNan(x, r), yNan = ops.isNan(y, r);
+      out = ops.logical(BinaryOp::BitOr, out, ops.logical(BinaryOp::BitAnd, xNan, yNan, r), r);
+    }
     return out;
   });
   define(n, "polyval", [](Elaborator &el, CallArgs &args) -> Obj {

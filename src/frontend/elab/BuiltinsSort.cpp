@@ -44,8 +44,8 @@ Obj keyLess(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) 
   if (!isFloat(x->dtype))
     return ops.compare(CompareOp::Lt, x, y, r);
   // A NaN is above everything but a NaN; `<` is false whenever one is NaN.
-  Obj nanAbove =
-      ops.logical(BinaryOp::BitAnd, ops.logicalNot(ops.isNan(x, r), r), ops.isNan(y, r), r);
+  Obj xNumber = ops.logicalNot(ops.isNan(x, r), r);
+  Obj nanAbove = ops.logical(BinaryOp::BitAnd, xNumber, ops.isNan(y, r), r);
   return ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r);
 }
 
@@ -53,7 +53,8 @@ Obj keyLess(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) 
 Obj keyEqual(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) {
   if (!isFloat(x->dtype))
     return ops.compare(CompareOp::Eq, x, y, r);
-  Obj bothNan = ops.logical(BinaryOp::BitAnd, ops.isNan(x, r), ops.isNan(y, r), r);
+  Obj xNan = ops.isNan(x, r), yNan = ops.isNan(y, r);
+  Obj bothNan = ops.logical(BinaryOp::BitAnd, xNan, yNan, r);
   return ops.logical(BinaryOp::BitOr, bothNan, ops.compare(CompareOp::Eq, x, y, r), r);
 }
 
@@ -391,11 +392,11 @@ Obj quantileOf(Elaborator &el, const Obj &array, const Obj &qObj, const Obj &axi
     ArrayPtr low = at(std::clamp<int64_t>(static_cast<int64_t>(lowIndex), 0, n - 1));
     ArrayPtr high = at(std::clamp<int64_t>(static_cast<int64_t>(highIndex), 0, n - 1));
     Obj value;
-    if (method == "linear")
-      value = ops.binary(ast::BinaryOp::Add,
-                         ops.binary(ast::BinaryOp::Mul, low, makeFloat(lowWeight), r),
-                         ops.binary(ast::BinaryOp::Mul, high, makeFloat(highWeight), r), r);
-    else if (method == "lower")
+    if (method == "linear") {
+      Obj lowPart = ops.binary(ast::BinaryOp::Mul, low, makeFloat(lowWeight), r);
+      Obj highPart = ops.binary(ast::BinaryOp::Mul, high, makeFloat(highWeight), r);
+      value = ops.binary(ast::BinaryOp::Add, lowPart, highPart, r);
+    } else if (method == "lower")
       value = low;
     else if (method == "higher")
       value = high;
