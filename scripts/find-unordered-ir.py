@@ -31,6 +31,9 @@ def builder_names():
         text = open(path, encoding="utf-8").read()
         for m in re.finditer(r"\b(?:mlir::)?(?:Value|Obj|ArrayPtr|OpResult)\s+(?:\w+::)*(\w+)\s*\(", text):
             names.add(m.group(1))
+        # Local lambdas that build (`auto cmp = [&](...) { ... create ... }`).
+        for m in re.finditer(r"\bauto\s+(\w+)\s*=\s*\[[^\]]*\]\s*\(", text):
+            names.add(m.group(1))
     return sorted(n for n in names - NOT_BUILDERS if len(n) > 2)
 
 

@@ -246,9 +246,9 @@ void PipelineExpander::issue(Value step, Value slot, llvm::function_ref<void(siz
   for (auto [p, i] : llvm::enumerate(pipelined)) {
     if (before)
       before(p);
-    pk::CopyGmemToSmemOp::create(b, loc, gmemWindow(i, blockIndices),
-                                 slotView(i, buffers[p], slotIndex), barriers,
-                                 ValueRange{slotIndex}, collectiveAxes(i));
+    Value window = gmemWindow(i, blockIndices), slot = slotView(i, buffers[p], slotIndex);
+    pk::CopyGmemToSmemOp::create(b, loc, window, slot, barriers, ValueRange{slotIndex},
+                                 collectiveAxes(i));
   }
 }
 
@@ -273,9 +273,8 @@ void PipelineExpander::storeOutputs(Value step, Value slotIndex) {
       due = arith::OrIOp::create(b, loc, due,
                                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                                        current[at + d], previous[at + d]));
-    pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], slotIndex),
-                                 gmemWindow(i, current), due,
-                                 /*no_commit=*/true);
+    Value slot = slotView(i, outputBuffers[p], slotIndex), window = gmemWindow(i, current);
+    pk::CopySmemToGmemOp::create(b, loc, slot, window, due, /*no_commit=*/true);
   }
   pk::CommitGroupOp::create(b, loc);
 }
@@ -302,9 +301,10 @@ void PipelineExpander::finishOutputs() {
     Value lastSlot = arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                                 arith::RemUIOp::create(b, loc, lastStep, i32(slots)));
     for (auto [p, i] : llvm::enumerate(outputs))
-      if (op.isIndexInvariant(i))
-        pk::CopySmemToGmemOp::create(b, loc, slotView(i, outputBuffers[p], lastSlot),
-                                     gmemWindow(i, lastIndices), Value(), /*no_commit=*/true);
+      if (op.isIndexInvariant(i)) {
+        Value slot = slotView(i, outputBuffers[p], lastSlot), window = gmemWindow(i, lastIndices);
+        pk::CopySmemToGmemOp::create(b, loc, slot, window, Value(), /*no_commit=*/true);
+      }
   }
   pk::CommitGroupOp::create(b, loc);
   pk::WaitSmemToGmemOp::create(b, loc, /*allow_groups=*/0, /*read_only=*/false);

@@ -230,7 +230,8 @@ Group groupAt(Emitter &e, const RefInfo &ref, const Window &w, const Layout &lay
   g.last = elementAt(e, ref, w, layout, tensor, k0 + width - 1);
   Value innermost = g.first.address.innermost;
   Value aligned = knownMultipleOf(innermost, width) ? Value() : isMultiple(e, innermost, width);
-  g.whole = e.andOf(e.andOf(g.first.valid, g.last.valid), e.andOf(pitchIsAligned, aligned));
+  Value endsValid = e.andOf(g.first.valid, g.last.valid);
+  g.whole = e.andOf(endsValid, e.andOf(pitchIsAligned, aligned));
   return g;
 }
 

@@ -150,8 +150,8 @@ BarrierAt barrierAt(Emitter &e, Value barrier, ValueRange indices) {
   BarrierAt at;
   at.barrier = e.sharedPointer(e.index(info.offset), e.b.getI64Type(), linear);
   Value word = arith::DivUIOp::create(e.b, e.loc, linear, e.index(32));
-  Value slot = arith::AddIOp::create(
-      e.b, e.loc, arith::MulIOp::create(e.b, e.loc, word, e.index(info.ctaWarps)), ctaWarp(e));
+  Value wordStart = arith::MulIOp::create(e.b, e.loc, word, e.index(info.ctaWarps));
+  Value slot = arith::AddIOp::create(e.b, e.loc, wordStart, ctaWarp(e));
   at.parity = e.sharedPointer(e.index(info.parityOffset), e.b.getI32Type(), slot);
   at.bit = i32Of(e, arith::RemUIOp::create(e.b, e.loc, linear, e.index(32)));
   return at;
@@ -307,8 +307,8 @@ void copyBySimt(Emitter &e, const RefInfo &from, const RefInfo &to) {
   auto loop = scf::ForOp::create(e.b, e.loc, e.index(0), e.index(rounds), e.index(1));
   OpBuilder::InsertionGuard guard(e.b);
   e.b.setInsertionPointToStart(loop.getBody());
-  Value linear = arith::AddIOp::create(
-      e.b, e.loc, arith::MulIOp::create(e.b, e.loc, loop.getInductionVar(), e.index(128)), e.threadId());
+  Value roundStart = arith::MulIOp::create(e.b, e.loc, loop.getInductionVar(), e.index(128));
+  Value linear = arith::AddIOp::create(e.b, e.loc, roundStart, e.threadId());
   Value inside = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, linear, e.index(count));
   e.guarded(inside, [&] {
     SmallVector<Value> coordinate(shape.size());

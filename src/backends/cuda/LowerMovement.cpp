@@ -64,8 +64,8 @@ void writeShared(Emitter &e, Value vector, const Layout &layout, ArrayRef<int64_
                  IndexFn index, Emitter::Exchange exchange, Type element) {
   Value owner = e.isOwner(layout);
   auto store = [&](int64_t k, Value at) {
-    e.storeValue(e.extract(vector, k), e.sharedPointer(e.index(exchange.offset), element, at),
-                 element);
+    Value value = e.extract(vector, k);
+    e.storeValue(value, e.sharedPointer(e.index(exchange.offset), element, at), element);
   };
   if (!hasPadding(layout, shape)) {
     // Every register is in the shape: the owners write them all.

@@ -269,7 +269,8 @@ void reduceAxis(Emitter &e, const Combiner &c, std::vector<Partial> &partials, L
       return arith::CmpIOp::create(e.b, loc, arith::CmpIPredicate::eq,
                                    arith::AndIOp::create(e.b, loc, id, e.index(mask)), e.index(0));
     };
-    Value writer = e.andOf(clear(e.laneId(), laneMask), clear(e.warpId(), warpMask));
+    Value laneClear = clear(e.laneId(), laneMask), warpClear = clear(e.warpId(), warpMask);
+    Value writer = e.andOf(laneClear, warpClear);
     Value slot = e.index(0);
     for (size_t i = 0; i < warpAxisBits.size(); ++i) {
       Value bit = arith::AndIOp::create(

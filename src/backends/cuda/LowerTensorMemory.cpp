@@ -74,7 +74,8 @@ LogicalResult lowerTmemDealloc(Emitter &e, TmemDeallocOp op) {
   Value address = e.values.lookup(op.getAddress());
   ctaBarrierOrderingTensorCore(e);
   e.guarded(isFirstWarp(e), [&] {
-    NVVM::Tcgen05DeallocOp::create(e.b, e.loc, tmemPointer(e, address),
+    Value pointer = tmemPointer(e, address);
+    NVVM::Tcgen05DeallocOp::create(e.b, e.loc, pointer,
                                    e.i32(static_cast<int64_t>(op.getColumns())));
   });
   return success();

@@ -307,8 +307,8 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
                                     arith::ConstantIntOp::create(rewriter, loc, warpgroups, 32));
       Value g = arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), id);
       Value rowStep = i64Constant(rewriter, loc, a.instructionOffset(64, 0) >> 4);
-      descA = arith::AddIOp::create(rewriter, loc,
-                                    matrixDescriptor(rewriter, loc, op.getA(), a.descriptorBits()),
+      Value base = matrixDescriptor(rewriter, loc, op.getA(), a.descriptorBits());
+      descA = arith::AddIOp::create(rewriter, loc, base,
                                     arith::MulIOp::create(rewriter, loc, g, rowStep));
     }
     Value descB = matrixDescriptor(rewriter, loc, op.getB(), b.descriptorBits());

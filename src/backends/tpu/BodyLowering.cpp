@@ -162,8 +162,8 @@ Value sign(OpBuilder &b, Location loc, Value x) {
 Value floorDiv(OpBuilder &b, Location loc, Value a, Value d) {
   Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
   Value q = arith::DivSIOp::create(b, loc, a, d);
-  Value signsDiffer =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sign(b, loc, a), sign(b, loc, d));
+  Value signA = sign(b, loc, a), signD = sign(b, loc, d);
+  Value signsDiffer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, signA, signD);
   Value rem = arith::RemSIOp::create(b, loc, a, d);
   Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem, zero);
   Value adjust = arith::AndIOp::create(b, loc, signsDiffer, inexact);

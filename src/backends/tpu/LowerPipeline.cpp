@@ -78,10 +78,13 @@ BlockPlace placeOf(BodyLowering &l, pk::BlockSpecAttr spec, ArrayRef<int64_t> sh
     Value size;
     if (spec.isBounded(d))
       size = values[at++];
-    else if (blocked && shape[d] % block != 0) // the edge block ends with the array
-      size = arith::MinSIOp::create(
-          b, loc, l.i32Constant(block, loc),
-          arith::SubIOp::create(b, loc, l.i32Constant(shape[d], loc), start));
+    else if (blocked && shape[d] % block != 0) {
+      // The edge block ends with the array. (One op a statement: a call's
+      // arguments are evaluated in the compiler's order.)
+      Value blockSize = l.i32Constant(block, loc);
+      Value left = arith::SubIOp::create(b, loc, l.i32Constant(shape[d], loc), start);
+      size = arith::MinSIOp::create(b, loc, blockSize, left);
+    }
     place.sizes.push_back(size);
   }
   return place;
@@ -276,7 +279,8 @@ LogicalResult lowerPipeline(Operation *operation, BodyLowering &l) {
           })))
     return failure();
 
-  auto loop = scf::ForOp::create(b, loc, l.indexConstant(0, loc), steps, l.indexConstant(1, loc));
+  Value firstStep = l.indexConstant(0, loc), unit = l.indexConstant(1, loc);
+  auto loop = scf::ForOp::create(b, loc, firstStep, steps, unit);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value step = loop.getInductionVar();
   if (failed(placesAt(step, gridIndices, places)))

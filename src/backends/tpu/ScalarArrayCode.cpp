@@ -497,7 +497,8 @@ private:
       forEach(elementsOf(in.shape), [&](Value l) {
         SmallVector<Value> at = delinearize(l, in.shape);
         at[dim] = b.createOrFold<arith::AddIOp>(loc, at[dim], i32(offset));
-        setElement(out, linearize(at, out.shape), element(in, l));
+        Value to = linearize(at, out.shape);
+        setElement(out, to, element(in, l));
       });
       offset += in.shape[dim];
     }
@@ -548,8 +549,8 @@ private:
         if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
           kept.push_back(at[d]);
       Value to = linearize(kept, out.shape);
-      setElement(out, to,
-                 pk::combineReduction(b, loc, kind, this->element(out, to), this->element(in, l)));
+      Value sofar = this->element(out, to), next = this->element(in, l);
+      setElement(out, to, pk::combineReduction(b, loc, kind, sofar, next));
     });
     values[reduce.getResult()] = out;
   }

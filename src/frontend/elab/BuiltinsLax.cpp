@@ -71,13 +71,19 @@ Obj erfInv(Elaborator &el, const Obj &x, SourceRange r) {
   auto add = [&](const Obj &p, const Obj &q) { return binaryOperator(el, BinaryOp::Add, p, q, r); };
   Obj w = ops.negate(ops.floatUnary(FloatUnary::Log1p, mul(a, ops.negate(a, r)), r), r);
   Obj below5 = compareOperator(el, CompareOp::Lt, w, makeFloat(5.0), r);
-  w = ops.where(below5, add(w, makeFloat(-2.5)),
-                add(ops.floatUnary(FloatUnary::Sqrt, w, r), makeFloat(-3.0)), r);
+  // (One op a statement: a call's arguments are evaluated in the
+  // compiler's order, and the IR must not depend on it.)
+  Obj wBelow = add(w, makeFloat(-2.5));
+  Obj wAbove = add(ops.floatUnary(FloatUnary::Sqrt, w, r), makeFloat(-3.0));
+  w = ops.where(below5, wBelow, wAbove, r);
   Obj p = ops.where(below5, makeFloat(kWBelow5[0]), makeFloat(kWAbove5[0]), r);
-  for (size_t i = 1; i < std::size(kWBelow5); ++i)
-    p = add(ops.where(below5, makeFloat(kWBelow5[i]), makeFloat(kWAbove5[i]), r), mul(p, w));
+  for (size_t i = 1; i < std::size(kWBelow5); ++i) {
+    Obj coefficient = ops.where(below5, makeFloat(kWBelow5[i]), makeFloat(kWAbove5[i]), r);
+    p = add(coefficient, mul(p, w));
+  }
   Obj atOne = compareOperator(el, CompareOp::Eq, ops.abs(a, r), makeFloat(1.0), r);
-  return ops.where(atOne, mul(makeFloat(std::numeric_limits<double>::infinity()), a), mul(p, a), r);
+  Obj infinite = mul(makeFloat(std::numeric_limits<double>::infinity()), a);
+  return ops.where(atOne, infinite, mul(p, a), r);
 }
 
 Obj gelu(Elaborator &el, const Obj &x, bool approximate, SourceRange r) {
@@ -95,7 +101,8 @@ Obj gelu(Elaborator &el, const Obj &x, bool approximate, SourceRange r) {
   }
   // 0.5 x (1 + erf(x / sqrt(2)))
   Obj scaled = mul(a, makeFloat(1.0 / std::sqrt(2.0)));
-  return mul(mul(makeFloat(0.5), a), add(makeFloat(1.0), ops.floatUnary(FloatUnary::Erf, scaled, r)));
+  Obj half = mul(makeFloat(0.5), a);
+  return mul(half, add(makeFloat(1.0), ops.floatUnary(FloatUnary::Erf, scaled, r)));
 }
 
 Obj softmax(Elaborator &el, const Obj &x, const Obj &axisObj, bool logarithm, SourceRange r) {
@@ -543,7 +550,8 @@ std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el) {
     Obj negative = ops.floatUnary(
         FloatUnary::Expm1,
         binaryOperator(el, BinaryOp::Div, ops.minimum(a[0], makeFloat(0.0), r), a[1], r), r);
-    return binaryOperator(el, BinaryOp::Add, ops.maximum(a[0], makeFloat(0.0), r),
+    Obj positive = ops.maximum(a[0], makeFloat(0.0), r);
+    return binaryOperator(el, BinaryOp::Add, positive,
                           binaryOperator(el, BinaryOp::Mul, a[1], negative, r), r);
   });
   unaryFn(n, "selu", [](Elaborator &el, const Obj &x, SourceRange r) {
@@ -600,10 +608,11 @@ std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el) {
     }
     Obj mean = isNone(a[2]) ? ops.mean(x, axes, true, r) : a[2];
     Obj variance = a[3];
-    if (isNone(variance))
-      variance = binaryOperator(el, BinaryOp::Sub,
-                                ops.mean(binaryOperator(el, BinaryOp::Mul, x, x, r), axes, true, r),
-                                binaryOperator(el, BinaryOp::Mul, mean, mean, r), r);
+    if (isNone(variance)) {
+      Obj meanOfSquares = ops.mean(binaryOperator(el, BinaryOp::Mul, x, x, r), axes, true, r);
+      Obj squaredMean = binaryOperator(el, BinaryOp::Mul, mean, mean, r);
+      variance = binaryOperator(el, BinaryOp::Sub, meanOfSquares, squaredMean, r);
+    }
     Obj scale =
         ops.floatUnary(FloatUnary::Rsqrt, binaryOperator(el, BinaryOp::Add, variance, a[4], r), r);
     return binaryOperator(el, BinaryOp::Mul, binaryOperator(el, BinaryOp::Sub, x, mean, r), scale,

@@ -101,7 +101,8 @@ void defineNumpyComposites(NamespaceObj &n) {
     ArrayOps &ops = el.arrays();
     std::vector<ArrayPtr> p = inexactPair(el, a[0], a[1], r);
     Obj magnitude = ops.abs(p[0], r);
-    return ops.where(signBit(el, p[1], r), ops.negate(magnitude, r), magnitude, r);
+    Obj negative = signBit(el, p[1], r);
+    return ops.where(negative, ops.negate(magnitude, r), magnitude, r);
   });
   define(n, "hypot", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
@@ -184,9 +185,10 @@ void defineNumpyComposites(NamespaceObj &n) {
     x = ops.castTo(x, t, r);
     std::vector<int64_t> rest(p->shape.begin() + 1, p->shape.end());
     Obj y = ops.full(ops.broadcastShapes(rest, x->shape, r), makeInt(0), t.dtype, r);
-    for (int64_t i = 0; i < p->shape[0]; ++i)
-      y = binaryOperator(el, BinaryOp::Add, binaryOperator(el, BinaryOp::Mul, y, x, r),
-                         subscript(el, p, makeInt(i), r), r);
+    for (int64_t i = 0; i < p->shape[0]; ++i) {
+      Obj scaled = binaryOperator(el, BinaryOp::Mul, y, x, r);
+      y = binaryOperator(el, BinaryOp::Add, scaled, subscript(el, p, makeInt(i), r), r);
+    }
     return y;
   });
   define(n, "count_nonzero", [](Elaborator &el, CallArgs &args) -> Obj {

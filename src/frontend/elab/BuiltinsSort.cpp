@@ -109,7 +109,8 @@ struct SortRun {
         o.binary(BinaryOp::Mul, o.iota({rows, runs, half}, 1, DType::I32, r), makeInt(2 * half), r);
     Obj ascending = o.compare(CompareOp::Eq, o.binary(BinaryOp::BitAnd, first, makeInt(block), r),
                               makeInt(0), r);
-    Obj swap = o.where(ascending, before(high, low), before(low, high), r);
+    Obj highFirst = before(high, low), lowFirst = before(low, high);
+    Obj swap = o.where(ascending, highFirst, lowFirst, r);
     for (size_t i = 0; i < columns.size(); ++i) {
       Obj newLow = o.where(swap, high[i], low[i], r), newHigh = o.where(swap, low[i], high[i], r);
       std::vector<Obj> pair = {o.reshape(o.toArray(newLow, r), {rows, runs, 1, half}, r),

@@ -889,9 +889,9 @@ void partitionAcrossCores(Elaborator &el, PipelineSpec &spec, const Obj &coreAxi
   int64_t base = spec.grid[*split] / *numCores, rem = spec.grid[*split] % *numCores;
   Obj early = compareOperator(el, ast::CompareOp::Lt, coreId, makeInt(rem), r);
   Obj steps = el.arrays().where(early, makeInt(base + 1), makeInt(base), r);
-  Obj offset =
-      el.arrays().where(early, binaryOperator(el, BinaryOp::Mul, coreId, steps, r),
-                        binaryOperator(el, BinaryOp::Add, mul(coreId, base), makeInt(rem), r), r);
+  Obj earlyOffset = binaryOperator(el, BinaryOp::Mul, coreId, steps, r);
+  Obj lateOffset = binaryOperator(el, BinaryOp::Add, mul(coreId, base), makeInt(rem), r);
+  Obj offset = el.arrays().where(early, earlyOffset, lateOffset, r);
   // The axis's size is now computed: it joins the computed extents, in
   // axis order.
   size_t before = 0;
