@@ -201,7 +201,8 @@ Value Emitter::isOwner(const Layout &layout) {
                     return clear(lane, laneMask);
                   if (!laneMask)
                     return clear(warp, warpMask);
-                  return arith::AndIOp::create(p, loc, clear(lane, laneMask), clear(warp, warpMask));
+                  Value laneClear = clear(lane, laneMask), warpClear = clear(warp, warpMask);
+                  return arith::AndIOp::create(p, loc, laneClear, warpClear);
                 });
 }
 
