@@ -50,13 +50,8 @@ cp "$root"/fuzz/seeds/manifest/*.json "$seeds/manifest/"
 cp "$seeds"/frontend/* "$seeds/backends/"
 cp "$root"/fuzz/seeds/launch-args/* "$seeds/launch-args/"
 
-# UBSan's reports end the run (and count as findings) like ASan's.
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-# LLVM's allocators poison their free memory in code compiled with ASan
-# (our copies of LLVM's inline functions) but not in Debian's libMLIR, so
-# memory one poisons and the other hands out reads as use-after-poison.
-# Only that manual poisoning is off; ASan's own checks all stay.
-export ASAN_OPTIONS=allow_user_poisoning=0
+# The harnesses carry the sanitizers' options (UBSan's reports end the run
+# like ASan's; LLVM's manual poisoning is off): src/support/SanitizerDefaults.cpp.
 mkdir -p "$build/findings"
 failed=0
 for h in "${harnesses[@]}"; do
