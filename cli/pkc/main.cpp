@@ -176,6 +176,15 @@ int main(int argc, char **argv) {
                         "compile every configuration and print what ptxas reports; time none "
                         "(no GPU needed)");
 
+  // An option given several times gathers a list (--target, -D, --in...),
+  // one value an occurrence: CLI11 would otherwise let `--target tpu` go on
+  // to take the file after it, and `pkc compile --target tpu k.pk -o out`
+  // would fail with "file is required".
+  for (CLI::App *command : app.get_subcommands([](CLI::App *) { return true; }))
+    for (CLI::Option *option : command->get_options())
+      if (!option->get_positional() && option->get_items_expected_max() > 1)
+        option->allow_extra_args(false);
+
   try {
     // CLI11 wants the arguments without the program name, last first.
     std::vector<std::string> reversed(arguments.rbegin(), arguments.rend() - 1);
