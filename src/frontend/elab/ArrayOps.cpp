@@ -929,6 +929,13 @@ Obj ArrayOps::where(const Obj &condition, const Obj &x, const Obj &y, SourceRang
   return wrap(select(c->value, a->value, b->value, r), shape, t.dtype, t.weak);
 }
 
+Obj ArrayOps::wrapNegativeIndex(const Obj &indices, int64_t n, SourceRange r) {
+  // One op a statement: the IR's order must not be the C++ compiler's.
+  Obj negative = compare(ast::CompareOp::Lt, indices, makeInt(0), r);
+  Obj fromEnd = binary(ast::BinaryOp::Add, indices, makeInt(n), r);
+  return where(negative, fromEnd, indices, r);
+}
+
 Obj ArrayOps::isNan(const Obj &x, SourceRange r) {
   ArrayPtr a = toArray(x, r);
   if (!isFloat(a->dtype))

@@ -102,6 +102,8 @@ public:
   Obj power(const Obj &a, const Obj &b, SourceRange r);
   Obj arctan2(const Obj &a, const Obj &b, SourceRange r);
   Obj where(const Obj &condition, const Obj &x, const Obj &y, SourceRange r);
+  /// Python's negative indices counted from the end: i + n where i < 0.
+  Obj wrapNegativeIndex(const Obj &indices, int64_t n, SourceRange r);
   Obj logical(ast::BinaryOp op, const Obj &a, const Obj &b, SourceRange r); // and/or/xor
   Obj isNan(const Obj &x, SourceRange r);
   Obj isInf(const Obj &x, SourceRange r);

@@ -653,13 +653,6 @@ Obj inRange(ArrayOps &ops, const Obj &indices, int64_t n, SourceRange r) {
   return ops.logical(BinaryOp::BitAnd, fromMinusN, belowN, r);
 }
 
-/// Negative indices counted from the end: i + n where i < 0.
-Obj wrapNegative(ArrayOps &ops, const Obj &indices, int64_t n, SourceRange r) {
-  Obj negative = ops.compare(CompareOp::Lt, indices, makeInt(0), r);
-  Obj fromEnd = ops.binary(BinaryOp::Add, indices, makeInt(n), r);
-  return ops.where(negative, fromEnd, indices, r);
-}
-
 /// `x` along `axis` at the integer positions `indices`: out has indices'
 /// shape in place of the axis. One-hot selection, exact for every value.
 /// What jnp.take gives for an index out of range ("fill" mode): NaN, the
@@ -684,7 +677,7 @@ ArrayPtr takeAlong(Elaborator &el, const ArrayPtr &x, const ArrayPtr &indicesIn,
   Obj valid;
   if (fill)
     valid = inRange(ops, indices, n, r);
-  indices = ops.toArray(wrapNegative(ops, indices, n, r), r);
+  indices = ops.toArray(ops.wrapNegativeIndex(indices, n, r), r);
   indices = ops.toArray(ops.minimum(ops.maximum(indices, makeInt(0), r), makeInt(n - 1), r), r);
   // result[pre..., idx..., post...] = x[pre..., indices[idx...], post...]
   std::vector<int64_t> pre(x->shape.begin(), x->shape.begin() + axis),
@@ -783,7 +776,7 @@ Obj takeAlongAxis(Elaborator &el, CallArgs &args) {
   ArrayPtr i32 = ops.cast(idx, DType::I32, r);
   bool clip = !isNone(a[3]) && el.toStr(a[3], a.range(3), "mode") == "clip";
   Obj valid = inRange(ops, i32, n, r);
-  i32 = ops.toArray(wrapNegative(ops, i32, n, r), r);
+  i32 = ops.toArray(ops.wrapNegativeIndex(i32, n, r), r);
   i32 = ops.toArray(ops.minimum(ops.maximum(i32, makeInt(0), r), makeInt(n - 1), r), r);
   std::vector<int64_t> idxShape = i32->shape;
   idxShape.push_back(1);
@@ -1024,7 +1017,7 @@ Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &val
         i = makeInt(*v < 0 ? *v + n : *v);
       } else { // a negative index counts from the end
         ArrayPtr iv = ops.cast(ops.toArray(e, r), DType::I32, r);
-        i = wrapNegative(ops, iv, n, r);
+        i = ops.wrapNegativeIndex(iv, n, r);
       }
       starts.push_back(i);
       sizes.push_back(1);
@@ -1130,7 +1123,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
       Obj start = ds->start;
       if (!el.staticInt(start)) {
         ArrayPtr sv = ops.cast(ops.toArray(start, r), DType::I32, r);
-        start = wrapNegative(ops, sv, n, r);
+        start = ops.wrapNegativeIndex(sv, n, r);
       }
       x = dynamicSliceAxis(el, x, clampedStart(el, start, n, ds->size, r), ds->size, axis, r);
       ++axis;
@@ -1158,7 +1151,7 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
         i = makeInt(*v < 0 ? *v + n : *v);
       } else {
         ArrayPtr iv = ops.cast(ops.toArray(e, r), DType::I32, r);
-        i = wrapNegative(ops, iv, n, r);
+        i = ops.wrapNegativeIndex(iv, n, r);
       }
       x = dynamicSliceAxis(el, x, clampedStart(el, i, n, 1, r), 1, axis, r);
       squeeze.push_back(axis);

@@ -431,10 +431,7 @@ Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &inde
     } else {
       ArrayPtr a = ops.cast(ops.toArray(e, r), DType::I32, r);
       // Negative indices count from the end, as in jnp indexing.
-      ArrayPtr wrapped = std::static_pointer_cast<ArrayObj>(
-          ops.binary(ast::BinaryOp::Add, a, makeInt(ref.shape[i]), r));
-      Obj negative = ops.compare(ast::CompareOp::Lt, a, makeInt(0), r);
-      a = std::static_pointer_cast<ArrayObj>(ops.where(negative, wrapped, a, r));
+      a = std::static_pointer_cast<ArrayObj>(ops.wrapNegativeIndex(a, ref.shape[i], r));
       std::vector<int64_t> expanded(a->shape.begin(), a->shape.end());
       expanded.insert(expanded.begin(), advancedRank - a->shape.size(), 1);
       expanded.resize(c.shape.size(), 1);
