@@ -140,8 +140,11 @@ void forEachElement(Emitter &e, Type type, F f) {
     return;
   }
   Layout layout = *layoutOf(tensor);
-  for (int64_t k = 0; k < layout.numRegisters(); ++k)
-    f(k, e.coordinates(layout, k), e.inShape(layout, tensor.getShape(), k));
+  for (int64_t k = 0; k < layout.numRegisters(); ++k) {
+    SmallVector<Value> coordinates = e.coordinates(layout, k);
+    Value inShape = e.inShape(layout, tensor.getShape(), k);
+    f(k, coordinates, inShape);
+  }
 }
 
 /// Scalar stores happen in thread 0 only (lane 0 of each warp in
@@ -488,7 +491,11 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
                           ? Value()
                           : arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, piece,
                                                   e.index(pieces)).getResult();
-      e.guarded(inRange, [&] { copyPiece(rowOf(piece), columnOf(piece), Value(), false); });
+      e.guarded(inRange, [&] {
+        Value row = rowOf(piece);
+        Value column = columnOf(piece);
+        copyPiece(row, column, Value(), false);
+      });
       return;
     }
     // When the CTA's threads span whole rows, a thread's next piece is in
@@ -786,9 +793,11 @@ LogicalResult lowerAtomicCas(Emitter &e, pk::AtomicCasOp op) {
   Value old = e.guardedValue(
       e.andOf(first, a.valid), type,
       [&]() -> Value {
-        auto exchange = LLVM::AtomicCmpXchgOp::create(
-            e.b, e.loc, a.pointer, asBits(e.values.lookup(op.getCmp())),
-            asBits(e.values.lookup(op.getValue())), kOrdering, LLVM::AtomicOrdering::acquire, kScope);
+        Value expected = asBits(e.values.lookup(op.getCmp()));
+        Value desired = asBits(e.values.lookup(op.getValue()));
+        auto exchange =
+            LLVM::AtomicCmpXchgOp::create(e.b, e.loc, a.pointer, expected, desired, kOrdering,
+                                          LLVM::AtomicOrdering::acquire, kScope);
         Value previous = LLVM::ExtractValueOp::create(e.b, e.loc, exchange, ArrayRef<int64_t>{0});
         return previous.getType() == type
                    ? previous

@@ -624,8 +624,10 @@ ArrayPtr ArrayOps::floorDivide(const ArrayPtr &a, const ArrayPtr &b, DType dtype
   auto signOf = [&](mlir::Value v) {
     return std::static_pointer_cast<ArrayObj>(sign(wrap(v, a->shape, dtype), r))->value;
   };
+  mlir::Value divisorSign = signOf(b->value);
+  mlir::Value remainderSign = signOf(mod);
   mlir::Value signsDiffer =
-      arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::UNE, signOf(b->value), signOf(mod));
+      arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::UNE, divisorSign, remainderSign);
   mlir::Value adjust = arith::AndIOp::create(bld, loc, modNonZero, signsDiffer);
   mlir::Value corrected = select(adjust, arith::SubFOp::create(bld, loc, div, one->value), div, r);
   return wrap(math::RoundOp::create(bld, loc, corrected), a->shape, dtype);
