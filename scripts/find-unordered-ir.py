@@ -8,7 +8,8 @@ orders from a GCC-built and a Clang-built pkc (CONTRIBUTING.md, Style).
 This finds candidates: calls with two or more arguments that each call a
 builder (`::create(`, `createOrFold<`) or a function of pkc's that returns
 a Value, Obj or ArrayPtr (collected from src/), other than constants.
-It is a heuristic (a helper that only reads IR is reported too); compare a
+It is a heuristic (a helper that only reads IR is reported too; a call
+that orders two constants is not); scripts/compare-builds.sh compares a
 GCC-built and a Clang-built pkc's output to see what really differs.
 
 usage: scripts/find-unordered-ir.py [FILE...]   (default: src/**/*.cpp)

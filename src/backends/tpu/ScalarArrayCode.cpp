@@ -24,6 +24,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <array>
+
 namespace pk::backends::tpu {
 
 #define GEN_PASS_DEF_PKTPUSCALARARRAYCODE
@@ -279,11 +281,21 @@ private:
     storeRef(v, e.buffer, {b.createOrFold<arith::AddIOp>(loc, linear, i32(e.offset))});
   }
 
+  /// The bounds of a loop over [0, n), built one op a statement: the IR's
+  /// order must not be the C++ compiler's.
+  std::array<Value, 3> loopBounds(int64_t n) {
+    Value lower = i32(0);
+    Value upper = i32(n);
+    Value step = i32(1);
+    return {lower, upper, step};
+  }
+
   /// Calls `body` with each i32 in [0, n), as an scf.for unless n is 1.
   void forEach(int64_t n, llvm::function_ref<void(Value)> body) {
     if (n == 1)
       return body(i32(0));
-    auto loop = scf::ForOp::create(b, loc, i32(0), i32(n), i32(1));
+    auto [lower, upper, step] = loopBounds(n);
+    auto loop = scf::ForOp::create(b, loc, lower, upper, step);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
@@ -481,9 +493,11 @@ private:
     ArrayRef<int64_t> start = slice.getStartIndices(), strides = slice.getStrides();
     compute(slice.getResult(), [&](Value, ArrayRef<Value> at) {
       SmallVector<Value> from;
-      for (size_t d = 0; d < at.size(); ++d)
-        from.push_back(b.createOrFold<arith::AddIOp>(
-            loc, i32(start[d]), b.createOrFold<arith::MulIOp>(loc, at[d], i32(strides[d]))));
+      for (size_t d = 0; d < at.size(); ++d) {
+        Value first = i32(start[d]);
+        Value stepped = b.createOrFold<arith::MulIOp>(loc, at[d], i32(strides[d]));
+        from.push_back(b.createOrFold<arith::AddIOp>(loc, first, stepped));
+      }
       return element(in, linearize(from, in.shape));
     });
   }
@@ -530,8 +544,9 @@ private:
     if (!llvm::isa<RankedTensorType>(reduce.getType())) {
       // To one scalar: a loop carrying it.
       int64_t n = elementsOf(in.shape);
+      auto [lower, upper, step] = loopBounds(n);
       auto loop = scf::ForOp::create(
-          b, loc, i32(0), i32(n), i32(1), ValueRange{identity},
+          b, loc, lower, upper, step, ValueRange{identity},
           [&](OpBuilder &body, Location, Value i, ValueRange carried) {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPoint(body.getInsertionBlock(), body.getInsertionPoint());
