@@ -6,7 +6,9 @@
 # hang (an input over 30 s) or a broken invariant stops that harness with
 # a non-zero exit; its reproducer is left in build-fuzz/findings/.
 #
-# Usage: scripts/fuzz.sh [--runs N] [HARNESS...]
+# Usage: scripts/fuzz.sh [--runs N] [--jobs J] [HARNESS...]
+#   --jobs J: J fuzzing processes side by side on one corpus (one a core),
+#   N/J executions each; their logs are build-fuzz/findings/HARNESS-logs/.
 #   HARNESS: frontend npy manifest launch-args (the default), and backends
 #   (the front end, then PTX and Mosaic MLIR: about a second an input, so
 #   give it fewer runs: scripts/fuzz.sh --runs 300 backends)
@@ -14,12 +16,15 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PK_FUZZ_BUILD_DIR:-$root/build-fuzz}
 runs=20000
+jobs=1
 harnesses=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
     --runs=*) runs=${1#--runs=}; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --jobs=*) jobs=${1#--jobs=}; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
@@ -57,18 +62,35 @@ failed=0
 for h in "${harnesses[@]}"; do
   corpus=$build/corpus/$h
   mkdir -p "$corpus"
-  echo "fuzz: pk-fuzz-$h, $runs executions"
+  echo "fuzz: pk-fuzz-$h, $runs executions in $jobs process(es)"
   # The elaborator's step budget stops endless static recursion after about
   # a second natively: ten times that under the sanitizers and coverage, so
   # an input is a hang only past 30 s.
-  if ! "$build/fuzz/pk-fuzz-$h" -runs="$runs" -timeout=30 -rss_limit_mb=4096 -max_len=65536 \
-      -artifact_prefix="$build/findings/$h-" -print_final_stats=1 "$corpus" "$seeds/$h" \
-      2> "$build/findings/$h.log"; then
+  flags=(-timeout=30 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1
+         -artifact_prefix="$build/findings/$h-")
+  if [ "$jobs" -gt 1 ]; then
+    # libFuzzer's job mode: each process writes fuzz-K.log where it starts.
+    logs=$build/findings/$h-logs
+    rm -rf "$logs" && mkdir -p "$logs"
+    status=0
+    (cd "$logs" && "$build/fuzz/pk-fuzz-$h" -jobs="$jobs" -workers="$jobs" \
+        -runs=$(( (runs + jobs - 1) / jobs )) "${flags[@]}" "$corpus" "$seeds/$h" \
+        > "$build/findings/$h.log" 2>&1) || status=$?
+    stats=("$logs"/fuzz-*.log)
+  else
+    status=0
+    stats=("$build/findings/$h.log")
+    "$build/fuzz/pk-fuzz-$h" -runs="$runs" "${flags[@]}" "$corpus" "$seeds/$h" \
+        2> "$build/findings/$h.log" || status=$?
+  fi
+  if [ $status -ne 0 ]; then
     echo "fuzz: pk-fuzz-$h FAILED; see $build/findings/$h.log" >&2
     tail -30 "$build/findings/$h.log" >&2
     failed=1
   else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/findings/$h.log" | sed 's/^/  /'
+    grep -h -E "stat::number_of_executed_units|stat::peak_rss_mb" "${stats[@]}" | sed 's/^/  /'
+    awk '/stat::number_of_executed_units/ { n += $2 } END { print "  executions in all: " n }' \
+        "${stats[@]}"
   fi
 done
 exit $failed
