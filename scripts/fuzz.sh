@@ -10,8 +10,9 @@
 #   --jobs J: J fuzzing processes side by side on one corpus (one a core),
 #   N/J executions each; their logs are build-fuzz/findings/HARNESS-logs/.
 #   HARNESS: frontend npy manifest launch-args (the default), and backends
-#   (the front end, then PTX and Mosaic MLIR: about a second an input, so
-#   give it fewer runs: scripts/fuzz.sh --runs 300 backends)
+#   (the front end, then PTX and Mosaic MLIR: up to a second for a seed
+#   that compiles, ~80 inputs a second once mutants, most of which the
+#   front end rejects, dominate; docs/fuzzing.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PK_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
     --runs=*) runs=${1#--runs=}; shift ;;
     --jobs) jobs=$2; shift 2 ;;
     --jobs=*) jobs=${1#--jobs=}; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
@@ -68,17 +69,16 @@ for h in "${harnesses[@]}"; do
   # an input is a hang only past 30 s.
   flags=(-timeout=30 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1
          -artifact_prefix="$build/findings/$h-")
+  status=0
   if [ "$jobs" -gt 1 ]; then
     # libFuzzer's job mode: each process writes fuzz-K.log where it starts.
     logs=$build/findings/$h-logs
     rm -rf "$logs" && mkdir -p "$logs"
-    status=0
     (cd "$logs" && "$build/fuzz/pk-fuzz-$h" -jobs="$jobs" -workers="$jobs" \
         -runs=$(( (runs + jobs - 1) / jobs )) "${flags[@]}" "$corpus" "$seeds/$h" \
         > "$build/findings/$h.log" 2>&1) || status=$?
     stats=("$logs"/fuzz-*.log)
   else
-    status=0
     stats=("$build/findings/$h.log")
     "$build/fuzz/pk-fuzz-$h" -runs="$runs" "${flags[@]}" "$corpus" "$seeds/$h" \
         2> "$build/findings/$h.log" || status=$?

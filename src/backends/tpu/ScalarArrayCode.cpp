@@ -24,8 +24,6 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include <array>
-
 namespace pk::backends::tpu {
 
 #define GEN_PASS_DEF_PKTPUSCALARARRAYCODE
@@ -281,20 +279,12 @@ private:
     storeRef(v, e.buffer, {b.createOrFold<arith::AddIOp>(loc, linear, i32(e.offset))});
   }
 
-  /// The bounds of a loop over [0, n), built one op a statement: the IR's
-  /// order must not be the C++ compiler's.
-  std::array<Value, 3> loopBounds(int64_t n) {
-    Value lower = i32(0);
-    Value upper = i32(n);
-    Value step = i32(1);
-    return {lower, upper, step};
-  }
-
   /// Calls `body` with each i32 in [0, n), as an scf.for unless n is 1.
   void forEach(int64_t n, llvm::function_ref<void(Value)> body) {
     if (n == 1)
       return body(i32(0));
-    auto [lower, upper, step] = loopBounds(n);
+    // Declarators are built in order; a call's arguments are not.
+    Value lower = i32(0), upper = i32(n), step = i32(1);
     auto loop = scf::ForOp::create(b, loc, lower, upper, step);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -544,7 +534,7 @@ private:
     if (!llvm::isa<RankedTensorType>(reduce.getType())) {
       // To one scalar: a loop carrying it.
       int64_t n = elementsOf(in.shape);
-      auto [lower, upper, step] = loopBounds(n);
+      Value lower = i32(0), upper = i32(n), step = i32(1);
       auto loop = scf::ForOp::create(
           b, loc, lower, upper, step, ValueRange{identity},
           [&](OpBuilder &body, Location, Value i, ValueRange carried) {
