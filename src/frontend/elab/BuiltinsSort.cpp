@@ -4,7 +4,9 @@
 // pkc's structural ops (reshape, slice, concatenate) and selects, so that
 // every backend runs them with no op of their own: a bitonic network over
 // the axis padded to a power of two, log2(n) (log2(n) + 1) / 2
-// compare-and-swap stages of the whole block each.
+// compare-and-swap stages of the whole block each. Each stage compares
+// once: the order is strict (indices differ), so "low before high" is the
+// negation of "high before low".
 //
 // The order is lax.sort's: keys compare lexicographically, floats in a
 // total order where -0 equals 0 and every NaN is larger than +inf; ties
@@ -12,7 +14,9 @@
 // key), which makes every sort stable, as jnp.sort's default is. Padding
 // sorts after everything. Descending sorts (top_k, argsort's descending)
 // reverse the keys' order but not the indices', as JAX's stable
-// descending argsort does.
+// descending argsort does. Padding's keys are the last value of the order
+// (NaN, the largest integer; the smallest for a descending sort) and its
+// indices the largest: it sorts after every element with no test of its own.
 //
 // Built on it: jnp.searchsorted (counts in the same order) and the order
 // statistics jnp.quantile / percentile / median for a static q.
@@ -23,7 +27,12 @@
 #include "frontend/elab/Promotion.h"
 #include "frontend/elab/Tree.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include "llvm/ADT/APInt.h"
+
 #include <cmath>
+#include <limits>
 
 namespace pk::elab {
 
@@ -49,13 +58,37 @@ Obj keyLess(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) 
   return ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r);
 }
 
-/// `x == y` in the same order: -0 == 0, and NaNs are equal.
-Obj keyEqual(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) {
+/// `x < y` and `x == y` in that order (-0 == 0, NaNs are equal), testing
+/// each side for NaN once.
+std::pair<Obj, Obj> keyLessEqual(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y,
+                                 SourceRange r) {
   if (!isFloat(x->dtype))
-    return ops.compare(CompareOp::Eq, x, y, r);
+    return {ops.compare(CompareOp::Lt, x, y, r), ops.compare(CompareOp::Eq, x, y, r)};
   Obj xNan = ops.isNan(x, r), yNan = ops.isNan(y, r);
+  Obj nanAbove = ops.logical(BinaryOp::BitAnd, ops.logicalNot(xNan, r), yNan, r);
   Obj bothNan = ops.logical(BinaryOp::BitAnd, xNan, yNan, r);
-  return ops.logical(BinaryOp::BitOr, bothNan, ops.compare(CompareOp::Eq, x, y, r), r);
+  return {ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r),
+          ops.logical(BinaryOp::BitOr, bothNan, ops.compare(CompareOp::Eq, x, y, r), r)};
+}
+
+/// A block of the value that sorts after every element of `dtype`: NaN or
+/// the largest integer, or for a descending sort -inf or the smallest.
+ArrayPtr sortsLast(Elaborator &el, DType dtype, bool descending, const std::vector<int64_t> &shape,
+                   SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  if (isFloat(dtype))
+    return ops.constant(descending ? -std::numeric_limits<double>::infinity()
+                                   : std::numeric_limits<double>::quiet_NaN(),
+                        dtype, shape, r);
+  unsigned bits = bitWidth(dtype);
+  llvm::APInt last =
+      isUnsigned(dtype) ? (descending ? llvm::APInt::getZero(bits) : llvm::APInt::getMaxValue(bits))
+                        : (descending ? llvm::APInt::getSignedMinValue(bits)
+                                      : llvm::APInt::getSignedMaxValue(bits));
+  mlir::OpBuilder &b = el.builder();
+  auto type = llvm::cast<mlir::ShapedType>(ops.valueType(shape, dtype));
+  auto attr = mlir::DenseElementsAttr::get(type, b.getIntegerAttr(type.getElementType(), last));
+  return ops.wrap(mlir::arith::ConstantOp::create(b, el.loc(r), type, attr), shape, dtype);
 }
 
 struct SortRun {
@@ -63,30 +96,21 @@ struct SortRun {
   SourceRange r;
   size_t numKeys;
   bool descending;
-  int64_t length; ///< elements along the sorted axis before padding
 
   ArrayOps &ops() { return el.arrays(); }
 
   /// Whether element x sorts before element y: `x` and `y` hold the
   /// operands then the index, as columns of one compare-and-swap.
-  ArrayPtr before(const std::vector<ArrayPtr> &x, const std::vector<ArrayPtr> &y) {
+  Obj before(const std::vector<ArrayPtr> &x, const std::vector<ArrayPtr> &y) {
     ArrayOps &o = ops();
-    const ArrayPtr &ix = x.back(), &iy = y.back();
     // Keys from the last to the first: less, or equal and the rest less.
-    Obj less = o.compare(CompareOp::Lt, ix, iy, r);
+    Obj less = o.compare(CompareOp::Lt, x.back(), y.back(), r);
     for (size_t k = numKeys; k-- > 0;) {
-      Obj strict = descending ? keyLess(o, y[k], x[k], r) : keyLess(o, x[k], y[k], r);
-      less = o.logical(BinaryOp::BitOr, strict,
-                       o.logical(BinaryOp::BitAnd, keyEqual(o, x[k], y[k], r), less, r), r);
+      auto [strict, equal] =
+          descending ? keyLessEqual(o, y[k], x[k], r) : keyLessEqual(o, x[k], y[k], r);
+      less = o.logical(BinaryOp::BitOr, strict, o.logical(BinaryOp::BitAnd, equal, less, r), r);
     }
-    // Padding (index >= length) after every element; among itself, by index.
-    Obj padX = o.compare(CompareOp::Ge, ix, makeInt(length), r);
-    Obj padY = o.compare(CompareOp::Ge, iy, makeInt(length), r);
-    Obj realBeforePad = o.logical(BinaryOp::BitAnd, o.logicalNot(padX, r), padY, r);
-    Obj sameKind = o.logicalNot(o.logical(BinaryOp::BitXor, padX, padY, r), r);
-    return o.toArray(o.logical(BinaryOp::BitOr, realBeforePad,
-                               o.logical(BinaryOp::BitAnd, sameKind, less, r), r),
-                     r);
+    return less;
   }
 
   /// One stage of the network on [rows, width] columns: elements i and
@@ -107,10 +131,11 @@ struct SortRun {
     // i = run * 2 * half + (0 or half) + offset, and block >= 2 * half.
     Obj first =
         o.binary(BinaryOp::Mul, o.iota({rows, runs, half}, 1, DType::I32, r), makeInt(2 * half), r);
-    Obj ascending = o.compare(CompareOp::Eq, o.binary(BinaryOp::BitAnd, first, makeInt(block), r),
-                              makeInt(0), r);
-    Obj highFirst = before(high, low), lowFirst = before(low, high);
-    Obj swap = o.where(ascending, highFirst, lowFirst, r);
+    Obj descendingRun = o.compare(
+        CompareOp::Ne, o.binary(BinaryOp::BitAnd, first, makeInt(block), r), makeInt(0), r);
+    // An ascending run swaps when high sorts first, a descending one when
+    // low does: when it does not.
+    Obj swap = o.logical(BinaryOp::BitXor, before(high, low), descendingRun, r);
     for (size_t i = 0; i < columns.size(); ++i) {
       Obj newLow = o.where(swap, high[i], low[i], r), newHigh = o.where(swap, low[i], high[i], r);
       std::vector<Obj> pair = {o.reshape(o.toArray(newLow, r), {rows, runs, 1, half}, r),
@@ -150,15 +175,18 @@ std::vector<ArrayPtr> sortAlong(Elaborator &el, std::vector<ArrayPtr> operands, 
   columns.push_back(ops.iota({rows, n}, 1, DType::I32, r));
   if (width > n)
     for (size_t i = 0; i < columns.size(); ++i) {
-      ArrayPtr fill =
-          i + 1 == columns.size()
-              ? ops.toArray(ops.binary(BinaryOp::Add, ops.iota({rows, width - n}, 1, DType::I32, r),
-                                       makeInt(n), r),
-                            r)
-              : ops.constantInt(0, columns[i]->dtype, {rows, width - n}, r);
+      std::vector<int64_t> padding = {rows, width - n};
+      ArrayPtr fill;
+      if (i + 1 == columns.size())
+        fill = ops.toArray(
+            ops.binary(BinaryOp::Add, ops.iota(padding, 1, DType::I32, r), makeInt(n), r), r);
+      else if (i < numKeys)
+        fill = sortsLast(el, columns[i]->dtype, descending, padding, r);
+      else
+        fill = ops.constantInt(0, columns[i]->dtype, padding, r);
       columns[i] = ops.toArray(ops.concatenate({columns[i], fill}, 1, r), r);
     }
-  SortRun run{el, r, numKeys, descending, n};
+  SortRun run{el, r, numKeys, descending};
   for (int64_t block = 2; block <= width; block *= 2)
     for (int64_t half = block / 2; half >= 1; half /= 2) {
       el.spendFuel(r);
