@@ -41,6 +41,7 @@ struct CompileOptions {
   std::vector<std::string> depTargets; ///< -MT
   std::vector<std::string> exports;    ///< --export: compile only these (default: all)
   std::string tuned; ///< --tuned: a tuning record whose chosen constants each export takes
+  bool timeReport = false; ///< --time-report: each step's wall time, on stderr
 };
 
 struct RunOptions {

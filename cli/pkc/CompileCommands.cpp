@@ -166,8 +166,14 @@ bool keepExports(Session &session, mlir::ModuleOp module, const std::vector<std:
 
 int runCompile(const CommonOptions &common, const CompileOptions &compile,
                const DiagnosticOptions &diagnostics) {
+  // Prints its report on stderr when it goes out of scope, after the
+  // session's timers have stopped.
+  mlir::DefaultTimingManager timing;
+  timing.setEnabled(compile.timeReport);
   Session session(llvm::errs());
   configure(session, common, diagnostics);
+  if (compile.timeReport)
+    session.setTiming(timing.getRootScope());
   bool deps = compile.writeDeps || !compile.depFile.empty() || !compile.depTargets.empty();
   if (!compile.writeDeps && deps) {
     session.diagnostics().error(SourceRange(), "-MF and -MT take effect with -MD");

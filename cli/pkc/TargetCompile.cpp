@@ -129,7 +129,11 @@ int compileForTargets(Session &session, mlir::ModuleOp module, const CommonOptio
     options.target = target;
     options.emit = artifacts ? "" : compile.emit;
     options.dumpDir = compile.dumpDir;
+    mlir::TimingScope timing = session.timing().nest(target.str());
+    if (timing)
+      options.timing = &timing;
     std::optional<backends::BackendOutput> output = backends::compile(module, options);
+    timing.stop();
     if (!output)
       return 1;
     if (!artifacts) {

@@ -123,6 +123,9 @@ int main(int argc, char **argv) {
   compileCommand->add_option("--dump-dir", compile.dumpDir,
                              "write the IR after every backend stage (and tool logs) here");
   compileCommand->add_flag("--debug-info", compile.debugInfo, "print source locations in the IR");
+  compileCommand->add_flag("--time-report", compile.timeReport,
+                           "print the wall time of each step (parse, elaborate, each backend "
+                           "stage and its MLIR passes, LLVM, ptxas) on stderr");
   compileCommand->add_option("--header", compile.header,
                              "with --target: also write the typed C++ launch header here");
   compileCommand->add_flag("--embed", compile.embed,

@@ -13,6 +13,7 @@
 #include "backends/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +30,16 @@ struct BackendOptions {
   std::string emit;
   /// When set, the IR after every stage (and tool logs) is written here.
   std::string dumpDir;
+  /// When set (pkc compile --time-report), each stage's wall time, and
+  /// each MLIR pass's within it, is recorded under this scope.
+  mlir::TimingScope *timing = nullptr;
 };
+
+/// A timer for one stage of a backend, nested under `options.timing`; it
+/// records nothing when no report was asked for.
+inline mlir::TimingScope timeStage(const BackendOptions &options, llvm::StringRef name) {
+  return options.timing ? options.timing->nest(name) : mlir::TimingScope();
+}
 
 struct BackendOutput {
   std::string artifact;  ///< the bytes of the file a runtime loads

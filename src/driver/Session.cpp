@@ -124,6 +124,9 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::finishElaboration(mlir::OwningOpRef<m
     return ir;
   mlir::PassManager pm(mlirContext.get());
   pm.addPass(createPkFuseArrayCode());
+  mlir::TimingScope timing = timingRoot.nest("front-end passes");
+  if (timing)
+    pm.enableTiming(timing);
   if (mlir::failed(pm.run(*ir))) {
     engine.error(SourceRange(), "internal error: pk-fuse-array-code failed");
     return nullptr;
@@ -157,7 +160,9 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
   importPaths.push_back(std::make_unique<ImportPath>(
       std::move(directories), [this](const std::string &file) { return load(file); }, engine));
   ImportPath &importPath = *importPaths.back();
+  mlir::TimingScope parsing = timingRoot.nest("parse");
   ImportLoader::Result main = importPath.parseFile(path);
+  parsing.stop();
   if (!main.module)
     return nullptr;
   ElaborationOptions withImports = options;
@@ -167,7 +172,10 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
   if (withImports.deviceKind.empty())
     withImports.deviceKind = deviceKind;
   withImports.tpuTiles |= tpuTiles;
-  return finishElaboration(elaborate(*main.module, withImports, engine, *mlirContext));
+  mlir::TimingScope elaborating = timingRoot.nest("elaborate (imports parsed here)");
+  mlir::OwningOpRef<mlir::ModuleOp> ir = elaborate(*main.module, withImports, engine, *mlirContext);
+  elaborating.stop();
+  return finishElaboration(std::move(ir));
 }
 
 } // namespace pk

@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/Timing.h"
 
 #include <memory>
 #include <string>
@@ -57,6 +58,10 @@ public:
   /// blocks (ElaborationOptions::tpuTiles).
   void setTpuTiles(bool on) { tpuTiles = on; }
   const std::vector<std::string> &exportSelection() const { return selectedExports; }
+  /// The front end's steps are timed under `scope` from now on (pkc
+  /// compile --time-report); the backends nest theirs under timing().
+  void setTiming(mlir::TimingScope scope) { timingRoot = std::move(scope); }
+  mlir::TimingScope &timing() { return timingRoot; }
   /// Every file read from disk so far, in the order first read: the
   /// inputs of a dependency file.
   const std::vector<std::string> &filesRead() const { return readPaths; }
@@ -91,6 +96,7 @@ private:
   std::vector<std::string> selectedExports;
   std::vector<std::unique_ptr<ImportPath>> importPaths; ///< own the modules' ASTs
   std::vector<std::string> readPaths;
+  mlir::TimingScope timingRoot; ///< records nothing unless setTiming gave it a timer
 };
 
 } // namespace pk

@@ -96,10 +96,13 @@ bool hasWgmma(const Target &target) {
   return target.computeCapability() == 90 && target.archSpecific();
 }
 
-LogicalResult runStage(ModuleOp module, Dumper &dump, const std::string &name,
-                       llvm::function_ref<void(PassManager &)> populate) {
+LogicalResult runStage(ModuleOp module, const BackendOptions &options, Dumper &dump,
+                       const std::string &name, llvm::function_ref<void(PassManager &)> populate) {
   PassManager pm(module.getContext());
   populate(pm);
+  TimingScope timing = timeStage(options, name);
+  if (options.timing)
+    pm.enableTiming(timing);
   if (failed(pm.run(module)))
     return failure();
   dump.ir(name + ".mlir", module);
@@ -141,20 +144,21 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   // Pipelines become copies and loops first: the host program's tensor
   // maps come from those copies.
   OwningOpRef<ModuleOp> module = pkModule.clone();
+  TimingScope planning = timeStage(options, "host programs: pipelines, launch plans");
   if (failed(gpu::expandPipelines(*module)))
     return std::nullopt;
   gpu::materializeGlobalSemaphores(*module);
   std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(*module, gpu::kDefaultNumWarps);
   std::vector<CudaProgram> programs = gpu::buildHostPrograms(*module, plans);
+  planning.stop();
 
-  if (failed(
-          runStage(*module, dump, "01-outlined",
-                   [&](PassManager &pm) {
-                     gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps, hasWgmma(target));
-                   })) ||
-      failed(runStage(*module, dump, "02-layouts",
+  if (failed(runStage(*module, options, dump, "01-outlined",
+                      [&](PassManager &pm) {
+                        gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps, hasWgmma(target));
+                      })) ||
+      failed(runStage(*module, options, dump, "02-layouts",
                       [&](PassManager &pm) { gpu::buildLayoutStage(pm); })) ||
-      failed(runStage(*module, dump, "03-gpu",
+      failed(runStage(*module, options, dump, "03-gpu",
                       [&](PassManager &pm) { gpu::buildDistributeStage(pm); })))
     return std::nullopt;
 
@@ -200,7 +204,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
         ArrayAttr::get(ctx, {NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
                                                        target.arch, target.ptxFeatures())}));
   });
-  if (failed(runStage(*module, dump, "04-nvvm", [&](PassManager &pm) {
+  if (failed(runStage(*module, options, dump, "04-nvvm", [&](PassManager &pm) {
         if (perKernel)
           pm.addPass(gpu::createPkGpuSplitKernelModules());
         gpu::buildNvvmStage(pm);
@@ -240,7 +244,9 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
       return std::nullopt;
     }
   }
+  TimingScope codegen = timeStage(options, "PTX: LLVM with libdevice, -O3, NVPTX");
   FailureOr<std::vector<std::string>> made = gpu::kernelsToPtx(*module, toolkit);
+  codegen.stop();
   if (failed(made))
     return std::nullopt;
   std::vector<std::string> ptx = std::move(*made);
@@ -256,7 +262,9 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
     return output;
   }
 
+  TimingScope assembling = timeStage(options, "ptxas");
   gpu::PtxasResult assembled = gpu::runPtxas(toolkit, ptx, target.arch);
+  assembling.stop();
   dump.text("ptxas.log", assembled.command + "\n" + assembled.log);
   if (!assembled.error.empty()) {
     emitError(UnknownLoc::get(ctx)) // about the toolkit, not a line

@@ -82,24 +82,36 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
   OwningOpRef<ModuleOp> tpuModule = module.clone();
   PassManager scalar(ctx);
   scalar.addPass(createPkTpuScalarArrayCode());
+  TimingScope scalarTiming = timeStage(options, "1-scalar-array-code");
+  if (options.timing)
+    scalar.enableTiming(scalarTiming);
   if (failed(scalar.run(*tpuModule)))
     return std::nullopt;
   dump(options, "1-scalar-array-code.mlir", *tpuModule);
+  scalarTiming.stop();
   // 2. The rules.
+  TimingScope checking = timeStage(options, "rules and kernel plans");
   if (!checkModule(*tpuModule))
     return std::nullopt;
   // 3. The plans (the manifest is written from them).
   std::vector<KernelPlan> plans = planKernels(*tpuModule);
+  checking.stop();
   // 4. Lowering, on a copy.
   OwningOpRef<ModuleOp> mosaic = tpuModule->clone();
   PassManager pm(ctx);
   pm.addPass(createPkTpuLowerToMosaic());
+  TimingScope lowering = timeStage(options, "2-mosaic");
+  if (options.timing)
+    pm.enableTiming(lowering);
   if (failed(pm.run(*mosaic)))
     return std::nullopt;
+  lowering.stop();
   dump(options, "2-mosaic.mlir", *mosaic);
   // 5. Verification (a failure here is a pkc bug, reported at the op).
+  TimingScope verifying = timeStage(options, "verification");
   if (failed(verify(*mosaic)))
     return std::nullopt;
+  verifying.stop();
 
   BackendOutput out;
   out.artifact = print(*mosaic);
