@@ -162,6 +162,20 @@ def PkGpuCanonicalizeBlocks : Pass<"pk-gpu-canonicalize-blocks"> {
   }];
 }
 
+def PkGpuLowerControlFlow : Pass<"pk-gpu-lower-control-flow"> {
+  let summary = "Lowers SCF ops to branches, in time linear in the code";
+  let description = [{
+    SCFToControlFlow's patterns, applied once per op with a plain
+    rewriter: parents before the ops inside them, and within a block the
+    last op first, so that the block splits that lowering an `scf.if` or
+    a loop makes move each op a bounded number of times. The dialect
+    conversion driver lowers a block's ifs top to bottom and records every
+    op each split moves: quadratic in per-thread code with thousands of
+    guarded loads in one block.
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+}
+
 def PkGpuMergeBarriers : Pass<"pk-gpu-merge-barriers", "::mlir::ModuleOp"> {
   let summary = "Erases a CTA barrier that the next one makes redundant";
   let description = [{

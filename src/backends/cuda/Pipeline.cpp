@@ -13,7 +13,6 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -52,7 +51,7 @@ void buildDistributeStage(OpPassManager &pm) {
 
 void buildNvvmStage(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<::mlir::gpu::GPUModuleOp>();
-  kernels.nestAny().addPass(createSCFToControlFlowPass());
+  kernels.nestAny().addPass(createPkGpuLowerControlFlow());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
