@@ -45,11 +45,17 @@ public:
         exportOp(call->getParentOfType<pk::ExportOp>()) {}
 
   ::mlir::gpu::GPUFuncOp build();
+  /// Whether a size expression could not be expanded (MLIR's expander has
+  /// reported why at the call).
+  bool failed() const { return expansionFailed; }
 
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value expand(AffineExpr e, ValueRange dims) {
-    return affine::expandAffineExpr(b, loc, e, dims, symbols);
+    if (Value v = affine::expandAffineExpr(b, loc, e, dims, symbols))
+      return v;
+    expansionFailed = true;
+    return index(0);
   }
   /// Program ids (index) for the parallel axes from the CUDA block index.
   void parallelProgramIds();
@@ -78,6 +84,7 @@ private:
   SmallVector<Value> gridSizes; ///< index, per grid axis
   SmallVector<Value> programIds; ///< index, per grid axis
   int64_t sharedEnd = 0;         ///< bytes of shared memory allocated so far
+  bool expansionFailed = false;
 };
 
 } // namespace
@@ -429,8 +436,11 @@ struct OutlinePass : impl::PkGpuOutlineBase<OutlinePass> {
       exportOp.walk([&](Operation *op) {
         b.setInsertionPointToEnd(kernels.getBody());
         if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op)) {
-          if (!isBufferView(call))
-            KernelBuilder(b, call, plans.at(op)).build();
+          if (!isBufferView(call)) {
+            KernelBuilder kernel(b, call, plans.at(op));
+            kernel.build();
+            failed |= kernel.failed();
+          }
         }
         else if (auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op))
           failed |= !outlineMeshKernel(b, mesh, plans.at(op));

@@ -32,8 +32,11 @@ Obj cdiv(Elaborator &el, CallArgs &args) {
                                : llvm::cast<SymIntObj>(*x).expr;
       mlir::AffineExpr ey = sy ? mlir::getAffineConstantExpr(*sy, &el.context())
                                : llvm::cast<SymIntObj>(*y).expr;
-      if ((sy && *sy > 0) || ey.isSymbolicOrConstant())
-        return makeSymbolic(ex.ceilDiv(ey));
+      // Affine division needs a positive divisor: ceil(a / -c) is
+      // -floor(a / c). (A symbolic size is never negative.)
+      if (sy && *sy < 0)
+        return makeSymbolic(-ex.floorDiv(-*sy));
+      return makeSymbolic(ex.ceilDiv(ey));
     }
   }
   el.requireKernel(args.range, "pl.cdiv of kernel values");
