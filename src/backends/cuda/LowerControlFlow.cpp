@@ -60,8 +60,14 @@ struct LowerControlFlowPass : impl::PkGpuLowerControlFlowBase<LowerControlFlowPa
     for (int round = 0; round < kMaxRounds; ++round) {
       SmallVector<Operation *> ops;
       getOperation()->walk<WalkOrder::PreOrder, ReverseIterator>([&](Operation *op) {
-        if (isStructured(op))
-          ops.push_back(op);
+        if (!isStructured(op))
+          return WalkResult::advance();
+        ops.push_back(op);
+        // Their lowering rebuilds the body as new loops: what is inside
+        // waits for the next round.
+        if (llvm::isa<scf::ParallelOp, scf::ForallOp>(op))
+          return WalkResult::skip();
+        return WalkResult::advance();
       });
       if (ops.empty())
         return;

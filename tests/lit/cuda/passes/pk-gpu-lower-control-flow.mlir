@@ -1,7 +1,8 @@
 // RUN: %pk-opt --pass-pipeline='builtin.module(gpu.module(gpu.func(pk-gpu-lower-control-flow)))' %s | FileCheck %s
 // SCF becomes branches, as SCFToControlFlow makes them: two guarded loads
-// in one block, an scf.for whose body holds an scf.if with a result, and
-// an scf.if nested in another's branch. Nothing structured is left.
+// in one block, an scf.for whose body holds an scf.if with a result, a
+// while loop, an scf.parallel (lowered to loops, then those), and an
+// scf.if nested in another's branch. Nothing structured is left.
 
 module attributes {gpu.container_module} {
   gpu.module @pk_kernels {
@@ -65,6 +66,53 @@ module attributes {gpu.container_module} {
         scf.yield %next : f32
       }
       llvm.store %r, %out : f32, !llvm.ptr<1>
+      gpu.return
+    }
+
+    // lax.while_loop's form: the condition region branches to the body or
+    // out, the body back to the condition.
+    // CHECK-LABEL: gpu.func @while_loop
+    // CHECK-NOT: scf.
+    // CHECK: cf.br ^[[BEFORE:.*]](%arg0 : i32)
+    // CHECK: ^[[BEFORE]](%[[X:.*]]: i32):
+    // CHECK: %[[GO:.*]] = arith.cmpi slt, %[[X]], %arg1
+    // CHECK: cf.cond_br %[[GO]], ^[[AFTER:.*]](%[[X]] : i32), ^[[EXIT:.*]]
+    // CHECK: ^[[AFTER]](%[[Y:.*]]: i32):
+    // CHECK: %[[NEXT:.*]] = arith.addi %[[Y]], %arg0
+    // CHECK: cf.br ^[[BEFORE]](%[[NEXT]] : i32)
+    // CHECK: ^[[EXIT]]:
+    // CHECK: llvm.store %[[X]], %arg2
+    gpu.func @while_loop(%step: i32, %limit: i32, %out: !llvm.ptr<1>) kernel {
+      %r = scf.while (%x = %step) : (i32) -> i32 {
+        %go = arith.cmpi slt, %x, %limit : i32
+        scf.condition(%go) %x : i32
+      } do {
+      ^bb0(%y: i32):
+        %next = arith.addi %y, %step : i32
+        scf.yield %next : i32
+      }
+      llvm.store %r, %out : i32, !llvm.ptr<1>
+      gpu.return
+    }
+
+    // scf.parallel becomes scf.for loops first; they and the if inside
+    // are lowered in the rounds after.
+    // CHECK-LABEL: gpu.func @parallel
+    // CHECK-NOT: scf.
+    // CHECK: cf.cond_br
+    // CHECK: cf.cond_br
+    // CHECK: cf.cond_br %arg1
+    // CHECK: llvm.store %arg3, %arg2
+    // CHECK: gpu.return
+    gpu.func @parallel(%n: index, %c: i1, %out: !llvm.ptr<1>, %v: f32) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      scf.parallel (%i, %j) = (%c0, %c0) to (%n, %n) step (%c1, %c1) {
+        scf.if %c {
+          llvm.store %v, %out : f32, !llvm.ptr<1>
+        }
+        scf.reduce
+      }
       gpu.return
     }
 
