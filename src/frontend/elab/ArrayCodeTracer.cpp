@@ -115,8 +115,14 @@ private:
           arrays.push_back(g);
         indexOf[g] = it->second;
       });
-    for (const GlobalArrayObj *g : arrays)
+    for (const GlobalArrayObj *g : arrays) {
       batched |= !g->batch.empty();
+      // The generated kernel would read blocks of no elements.
+      for (size_t d = 0; d < g->shape.size(); ++d)
+        if (g->shape[d].isStatic() && g->shape[d].value == 0)
+          el.fail(r, what + " on '" + g->name + "', whose axis " + std::to_string(d) +
+                         " has size 0 (zero-size arrays are not supported)");
+    }
     // Symbolic dimensions: one program per index, traced at size 1.
     for (const GlobalArrayObj *g : arrays) {
       ParallelAxes::Tags t(g->shape.size(), ParallelAxes::kNone);
