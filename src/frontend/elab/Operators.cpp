@@ -7,6 +7,7 @@
 #include "frontend/elab/Formatting.h"
 
 #include <cmath>
+#include <limits>
 
 namespace pk::elab {
 
@@ -112,9 +113,14 @@ Obj staticIntOp(Elaborator &el, BinaryOp op, int64_t a, int64_t b, SourceRange r
   case BinaryOp::LShift:
     if (b < 0)
       el.fail(r, "negative shift count");
-    if (b >= 63 || (a != 0 && (a << b) >> b != a))
+    if (a == 0)
+      return makeInt(0);
+    // In range exactly when a is within the int64 range shifted right by
+    // b (tested before shifting: an overflowing shift is undefined).
+    if (b >= 63 || a > (std::numeric_limits<int64_t>::max() >> b) ||
+        a < (std::numeric_limits<int64_t>::min() >> b))
       overflow();
-    return makeInt(a << b);
+    return makeInt(static_cast<int64_t>(static_cast<uint64_t>(a) << b));
   case BinaryOp::RShift:
     if (b < 0)
       el.fail(r, "negative shift count");
