@@ -38,11 +38,6 @@ bool isStructured(Operation *op) {
   return llvm::isa<scf::SCFDialect>(op->getDialect()) && !op->hasTrait<OpTrait::IsTerminator>();
 }
 
-/// A rewriter that changes the IR directly: no rollback, nothing recorded.
-struct DirectRewriter : PatternRewriter {
-  using PatternRewriter::PatternRewriter;
-};
-
 struct LowerControlFlowPass : impl::PkGpuLowerControlFlowBase<LowerControlFlowPass> {
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet owned(context);
@@ -54,7 +49,8 @@ struct LowerControlFlowPass : impl::PkGpuLowerControlFlowBase<LowerControlFlowPa
   void runOnOperation() override {
     PatternApplicator applicator(patterns);
     applicator.applyDefaultCostModel();
-    DirectRewriter rewriter(&getContext());
+    // A plain rewriter changes the IR directly: no rollback, nothing recorded.
+    PatternRewriter rewriter(&getContext());
     // A pattern may make structured ops of its own (scf.parallel becomes
     // scf.for): rounds until none is left.
     for (int round = 0; round < kMaxRounds; ++round) {

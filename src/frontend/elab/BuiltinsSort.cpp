@@ -27,9 +27,9 @@
 #include "frontend/elab/Promotion.h"
 #include "frontend/elab/Tree.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "ir/Reductions.h"
 
-#include "llvm/ADT/APInt.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <cmath>
 #include <limits>
@@ -48,14 +48,20 @@ int64_t elementCount(const std::vector<int64_t> &shape) {
   return n;
 }
 
+/// Float `x < y` in lax.sort's total order, given where x and y are NaN:
+/// a NaN is above everything but a NaN; `<` is false whenever one is NaN.
+Obj floatKeyLess(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, const Obj &xNan,
+                 const Obj &yNan, SourceRange r) {
+  Obj nanAbove = ops.logical(BinaryOp::BitAnd, ops.logicalNot(xNan, r), yNan, r);
+  return ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r);
+}
+
 /// `x < y` in lax.sort's total order (for a bool, false < true).
 Obj keyLess(ArrayOps &ops, const ArrayPtr &x, const ArrayPtr &y, SourceRange r) {
   if (!isFloat(x->dtype))
     return ops.compare(CompareOp::Lt, x, y, r);
-  // A NaN is above everything but a NaN; `<` is false whenever one is NaN.
-  Obj xNumber = ops.logicalNot(ops.isNan(x, r), r);
-  Obj nanAbove = ops.logical(BinaryOp::BitAnd, xNumber, ops.isNan(y, r), r);
-  return ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r);
+  Obj xNan = ops.isNan(x, r), yNan = ops.isNan(y, r);
+  return floatKeyLess(ops, x, y, xNan, yNan, r);
 }
 
 /// `x < y` and `x == y` in that order (-0 == 0, NaNs are equal), testing
@@ -65,30 +71,27 @@ std::pair<Obj, Obj> keyLessEqual(ArrayOps &ops, const ArrayPtr &x, const ArrayPt
   if (!isFloat(x->dtype))
     return {ops.compare(CompareOp::Lt, x, y, r), ops.compare(CompareOp::Eq, x, y, r)};
   Obj xNan = ops.isNan(x, r), yNan = ops.isNan(y, r);
-  Obj nanAbove = ops.logical(BinaryOp::BitAnd, ops.logicalNot(xNan, r), yNan, r);
   Obj bothNan = ops.logical(BinaryOp::BitAnd, xNan, yNan, r);
-  return {ops.logical(BinaryOp::BitOr, nanAbove, ops.compare(CompareOp::Lt, x, y, r), r),
+  return {floatKeyLess(ops, x, y, xNan, yNan, r),
           ops.logical(BinaryOp::BitOr, bothNan, ops.compare(CompareOp::Eq, x, y, r), r)};
 }
 
 /// A block of the value that sorts after every element of `dtype`: NaN or
-/// the largest integer, or for a descending sort -inf or the smallest.
+/// the largest integer (a min reduction's identity), or for a descending
+/// sort -inf or the smallest integer (a max reduction's).
 ArrayPtr sortsLast(Elaborator &el, DType dtype, bool descending, const std::vector<int64_t> &shape,
                    SourceRange r) {
   ArrayOps &ops = el.arrays();
-  if (isFloat(dtype))
-    return ops.constant(descending ? -std::numeric_limits<double>::infinity()
-                                   : std::numeric_limits<double>::quiet_NaN(),
-                        dtype, shape, r);
-  unsigned bits = bitWidth(dtype);
-  llvm::APInt last =
-      isUnsigned(dtype) ? (descending ? llvm::APInt::getZero(bits) : llvm::APInt::getMaxValue(bits))
-                        : (descending ? llvm::APInt::getSignedMinValue(bits)
-                                      : llvm::APInt::getSignedMaxValue(bits));
-  mlir::OpBuilder &b = el.builder();
+  if (isFloat(dtype) && !descending)
+    return ops.constant(std::numeric_limits<double>::quiet_NaN(), dtype, shape, r);
+  ReductionKind kind = isFloat(dtype) ? ReductionKind::MaxF
+                       : isUnsigned(dtype)
+                           ? (descending ? ReductionKind::MaxUI : ReductionKind::MinUI)
+                           : (descending ? ReductionKind::MaxSI : ReductionKind::MinSI);
   auto type = llvm::cast<mlir::ShapedType>(ops.valueType(shape, dtype));
-  auto attr = mlir::DenseElementsAttr::get(type, b.getIntegerAttr(type.getElementType(), last));
-  return ops.wrap(mlir::arith::ConstantOp::create(b, el.loc(r), type, attr), shape, dtype);
+  auto attr = mlir::DenseElementsAttr::get(type, reductionIdentity(kind, type.getElementType()));
+  return ops.wrap(mlir::arith::ConstantOp::create(el.builder(), el.loc(r), type, attr), shape,
+                  dtype);
 }
 
 struct SortRun {
