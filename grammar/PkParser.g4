@@ -189,7 +189,7 @@ trailer
 atom
   : LPAREN (expressionList comprehensionFor?)? RPAREN            # parenAtom
   | LBRACK (expressionList comprehensionFor?)? RBRACK            # listAtom
-  | LBRACE (dictItem (COMMA dictItem)* COMMA?)? RBRACE            # dictAtom
+  | LBRACE braceItems? RBRACE                                     # braceAtom
   | NAME                                                          # nameAtom
   | NUMBER                                                        # numberAtom
   | IMAGINARY_NUMBER                                              # imaginaryAtom
@@ -200,6 +200,20 @@ atom
   | FALSE                                                         # falseAtom
   ;
 
+// A dict or a set display, or their comprehensions. Which one is decided by
+// the token after the first item (`:`, `for`, `,` or `}`), never by
+// looking ahead over it: every alternative starts differently.
+braceItems
+  : POWER bitOrExpression dictTail                                # doubleStarFirst
+  | STAR bitOrExpression setTail                                  # starFirst
+  | first=expression
+    ( COLON value=expression (comprehensionFor | dictTail)
+    | comprehensionFor
+    | setTail
+    )                                                             # expressionFirst
+  ;
+dictTail: (COMMA dictItem)* COMMA?;
+setTail: (COMMA listItem)* COMMA?;
 dictItem: key=expression COLON value=expression | POWER bitOrExpression;
 
 subscripts: subscript (COMMA subscript)* trailingComma=COMMA?;

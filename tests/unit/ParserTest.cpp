@@ -73,6 +73,27 @@ TEST(Parser, PythonForms) {
   EXPECT_NE(p.dump.find("ListComprehension"), std::string::npos);
 }
 
+TEST(Parser, BracesMakeDictsSetsAndTheirComprehensions) {
+  Parsed p = parse("a = {}\nb = {1: 2, **c}\nd = {**c, 1: 2}\ne = {1, *c}\nf = {*c, 1}\n"
+                   "g = {k: v for k, v in c}\nh = {k for k in c if k}\ni = {1}\n");
+  ASSERT_TRUE(p.ok) << p.errors;
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = p.dump.find(what); at != std::string::npos; at = p.dump.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("Dict @"), 3u) << p.dump;
+  EXPECT_EQ(count("Set @"), 3u) << p.dump;
+  EXPECT_EQ(count("DictComprehension"), 1u) << p.dump;
+  EXPECT_EQ(count("SetComprehension"), 1u) << p.dump;
+  EXPECT_EQ(count("Starred"), 2u) << p.dump;
+  EXPECT_FALSE(parse("x = {1: 2, 3}\n").ok);
+  EXPECT_FALSE(parse("x = {1, 2: 3}\n").ok);
+  EXPECT_FALSE(parse("x = {1: 2, 3: 4 for k in c}\n").ok);
+  EXPECT_FALSE(parse("x = {*a for a in c}\n").ok);
+}
+
 TEST(Parser, IsNotAndNotInAreDifferentOperators) {
   Parsed p = parse("x = a is not None\ny = a not in b\nz = a is b\n");
   ASSERT_TRUE(p.ok) << p.errors;
@@ -253,11 +274,29 @@ constexpr size_t kMaxLookahead = 2;
 TEST(Parser, NoDecisionLooksFarAheadOnLongChains) {
   std::string chains[] = {"2**", "1 if True else ", "not ", "-", "lambda: ", "a + ", "f(a)(", "x["};
   const char *contexts[][2] = {
-      {"X = ", ""},        {"X = (", ")"},         {"X = [", "]"},      {"X = f(", ")"},
-      {"X = f(k=", ")"},   {"X = y[", "]"},        {"X = y[1:", "]"},   {"X = {1: ", "}"},
-      {"X = [(", ") for i in y]"}, {"def f():\n    X = ", ""}, {"", " = 1"}, {"", ": int = 1"},
-      {"X += (", ")"},     {"assert (", ")"},      {"for i in (", "):\n    pass"},
-      {"match ", ":\n    case _:\n        pass"}, {"match x:\n    case [", "]:\n        pass"},
+      {"X = ", ""},
+      {"X = (", ")"},
+      {"X = [", "]"},
+      {"X = f(", ")"},
+      {"X = f(k=", ")"},
+      {"X = y[", "]"},
+      {"X = y[1:", "]"},
+      {"X = {1: ", "}"},
+      {"X = {", "}"},
+      {"X = {", ": 1}"},
+      {"X = {", " for i in y}"},
+      {"X = {1: ", " for i in y}"},
+      {"X = {1, ", "}"},
+      {"X = {**a, 1: ", "}"},
+      {"X = [(", ") for i in y]"},
+      {"def f():\n    X = ", ""},
+      {"", " = 1"},
+      {"", ": int = 1"},
+      {"X += (", ")"},
+      {"assert (", ")"},
+      {"for i in (", "):\n    pass"},
+      {"match ", ":\n    case _:\n        pass"},
+      {"match x:\n    case [", "]:\n        pass"},
   };
   for (const std::string &chain : chains) {
     for (const auto &context : contexts) {

@@ -435,6 +435,11 @@ private:
       }
       return;
     }
+    case Expr::Kind::Set:
+      line(depth, "Set", e.range());
+      for (const ExprPtr &x : llvm::cast<SetExpr>(e).elements)
+        expression(*x, depth + 1);
+      return;
     case Expr::Kind::Attribute: {
       const auto &a = llvm::cast<AttributeExpr>(e);
       line(depth, "Attribute ." + a.attribute, e.range());
@@ -538,7 +543,11 @@ private:
     }
     case Expr::Kind::Comprehension: {
       const auto &c = llvm::cast<ComprehensionExpr>(e);
-      line(depth, c.isList ? "ListComprehension" : "Generator", e.range());
+      static const char *const names[] = {"Generator", "ListComprehension", "SetComprehension",
+                                          "DictComprehension"};
+      line(depth, names[static_cast<int>(c.form)], e.range());
+      if (c.key)
+        expression(*c.key, depth + 1);
       expression(*c.element, depth + 1);
       for (const ComprehensionClause &clause : c.clauses) {
         os.indent((depth + 1) * 2) << "for:\n";

@@ -45,6 +45,7 @@ public:
     Tuple,
     List,
     Dict,
+    Set,
     Attribute,
     Subscript,
     Slice,
@@ -156,6 +157,15 @@ public:
   /// A null key marks a `**mapping` entry.
   std::vector<ExprPtr> keys;
   std::vector<ExprPtr> values;
+};
+
+/// `{a, b, *c}`: a set display (never empty: `{}` is a dict).
+class SetExpr : public Expr {
+public:
+  SetExpr(SourceRange r, std::vector<ExprPtr> elements)
+      : Expr(Kind::Set, r), elements(std::move(elements)) {}
+  PK_AST_EXPR_CLASSOF(Set)
+  std::vector<ExprPtr> elements;
 };
 
 class AttributeExpr : public Expr {
@@ -322,16 +332,20 @@ struct ComprehensionClause {
   std::vector<ExprPtr> conditions;
 };
 
-/// `[element for target in iterable if condition ...]` and the generator form
-/// `f(x for x in xs)`, which .pk evaluates eagerly into a tuple.
+/// `[element for target in iterable if condition ...]`, the set and dict
+/// forms `{element for ...}` and `{key: element for ...}`, and the
+/// generator form `f(x for x in xs)`, which .pk evaluates eagerly into a
+/// tuple.
 class ComprehensionExpr : public Expr {
 public:
-  ComprehensionExpr(SourceRange r, bool isList, ExprPtr element,
-                    std::vector<ComprehensionClause> clauses)
-      : Expr(Kind::Comprehension, r), isList(isList), element(std::move(element)),
+  enum class Form { Generator, List, Set, Dict };
+  ComprehensionExpr(SourceRange r, Form form, ExprPtr element,
+                    std::vector<ComprehensionClause> clauses, ExprPtr key = nullptr)
+      : Expr(Kind::Comprehension, r), form(form), key(std::move(key)), element(std::move(element)),
         clauses(std::move(clauses)) {}
   PK_AST_EXPR_CLASSOF(Comprehension)
-  bool isList;
+  Form form;
+  ExprPtr key; ///< a dict comprehension's key; null otherwise
   ExprPtr element;
   std::vector<ComprehensionClause> clauses;
 };

@@ -6,6 +6,7 @@
 #include "frontend/elab/Formatting.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Sets.h"
 #include "support/ShapeText.h"
 
 namespace pk::elab {
@@ -390,6 +391,10 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     return sequenceMethod(el, value, name, r);
   case Object::Kind::Dict:
     return dictMethod(el, value, name, r);
+  case Object::Kind::Set:
+    return setMethod(el, value, name, r);
+  case Object::Kind::Super:
+    return superAttribute(el, llvm::cast<SuperObj>(*value), name, r);
   case Object::Kind::Str:
     return strMethod(el, value, name, r);
   case Object::Kind::BlockSpec: {

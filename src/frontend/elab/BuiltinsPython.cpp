@@ -1,9 +1,10 @@
 //===- BuiltinsPython.cpp - range, len, min, max, print, ... --------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Classes.h"
-#include "frontend/elab/Formatting.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Formatting.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Sets.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -23,35 +24,84 @@ void add(Builtins &builtins, const std::string &name, BuiltinObj::Fn fn) {
   builtins[name] = std::make_shared<BuiltinObj>(name, std::move(fn));
 }
 
+/// `key(item)` for sorted(), min() and max().
+Obj applyKey(Elaborator &el, const Obj &key, const Obj &item, SourceRange r) {
+  CallArgs call;
+  call.range = r;
+  call.addPositional(item, r);
+  return el.call(key, call);
+}
 
-/// min() / max() over static numbers, symbolic sizes or block values.
+/// Whether `x < y` in Python's order of static values.
+bool less(Elaborator &el, const Obj &x, const Obj &y, SourceRange r) {
+  return el.truthy(compareOperator(el, ast::CompareOp::Lt, x, y, r), r);
+}
+
+/// min() / max() over static numbers, symbolic sizes or block values, with
+/// Python's `key=` and `default=` (the first of equal items wins).
 Obj minMax(Elaborator &el, CallArgs &args, bool isMax) {
+  const char *name = isMax ? "max" : "min";
+  Obj key, fallback;
+  for (size_t k = 0; k < args.keywords.size(); ++k) {
+    const auto &[keyword, value] = args.keywords[k];
+    if (keyword == "key")
+      key = isNone(value) ? nullptr : value;
+    else if (keyword == "default")
+      fallback = value;
+    else
+      el.fail(args.keywordRanges[k],
+              std::string(name) + "() got an unexpected keyword argument '" + keyword + "'");
+  }
   std::vector<Obj> items = args.positional;
+  if (items.empty())
+    el.fail(args.range, std::string(name) + " expected at least 1 argument, got 0");
   if (items.size() == 1)
     items = el.iterate(items[0], args.rangeOf(0));
-  if (items.empty())
-    el.fail(args.range, std::string(isMax ? "max" : "min") + "() arg is an empty sequence");
+  else if (fallback)
+    el.fail(args.range, std::string("Cannot specify a default for ") + name +
+                            "() with multiple positional arguments");
+  if (items.empty()) {
+    if (fallback)
+      return fallback;
+    el.fail(args.range, std::string(name) + "() arg is an empty sequence");
+  }
+  if (key) {
+    size_t best = 0;
+    Obj bestKey = applyKey(el, key, items[0], args.range);
+    for (size_t i = 1; i < items.size(); ++i) {
+      Obj k = applyKey(el, key, items[i], args.range);
+      if (isMax ? less(el, bestKey, k, args.range) : less(el, k, bestKey, args.range)) {
+        best = i;
+        bestKey = k;
+      }
+    }
+    return items[best];
+  }
   Obj best = items[0];
   for (size_t i = 1; i < items.size(); ++i) {
     const Obj &x = items[i];
     bool dynamic = !ArrayOps::isStaticNumber(best) || !ArrayOps::isStaticNumber(x);
     if (dynamic) {
-      if (!ArrayOps::isNumeric(best) || !ArrayOps::isNumeric(x))
-        el.fail(args.range, std::string(isMax ? "max" : "min") + "() of '" + typeName(*best) +
-                                "' and '" + typeName(*x) + "' is not supported");
+      if (!ArrayOps::isNumeric(best) || !ArrayOps::isNumeric(x)) {
+        // Tuples, strings: Python's order.
+        if (!ArrayOps::isNumeric(best) && !ArrayOps::isNumeric(x)) {
+          if (isMax ? less(el, best, x, args.range) : less(el, x, best, args.range))
+            best = x;
+          continue;
+        }
+        el.fail(args.range, std::string(name) + "() of '" + typeName(*best) + "' and '" +
+                                typeName(*x) + "' is not supported");
+      }
       if (llvm::isa<ArrayObj>(best.get()) || llvm::isa<ArrayObj>(x.get()))
-        el.fail(args.range, std::string("Python's ") + (isMax ? "max" : "min") +
-                                "() cannot compare arrays; use jnp." +
+        el.fail(args.range, std::string("Python's ") + name + "() cannot compare arrays; use jnp." +
                                 (isMax ? "maximum" : "minimum"));
       // Symbolic sizes: not affine, but a kernel can compute it.
-      el.requireKernel(args.range, std::string(isMax ? "max" : "min") + "() of symbolic sizes");
+      el.requireKernel(args.range, std::string(name) + "() of symbolic sizes");
       best = isMax ? el.arrays().maximum(best, x, args.range)
                    : el.arrays().minimum(best, x, args.range);
       continue;
     }
-    Obj greater = compareOperator(el, ast::CompareOp::Gt, x, best, args.range);
-    Obj less = compareOperator(el, ast::CompareOp::Lt, x, best, args.range);
-    if (el.truthy(isMax ? greater : less, args.range))
+    if (isMax ? less(el, best, x, args.range) : less(el, x, best, args.range))
       best = x;
   }
   return best;
@@ -130,6 +180,8 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
       return name == "list";
     case Object::Kind::Dict:
       return name == "dict";
+    case Object::Kind::Set:
+      return name == (llvm::cast<SetObj>(*value).frozen ? "frozenset" : "set");
     case Object::Kind::Array:
     case Object::Kind::GlobalArray:
       return name == "jax.Array";
@@ -147,6 +199,8 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
 }
 
 void installPythonBuiltins(Elaborator &el, Builtins &b) {
+  installSetBuiltins(b);
+  add(b, "super", callSuper);
   add(b, "range", makeRange);
   add(b, "len", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"obj"}});
@@ -159,6 +213,8 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
       return makeInt(static_cast<int64_t>(llvm::cast<StrObj>(*o).value.size()));
     case Object::Kind::Dict:
       return makeInt(static_cast<int64_t>(llvm::cast<DictObj>(*o).entries.size()));
+    case Object::Kind::Set:
+      return makeInt(static_cast<int64_t>(llvm::cast<SetObj>(*o).items.size()));
     case Object::Kind::Range:
       return makeInt(static_cast<int64_t>(el.iterate(o, a.range(0)).size()));
     case Object::Kind::Array:
@@ -328,14 +384,27 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
     return makeTuple(std::vector<Obj>(items.rbegin(), items.rend()));
   });
   add(b, "sorted", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"iterable"}, {"reverse", makeBool(false), true}});
+    BoundArgs a =
+        el.bind(args, {{"iterable"}, {"key", none(), true}, {"reverse", makeBool(false), true}});
     std::vector<Obj> items = el.iterate(a[0], a.range(0));
-    std::stable_sort(items.begin(), items.end(), [&](const Obj &x, const Obj &y) {
-      return el.truthy(compareOperator(el, ast::CompareOp::Lt, x, y, args.range), args.range);
+    std::vector<Obj> keys = items;
+    if (!isNone(a[1]))
+      for (Obj &k : keys)
+        k = applyKey(el, a[1], k, args.range);
+    // Stable either way, as Python's: reverse=True keeps equal items in
+    // their order.
+    bool reverse = el.truthy(a[2], a.range(2));
+    std::vector<size_t> order(items.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return reverse ? less(el, keys[y], keys[x], args.range)
+                     : less(el, keys[x], keys[y], args.range);
     });
-    if (el.truthy(a[1], a.range(1)))
-      std::reverse(items.begin(), items.end());
-    return makeList(items);
+    std::vector<Obj> sorted;
+    for (size_t i : order)
+      sorted.push_back(items[i]);
+    return makeList(sorted);
   });
   add(b, "sum", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"iterable"}, {"start", makeInt(0)}});

@@ -147,8 +147,9 @@ bool isTypeLike(const Obj &o) {
     return true;
   if (auto *b = llvm::dyn_cast<BuiltinObj>(o.get()))
     return b->name == "int" || b->name == "float" || b->name == "str" || b->name == "bool" ||
-           b->name == "tuple" || b->name == "list" || b->name == "dict" ||
-           b->name == "jax.Array" || b->name == "slice" || b->name == "type";
+           b->name == "tuple" || b->name == "list" || b->name == "dict" || b->name == "set" ||
+           b->name == "frozenset" || b->name == "jax.Array" || b->name == "slice" ||
+           b->name == "type";
   return false;
 }
 
@@ -252,6 +253,15 @@ void Elaborator::execClassDef(const ast::ClassDefStmt &s) {
     Flow flow = exec(s.body);
     if (flow != Flow::Normal)
       fail(lastJumpRange(), "'return', 'break' and 'continue' are not allowed in a class body");
+  }
+
+  // What `super()` in the class's methods starts from.
+  for (auto &[name, value] : cls->attributes) {
+    Obj function = value;
+    if (auto *d = llvm::dyn_cast<DescriptorObj>(value.get()))
+      function = d->function;
+    if (auto *f = llvm::dyn_cast<FunctionObj>(function.get()))
+      f->ownerClass = cls;
   }
 
   // Enum members: the body's plain values become instances of the class.
@@ -469,6 +479,64 @@ Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, So
       return copy;
     });
   return nullptr;
+}
+
+Obj callSuper(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {optionalParam("type"), optionalParam("object_or_type")});
+  if (a[0]) {
+    auto owner = std::dynamic_pointer_cast<ClassObj>(a[0]);
+    if (!owner)
+      el.fail(a.range(0), "super() argument 1 must be a type, not " + typeName(*a[0]));
+    if (!a[1])
+      el.fail(args.range, "super() with one argument is not supported; pass the instance too");
+    return std::make_shared<SuperObj>(a[1], owner);
+  }
+  // Python's zero-argument form: the class that defined the running
+  // method, and the method's first argument.
+  const Frame *f = &el.currentFrame();
+  while (f->comprehension && f->parent)
+    f = f->parent.get();
+  std::shared_ptr<ClassObj> owner = f->function ? f->function->ownerClass.lock() : nullptr;
+  if (!owner)
+    el.fail(args.range, "super(): no arguments outside a method defined in a class body");
+  const std::vector<ast::Parameter> &params = *f->function->parameters;
+  auto self = params.empty() ? f->vars.end() : f->vars.find(params[0].name);
+  if (self == f->vars.end())
+    el.fail(args.range, "super(): the method has no first argument");
+  return std::make_shared<SuperObj>(self->second, owner);
+}
+
+Obj superAttribute(Elaborator &el, const SuperObj &sup, const std::string &name, SourceRange r) {
+  std::shared_ptr<ClassObj> cls = std::dynamic_pointer_cast<ClassObj>(sup.self);
+  bool onClass = cls != nullptr;
+  if (auto *inst = llvm::dyn_cast<InstanceObj>(sup.self.get()))
+    cls = inst->cls;
+  if (!cls)
+    el.fail(r, "super(): the object is a '" + typeName(*sup.self) +
+                   "', not an instance of a class defined in the program");
+  std::vector<const ClassObj *> order = cls->mro();
+  auto start = std::find(order.begin(), order.end(), sup.owner.get());
+  if (start == order.end())
+    el.fail(r, "super(type, obj): obj must be an instance or subtype of type '" + sup.owner->name +
+                   "'");
+  for (auto it = std::next(start); it != order.end(); ++it)
+    for (const auto &[n, found] : (*it)->attributes)
+      if (n == name) {
+        if (!onClass)
+          return bindForInstance(el, sup.self, cls, name, found, r);
+        if (auto *d = llvm::dyn_cast<DescriptorObj>(found.get())) {
+          if (d->which == DescriptorObj::Which::ClassMethod)
+            return boundMethod(cls, name, d->function);
+          if (d->which == DescriptorObj::Which::StaticMethod)
+            return d->function;
+        }
+        return found;
+      }
+  // object.__init__ and the like: nothing to do.
+  if (name == "__init__" || name == "__post_init__" || name == "__init_subclass__")
+    return std::make_shared<BoundMethodObj>(sup.self, name,
+                                            [](Elaborator &, CallArgs &) { return none(); });
+  el.raise(r, "AttributeError", "'super' object has no attribute '" + name + "'", false);
 }
 
 void setAttribute(Elaborator &el, const Obj &target, const std::string &name, const Obj &value,

@@ -28,6 +28,10 @@ Obj instantiate(Elaborator &el, const std::shared_ptr<ClassObj> &cls, CallArgs &
 /// `value` is none of them (or, for a NamedTuple, has no such name and
 /// the tuple's own methods should answer).
 Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
+/// `super()` and `super(Cls, obj)`.
+Obj callSuper(Elaborator &el, CallArgs &args);
+/// `super().name`.
+Obj superAttribute(Elaborator &el, const SuperObj &sup, const std::string &name, SourceRange r);
 /// `target.name = value`.
 void setAttribute(Elaborator &el, const Obj &target, const std::string &name, const Obj &value,
                   SourceRange r);

@@ -1,8 +1,9 @@
 //===- Conversions.cpp - Reading static values as ints, shapes, dtypes ----===//
-#include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Classes.h"
+#include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Sets.h"
 
 #include <cmath>
 
@@ -75,6 +76,8 @@ bool Elaborator::truthy(const Obj &o, SourceRange r) {
     return !llvm::cast<SequenceObj>(*o).items.empty();
   case Object::Kind::Dict:
     return !llvm::cast<DictObj>(*o).entries.empty();
+  case Object::Kind::Set:
+    return !llvm::cast<SetObj>(*o).items.empty();
   case Object::Kind::Array:
     fail(r, "the truth value of an array is not known at compile time; use it in an 'if' "
             "statement, pl.when, or jnp.where");
@@ -129,6 +132,8 @@ std::vector<Obj> Elaborator::iterate(const Obj &o, SourceRange r) {
   case Object::Kind::Tuple:
   case Object::Kind::List:
     return llvm::cast<SequenceObj>(*o).items;
+  case Object::Kind::Set:
+    return setIterationOrder(llvm::cast<SetObj>(*o));
   case Object::Kind::Dict: {
     std::vector<Obj> keys;
     for (const auto &entry : llvm::cast<DictObj>(*o).entries)

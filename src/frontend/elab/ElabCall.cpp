@@ -496,6 +496,7 @@ Obj Elaborator::callFunction(const FunctionObj &f, CallArgs &args, bool noteCall
   auto activation = std::make_shared<Frame>();
   activation->parent = f.closure;
   activation->locals = &localsOf(f);
+  activation->function = &f;
   // Binding errors are the caller's: report them before entering the call,
   // so that no "in call to" note repeats the call site.
   bindParameters(f, args, *activation);

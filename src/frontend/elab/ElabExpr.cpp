@@ -4,6 +4,7 @@
 #include "frontend/elab/Formatting.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Sets.h"
 
 namespace pk::elab {
 
@@ -43,6 +44,18 @@ Obj Elaborator::evalExpression(const Expr &expr) {
     return evalSequence(llvm::cast<SequenceExpr>(expr));
   case Expr::Kind::Dict:
     return evalDict(llvm::cast<DictExpr>(expr));
+  case Expr::Kind::Set: {
+    auto set = std::make_shared<SetObj>(/*frozen=*/false);
+    for (const ExprPtr &element : llvm::cast<SetExpr>(expr).elements) {
+      if (auto *star = llvm::dyn_cast<StarredExpr>(element.get())) {
+        for (Obj &item : iterate(eval(*star->value), star->range()))
+          setAdd(*this, *set, item, star->range());
+        continue;
+      }
+      setAdd(*this, *set, eval(*element), element->range());
+    }
+    return set;
+  }
   case Expr::Kind::Attribute:
     return evalAttribute(llvm::cast<AttributeExpr>(expr));
   case Expr::Kind::Subscript:
@@ -236,9 +249,23 @@ Obj Elaborator::evalComprehension(const ComprehensionExpr &e) {
   scope->comprehension = true;
   FrameSwitch enter(*this, scope);
   std::vector<Obj> items;
+  auto set = std::make_shared<SetObj>(/*frozen=*/false);
+  auto dict = std::make_shared<DictObj>();
   std::function<void(size_t)> run = [&](size_t clause) {
     if (clause == e.clauses.size()) {
-      items.push_back(eval(*e.element));
+      switch (e.form) {
+      case ComprehensionExpr::Form::Set:
+        setAdd(*this, *set, eval(*e.element), e.element->range());
+        break;
+      case ComprehensionExpr::Form::Dict: {
+        // Python evaluates the key first.
+        Obj key = eval(*e.key);
+        dictSet(*this, *dict, key, eval(*e.element), e.key->range());
+        break;
+      }
+      default:
+        items.push_back(eval(*e.element));
+      }
       return;
     }
     const ComprehensionClause &c = e.clauses[clause];
@@ -253,7 +280,17 @@ Obj Elaborator::evalComprehension(const ComprehensionExpr &e) {
     }
   };
   run(0);
-  return e.isList ? makeList(std::move(items)) : makeTuple(std::move(items));
+  switch (e.form) {
+  case ComprehensionExpr::Form::Set:
+    return set;
+  case ComprehensionExpr::Form::Dict:
+    return dict;
+  case ComprehensionExpr::Form::List:
+    return makeList(std::move(items));
+  case ComprehensionExpr::Form::Generator:
+    break;
+  }
+  return makeTuple(std::move(items));
 }
 
 Obj Elaborator::evalBoolOp(const BoolOpExpr &e) {

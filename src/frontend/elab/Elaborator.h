@@ -62,6 +62,7 @@ struct Frame {
   unsigned loopDepth = 0; ///< enclosing loops in this function, for `break`
   ClassObj *classBody = nullptr; ///< set while a class body runs in this frame
   bool comprehension = false; ///< a comprehension's scope (`:=` assigns past it)
+  const FunctionObj *function = nullptr; ///< the function this frame runs, if any
 };
 
 /// The arguments of one call, with their source ranges.

@@ -2,6 +2,7 @@
 #include "frontend/elab/Object.h"
 
 #include "frontend/elab/MosaicGpu.h"
+#include "frontend/elab/Sets.h"
 #include "support/ShapeText.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -69,6 +70,8 @@ std::string typeName(const Object &o) {
   case K::Tuple: return "tuple";
   case K::List: return "list";
   case K::Dict: return "dict";
+  case K::Set:
+    return llvm::cast<SetObj>(o).frozen ? "frozenset" : "set";
   case K::Slice: return "slice";
   case K::Range: return "range";
   case K::DType: return "dtype";
@@ -82,6 +85,8 @@ std::string typeName(const Object &o) {
   case K::RefAt: return "Ref indexer";
   case K::GlobalArray: return "array";
   case K::ModuleArray: return "array";
+  case K::Super:
+    return "super";
   case K::DynamicSlice: return "pl.ds";
   case K::BlockSpec: return "BlockSpec";
   case K::BlockDim: return "block dimension";
@@ -279,6 +284,16 @@ std::string repr(const Object &o) {
       text += repr(*k) + ": " + repr(*v);
     }
     return text + "}";
+  }
+  case K::Set: {
+    const auto &s = llvm::cast<SetObj>(o);
+    if (s.items.empty())
+      return s.frozen ? "frozenset()" : "set()";
+    std::string text = s.frozen ? "frozenset({" : "{";
+    std::vector<Obj> items = setIterationOrder(s);
+    for (size_t i = 0; i < items.size(); ++i)
+      text += (i ? ", " : "") + repr(*items[i]);
+    return text + (s.frozen ? "})" : "}");
   }
   case K::Slice: {
     const auto &s = llvm::cast<SliceObj>(o);

@@ -50,6 +50,7 @@ public:
     Tuple,
     List,
     Dict,
+    Set,
     Slice,
     Range,
     DType,
@@ -84,6 +85,7 @@ public:
     ExtendedDType,
     ArrayAt,
     ModuleArray,
+    Super,
   };
 
   explicit Object(Kind kind) : objectKind(kind) {}
@@ -164,6 +166,15 @@ struct DictObj : Object {
   std::vector<std::pair<Obj, Obj>> entries; // insertion order, as Python
 };
 
+/// A set or a frozenset of hashable static values (Sets.h), in the order
+/// they were added; setIterationOrder gives Python's order.
+struct SetObj : Object {
+  explicit SetObj(bool frozen) : Object(Kind::Set), frozen(frozen) {}
+  PK_OBJECT_CLASSOF(Set)
+  bool frozen;
+  std::vector<Obj> items;
+};
+
 /// `start:stop:step`; each part is None, an int, or (for start) dynamic.
 struct SliceObj : Object {
   SliceObj(Obj start, Obj stop, Obj step)
@@ -204,6 +215,8 @@ struct FunctionObj : Object {
   const ast::FunctionDefStmt *def = nullptr;
   /// The names the body assigns with `:=` (locals, as assigned names are).
   const std::vector<std::string> *namedTargets = nullptr;
+  /// The class whose body defined this function (for `super()`).
+  std::weak_ptr<ClassObj> ownerClass;
 };
 
 /// A function implemented by the elaborator: jnp.exp, pl.program_id, range...
@@ -544,6 +557,16 @@ struct InstanceObj : Object {
   bool initialized = false; ///< frozen dataclasses refuse assignments once set
   Obj get(const std::string &name) const;
   void set(const std::string &name, Obj value);
+};
+
+/// `super()` in a method: attributes are looked up on `self`'s class
+/// after `owner`, the class whose body defined the method.
+struct SuperObj : Object {
+  SuperObj(Obj self, std::shared_ptr<ClassObj> owner)
+      : Object(Kind::Super), self(std::move(self)), owner(std::move(owner)) {}
+  PK_OBJECT_CLASSOF(Super)
+  Obj self; ///< an instance, or a class in a classmethod
+  std::shared_ptr<ClassObj> owner;
 };
 
 /// `@property`, `@classmethod`, `@staticmethod` and

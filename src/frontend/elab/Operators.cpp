@@ -2,9 +2,10 @@
 #include "frontend/elab/Operators.h"
 
 #include "frontend/elab/Builtins.h"
-#include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Classes.h"
+#include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Formatting.h"
+#include "frontend/elab/Sets.h"
 
 #include <cmath>
 #include <limits>
@@ -277,6 +278,8 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
   }
   if (Obj result = sequenceOp(el, op, lhs, rhs, r))
     return result;
+  if (Obj result = setOperator(el, op, lhs, rhs, r))
+    return result;
   // `int | None`, `jax.Array | np.ndarray`: a type union for annotations.
   if (op == BinaryOp::BitOr && isTypeLike(lhs) && isTypeLike(rhs)) {
     auto u = typeMarker("typing.Union");
@@ -388,6 +391,8 @@ bool staticEqual(const Obj &a, const Obj &b) {
   }
   case Object::Kind::ExtendedDType:
     return llvm::cast<ExtendedDTypeObj>(*a).name == llvm::cast<ExtendedDTypeObj>(*b).name;
+  case Object::Kind::Set:
+    return setsEqual(llvm::cast<SetObj>(*a), llvm::cast<SetObj>(*b));
   case Object::Kind::Tuple:
   case Object::Kind::List: {
     // Python compares items by identity first, which also ends the
@@ -476,6 +481,8 @@ Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs
     el.fail(r, std::string("'") + ast::spelling(op) + "' not supported between instances of '" +
                    typeName(*a) + "' and '" + typeName(*b) + "'");
   };
+  if (std::optional<bool> subset = setOrder(op, lhs, rhs))
+    return makeBool(*subset);
   int c;
   auto *ls = llvm::dyn_cast<SequenceObj>(lhs.get());
   auto *rs = llvm::dyn_cast<SequenceObj>(rhs.get());
@@ -508,8 +515,7 @@ Obj dictGet(const DictObj &dict, const Obj &key) {
 }
 
 void dictSet(Elaborator &el, DictObj &dict, const Obj &key, const Obj &value, SourceRange r) {
-  if (!ArrayOps::isStaticNumber(key) && !llvm::isa<StrObj, NoneObj, SequenceObj, DTypeObj>(key.get()))
-    el.fail(r, "unhashable dict key of type '" + typeName(*key) + "'");
+  checkHashable(el, key, r);
   for (auto &entry : dict.entries)
     if (staticEqual(entry.first, key)) {
       entry.second = value;

@@ -1115,7 +1115,7 @@ std::vector<Argument> ASTBuilder::buildArguments(P::ArgumentsContext *ctx) {
       if (parts.size() != 1)
         fail(arg.range, "generator expression must be parenthesized");
       arg.value = std::make_unique<ComprehensionExpr>(
-          arg.range, /*isList=*/false, buildExpression(positional->expression()),
+          arg.range, ComprehensionExpr::Form::Generator, buildExpression(positional->expression()),
           buildComprehension(positional->comprehensionFor()));
     } else if (auto *kw = dynamic_cast<P::KeywordArgumentContext *>(a)) {
       arg.kind = Argument::Kind::Keyword;
@@ -1162,7 +1162,7 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
   SourceRange range = rangeOf(ctx);
   if (auto *paren = dynamic_cast<P::ParenAtomContext *>(ctx)) {
     if (paren->comprehensionFor())
-      return std::make_unique<ComprehensionExpr>(range, /*isList=*/false,
+      return std::make_unique<ComprehensionExpr>(range, ComprehensionExpr::Form::Generator,
                                                  comprehensionElement(paren->expressionList()),
                                                  buildComprehension(paren->comprehensionFor()));
     if (!paren->expressionList())
@@ -1179,7 +1179,7 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
   }
   if (auto *list = dynamic_cast<P::ListAtomContext *>(ctx)) {
     if (list->comprehensionFor())
-      return std::make_unique<ComprehensionExpr>(range, /*isList=*/true,
+      return std::make_unique<ComprehensionExpr>(range, ComprehensionExpr::Form::List,
                                                  comprehensionElement(list->expressionList()),
                                                  buildComprehension(list->comprehensionFor()));
     std::vector<ExprPtr> elements;
@@ -1188,19 +1188,8 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
         elements.push_back(buildListItem(item));
     return std::make_unique<SequenceExpr>(Expr::Kind::List, range, std::move(elements));
   }
-  if (auto *dict = dynamic_cast<P::DictAtomContext *>(ctx)) {
-    auto d = std::make_unique<DictExpr>(range);
-    for (P::DictItemContext *item : dict->dictItem()) {
-      if (item->POWER()) {
-        d->keys.push_back(nullptr);
-        d->values.push_back(buildBitOr(item->bitOrExpression()));
-      } else {
-        d->keys.push_back(buildExpression(item->key));
-        d->values.push_back(buildExpression(item->value));
-      }
-    }
-    return d;
-  }
+  if (auto *brace = dynamic_cast<P::BraceAtomContext *>(ctx))
+    return buildBraces(range, brace->braceItems());
   if (auto *name = dynamic_cast<P::NameAtomContext *>(ctx))
     return std::make_unique<NameExpr>(range, name->NAME()->getText());
   if (auto *number = dynamic_cast<P::NumberAtomContext *>(ctx))
@@ -1216,6 +1205,58 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
   if (dynamic_cast<P::TrueAtomContext *>(ctx))
     return std::make_unique<BoolExpr>(range, true);
   return std::make_unique<BoolExpr>(range, false);
+}
+
+ExprPtr ASTBuilder::buildBraces(SourceRange range, P::BraceItemsContext *ctx) {
+  auto dict = std::make_unique<DictExpr>(range);
+  auto addDictItems = [&](P::DictTailContext *tail) {
+    for (P::DictItemContext *item : tail->dictItem()) {
+      if (item->POWER()) {
+        dict->keys.push_back(nullptr);
+        dict->values.push_back(buildBitOr(item->bitOrExpression()));
+      } else {
+        dict->keys.push_back(buildExpression(item->key));
+        dict->values.push_back(buildExpression(item->value));
+      }
+    }
+  };
+  auto setOf = [&](ExprPtr first, P::SetTailContext *tail) -> ExprPtr {
+    std::vector<ExprPtr> elements;
+    elements.push_back(std::move(first));
+    for (P::ListItemContext *item : tail->listItem())
+      elements.push_back(buildListItem(item));
+    return std::make_unique<SetExpr>(range, std::move(elements));
+  };
+  if (!ctx) // `{}` is an empty dict
+    return dict;
+  if (auto *doubleStar = dynamic_cast<P::DoubleStarFirstContext *>(ctx)) {
+    dict->keys.push_back(nullptr);
+    dict->values.push_back(buildBitOr(doubleStar->bitOrExpression()));
+    addDictItems(doubleStar->dictTail());
+    return dict;
+  }
+  if (auto *star = dynamic_cast<P::StarFirstContext *>(ctx))
+    return setOf(std::make_unique<StarredExpr>(
+                     SourceRange::cover(rangeOf(star->STAR()), rangeOf(star->bitOrExpression())),
+                     buildBitOr(star->bitOrExpression())),
+                 star->setTail());
+  auto *items = dynamic_cast<P::ExpressionFirstContext *>(ctx);
+  ExprPtr first = buildExpression(items->first);
+  if (items->value) {
+    if (items->comprehensionFor())
+      return std::make_unique<ComprehensionExpr>(
+          range, ComprehensionExpr::Form::Dict, buildExpression(items->value),
+          buildComprehension(items->comprehensionFor()), std::move(first));
+    dict->keys.push_back(std::move(first));
+    dict->values.push_back(buildExpression(items->value));
+    addDictItems(items->dictTail());
+    return dict;
+  }
+  if (items->comprehensionFor())
+    return std::make_unique<ComprehensionExpr>(range, ComprehensionExpr::Form::Set,
+                                               std::move(first),
+                                               buildComprehension(items->comprehensionFor()));
+  return setOf(std::move(first), items->setTail());
 }
 
 ExprPtr ASTBuilder::buildNumber(TerminalNode *node) {

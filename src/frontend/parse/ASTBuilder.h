@@ -90,6 +90,8 @@ private:
   ast::ExprPtr buildPower(P::PowerContext *ctx);
   ast::ExprPtr buildPrimary(P::PrimaryContext *ctx);
   ast::ExprPtr buildAtom(P::AtomContext *ctx);
+  /// `{...}`: a dict, a set or one of their comprehensions.
+  ast::ExprPtr buildBraces(SourceRange range, P::BraceItemsContext *ctx);
   ast::ExprPtr buildSubscript(P::SubscriptContext *ctx);
   std::vector<ast::Argument> buildArguments(P::ArgumentsContext *ctx);
   std::vector<ast::ComprehensionClause> buildComprehension(P::ComprehensionForContext *ctx);
