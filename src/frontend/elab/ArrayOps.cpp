@@ -679,6 +679,10 @@ Obj ArrayOps::binary(BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r)
         el.fail(r, "'@' (matmul) needs operands with at least one dimension, got a scalar; use "
                    "'*' to multiply by a scalar");
     }
+    auto *x = llvm::dyn_cast<ArrayObj>(lhs.get());
+    auto *y = llvm::dyn_cast<ArrayObj>(rhs.get());
+    if ((x && x->rank() > 2) || (y && y->rank() > 2))
+      return matmulBuiltin(el, lhs, rhs, none(), none(), r);
     return dot(lhs, rhs, false, false, std::nullopt, el.tf32ByDefault, r);
   }
   if (op == BinaryOp::Pow)

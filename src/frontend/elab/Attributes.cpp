@@ -4,6 +4,7 @@
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Formatting.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Sets.h"
@@ -182,6 +183,46 @@ Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, So
       return makeInt(count);
     });
   if (seq->isList()) {
+    if (name == "copy")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}});
+        return makeList(llvm::cast<SequenceObj>(*a[0]).items);
+      });
+    if (name == "clear" || name == "reverse")
+      return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}});
+        auto &items = llvm::cast<SequenceObj>(*a[0]).items;
+        if (name == "clear")
+          items.clear();
+        else
+          std::reverse(items.begin(), items.end());
+        return none();
+      });
+    if (name == "remove")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"value"}});
+        auto &items = llvm::cast<SequenceObj>(*a[0]).items;
+        auto it = std::find_if(items.begin(), items.end(),
+                               [&](const Obj &item) { return staticEqual(item, a[1]); });
+        if (it == items.end())
+          el.raise(args.range, "ValueError", "list.remove(x): x not in list", false);
+        items.erase(it);
+        return none();
+      });
+    if (name == "sort") // in place, as sorted() orders: stable, key=, reverse=
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        if (!args.positional.empty() && args.positional.size() > 1)
+          el.fail(args.range, "list.sort() takes no positional arguments");
+        Obj list = args.positional[0];
+        CallArgs call;
+        call.range = args.range;
+        call.addPositional(list, args.range);
+        call.keywords = args.keywords;
+        call.keywordRanges = args.keywordRanges;
+        Obj sorted = el.call(el.lookup("sorted", args.range), call);
+        llvm::cast<SequenceObj>(*list).items = llvm::cast<SequenceObj>(*sorted).items;
+        return none();
+      });
     if (name == "append")
       return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"self"}, {"object"}});
@@ -229,6 +270,26 @@ Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, So
   el.fail(r, "'" + typeName(*value) + "' object has no attribute '" + name + "'");
 }
 
+/// JAX's Ref methods: `ref.get(idx=())`, `ref.set(value, idx=())`,
+/// `ref.swap(value, idx=())` (the old value) and `ref.addupdate(value,
+/// idx=())`, as `ref[idx]` reads and writes; `()` is the whole Ref.
+Obj refAccess(Elaborator &el, CallArgs &args, const std::string &name) {
+  bool reads = name == "get";
+  BoundArgs a = reads ? el.bind(args, {{"self"}, {"idx", makeTuple({})}})
+                      : el.bind(args, {{"self"}, {"value"}, {"idx", makeTuple({})}});
+  const auto &ref = llvm::cast<RefObj>(*a[0]);
+  Obj index = a[reads ? 1 : 2];
+  if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && t->items.empty())
+    index = std::make_shared<EllipsisObj>();
+  if (reads)
+    return loadRef(el, ref, index, nullptr, nullptr, args.range);
+  Obj old = name == "set" ? nullptr : loadRef(el, ref, index, nullptr, nullptr, args.range);
+  Obj stored =
+      name == "addupdate" ? binaryOperator(el, ast::BinaryOp::Add, old, a[1], args.range) : a[1];
+  storeRef(el, ref, index, stored, nullptr, args.range);
+  return name == "swap" ? old : none();
+}
+
 Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   if (name == "items" || name == "keys" || name == "values")
     return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
@@ -243,6 +304,40 @@ Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, Source
       BoundArgs a = el.bind(args, {{"self"}, {"key"}, {"default", none()}});
       Obj v = dictGet(llvm::cast<DictObj>(*a[0]), a[1]);
       return v ? v : a[2];
+    });
+  if (name == "copy")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      el.bind(args, {{"self"}});
+      auto copy = std::make_shared<DictObj>();
+      copy->entries = llvm::cast<DictObj>(*args.positional[0]).entries;
+      return copy;
+    });
+  if (name == "clear")
+    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      el.bind(args, {{"self"}});
+      llvm::cast<DictObj>(*args.positional[0]).entries.clear();
+      return none();
+    });
+  if (name == "pop" || name == "setdefault")
+    return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"self"}, {"key"}, optionalParam("default")});
+      auto &dict = llvm::cast<DictObj>(*a[0]);
+      auto it = std::find_if(dict.entries.begin(), dict.entries.end(),
+                             [&](const auto &entry) { return staticEqual(entry.first, a[1]); });
+      if (it != dict.entries.end()) {
+        Obj found = it->second;
+        if (name == "pop")
+          dict.entries.erase(it);
+        return found;
+      }
+      if (name == "setdefault") {
+        Obj fallback = a[2] ? a[2] : none();
+        dictSet(el, dict, a[1], fallback, a.range(1));
+        return fallback;
+      }
+      if (!a[2])
+        el.raise(args.range, "KeyError", repr(*a[1]), false);
+      return a[2];
     });
   if (name == "update")
     return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
@@ -323,6 +418,9 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return std::make_shared<RefAtObj>(std::static_pointer_cast<RefObj>(value));
     if (name == "reshape")
       return method(value, name, refReshape);
+    if (name == "get" || name == "set" || name == "swap" || name == "addupdate")
+      return method(value, name,
+                    [name](Elaborator &el, CallArgs &args) { return refAccess(el, args, name); });
     // A Pallas Ref transform pkc has no view for yet: named, not "no
     // attribute".
     if (name == "bitcast")

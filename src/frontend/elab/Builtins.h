@@ -92,6 +92,10 @@ Obj generalDot(Elaborator &el, const Obj &lhs, const Obj &rhs, std::vector<int64
                std::vector<int64_t> rhsContract, std::vector<int64_t> lhsBatch,
                std::vector<int64_t> rhsBatch, const Obj &preferred, const Obj &precision,
                SourceRange r);
+/// jnp.matmul and `@`: jnp.dot for operands of one and two axes; more axes
+/// are a batch, broadcast between the operands as NumPy's matmul does.
+Obj matmulBuiltin(Elaborator &el, const Obj &a, const Obj &b, const Obj &preferred,
+                  const Obj &precision, SourceRange r);
 /// pl.debug_print / jax.debug.print (`what` names it in messages).
 Obj debugPrint(Elaborator &el, CallArgs &args, const char *what);
 /// jit in every form, named_scope, custom_vjp / custom_jvp, tree_util, ...

@@ -23,6 +23,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Tree.h"
+#include "support/ShapeText.h"
 
 #include <numeric>
 
@@ -1248,6 +1249,55 @@ Obj generalDot(Elaborator &el, const Obj &lhsObj, const Obj &rhsObj, std::vector
   }
   ArrayPtr out = concatAxis(el, products, 0, r);
   return ops.reshape(out, outShape, r);
+}
+
+Obj matmulBuiltin(Elaborator &el, const Obj &a, const Obj &b, const Obj &preferred,
+                  const Obj &precision, SourceRange r) {
+  auto *x0 = llvm::dyn_cast<ArrayObj>(a.get());
+  auto *y0 = llvm::dyn_cast<ArrayObj>(b.get());
+  if (!x0 || !y0 || (x0->rank() <= 2 && y0->rank() <= 2))
+    return dotBuiltin(el, a, b, false, false, preferred, precision, r);
+  ArrayOps &ops = el.arrays();
+  ArrayPtr x = ops.toArray(a, r), y = ops.toArray(b, r);
+  // A vector operand is a matrix of one row (left) or one column (right)
+  // whose axis the result drops.
+  bool xVector = x->rank() == 1, yVector = y->rank() == 1;
+  if (xVector)
+    x = ops.reshape(x, {1, x->shape[0]}, r);
+  if (yVector)
+    y = ops.reshape(y, {y->shape[0], 1}, r);
+  std::vector<int64_t> xBatch(x->shape.begin(), x->shape.end() - 2),
+      yBatch(y->shape.begin(), y->shape.end() - 2);
+  // The batch axes broadcast as NumPy's do, aligned at their ends.
+  size_t rank = std::max(xBatch.size(), yBatch.size());
+  std::vector<int64_t> batch(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t p = i < rank - xBatch.size() ? 1 : xBatch[i - (rank - xBatch.size())];
+    int64_t q = i < rank - yBatch.size() ? 1 : yBatch[i - (rank - yBatch.size())];
+    if (p != q && p != 1 && q != 1)
+      el.fail(r, "matmul: the batch shapes of " + shapeText(x0->shape) + " and " +
+                     shapeText(y0->shape) + " do not broadcast");
+    batch[i] = p == 1 ? q : p;
+  }
+  auto withBatch = [&](const ArrayPtr &m) {
+    std::vector<int64_t> shape = batch;
+    shape.insert(shape.end(), m->shape.end() - 2, m->shape.end());
+    return ops.broadcastTo(m, shape, r);
+  };
+  x = withBatch(x);
+  y = withBatch(y);
+  std::vector<int64_t> batchAxes;
+  for (size_t i = 0; i < rank; ++i)
+    batchAxes.push_back(static_cast<int64_t>(i));
+  int64_t n = static_cast<int64_t>(rank);
+  ArrayPtr product = ops.toArray(
+      generalDot(el, x, y, {n + 1}, {n}, batchAxes, batchAxes, preferred, precision, r), r);
+  std::vector<int64_t> shape = batch;
+  if (!xVector)
+    shape.push_back(x->shape[n]);
+  if (!yVector)
+    shape.push_back(y->shape[n + 1]);
+  return ops.reshape(product, shape, r);
 }
 
 namespace {

@@ -936,7 +936,7 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   define(n, "matmul", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}, {"precision", none(), true},
                                  {"preferred_element_type", none(), true}});
-    return dotBuiltin(el, a[0], a[1], false, false, a[3], a[2], args.range);
+    return matmulBuiltin(el, a[0], a[1], a[3], a[2], args.range);
   });
   define(n, "outer", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}});

@@ -40,9 +40,15 @@ Obj cdiv(Elaborator &el, CallArgs &args) {
     }
   }
   el.requireKernel(args.range, "pl.cdiv of kernel values");
-  Obj sum = binaryOperator(el, BinaryOp::Add, x, y, args.range);
-  sum = binaryOperator(el, BinaryOp::Sub, sum, makeInt(1), args.range);
-  return binaryOperator(el, BinaryOp::FloorDiv, sum, y, args.range);
+  // JAX: lax.div(a + (b - 1), b), which rounds toward zero.
+  Obj sum =
+      binaryOperator(el, BinaryOp::Add, x,
+                     binaryOperator(el, BinaryOp::Sub, y, makeInt(1), args.range), args.range);
+  CallArgs div;
+  div.range = args.range;
+  div.addPositional(sum, args.rangeOf(0));
+  div.addPositional(y, args.rangeOf(1));
+  return el.call(getAttribute(el, el.importModule("jax.lax", args.range), "div", args.range), div);
 }
 
 Obj blockSpec(Elaborator &el, CallArgs &args) {
@@ -476,6 +482,11 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
                                          el.toInt(a[0], a.range(0), "block size"));
   });
   n.members["ANY"] = memorySpace(MemorySpace::Any);
+  // pl.MemorySpace, the backend-neutral enum: only ANY (the Ref stays in
+  // HBM / global memory) is a space pkc places buffers in.
+  auto spaces = std::make_shared<NamespaceObj>("pl.MemorySpace");
+  spaces->members["ANY"] = n.members["ANY"];
+  n.members["MemorySpace"] = spaces;
   defineAtomics(n);
   return ns;
 }
@@ -492,6 +503,12 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
     spaces->members[s] = n.members[s];
   n.members["MemorySpace"] = spaces;
   n.members["TPUMemorySpace"] = spaces;
+  // A placement hint on an operand of a later pallas_call; the value is
+  // unchanged (pkc's operands stay in HBM until a BlockSpec moves them).
+  define(n, "with_memory_space_constraint", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"memory_space"}});
+    return a[0];
+  });
   defineTpuInfo(n);
   n.members["CompilerParams"] = compilerParams("tpu");
   n.members["TPUCompilerParams"] = n.members["CompilerParams"];

@@ -325,6 +325,31 @@ std::shared_ptr<NamespaceObj> makeWarnings() {
   return ns;
 }
 
+/// logging: loggers whose messages go nowhere. A program logs from its
+/// host-side code; nothing of it reaches a kernel.
+std::shared_ptr<NamespaceObj> makeLogging() {
+  auto ns = std::make_shared<NamespaceObj>("logging");
+  auto logger = std::make_shared<NamespaceObj>("logging.Logger");
+  auto ignore = [](Elaborator &, CallArgs &) -> Obj { return none(); };
+  for (const char *name : {"debug", "info", "warning", "warn", "error", "exception", "critical",
+                           "fatal", "log", "setLevel", "addHandler", "removeHandler"}) {
+    define(*logger, name, ignore);
+    define(*ns, name, ignore);
+  }
+  define(*logger, "isEnabledFor", [](Elaborator &, CallArgs &) -> Obj { return makeBool(false); });
+  define(*ns, "getLogger", [logger](Elaborator &el, CallArgs &args) -> Obj {
+    el.bind(args, {{"name", none()}});
+    return logger;
+  });
+  define(*ns, "basicConfig", ignore);
+  const std::pair<const char *, int64_t> levels[] = {{"NOTSET", 0},    {"DEBUG", 10}, {"INFO", 20},
+                                                     {"WARNING", 30},  {"WARN", 30},  {"ERROR", 40},
+                                                     {"CRITICAL", 50}, {"FATAL", 50}};
+  for (const auto &[name, level] : levels)
+    ns->members[name] = makeInt(level);
+  return ns;
+}
+
 std::shared_ptr<NamespaceObj> makeItertools() {
   auto ns = std::make_shared<NamespaceObj>("itertools");
   NamespaceObj &n = *ns;
@@ -619,6 +644,7 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["sys"] = makeSys();
   m["os"] = makeOs();
   m["warnings"] = makeWarnings();
+  m["logging"] = makeLogging();
   m["itertools"] = makeItertools();
   m["operator"] = makeOperator();
   m["re"] = makeRegexModule();

@@ -49,6 +49,18 @@ Obj bindForInstance(Elaborator &el, const Obj &self, const std::shared_ptr<Class
   return found;
 }
 
+/// What looking `name` up on the class `cls` itself finds: classmethods
+/// bind the class, staticmethods and the rest are as defined.
+Obj bindForClass(const std::shared_ptr<ClassObj> &cls, const std::string &name, const Obj &found) {
+  if (auto *d = llvm::dyn_cast<DescriptorObj>(found.get())) {
+    if (d->which == DescriptorObj::Which::ClassMethod)
+      return boundMethod(cls, name, d->function);
+    if (d->which == DescriptorObj::Which::StaticMethod)
+      return d->function;
+  }
+  return found;
+}
+
 /// Binds a dataclass's (or NamedTuple's) fields from a call's arguments,
 /// as its generated __init__ would.
 std::vector<std::pair<std::string, Obj>> bindFields(Elaborator &el, const ClassObj &cls,
@@ -403,15 +415,8 @@ Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, So
   if (auto cls = std::dynamic_pointer_cast<ClassObj>(value)) {
     if (name == "__name__" || name == "__qualname__")
       return makeStr(cls->name);
-    if (Obj found = cls->lookup(name)) {
-      if (auto *d = llvm::dyn_cast<DescriptorObj>(found.get())) {
-        if (d->which == DescriptorObj::Which::ClassMethod)
-          return boundMethod(cls, name, d->function);
-        if (d->which == DescriptorObj::Which::StaticMethod)
-          return d->function;
-      }
-      return found;
-    }
+    if (Obj found = cls->lookup(name))
+      return bindForClass(cls, name, found);
     if (cls->isNamedTuple && name == "_fields") {
       std::vector<Obj> names;
       for (const ClassObj::Field &f : cls->fields())
@@ -521,17 +526,9 @@ Obj superAttribute(Elaborator &el, const SuperObj &sup, const std::string &name,
                    "'");
   for (auto it = std::next(start); it != order.end(); ++it)
     for (const auto &[n, found] : (*it)->attributes)
-      if (n == name) {
-        if (!onClass)
-          return bindForInstance(el, sup.self, cls, name, found, r);
-        if (auto *d = llvm::dyn_cast<DescriptorObj>(found.get())) {
-          if (d->which == DescriptorObj::Which::ClassMethod)
-            return boundMethod(cls, name, d->function);
-          if (d->which == DescriptorObj::Which::StaticMethod)
-            return d->function;
-        }
-        return found;
-      }
+      if (n == name)
+        return onClass ? bindForClass(cls, name, found)
+                       : bindForInstance(el, sup.self, cls, name, found, r);
   // object.__init__ and the like: nothing to do.
   if (name == "__init__" || name == "__post_init__" || name == "__init_subclass__")
     return std::make_shared<BoundMethodObj>(sup.self, name,

@@ -52,7 +52,8 @@ bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &
     return false;
   static const char *const kArrayNamespaces[] = {"jax.numpy.", "numpy.", "jax.lax.", "jax.nn.",
                                                  "jax.scipy."};
-  bool arrayFunction = builtinName == "abs" || builtinName == "pow";
+  bool arrayFunction =
+      builtinName == "abs" || builtinName == "pow" || builtinName == "jax.experimental.pallas.cdiv";
   for (const char *prefix : kArrayNamespaces)
     arrayFunction |= llvm::StringRef(builtinName).starts_with(prefix);
   if (!arrayFunction)
