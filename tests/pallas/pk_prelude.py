@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
 from jax.experimental.pallas import triton as plt
 
 _DTYPES = {
@@ -232,8 +233,22 @@ def _core_map(mesh, **kwargs):
     return _real_core_map(mesh, **kwargs)
 
 
+_real_pl_kernel = pl.kernel
+
+
+def _pl_kernel(*args, mesh, interpret=None, **kwargs):
+    """pl.kernel runs in JAX's TPU interpret mode over a TensorCore mesh,
+    in its GPU one over a plgpu mesh."""
+    if type(mesh).__name__ == "TensorCoreMesh":
+        params = pltpu.InterpretParams()
+    else:
+        params = _gpu_interpret_params()
+    return _real_pl_kernel(*args, mesh=mesh, interpret=params, **kwargs)
+
+
 plgpu.kernel = _plgpu_kernel
 pl.core_map = _core_map
+pl.kernel = _pl_kernel
 
 pl.BlockSpec = _block_spec
 pl.pallas_call = _pallas_call

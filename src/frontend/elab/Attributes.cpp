@@ -353,30 +353,6 @@ Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, Source
   el.fail(r, "'dict' object has no attribute '" + name + "'");
 }
 
-Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
-  if (name == "format")
-    return method(value, name, formatMethod);
-  if (name == "join")
-    return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
-      BoundArgs a = el.bind(args, {{"self"}, {"iterable"}});
-      std::string sep = llvm::cast<StrObj>(*a[0]).value, out;
-      bool first = true;
-      for (const Obj &item : el.iterate(a[1], a.range(1))) {
-        out += (first ? "" : sep) + el.toStr(item, a.range(1), "joined item");
-        first = false;
-      }
-      return makeStr(out);
-    });
-  if (name == "upper" || name == "lower")
-    return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
-      std::string s = llvm::cast<StrObj>(*args.positional[0]).value;
-      for (char &c : s)
-        c = static_cast<char>(name == "upper" ? std::toupper(c) : std::tolower(c));
-      return makeStr(s);
-    });
-  el.fail(r, "'str' object has no attribute '" + name + "'");
-}
-
 } // namespace
 
 Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
@@ -495,6 +471,9 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     return superAttribute(el, llvm::cast<SuperObj>(*value), name, r);
   case Object::Kind::Str:
     return strMethod(el, value, name, r);
+  case Object::Kind::Int:
+  case Object::Kind::Bool:
+    return intMethod(el, value, name, r);
   case Object::Kind::BlockSpec: {
     const auto &spec = llvm::cast<BlockSpecObj>(*value);
     if (name == "block_shape")

@@ -96,6 +96,22 @@ Obj generalDot(Elaborator &el, const Obj &lhs, const Obj &rhs, std::vector<int64
 /// are a batch, broadcast between the operands as NumPy's matmul does.
 Obj matmulBuiltin(Elaborator &el, const Obj &a, const Obj &b, const Obj &preferred,
                   const Obj &precision, SourceRange r);
+/// Methods of str (`s.endswith(...)`) and int (`n.bit_length()`)
+/// (StrMethods.cpp).
+Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
+Obj intMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
+/// pltpu.create_tensorcore_mesh (TpuKernel.cpp).
+void defineTensorCoreMesh(NamespaceObj &tpu);
+/// Whether `mesh` is a TensorCore mesh.
+bool isTensorCoreMesh(const Obj &mesh);
+/// pl.kernel over a TensorCore mesh: `body` (or, when None, a decorator
+/// for it) as a callable that runs it once per core on whole-array Refs.
+Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj &outType,
+                     const Obj &scratch, const Obj &compilerParams, const Obj &name, SourceRange r);
+/// lax.axis_index / lax.axis_size of the TensorCore mesh's axis, when
+/// `names` is it inside such a kernel; null otherwise.
+Obj tensorCoreAxisIndex(Elaborator &el, const Obj &names);
+std::optional<int64_t> tensorCoreAxisSize(Elaborator &el, const Obj &names);
 /// pl.debug_print / jax.debug.print (`what` names it in messages).
 Obj debugPrint(Elaborator &el, CallArgs &args, const char *what);
 /// jit in every form, named_scope, custom_vjp / custom_jvp, tree_util, ...

@@ -264,6 +264,36 @@ Obj mesh(Elaborator &el, CallArgs &args) {
   return m;
 }
 
+/// A kernel call once its body is known: `what(body, ...)` gives it at
+/// once; `@what(...)` (no body) decorates one.
+Obj withBody(Elaborator &el, const std::shared_ptr<KernelCallObj> &call, const Obj &body,
+             SourceRange bodyRange, const std::string &what) {
+  auto finish = [call, what](Elaborator &el, const Obj &body, SourceRange r) -> Obj {
+    if (!llvm::isa<FunctionObj, PartialObj, BuiltinObj>(body.get()))
+      el.fail(r, what + "'s body must be a function, got " + typeName(*body));
+    auto done = std::make_shared<KernelCallObj>(*call);
+    done->body = body;
+    if (done->name.empty()) {
+      if (auto *f = llvm::dyn_cast<FunctionObj>(body.get()))
+        done->name = f->name;
+      else if (auto *p = llvm::dyn_cast<PartialObj>(body.get());
+               p && llvm::isa<FunctionObj>(p->function.get()))
+        done->name = llvm::cast<FunctionObj>(*p->function).name;
+      else
+        done->name = "kernel";
+    }
+    return done;
+  };
+  if (isNone(body)) // @what(out_shape=...): a decorator
+    return std::make_shared<BuiltinObj>(
+        what + "(...)", [finish, what](Elaborator &el, CallArgs &inner) -> Obj {
+          if (inner.positional.size() != 1 || !inner.keywords.empty())
+            el.fail(inner.range, what + "(...) decorates one kernel function");
+          return finish(el, inner.positional[0], inner.rangeOf(0));
+        });
+  return finish(el, body, bodyRange);
+}
+
 Obj kernel(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"body", none()},
                                {"out_shape", none()},
@@ -305,31 +335,52 @@ Obj kernel(Elaborator &el, CallArgs &args) {
     call->name = el.toStr(a[14], a.range(14), "name");
   else if (!call->mesh->kernelName.empty())
     call->name = call->mesh->kernelName;
-  Obj body = a[0];
-  auto finish = [call](Elaborator &el, const Obj &body, SourceRange r) -> Obj {
-    if (!llvm::isa<FunctionObj, PartialObj, BuiltinObj>(body.get()))
-      el.fail(r, "plgpu.kernel's body must be a function, got " + typeName(*body));
-    auto done = std::make_shared<KernelCallObj>(*call);
-    done->body = body;
-    if (done->name.empty()) {
-      if (auto *f = llvm::dyn_cast<FunctionObj>(body.get()))
-        done->name = f->name;
-      else if (auto *p = llvm::dyn_cast<PartialObj>(body.get());
-               p && llvm::isa<FunctionObj>(p->function.get()))
-        done->name = llvm::cast<FunctionObj>(*p->function).name;
-      else
-        done->name = "kernel";
-    }
-    return done;
-  };
-  if (isNone(body)) // @plgpu.kernel(out_shape=...): a decorator
-    return std::make_shared<BuiltinObj>(
-        "plgpu.kernel(...)", [finish](Elaborator &el, CallArgs &inner) -> Obj {
-          if (inner.positional.size() != 1 || !inner.keywords.empty())
-            el.fail(inner.range, "plgpu.kernel(...) decorates one kernel function");
-          return finish(el, inner.positional[0], inner.rangeOf(0));
-        });
-  return finish(el, body, a.range(0));
+  return withBody(el, call, a[0], a.range(0), "plgpu.kernel");
+}
+
+/// pl.kernel(body, out_type=, mesh=, scratch_types=, compiler_params=,
+/// name=): JAX's kernel entry over a mesh. Over a plgpu.Mesh it is
+/// plgpu.kernel; over a TensorCore mesh a TPU kernel (TpuKernel.cpp).
+Obj plKernel(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"body", none()},
+                               {"out_shape", none()},
+                               {"mesh", nullptr, true},
+                               {"out_type", none(), true},
+                               {"scratch_shapes", none(), true},
+                               {"scratch_types", none(), true},
+                               {"compiler_params", none(), true},
+                               {"interpret", none(), true},
+                               {"cost_estimate", none(), true},
+                               {"debug", none(), true},
+                               {"name", none(), true},
+                               {"metadata", none(), true}});
+  if (!isNone(a[1]) && !isNone(a[3]))
+    el.fail(a.range(3), "give out_shape or out_type, not both (out_type is the newer spelling)");
+  if (!isNone(a[4]) && !isNone(a[5]))
+    el.fail(a.range(5), "give scratch_shapes or scratch_types, not both");
+  Obj outType = isNone(a[3]) ? a[1] : a[3];
+  SourceRange outRange = isNone(a[3]) ? a.range(1) : a.range(3);
+  Obj scratch = isNone(a[5]) ? a[4] : a[5];
+  if (isTensorCoreMesh(a[2]))
+    return tensorCoreKernel(el, a[2], a[0], outType, scratch, a[6], a[10], args.range);
+  auto m = std::dynamic_pointer_cast<MeshObj>(a[2]);
+  if (!m)
+    el.fail(a.range(2), "pl.kernel needs a mesh: plgpu.Mesh(...) or "
+                        "pltpu.create_tensorcore_mesh(...), got " +
+                            typeName(*a[2]));
+  auto call = std::make_shared<KernelCallObj>();
+  call->range = args.range;
+  call->outShape = outType;
+  call->outShapeRange = outRange;
+  call->scratch = isNone(scratch) ? makeTuple({}) : scratch;
+  call->scratchRange = isNone(a[5]) ? a.range(4) : a.range(5);
+  call->compilerParams = a[6];
+  call->mesh = m;
+  if (!isNone(a[10]))
+    call->name = el.toStr(a[10], a.range(10), "name");
+  else
+    call->name = m->kernelName;
+  return withBody(el, call, a[0], a.range(0), "pl.kernel");
 }
 
 Obj gpuBlockSpec(Elaborator &el, CallArgs &args, NamespaceObj &pl) {
@@ -792,14 +843,19 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
         });
   });
   define(pl, "run_scoped", runScoped);
+  define(pl, "kernel", plKernel);
   lax.members["axis_index"] =
       std::make_shared<BuiltinObj>("lax.axis_index", [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"axis_name"}});
+        if (Obj core = tensorCoreAxisIndex(el, a[0]))
+          return core;
         return axisIndex(el, a[0], a.range(0));
       });
   lax.members["axis_size"] =
       std::make_shared<BuiltinObj>("lax.axis_size", [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"axis_name"}});
+        if (std::optional<int64_t> cores = tensorCoreAxisSize(el, a[0]))
+          return makeInt(*cores);
         return makeInt(axisSize(el, a[0], a.range(0)));
       });
   return ns;

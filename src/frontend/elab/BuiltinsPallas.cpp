@@ -510,6 +510,7 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
     return a[0];
   });
   defineTpuInfo(n);
+  defineTensorCoreMesh(n);
   n.members["CompilerParams"] = compilerParams("tpu");
   n.members["TPUCompilerParams"] = n.members["CompilerParams"];
   n.members["PARALLEL"] = makeStr("parallel");
@@ -743,6 +744,11 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   jaxLib->members["cuda_versions"] = cudaVersions;
   m["jax._src.lib"] = jaxLib;
   m["jax._src.lib.cuda_versions"] = cudaVersions;
+  // Where pltpu's helpers live in JAX; real kernels import them from there.
+  auto helpers = std::make_shared<NamespaceObj>("jax._src.pallas.mosaic.helpers");
+  for (const char *name : {"sync_copy", "core_barrier", "run_on_first_core"})
+    helpers->members[name] = tpu->members.at(name);
+  m["jax._src.pallas.mosaic.helpers"] = helpers;
   m["jax.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax.dtypes");
   m["jax._src.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax._src.dtypes");
   m["jax"] = makeJaxNamespace(el, m);

@@ -470,6 +470,14 @@ public:
   const PipelineGrid *activePipelineGrid = nullptr;
   /// pl.run_state scopes at export level (MosaicGpuKernel.cpp).
   std::shared_ptr<MosaicGpuState> mosaicGpuState;
+  /// In the body of pl.kernel over a TensorCore mesh: the mesh's axis, its
+  /// size, and this program's index along it (TpuKernel.cpp).
+  struct TpuCoreAxis {
+    std::string name;
+    int64_t size = 1;
+    Obj index;
+  };
+  std::optional<TpuCoreAxis> tpuCoreAxis;
 
   // Module-level state.
   Frame &currentFrame() { return *frame; }

@@ -920,14 +920,22 @@ Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
                                {"no_pipelining", makeBool(false), true}});
   if (!isNone(a[5]) && !isNone(a[6]))
     el.raise(args.range, "ValueError", "core_axis and core_axis_name cannot both be provided.");
-  if (!isNone(a[6]))
-    el.fail(a.range(6), "pltpu.emit_pipeline(core_axis_name=) names an axis of a TensorCore "
-                        "mesh (pl.core_map), which pkc's TPU kernels do not have; give the "
-                        "kernel's core-parallel grid axis as core_axis=");
+  // core_axis_name= names the TensorCore mesh's axis of a pl.kernel, whose
+  // cores are the programs of its kernel's grid axis 0 (TpuKernel.cpp).
+  Obj coreAxis = a[5];
+  SourceRange coreAxisRange = a.range(5);
+  if (!isNone(a[6])) {
+    if (!tensorCoreAxisSize(el, a[6]))
+      el.fail(a.range(6), "pltpu.emit_pipeline(core_axis_name=) names the axis of a TensorCore "
+                          "mesh, inside pl.kernel(mesh=pltpu.create_tensorcore_mesh(...)); " +
+                              repr(*a[6]) + " is not one here");
+    coreAxis = makeInt(0);
+    coreAxisRange = a.range(6);
+  }
   auto spec = newPipelineSpec(el, a, args.range);
   spec->tpu = true;
-  if (!isNone(a[5]))
-    partitionAcrossCores(el, *spec, a[5], a.range(5), a[7], args.range);
+  if (!isNone(coreAxis))
+    partitionAcrossCores(el, *spec, coreAxis, coreAxisRange, a[7], args.range);
   el.truthy(a[9], a.range(9)); // no_pipelining: pkc's TPU pipelines do not overlap yet
   spec->maxConcurrentSteps = 1;  // one buffer per operand (LowerPipeline.cpp)
   return pipelineFunction(spec);
