@@ -74,6 +74,49 @@ std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool pr
     size_t next = 0;
     return pytreeRebuild(a[0], leaves, next);
   });
+  define(*ns, named("leaves_with_path"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+    std::vector<std::pair<Obj, Obj>> leaves;
+    pytreeLeavesWithPaths(a[0], leaves);
+    std::vector<Obj> pairs;
+    for (auto &[path, leaf] : leaves)
+      pairs.push_back(makeTuple({path, leaf}));
+    return makeList(pairs);
+  });
+  define(*ns, named("flatten_with_path"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+    std::vector<std::pair<Obj, Obj>> leaves;
+    pytreeLeavesWithPaths(a[0], leaves);
+    std::vector<Obj> pairs;
+    for (auto &[path, leaf] : leaves)
+      pairs.push_back(makeTuple({path, leaf}));
+    return makeTuple({makeList(pairs), a[0]});
+  });
+  define(*ns, named("map_with_path"), [](Elaborator &el, CallArgs &args) -> Obj {
+    if (args.positional.size() < 2)
+      el.fail(args.range, "tree_map_with_path(f, tree, *rest) needs a function and a tree");
+    std::vector<std::pair<Obj, Obj>> first;
+    pytreeLeavesWithPaths(args.positional[1], first);
+    std::vector<std::vector<Obj>> rest;
+    for (size_t i = 2; i < args.positional.size(); ++i) {
+      rest.emplace_back();
+      pytreeLeaves(args.positional[i], rest.back());
+      if (rest.back().size() != first.size())
+        el.fail(args.rangeOf(i), "tree_map_with_path: the trees have different numbers of leaves");
+    }
+    std::vector<Obj> mapped;
+    for (size_t j = 0; j < first.size(); ++j) {
+      CallArgs call;
+      call.range = args.range;
+      call.addPositional(first[j].first, args.rangeOf(1));
+      call.addPositional(first[j].second, args.rangeOf(1));
+      for (size_t i = 0; i < rest.size(); ++i)
+        call.addPositional(rest[i][j], args.rangeOf(i + 2));
+      mapped.push_back(el.call(args.positional[0], call));
+    }
+    size_t next = 0;
+    return pytreeRebuild(args.positional[1], mapped, next);
+  });
   define(*ns, named("structure"), [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
     return a[0];
@@ -219,7 +262,66 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
     });
   };
   treeUtil->members["register_pytree_node_class"] = identity("register_pytree_node_class");
-  treeUtil->members["register_dataclass"] = identity("register_dataclass");
+  for (const char *name : {"DictKey", "SequenceKey", "GetAttrKey"})
+    treeUtil->members[name] = pytreeKeyClass(name);
+  // keystr(path): "['a'][0].b"; simple=True: the keys themselves, joined
+  // by `separator`.
+  define(*treeUtil, "keystr", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(
+        args, {{"keys"}, {"simple", makeBool(false), true}, {"separator", makeStr(""), true}});
+    bool simple = el.truthy(a[1], a.range(1));
+    std::string separator = el.toStr(a[2], a.range(2), "separator"), out;
+    bool first = true;
+    for (const Obj &entry : el.iterate(a[0], a.range(0))) {
+      auto *k = llvm::dyn_cast<SequenceObj>(entry.get());
+      std::string text;
+      if (k && k->namedTuple && k->items.size() == 1) {
+        const Obj &v = k->items[0];
+        const std::string &kind = k->namedTuple->name;
+        if (simple)
+          text = llvm::isa<StrObj>(v.get()) ? llvm::cast<StrObj>(*v).value : repr(*v);
+        else if (kind == "GetAttrKey")
+          text = "." + el.toStr(v, a.range(0), "attribute name");
+        else
+          text = "[" + repr(*v) + "]";
+      } else {
+        text = llvm::isa<StrObj>(entry.get()) ? llvm::cast<StrObj>(*entry).value : repr(*entry);
+      }
+      out += (first ? "" : separator) + text;
+      first = false;
+    }
+    return makeStr(out);
+  });
+  treeUtil->members["register_dataclass"] =
+      builtin("register_dataclass", [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"nodetype"},
+                                     {"data_fields", none()},
+                                     {"meta_fields", none()},
+                                     {"drop_fields", makeTuple({})}});
+        auto cls = std::dynamic_pointer_cast<ClassObj>(a[0]);
+        if (!cls)
+          el.fail(a.range(0), "register_dataclass registers a class, got " + typeName(*a[0]));
+        if (isNone(a[1]) != isNone(a[2]))
+          el.raise(args.range, "TypeError",
+                   "register_dataclass: data_fields and meta_fields must both be specified "
+                   "when either is specified.");
+        std::vector<std::string> data;
+        if (!isNone(a[1])) {
+          for (const Obj &name : el.iterate(a[1], a.range(1)))
+            data.push_back(el.toStr(name, a.range(1), "data field"));
+        } else {
+          if (!cls->isDataclass)
+            el.raise(args.range, "TypeError",
+                     "register_dataclass: data_fields and meta_fields are required when "
+                     "nodetype is not a dataclass.");
+          // A dataclass's fields are data unless field(metadata={"static": True}).
+          for (const ClassObj::Field &f : cls->fields())
+            if (!f.pytreeStatic)
+              data.push_back(f.name);
+        }
+        cls->pytreeDataFields = std::move(data);
+        return cls;
+      });
   define(*treeUtil, "register_pytree_node", [](Elaborator &, CallArgs &) -> Obj { return none(); });
   define(*treeUtil, "Partial", [](Elaborator &el, CallArgs &args) -> Obj {
     if (args.positional.empty())

@@ -90,6 +90,7 @@ std::shared_ptr<NamespaceObj> makeDataclasses(Elaborator &el) {
     field->set("default_factory", a[1]);
     field->set("init", a[2]);
     field->set("kw_only", a[7]);
+    field->set("metadata", a[6]);
     field->initialized = true;
     return field;
   });

@@ -336,6 +336,9 @@ void Elaborator::recordClassAnnotation(const ast::AnnAssignStmt &s, const Obj &v
         field.init = truthy(init, s.range());
       if (kwOnly && !isNone(kwOnly))
         field.kwOnly = truthy(kwOnly, s.range());
+      if (auto *metadata = llvm::dyn_cast_or_null<DictObj>(f->get("metadata").get()))
+        if (Obj isStatic = dictGet(*metadata, makeStr("static")))
+          field.pytreeStatic = truthy(isStatic, s.range());
       // The class attribute is the default, as dataclasses leaves it.
       cls->set(name->name, field.defaultValue ? field.defaultValue : none());
       if (!field.defaultValue)

@@ -527,8 +527,12 @@ struct ClassObj : Object {
     Obj defaultFactory;
     bool init = true;
     bool kwOnly = false;
+    bool pytreeStatic = false; ///< field(metadata={"static": True})
   };
   std::vector<Field> annotated;
+  /// Registered with jax.tree_util.register_dataclass: its instances are
+  /// pytree nodes whose children are these fields (the rest is static).
+  std::optional<std::vector<std::string>> pytreeDataFields;
   bool isNamedTuple = false;
   bool isDataclass = false;
   bool isEnum = false;

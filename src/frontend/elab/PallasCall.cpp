@@ -70,6 +70,25 @@ void matchSpecs(Elaborator &el, const Obj &spec, const Obj &tree, const std::str
       matchSpecs(el, specs->items[i], seq->items[i], what + "[" + std::to_string(i) + "]", out, r);
     return;
   }
+  if (const std::vector<std::string> *fields = pytreeDataFields(tree)) {
+    if (isNone(spec)) {
+      std::vector<Obj> leaves;
+      pytreeLeaves(tree, leaves);
+      out.insert(out.end(), leaves.size(), none());
+      return;
+    }
+    const auto &inst = llvm::cast<InstanceObj>(*tree);
+    auto *specs = llvm::dyn_cast<InstanceObj>(spec.get());
+    if (!specs || specs->cls != inst.cls)
+      el.fail(r, "the specs of " + what + " do not match its structure: it is a " + inst.cls->name +
+                     ", so give a " + inst.cls->name +
+                     " of specs (jax.tree.map over it makes one)");
+    for (const std::string &name : *fields) {
+      Obj value = inst.get(name), s = specs->get(name);
+      matchSpecs(el, s ? s : none(), value ? value : none(), what + "." + name, out, r);
+    }
+    return;
+  }
   if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
     std::vector<Obj> leaves;
     if (isNone(spec)) {
@@ -406,19 +425,22 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   if (auto *seq = llvm::dyn_cast<SequenceObj>(outTree.get());
       seq && seq->items.size() == 1 && outSpecTree && llvm::isa<BlockSpecObj>(outSpecTree.get()))
     outSpecTree = makeTuple({outSpecTree});
-  if (!llvm::isa<SequenceObj, DictObj>(outTree.get()))
+  // A tuple, list, dict or registered dataclass of outputs.
+  bool outputsAreNode =
+      llvm::isa<SequenceObj, DictObj>(outTree.get()) || pytreeDataFields(outTree) != nullptr;
+  if (!outputsAreNode)
     if (auto *seq = llvm::dyn_cast_or_null<SequenceObj>(outSpecTree.get());
         seq && seq->items.size() == 1)
       outSpecTree = seq->items[0];
   std::vector<Obj> outSpecs;
   if (!outSpecTree || isNone(outSpecTree) || llvm::isa<BlockSpecObj>(outSpecTree.get()) ||
-      !llvm::isa<SequenceObj, DictObj>(outTree.get())) {
+      !outputsAreNode) {
     outSpecs = specsFor(*this, outSpecTree, {outTree}, {"output 0"}, "out_specs", "output",
                         callable.outSpecsRange);
   } else {
     auto *specSeq = llvm::dyn_cast<SequenceObj>(outSpecTree.get());
     auto *outSeq = llvm::dyn_cast<SequenceObj>(outTree.get());
-    if (!specSeq && !llvm::isa<DictObj>(outSpecTree.get()))
+    if (!specSeq && !llvm::isa<DictObj, InstanceObj>(outSpecTree.get()))
       fail(callable.outSpecsRange, "out_specs must be a BlockSpec or a list of BlockSpecs, got " +
                                        typeName(*outSpecTree));
     if (specSeq && outSeq && specSeq->items.size() != outSeq->items.size())

@@ -1,6 +1,7 @@
 //===- Tree.cpp -----------------------------------------------------------===//
 #include "frontend/elab/Tree.h"
 
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Operators.h"
 
 #include <algorithm>
@@ -10,6 +11,39 @@ namespace pk::elab {
 bool isLeaf(const Obj &value) {
   return llvm::isa<ArrayObj, IntObj, FloatObj, BoolObj, SymIntObj>(value.get());
 }
+
+const std::vector<std::string> *pytreeDataFields(const Obj &o) {
+  auto *inst = llvm::dyn_cast<InstanceObj>(o.get());
+  if (!inst || !inst->cls->pytreeDataFields)
+    return nullptr;
+  return &*inst->cls->pytreeDataFields;
+}
+
+Obj withDataFields(const Obj &instance, const std::vector<Obj> &values) {
+  const auto &inst = llvm::cast<InstanceObj>(*instance);
+  auto copy = std::make_shared<InstanceObj>(inst.cls);
+  copy->attributes = inst.attributes;
+  const std::vector<std::string> &fields = *inst.cls->pytreeDataFields;
+  for (size_t i = 0; i < fields.size(); ++i)
+    copy->set(fields[i], values[i]);
+  copy->initialized = true;
+  return copy;
+}
+
+namespace {
+
+/// The values of a registered dataclass's data fields (None where unset).
+std::vector<Obj> dataFieldValues(const Obj &o) {
+  const auto &inst = llvm::cast<InstanceObj>(*o);
+  std::vector<Obj> values;
+  for (const std::string &name : *pytreeDataFields(o)) {
+    Obj v = inst.get(name);
+    values.push_back(v ? v : none());
+  }
+  return values;
+}
+
+} // namespace
 
 TreeDef flatten(const Obj &value, std::vector<Obj> &leaves) {
   TreeDef def;
@@ -31,6 +65,13 @@ TreeDef flatten(const Obj &value, std::vector<Obj> &leaves) {
       def.keys.push_back(k);
       def.children.push_back(flatten(v, leaves));
     }
+    return def;
+  }
+  if (pytreeDataFields(value)) {
+    def.kind = TreeDef::Kind::Dataclass;
+    def.staticValue = value;
+    for (const Obj &v : dataFieldValues(value))
+      def.children.push_back(flatten(v, leaves));
     return def;
   }
   def.kind = TreeDef::Kind::Static;
@@ -55,6 +96,12 @@ Obj unflatten(const TreeDef &def, const std::vector<Obj> &leaves, size_t &next) 
     tuple->namedTuple = def.namedTuple;
     return tuple;
   }
+  case TreeDef::Kind::Dataclass: {
+    std::vector<Obj> values;
+    for (const TreeDef &child : def.children)
+      values.push_back(unflatten(child, leaves, next));
+    return withDataFields(def.staticValue, values);
+  }
   case TreeDef::Kind::Dict: {
     auto dict = std::make_shared<DictObj>();
     for (size_t i = 0; i < def.children.size(); ++i)
@@ -70,6 +117,21 @@ bool sameStructure(const TreeDef &a, const TreeDef &b) {
     return false;
   if (a.kind == TreeDef::Kind::Static)
     return a.staticValue.get() == b.staticValue.get() || staticEqual(a.staticValue, b.staticValue);
+  if (a.kind == TreeDef::Kind::Dataclass) {
+    // One class, and equal static (meta) fields.
+    const auto &x = llvm::cast<InstanceObj>(*a.staticValue);
+    const auto &y = llvm::cast<InstanceObj>(*b.staticValue);
+    if (x.cls != y.cls)
+      return false;
+    const std::vector<std::string> &data = *x.cls->pytreeDataFields;
+    for (const auto &[name, value] : x.attributes) {
+      if (llvm::is_contained(data, name))
+        continue;
+      Obj other = y.get(name);
+      if (!other || !staticEqual(value, other))
+        return false;
+    }
+  }
   for (size_t i = 0; i < a.keys.size(); ++i)
     if (!staticEqual(a.keys[i], b.keys[i]))
       return false;
@@ -87,6 +149,11 @@ void pytreeLeaves(const Obj &tree, std::vector<Obj> &out) {
       pytreeLeaves(item, out);
     return;
   }
+  if (pytreeDataFields(tree)) {
+    for (const Obj &v : dataFieldValues(tree))
+      pytreeLeaves(v, out);
+    return;
+  }
   if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
     // JAX flattens dicts in sorted key order.
     std::vector<std::pair<Obj, Obj>> entries = dict->entries;
@@ -100,6 +167,67 @@ void pytreeLeaves(const Obj &tree, std::vector<Obj> &out) {
     return;
   }
   out.push_back(tree);
+}
+
+const std::shared_ptr<ClassObj> &pytreeKeyClass(const std::string &name) {
+  static const std::shared_ptr<ClassObj> dictKey = makeNamedTupleClass("DictKey", {"key"}, {});
+  static const std::shared_ptr<ClassObj> sequenceKey =
+      makeNamedTupleClass("SequenceKey", {"idx"}, {});
+  static const std::shared_ptr<ClassObj> attrKey = makeNamedTupleClass("GetAttrKey", {"name"}, {});
+  return name == "DictKey" ? dictKey : name == "SequenceKey" ? sequenceKey : attrKey;
+}
+
+namespace {
+
+Obj key(const char *kind, const Obj &value) {
+  auto entry = std::make_shared<SequenceObj>(Object::Kind::Tuple, std::vector<Obj>{value});
+  entry->namedTuple = pytreeKeyClass(kind);
+  return entry;
+}
+
+void withPaths(const Obj &tree, std::vector<Obj> &path, std::vector<std::pair<Obj, Obj>> &out) {
+  auto child = [&](Obj entry, const Obj &value) {
+    path.push_back(std::move(entry));
+    withPaths(value, path, out);
+    path.pop_back();
+  };
+  if (isNone(tree))
+    return;
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(tree.get())) {
+    std::vector<ClassObj::Field> fields;
+    if (seq->namedTuple)
+      fields = seq->namedTuple->fields();
+    for (size_t i = 0; i < seq->items.size(); ++i)
+      child(i < fields.size() ? key("GetAttrKey", makeStr(fields[i].name))
+                              : key("SequenceKey", makeInt(static_cast<int64_t>(i))),
+            seq->items[i]);
+    return;
+  }
+  if (const std::vector<std::string> *fields = pytreeDataFields(tree)) {
+    std::vector<Obj> values = dataFieldValues(tree);
+    for (size_t i = 0; i < fields->size(); ++i)
+      child(key("GetAttrKey", makeStr((*fields)[i])), values[i]);
+    return;
+  }
+  if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
+    std::vector<std::pair<Obj, Obj>> entries = dict->entries;
+    std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
+      auto *x = llvm::dyn_cast<StrObj>(a.first.get());
+      auto *y = llvm::dyn_cast<StrObj>(b.first.get());
+      return x && y && x->value < y->value;
+    });
+    for (const auto &[k, v] : entries)
+      child(key("DictKey", k), v);
+    return;
+  }
+  out.emplace_back(makeTuple(path), tree);
+}
+
+} // namespace
+
+void pytreeLeavesWithPaths(const Obj &tree, std::vector<std::pair<Obj, Obj>> &out) {
+  std::vector<Obj> path;
+  withPaths(tree, path, out);
 }
 
 /// Rebuilds `tree`'s structure with leaves from `leaves` (consumed in order).
@@ -130,6 +258,12 @@ Obj pytreeRebuild(const Obj &tree, const std::vector<Obj> &leaves, size_t &next)
       copy->entries.emplace_back(dict->entries[i].first, values[i]);
     return copy;
   }
+  if (pytreeDataFields(tree)) {
+    std::vector<Obj> values;
+    for (const Obj &v : dataFieldValues(tree))
+      values.push_back(pytreeRebuild(v, leaves, next));
+    return withDataFields(tree, values);
+  }
   return leaves[next++];
 }
 
@@ -156,6 +290,15 @@ Obj mapLeaves(const Obj &o, const std::function<Obj(const Obj &)> &replace) {
     }
     return changed ? copy : o;
   }
+  if (pytreeDataFields(o)) {
+    std::vector<Obj> old = dataFieldValues(o), values;
+    bool changed = false;
+    for (const Obj &v : old) {
+      values.push_back(mapLeaves(v, replace));
+      changed |= values.back() != v;
+    }
+    return changed ? withDataFields(o, values) : o;
+  }
   return o;
 }
 
@@ -167,6 +310,11 @@ void forEachLeaf(const Obj &o, const std::function<void(const Obj &)> &visit) {
   }
   if (auto *dict = llvm::dyn_cast<DictObj>(o.get())) {
     for (const auto &[k, v] : dict->entries)
+      forEachLeaf(v, visit);
+    return;
+  }
+  if (pytreeDataFields(o)) {
+    for (const Obj &v : dataFieldValues(o))
       forEachLeaf(v, visit);
     return;
   }

@@ -16,11 +16,11 @@
 namespace pk::elab {
 
 struct TreeDef {
-  enum class Kind { Leaf, Static, Tuple, List, Dict };
+  enum class Kind { Leaf, Static, Tuple, List, Dict, Dataclass };
   Kind kind = Kind::Leaf;
   std::vector<TreeDef> children;
   std::vector<Obj> keys; ///< dict keys
-  Obj staticValue;       ///< for Static
+  Obj staticValue;       ///< for Static; a Dataclass's instance (its static fields)
   std::shared_ptr<ClassObj> namedTuple; ///< a Tuple's NamedTuple class
 };
 
@@ -33,9 +33,17 @@ bool sameStructure(const TreeDef &a, const TreeDef &b);
 /// True for what flatten() treats as a leaf.
 bool isLeaf(const Obj &value);
 
+/// The data fields of an instance of a class registered with
+/// jax.tree_util.register_dataclass (its children as a pytree node), or
+/// null for any other value.
+const std::vector<std::string> *pytreeDataFields(const Obj &o);
+/// A copy of such an instance with its data fields set to `values`.
+Obj withDataFields(const Obj &instance, const std::vector<Obj> &values);
+
 /// JAX's pytrees (jax.tree, pallas_call's operands): None is an empty node;
-/// tuples (NamedTuples too), lists and dicts (in sorted key order) are
-/// nodes; everything else is a leaf. Appends `tree`'s leaves to `out`.
+/// tuples (NamedTuples too), lists, dicts (in sorted key order) and
+/// registered dataclasses (their data fields) are nodes; everything else is
+/// a leaf. Appends `tree`'s leaves to `out`.
 void pytreeLeaves(const Obj &tree, std::vector<Obj> &out);
 /// Calls `visit` on every leaf of `o` (sequences and dicts are walked, in
 /// order; everything else, None included, is a leaf).
@@ -43,6 +51,14 @@ void forEachLeaf(const Obj &o, const std::function<void(const Obj &)> &visit);
 /// `o` with each leaf that `replace` maps to something (non-null) replaced;
 /// unchanged containers are shared.
 Obj mapLeaves(const Obj &o, const std::function<Obj(const Obj &)> &replace);
+/// pytreeLeaves with each leaf's key path (JAX's tree_leaves_with_path):
+/// a tuple of DictKey(key=), SequenceKey(idx=) and GetAttrKey(name=)
+/// entries from the root (NamedTuple fields and dataclass fields are
+/// GetAttrKeys, as in JAX).
+void pytreeLeavesWithPaths(const Obj &tree, std::vector<std::pair<Obj, Obj>> &out);
+/// The key classes of those paths: "DictKey", "SequenceKey", "GetAttrKey".
+const std::shared_ptr<ClassObj> &pytreeKeyClass(const std::string &name);
+
 /// `tree`'s structure with its leaves replaced from `leaves[next...]`.
 Obj pytreeRebuild(const Obj &tree, const std::vector<Obj> &leaves, size_t &next);
 
