@@ -247,7 +247,8 @@ pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefTyp
 /// Emits the pk.pipeline of `spec` over `refs`, starting from `carry`
 /// (null: no carry); returns the final carry (or None).
 Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<Obj> &refObjs,
-                   const std::vector<SourceRange> &refRanges, const Obj &carry, SourceRange r) {
+                   const std::vector<SourceRange> &refRanges, const Obj &carry, SourceRange r,
+                   const std::vector<Obj> &scratches = {}) {
   mlir::OpBuilder &b = el.builder();
   mlir::MLIRContext *ctx = &el.context();
   size_t numIns = spec.inSpecs.size(), numOuts = spec.outSpecs.size();
@@ -479,6 +480,9 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
               dtypes[i]),
           r);
     }
+    // pltpu.emit_pipeline's scratches=: the kernel's Refs, after the blocks.
+    for (const Obj &scratch : scratches)
+      bodyArgs.addPositional(scratch, r);
     for (size_t i = 0; i < numConsumed; ++i)
       bodyArgs.addPositional(
           std::make_shared<SyncRefObj>(MgpuObject::Which::BarrierRef,
@@ -550,19 +554,30 @@ Obj pipelineFunction(const std::shared_ptr<PipelineSpec> &spec) {
       if (el.activeMesh)
         el.fail(args.range, "pltpu.emit_pipeline runs in a TPU kernel (pl.pallas_call), not in a "
                             "Mosaic GPU kernel; use plgpu.emit_pipeline there");
+      std::vector<Obj> scratches;
       for (size_t i = 0; i < args.keywords.size(); ++i) {
         const std::string &k = args.keywords[i].first;
+        const Obj &v = args.keywords[i].second;
         if (k != "allocations" && k != "scratches" && k != "first_cycle" && k != "last_cycle" &&
             k != "init_accumulators" && k != "prefetch" && k != "postyeet" && k != "schedule")
           el.fail(args.rangeOfKeyword(k),
                   "a pipeline takes its Refs positionally, got '" + k + "'");
-        if (!isNone(args.keywords[i].second))
+        if (k == "scratches" && !isNone(v)) {
+          for (const Obj &s : el.iterate(v, args.rangeOfKeyword(k))) {
+            if (!llvm::isa<RefObj, SyncRefObj>(s.get()))
+              el.fail(args.rangeOfKeyword(k),
+                      "the pipeline's scratches are the kernel's Refs, got " + typeName(*s));
+            scratches.push_back(s);
+          }
+          continue;
+        }
+        if (!isNone(v))
           el.fail(args.rangeOfKeyword(k), "pltpu.emit_pipeline's " + k +
                                               "= is not supported yet (the pipeline allocates "
                                               "its own buffers and runs its whole grid)");
       }
       return emitPipelineOp(el, *spec, args.positional, args.positionalRanges, nullptr,
-                            args.range);
+                            args.range, scratches);
     }
     requireMesh(el, args.range, "a Mosaic GPU pipeline");
     std::vector<Obj> refs = args.positional;
