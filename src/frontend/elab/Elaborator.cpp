@@ -126,6 +126,10 @@ void Elaborator::failOpaque(const NamespaceObj &opaque, SourceRange range) {
   } catch (ElabError &e) {
     if (opaque.importedAt.isValid())
       e.diagnostic.addNote(opaque.importedAt, "imported here");
+    // A program may catch it, as Python would let it catch a missing
+    // optional module (imports here fail where the module is first used)
+    // or a device query a backend does not answer: the fallback runs.
+    e.exception = opaque.importedAt.isValid() ? "ModuleNotFoundError" : "RuntimeError";
     throw;
   }
 }
