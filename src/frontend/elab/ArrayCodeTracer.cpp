@@ -103,10 +103,19 @@ private:
         // Outside kernels a block value can only have escaped one (through
         // a Python variable a kernel or loop body assigned): its IR lives
         // in that kernel.
-        if (llvm::isa<ArrayObj>(leaf.get()))
+        if (auto *a = llvm::dyn_cast<ArrayObj>(leaf.get())) {
+          // Still in scope: a traced value of an export-level loop (its
+          // index, x[i]), which array code cannot take yet.
+          mlir::Region *here = el.builder().getInsertionBlock()->getParent();
+          if (a->value && a->value.getParentRegion()->isAncestor(here))
+            el.fail(r, what + " of whole arrays with a value traced in this export-level loop "
+                              "(such as its index: x[i] in a lax.fori_loop body) is not "
+                              "supported; do it in a kernel, e.g. a pallas_call whose index "
+                              "map or scalar-prefetch operand takes the index");
           el.fail(r, what + " uses a value computed inside a kernel (or a loop body), which "
                             "escaped it through a Python variable; outside a kernel only whole "
                             "arrays exist: return it through an output Ref, or from the loop");
+        }
         auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
         if (!g || indexOf.count(g))
           return;
