@@ -34,21 +34,26 @@ MeshAxis meshAxis(const Obj &mesh) {
           llvm::cast<IntObj>(*ns.members.at("size")).value};
 }
 
-/// `tree` with every array leaf replaced by `spec` (None stays None).
-Obj specsLike(const Obj &tree, const Obj &spec) {
+/// `tree` with every leaf replaced by `leaf(it)` (None stays None).
+Obj mapTree(const Obj &tree, const std::function<Obj(const Obj &)> &leaf) {
   if (auto *seq = llvm::dyn_cast<SequenceObj>(tree.get())) {
     std::vector<Obj> items;
     for (const Obj &item : seq->items)
-      items.push_back(specsLike(item, spec));
+      items.push_back(mapTree(item, leaf));
     return seq->isList() ? makeList(items) : makeTuple(items);
   }
   if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
     auto out = std::make_shared<DictObj>();
     for (const auto &[k, v] : dict->entries)
-      out->entries.emplace_back(k, specsLike(v, spec));
+      out->entries.emplace_back(k, mapTree(v, leaf));
     return out;
   }
-  return isNone(tree) ? tree : spec;
+  return isNone(tree) ? tree : leaf(tree);
+}
+
+/// `tree` with every array leaf replaced by `spec` (None stays None).
+Obj specsLike(const Obj &tree, const Obj &spec) {
+  return mapTree(tree, [&](const Obj &) { return spec; });
 }
 
 /// The body as the pallas_call's kernel: it first records its core's index
@@ -175,10 +180,30 @@ Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj
       call.keywords.emplace_back(key, value);
       call.keywordRanges.push_back(r);
     };
-    keyword("out_shape", outType);
+    // An output given as a memory space's shape (`pltpu.HBM(shape,
+    // dtype)`, `pltpu.VMEM(...)`) lives there: its spec says so.
+    auto spaceSpec = [&](MemorySpace space) {
+      CallArgs spaceArgs;
+      spaceArgs.range = r;
+      spaceArgs.keywords.emplace_back("memory_space", std::make_shared<MemorySpaceObj>(space));
+      spaceArgs.keywordRanges.push_back(r);
+      return el.call(getAttribute(el, pallas, "BlockSpec", r), spaceArgs);
+    };
+    keyword("out_shape", mapTree(outType, [](const Obj &leaf) -> Obj {
+              auto *s = llvm::dyn_cast<ScratchShapeObj>(leaf.get());
+              if (!s)
+                return leaf;
+              std::vector<Dim> dims;
+              for (int64_t d : s->shape)
+                dims.push_back(Dim{d, {}});
+              return std::make_shared<ShapeDtypeStructObj>(dims, s->dtype);
+            }));
     keyword("grid", makeTuple({makeInt(axis.size)}));
     keyword("in_specs", makeList(inSpecs));
-    keyword("out_specs", specsLike(outType, anySpec));
+    keyword("out_specs", mapTree(outType, [&](const Obj &leaf) -> Obj {
+              auto *s = llvm::dyn_cast<ScratchShapeObj>(leaf.get());
+              return s && s->space != MemorySpace::HBM ? spaceSpec(s->space) : anySpec;
+            }));
     if (!isNone(scratch))
       keyword("scratch_shapes", scratch);
     if (!isNone(compilerParams))
