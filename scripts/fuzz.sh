@@ -46,6 +46,9 @@ seeds=$build/seeds
 rm -rf "$seeds" && mkdir -p "$seeds"/{frontend,npy,manifest,launch-args,backends}
 cp "$root"/samples/*.pk "$root"/tests/pallas/corpus/*.pk "$root"/tests/pallas/real/*.pk \
    "$root"/tests/pallas/mosaic_gpu/*.pk "$root"/tests/lit/diagnostics/*.pk "$seeds/frontend/"
+for f in "$root"/tests/lit/elab/*.pk; do # names the samples share (add.pk)
+  cp "$f" "$seeds/frontend/elab-$(basename "$f")"
+done
 python3 "$root/fuzz/deep_programs.py" "$seeds/frontend" --count 60
 for seed in 1 2 3; do
   python3 "$root/tests/pallas/random_kernels.py" --pkc none --seed "$seed" --count 8 --print \
