@@ -21,23 +21,36 @@ Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
   return std::make_shared<BuiltinObj>(name, std::move(fn));
 }
 
-Obj treeMap(Elaborator &el, CallArgs &args) {
+/// jax.tree.map(f, tree, *rest), or with `withPath` map_with_path: `f`
+/// of each leaf (after its key path), and the leaves of `rest` at the same
+/// places, in `tree`'s structure.
+Obj mapOverLeaves(Elaborator &el, CallArgs &args, bool withPath) {
+  const char *name = withPath ? "tree_map_with_path" : "tree_map";
   if (args.positional.size() < 2)
-    el.fail(args.range, "tree_map(f, tree, *rest) needs a function and a tree");
-  std::vector<Obj> first;
-  pytreeLeaves(args.positional[1], first);
+    el.fail(args.range, std::string(name) + "(f, tree, *rest) needs a function and a tree");
+  std::vector<std::pair<Obj, Obj>> first;
+  if (withPath) {
+    pytreeLeavesWithPaths(args.positional[1], first);
+  } else {
+    std::vector<Obj> leaves;
+    pytreeLeaves(args.positional[1], leaves);
+    for (const Obj &leaf : leaves)
+      first.emplace_back(nullptr, leaf);
+  }
   std::vector<std::vector<Obj>> rest;
   for (size_t i = 2; i < args.positional.size(); ++i) {
     rest.emplace_back();
     pytreeLeaves(args.positional[i], rest.back());
     if (rest.back().size() != first.size())
-      el.fail(args.rangeOf(i), "tree_map: the trees have different numbers of leaves");
+      el.fail(args.rangeOf(i), std::string(name) + ": the trees have different numbers of leaves");
   }
   std::vector<Obj> mapped;
   for (size_t j = 0; j < first.size(); ++j) {
     CallArgs call;
     call.range = args.range;
-    call.addPositional(first[j], args.rangeOf(1));
+    if (withPath)
+      call.addPositional(first[j].first, args.rangeOf(1));
+    call.addPositional(first[j].second, args.rangeOf(1));
     for (size_t i = 0; i < rest.size(); ++i)
       call.addPositional(rest[i][j], args.rangeOf(i + 2));
     mapped.push_back(el.call(args.positional[0], call));
@@ -45,6 +58,8 @@ Obj treeMap(Elaborator &el, CallArgs &args) {
   size_t next = 0;
   return pytreeRebuild(args.positional[1], mapped, next);
 }
+
+Obj treeMap(Elaborator &el, CallArgs &args) { return mapOverLeaves(el, args, false); }
 
 std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool prefixed) {
   auto ns = std::make_shared<NamespaceObj>(name);
@@ -92,31 +107,8 @@ std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool pr
       pairs.push_back(makeTuple({path, leaf}));
     return makeTuple({makeList(pairs), a[0]});
   });
-  define(*ns, named("map_with_path"), [](Elaborator &el, CallArgs &args) -> Obj {
-    if (args.positional.size() < 2)
-      el.fail(args.range, "tree_map_with_path(f, tree, *rest) needs a function and a tree");
-    std::vector<std::pair<Obj, Obj>> first;
-    pytreeLeavesWithPaths(args.positional[1], first);
-    std::vector<std::vector<Obj>> rest;
-    for (size_t i = 2; i < args.positional.size(); ++i) {
-      rest.emplace_back();
-      pytreeLeaves(args.positional[i], rest.back());
-      if (rest.back().size() != first.size())
-        el.fail(args.rangeOf(i), "tree_map_with_path: the trees have different numbers of leaves");
-    }
-    std::vector<Obj> mapped;
-    for (size_t j = 0; j < first.size(); ++j) {
-      CallArgs call;
-      call.range = args.range;
-      call.addPositional(first[j].first, args.rangeOf(1));
-      call.addPositional(first[j].second, args.rangeOf(1));
-      for (size_t i = 0; i < rest.size(); ++i)
-        call.addPositional(rest[i][j], args.rangeOf(i + 2));
-      mapped.push_back(el.call(args.positional[0], call));
-    }
-    size_t next = 0;
-    return pytreeRebuild(args.positional[1], mapped, next);
-  });
+  define(*ns, named("map_with_path"),
+         [](Elaborator &el, CallArgs &args) -> Obj { return mapOverLeaves(el, args, true); });
   define(*ns, named("structure"), [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
     return a[0];

@@ -100,13 +100,7 @@ void matchSpecs(Elaborator &el, const Obj &spec, const Obj &tree, const std::str
     if (!specs || specs->entries.size() != dict->entries.size())
       el.fail(r, "the specs of " + what + " do not match its structure: give a dict with the same keys");
     // In the order pytreeLeaves visits the keys (sorted).
-    std::vector<std::pair<Obj, Obj>> entries = dict->entries;
-    std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
-      auto *x = llvm::dyn_cast<StrObj>(a.first.get());
-      auto *y = llvm::dyn_cast<StrObj>(b.first.get());
-      return x && y && x->value < y->value;
-    });
-    for (const auto &[k, v] : entries) {
+    for (const auto &[k, v] : sortedEntries(*dict)) {
       Obj s = dictGet(*specs, k);
       if (!s)
         el.fail(r, "the specs of " + what + " have no entry " + repr(*k));

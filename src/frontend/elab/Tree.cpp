@@ -12,6 +12,17 @@ bool isLeaf(const Obj &value) {
   return llvm::isa<ArrayObj, IntObj, FloatObj, BoolObj, SymIntObj>(value.get());
 }
 
+/// A dict's entries in the order JAX flattens them: string keys sorted.
+std::vector<std::pair<Obj, Obj>> sortedEntries(const DictObj &dict) {
+  std::vector<std::pair<Obj, Obj>> entries = dict.entries;
+  std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
+    auto *x = llvm::dyn_cast<StrObj>(a.first.get());
+    auto *y = llvm::dyn_cast<StrObj>(b.first.get());
+    return x && y && x->value < y->value;
+  });
+  return entries;
+}
+
 const std::vector<std::string> *pytreeDataFields(const Obj &o) {
   auto *inst = llvm::dyn_cast<InstanceObj>(o.get());
   if (!inst || !inst->cls->pytreeDataFields)
@@ -156,12 +167,7 @@ void pytreeLeaves(const Obj &tree, std::vector<Obj> &out) {
   }
   if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
     // JAX flattens dicts in sorted key order.
-    std::vector<std::pair<Obj, Obj>> entries = dict->entries;
-    std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
-      auto *x = llvm::dyn_cast<StrObj>(a.first.get());
-      auto *y = llvm::dyn_cast<StrObj>(b.first.get());
-      return x && y && x->value < y->value;
-    });
+    std::vector<std::pair<Obj, Obj>> entries = sortedEntries(*dict);
     for (const auto &[k, v] : entries)
       pytreeLeaves(v, out);
     return;
@@ -210,12 +216,7 @@ void withPaths(const Obj &tree, std::vector<Obj> &path, std::vector<std::pair<Ob
     return;
   }
   if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
-    std::vector<std::pair<Obj, Obj>> entries = dict->entries;
-    std::stable_sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
-      auto *x = llvm::dyn_cast<StrObj>(a.first.get());
-      auto *y = llvm::dyn_cast<StrObj>(b.first.get());
-      return x && y && x->value < y->value;
-    });
+    std::vector<std::pair<Obj, Obj>> entries = sortedEntries(*dict);
     for (const auto &[k, v] : entries)
       child(key("DictKey", k), v);
     return;

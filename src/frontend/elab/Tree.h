@@ -33,6 +33,8 @@ bool sameStructure(const TreeDef &a, const TreeDef &b);
 /// True for what flatten() treats as a leaf.
 bool isLeaf(const Obj &value);
 
+/// A dict's entries in the order JAX flattens them: string keys sorted.
+std::vector<std::pair<Obj, Obj>> sortedEntries(const DictObj &dict);
 /// The data fields of an instance of a class registered with
 /// jax.tree_util.register_dataclass (its children as a pytree node), or
 /// null for any other value.
