@@ -57,6 +57,34 @@ Obj makeSymbolic(mlir::AffineExpr e) {
 
 Obj makeDim(const Dim &d) { return d.isStatic() ? makeInt(d.value) : makeSymbolic(d.expr); }
 
+/// Python's repr of a str: single quotes unless only double quotes avoid
+/// escaping; backslashes, the quote and control characters escaped.
+static std::string strRepr(const std::string &s) {
+  char quote = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, quote);
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (ch == quote || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      const char *hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out + quote;
+}
+
 std::string typeName(const Object &o) {
   using K = Object::Kind;
   switch (o.kind()) {
@@ -244,7 +272,7 @@ std::string repr(const Object &o) {
   case K::Bool: return llvm::cast<BoolObj>(o).value ? "True" : "False";
   case K::Int: return std::to_string(llvm::cast<IntObj>(o).value);
   case K::Float: return formatFloat(llvm::cast<FloatObj>(o).value);
-  case K::Str: return "'" + llvm::cast<StrObj>(o).value + "'";
+  case K::Str: return strRepr(llvm::cast<StrObj>(o).value);
   case K::Ellipsis: return "Ellipsis";
   case K::SymInt: return exprText(llvm::cast<SymIntObj>(o).expr);
   case K::Tuple:

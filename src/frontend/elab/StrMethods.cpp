@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include <cctype>
+#include <optional>
 
 namespace pk::elab {
 
@@ -32,18 +33,24 @@ std::string str(Elaborator &el, const BoundArgs &a, size_t i, const char *what) 
 }
 
 /// `s[start:end]`'s bounds for the optional start= and end= of find(),
-/// count(), startswith(), ..., clamped as slicing clamps them.
-std::pair<size_t, size_t> window(Elaborator &el, const BoundArgs &a, size_t start, size_t size) {
+/// count(), startswith(), ..., clamped as slicing clamps them; nullopt
+/// when start lies past the end, where CPython finds nothing (not even
+/// an empty string).
+std::optional<std::pair<size_t, size_t>> window(Elaborator &el, const BoundArgs &a, size_t start,
+                                                size_t size) {
   auto bound = [&](size_t i, int64_t fallback) {
     if (isNone(a[i]))
       return fallback;
     int64_t v = el.toInt(a[i], a.range(i), "index");
     if (v < 0)
-      v += static_cast<int64_t>(size);
-    return std::clamp<int64_t>(v, 0, static_cast<int64_t>(size));
+      v = std::max<int64_t>(v + static_cast<int64_t>(size), 0);
+    return v;
   };
-  int64_t lo = bound(start, 0), hi = bound(start + 1, static_cast<int64_t>(size));
-  return {static_cast<size_t>(lo), static_cast<size_t>(std::max(lo, hi))};
+  int64_t n = static_cast<int64_t>(size);
+  int64_t lo = bound(start, 0), hi = std::min(bound(start + 1, n), n);
+  if (lo > n)
+    return std::nullopt;
+  return std::make_pair(static_cast<size_t>(lo), static_cast<size_t>(std::max(lo, hi)));
 }
 
 bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -66,7 +73,9 @@ std::vector<std::string> split(Elaborator &el, const std::string &s, const Obj &
         words.push_back({i, j});
       i = j;
     }
-    if (maxsplit < 0 || static_cast<int64_t>(words.size()) <= maxsplit + 1) {
+    // CPython: past `maxsplit` words the rest of the string is one more
+    // part, its whitespace on the far side kept.
+    if (maxsplit < 0 || static_cast<int64_t>(words.size()) <= maxsplit) {
       for (auto [i, j] : words)
         parts.push_back(s.substr(i, j - i));
       return parts;
@@ -75,15 +84,10 @@ std::vector<std::string> split(Elaborator &el, const std::string &s, const Obj &
     if (!fromRight) {
       for (size_t w = 0; w < keep; ++w)
         parts.push_back(s.substr(words[w].first, words[w].second - words[w].first));
-      size_t rest = words[keep].first, end = s.size();
-      while (end > rest && isSpace(s[end - 1]))
-        --end;
-      parts.push_back(s.substr(rest, end - rest));
+      parts.push_back(s.substr(words[keep].first));
     } else {
-      size_t first = words.size() - keep, begin = 0;
-      while (begin < s.size() && isSpace(s[begin]))
-        ++begin;
-      parts.push_back(s.substr(begin, words[first - 1].second - begin));
+      size_t first = words.size() - keep;
+      parts.push_back(s.substr(0, words[first - 1].second));
       for (size_t w = first; w < words.size(); ++w)
         parts.push_back(s.substr(words[w].first, words[w].second - words[w].first));
     }
@@ -161,7 +165,10 @@ Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceR
   if (name == "startswith" || name == "endswith")
     return method(value, name, [name](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"self"}, {"prefix"}, {"start", none()}, {"end", none()}});
-      auto [lo, hi] = window(el, a, 2, self(a).size());
+      auto bounds = window(el, a, 2, self(a).size());
+      if (!bounds)
+        return makeBool(false);
+      auto [lo, hi] = *bounds;
       std::string s = self(a).substr(lo, hi - lo);
       std::vector<Obj> options = llvm::isa<SequenceObj>(a[1].get()) ? el.iterate(a[1], a.range(1))
                                                                     : std::vector<Obj>{a[1]};
@@ -274,7 +281,15 @@ Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceR
       BoundArgs a = el.bind(args, {{"self"}, {"sub"}, {"start", none()}, {"end", none()}});
       const std::string &s = self(a);
       std::string sub = str(el, a, 1, "substring");
-      auto [lo, hi] = window(el, a, 2, s.size());
+      auto bounds = window(el, a, 2, s.size());
+      if (!bounds) {
+        if (name == "count")
+          return makeInt(0);
+        if (name == "index" || name == "rindex")
+          el.raise(args.range, "ValueError", "substring not found");
+        return makeInt(-1);
+      }
+      auto [lo, hi] = *bounds;
       std::string part = s.substr(lo, hi - lo);
       if (name == "count") {
         if (sub.empty())
