@@ -181,8 +181,10 @@ Obj setOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, Sou
     return nullptr;
   switch (op) {
   case BinaryOp::BitOr: {
+    // CPython copies the left set and adds the right one's items in its
+    // iteration order.
     std::shared_ptr<SetObj> out = copyOf(*a);
-    for (const Obj &item : b->items)
+    for (const Obj &item : setIterationOrder(*b))
       setAdd(el, *out, item, r);
     return out;
   }

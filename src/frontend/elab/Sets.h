@@ -26,10 +26,15 @@ std::shared_ptr<SetObj> makeSet(Elaborator &el, const std::vector<Obj> &items, b
                                 SourceRange r);
 bool setContains(const SetObj &set, const Obj &item);
 void setAdd(Elaborator &el, SetObj &set, const Obj &item, SourceRange r);
-/// The items in the order Python iterates them: for a set of ints (and
-/// bools), the order of CPython's hash table built by adding them in turn
-/// (ascending for small non-negative ints); otherwise the order they were
-/// added (Python's order for strings changes from run to run).
+/// The items in the order Python iterates them, as far as pkc follows
+/// CPython: for a set of ints (and bools), the order of CPython's hash
+/// table built by adding them in turn, which is CPython's order for sets
+/// made by set(), .add, set(iterable) and comprehensions (checked on
+/// random sets) and ascending for small non-negative ints. A set CPython
+/// builds otherwise (a literal it folds into a constant, |, -, ^, which
+/// presize or leave deleted slots) holds the same items but may iterate
+/// differently. Other sets: the order items were added (CPython's order
+/// for strings changes from run to run).
 std::vector<Obj> setIterationOrder(const SetObj &set);
 /// Whether two sets hold the same items (a set equals a frozenset).
 bool setsEqual(const SetObj &a, const SetObj &b);
