@@ -42,10 +42,6 @@ Obj shapeAttribute(const std::string &name, const std::vector<int64_t> &shape, D
   return nullptr;
 }
 
-Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BoundMethodObj>(self, name, std::move(fn));
-}
-
 /// `x.sum(...)` is `jnp.sum(x, ...)`: forward to the jnp function.
 Obj jnpMethod(Elaborator &el, const Obj &self, const std::string &name,
               const std::string &jnpName, SourceRange r) {
@@ -211,16 +207,10 @@ Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, So
       });
     if (name == "sort") // in place, as sorted() orders: stable, key=, reverse=
       return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
-        if (!args.positional.empty() && args.positional.size() > 1)
-          el.fail(args.range, "list.sort() takes no positional arguments");
-        Obj list = args.positional[0];
-        CallArgs call;
-        call.range = args.range;
-        call.addPositional(list, args.range);
-        call.keywords = args.keywords;
-        call.keywordRanges = args.keywordRanges;
-        Obj sorted = el.call(el.lookup("sorted", args.range), call);
-        llvm::cast<SequenceObj>(*list).items = llvm::cast<SequenceObj>(*sorted).items;
+        BoundArgs a =
+            el.bind(args, {{"self"}, {"key", none(), true}, {"reverse", makeBool(false), true}});
+        auto &items = llvm::cast<SequenceObj>(*a[0]).items;
+        items = sortItems(el, items, a[1], el.truthy(a[2], a.range(2)), args.range);
         return none();
       });
     if (name == "append")
@@ -354,6 +344,10 @@ Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, Source
 }
 
 } // namespace
+
+Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn) {
+  return std::make_shared<BoundMethodObj>(self, name, std::move(fn));
+}
 
 Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   if (Obj found = classAttribute(el, value, name, r))

@@ -96,6 +96,12 @@ Obj generalDot(Elaborator &el, const Obj &lhs, const Obj &rhs, std::vector<int64
 /// are a batch, broadcast between the operands as NumPy's matmul does.
 Obj matmulBuiltin(Elaborator &el, const Obj &a, const Obj &b, const Obj &preferred,
                   const Obj &precision, SourceRange r);
+/// `self.name` as a method implemented by `fn` (which gets `self` first).
+Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn);
+/// Python's sorted(): `items` ordered by `key` (None: the items), stably,
+/// also with `reverse`.
+std::vector<Obj> sortItems(Elaborator &el, std::vector<Obj> items, const Obj &key, bool reverse,
+                           SourceRange r);
 /// Methods of str (`s.endswith(...)`) and int (`n.bit_length()`)
 /// (StrMethods.cpp).
 Obj strMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);

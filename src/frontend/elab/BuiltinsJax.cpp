@@ -89,23 +89,22 @@ std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool pr
     size_t next = 0;
     return pytreeRebuild(a[0], leaves, next);
   });
-  define(*ns, named("leaves_with_path"), [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+  // [(path, leaf), ...], as tree_leaves_with_path returns them.
+  auto leavesWithPaths = [](const Obj &tree) {
     std::vector<std::pair<Obj, Obj>> leaves;
-    pytreeLeavesWithPaths(a[0], leaves);
+    pytreeLeavesWithPaths(tree, leaves);
     std::vector<Obj> pairs;
     for (auto &[path, leaf] : leaves)
       pairs.push_back(makeTuple({path, leaf}));
     return makeList(pairs);
-  });
-  define(*ns, named("flatten_with_path"), [](Elaborator &el, CallArgs &args) -> Obj {
+  };
+  define(*ns, named("leaves_with_path"), [leavesWithPaths](Elaborator &el, CallArgs &args) {
     BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
-    std::vector<std::pair<Obj, Obj>> leaves;
-    pytreeLeavesWithPaths(a[0], leaves);
-    std::vector<Obj> pairs;
-    for (auto &[path, leaf] : leaves)
-      pairs.push_back(makeTuple({path, leaf}));
-    return makeTuple({makeList(pairs), a[0]});
+    return leavesWithPaths(a[0]);
+  });
+  define(*ns, named("flatten_with_path"), [leavesWithPaths](Elaborator &el, CallArgs &args) {
+    BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
+    return makeTuple({leavesWithPaths(a[0]), a[0]});
   });
   define(*ns, named("map_with_path"),
          [](Elaborator &el, CallArgs &args) -> Obj { return mapOverLeaves(el, args, true); });

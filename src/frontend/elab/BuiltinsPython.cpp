@@ -198,6 +198,26 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
   el.fail(r, "isinstance() arg 2 must be a type or a tuple of types");
 }
 
+std::vector<Obj> sortItems(Elaborator &el, std::vector<Obj> items, const Obj &key, bool reverse,
+                           SourceRange r) {
+  std::vector<Obj> keys = items;
+  if (!isNone(key))
+    for (Obj &k : keys)
+      k = applyKey(el, key, k, r);
+  // Stable either way, as Python's: reverse=True keeps equal items in
+  // their order.
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return reverse ? less(el, keys[y], keys[x], r) : less(el, keys[x], keys[y], r);
+  });
+  std::vector<Obj> sorted;
+  for (size_t i : order)
+    sorted.push_back(items[i]);
+  return sorted;
+}
+
 void installPythonBuiltins(Elaborator &el, Builtins &b) {
   installSetBuiltins(b);
   add(b, "super", callSuper);
@@ -386,25 +406,8 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
   add(b, "sorted", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a =
         el.bind(args, {{"iterable"}, {"key", none(), true}, {"reverse", makeBool(false), true}});
-    std::vector<Obj> items = el.iterate(a[0], a.range(0));
-    std::vector<Obj> keys = items;
-    if (!isNone(a[1]))
-      for (Obj &k : keys)
-        k = applyKey(el, a[1], k, args.range);
-    // Stable either way, as Python's: reverse=True keeps equal items in
-    // their order.
-    bool reverse = el.truthy(a[2], a.range(2));
-    std::vector<size_t> order(items.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return reverse ? less(el, keys[y], keys[x], args.range)
-                     : less(el, keys[x], keys[y], args.range);
-    });
-    std::vector<Obj> sorted;
-    for (size_t i : order)
-      sorted.push_back(items[i]);
-    return makeList(sorted);
+    return makeList(
+        sortItems(el, el.iterate(a[0], a.range(0)), a[1], el.truthy(a[2], a.range(2)), args.range));
   });
   add(b, "sum", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"iterable"}, {"start", makeInt(0)}});

@@ -1,6 +1,7 @@
 //===- Sets.cpp - Python sets and frozensets at compile time --------------===//
 #include "frontend/elab/Sets.h"
 
+#include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
 
@@ -35,10 +36,6 @@ const Object *firstUnhashable(const Obj &o) {
 }
 
 SetObj &self(CallArgs &args) { return llvm::cast<SetObj>(*args.positional[0]); }
-
-Obj method(const Obj &set, const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BoundMethodObj>(set, name, std::move(fn));
-}
 
 /// The items of every positional argument after `self`, one list each
 /// (set.union(a, b) takes any iterables).

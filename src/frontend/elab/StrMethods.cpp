@@ -22,10 +22,6 @@ namespace pk::elab {
 
 namespace {
 
-Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BoundMethodObj>(self, name, std::move(fn));
-}
-
 const std::string &self(const BoundArgs &a) { return llvm::cast<StrObj>(*a[0]).value; }
 
 std::string str(Elaborator &el, const BoundArgs &a, size_t i, const char *what) {

@@ -16,6 +16,7 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Tree.h"
 
 namespace pk::elab {
 
@@ -34,21 +35,15 @@ MeshAxis meshAxis(const Obj &mesh) {
           llvm::cast<IntObj>(*ns.members.at("size")).value};
 }
 
-/// `tree` with every leaf replaced by `leaf(it)` (None stays None).
+/// `tree` with every array leaf (or output shape) replaced by `leaf(it)`;
+/// None and the pytree nodes (tuples, lists, dicts, registered
+/// dataclasses) stay.
 Obj mapTree(const Obj &tree, const std::function<Obj(const Obj &)> &leaf) {
-  if (auto *seq = llvm::dyn_cast<SequenceObj>(tree.get())) {
-    std::vector<Obj> items;
-    for (const Obj &item : seq->items)
-      items.push_back(mapTree(item, leaf));
-    return seq->isList() ? makeList(items) : makeTuple(items);
-  }
-  if (auto *dict = llvm::dyn_cast<DictObj>(tree.get())) {
-    auto out = std::make_shared<DictObj>();
-    for (const auto &[k, v] : dict->entries)
-      out->entries.emplace_back(k, mapTree(v, leaf));
-    return out;
-  }
-  return isNone(tree) ? tree : leaf(tree);
+  return mapLeaves(tree, [&](const Obj &o) -> Obj {
+    if (isNone(o) || llvm::isa<SequenceObj, DictObj>(o.get()) || pytreeDataFields(o))
+      return nullptr; // walked by mapLeaves
+    return leaf(o);
+  });
 }
 
 /// `tree` with every array leaf replaced by `spec` (None stays None).
