@@ -95,6 +95,11 @@ bool Evaluator::evalDma(Operation *op) {
     RefBuffer &src = getRef(start.getSrc());
     RefBuffer &dst = getRef(start.getDst());
     SemaphoreSlot slot = semaphoreAt(op, start.getSemaphore(), start.getIndices());
+    // Ragged views (pl.ds with a traced size) agree only at run time.
+    if (src.viewShape() != dst.viewShape())
+      fail(op, "this async copy's source has shape " + shapeText(src.viewShape()) +
+                   " and its destination " + shapeText(dst.viewShape()) +
+                   " at run time; a copy moves between windows of the same shape");
     // The source must not be landing itself, nor the destination already.
     if (!pendingDmas.empty()) {
       forEachElement(src, [&](int64_t, int64_t at) { checkNotInFlight(op, *src.data, at, false); });

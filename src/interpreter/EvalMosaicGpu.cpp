@@ -146,15 +146,23 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
         llvm::cast<pk::RefType>(view.getRef().getType()).getSpace() == pk::MemorySpace::GPUGlobal;
     std::vector<int64_t> inBounds;
     bool partial = false;
-    unsigned dynamic = 0;
+    unsigned dynamic = 0, dynamicSize = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
       int64_t start = view.getStaticOffsets()[d];
       if (ShapedType::isDynamic(start))
         start = get(view.getOffsets()[dynamic++])->i[0];
       int64_t size = view.getSizes()[d], stride = view.getStrides()[d];
+      if (ShapedType::isDynamic(size)) {
+        // A ragged copy's window (pl.ds(s, n) with n traced): n may be 0.
+        size = get(view.getDynamicSizes()[dynamicSize++])->i[0];
+        if (size < 0)
+          fail(op, "the view's size on axis " + std::to_string(d) + " is " + std::to_string(size) +
+                       " at run time; a pl.ds size cannot be negative");
+      }
       int64_t bound = base.extentInBounds(d);
       bool squeezed = llvm::is_contained(view.getSqueeze(), static_cast<int64_t>(d));
-      bool leaves = start < 0 || start + (size - 1) * stride >= bound;
+      bool leaves = start < 0 || (size > 0 && start + (size - 1) * stride >= bound) ||
+                    (size == 0 && start > bound);
       if (leaves && (!global || start < 0 || squeezed))
         fail(op, "the view starts at " + std::to_string(start) + " on axis " + std::to_string(d) +
                      " and takes " + std::to_string(size) + " elements, which leaves the Ref of " +

@@ -388,6 +388,20 @@ LogicalResult RefViewOp::verify() {
   if (static_cast<size_t>(llvm::count_if(offsets, ShapedType::isDynamic)) != getOffsets().size())
     return emitOpError() << "has " << getOffsets().size() << " dynamic offsets but "
                          << llvm::count_if(offsets, ShapedType::isDynamic) << " dynamic markers";
+  if (static_cast<size_t>(llvm::count_if(sizes, ShapedType::isDynamic)) != getDynamicSizes().size())
+    return emitOpError() << "has " << getDynamicSizes().size() << " dynamic sizes but "
+                         << llvm::count_if(sizes, ShapedType::isDynamic) << " dynamic markers";
+  if (hasDynamicSizes()) {
+    if (ref.hasTransforms())
+      return emitOpError() << "cannot take a window of dynamic size of a transformed Ref";
+    // What a ragged window can be used for; everything else reads its
+    // shape statically.
+    for (Operation *user : getResult().getUsers())
+      if (!llvm::isa<DmaStartOp, DmaWaitOp>(user))
+        return emitOpError() << "has a dynamic size, so its only uses are async copies "
+                                "(pk.dma_start, pk.dma_wait), not '"
+                             << user->getName() << "'";
+  }
   SmallVector<int64_t> shape;
   int64_t previous = -1;
   for (int64_t d : getSqueeze()) {
@@ -396,6 +410,15 @@ LogicalResult RefViewOp::verify() {
     previous = d;
   }
   for (int64_t d = 0; d < rank; ++d) {
+    if (ShapedType::isDynamic(sizes[d])) {
+      if (strides[d] != 1)
+        return emitOpError() << "a dynamic size needs stride 1 (axis " << d << ")";
+      if (!ShapedType::isDynamic(offsets[d]) && (offsets[d] < 0 || offsets[d] > ref.getShape()[d]))
+        return emitOpError() << "window is out of bounds for axis " << d << " of size "
+                             << ref.getShape()[d];
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     if (sizes[d] <= 0 || strides[d] <= 0)
       return emitOpError() << "sizes and strides must be positive (axis " << d << ")";
     if ((sizes[d] - 1) * strides[d] + 1 > ref.getShape()[d] ||

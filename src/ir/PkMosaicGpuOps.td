@@ -186,25 +186,37 @@ def Pk_RunScopedOp : Pk_Op<"run_scoped", [
 // Views of Refs
 //===----------------------------------------------------------------------===//
 
-def Pk_RefViewOp : Pk_Op<"ref_view", [Pure]> {
+def Pk_RefViewOp : Pk_Op<"ref_view", [Pure, AttrSizedOperandSegments]> {
   let summary = "a strided window of a Ref, as a Ref (`x_ref.at[...]`)";
   let description = [{
-    The window of `pk.load` (offsets, static sizes and strides, squeezed
-    axes), as a Ref aliasing the same memory, for ops that take Refs
-    (async copies, wgmma). It keeps the memory space; a window of a
-    transformed shared-memory Ref keeps its transforms, and must respect
-    them (a swizzled minor dimension is never sliced; tiled dimensions are
-    sliced in whole tiles). Dynamic offsets must keep the window inside
-    the Ref.
+    The window of `pk.load` (offsets, sizes and strides, squeezed axes), as
+    a Ref aliasing the same memory, for ops that take Refs (async copies,
+    wgmma). It keeps the memory space; a window of a transformed
+    shared-memory Ref keeps its transforms, and must respect them (a
+    swizzled minor dimension is never sliced; tiled dimensions are sliced
+    in whole tiles). Dynamic offsets must keep the window inside the Ref.
 
     ```mlir
     %v = pk.ref_view %x[%i, 0] sizes [1, 128] strides [1, 1] squeeze [0]
         : !pk.ref<4x128xf32, #pk.memory_space<gmem>> -> !pk.ref<128xf32, #pk.memory_space<gmem>>
     ```
+
+    A size may be dynamic (`x_ref.at[pl.ds(s, n)]` with `n` known only at
+    run time, as ragged TPU kernels copy): the result's dimension is then
+    `?`, its stride 1, and the view is only an async copy's source or
+    destination (`pk.dma_start` / `pk.dma_wait`), which is all Pallas
+    allows of it on a TPU. The run-time size must keep the window inside
+    the Ref (and may be 0).
+
+    ```mlir
+    %w = pk.ref_view %x[%s, 0] sizes [%n, 128] strides [1, 1] squeeze []
+        : !pk.ref<64x128xf32, #pk.memory_space<any>> -> !pk.ref<?x128xf32, #pk.memory_space<any>>
+    ```
   }];
   let arguments = (ins
     Pk_RefType:$ref,
     Variadic<Index>:$offsets,
+    Variadic<Index>:$dynamic_sizes,
     DenseI64ArrayAttr:$static_offsets,
     DenseI64ArrayAttr:$sizes,
     DenseI64ArrayAttr:$strides,
@@ -213,12 +225,23 @@ def Pk_RefViewOp : Pk_Op<"ref_view", [Pure]> {
   let results = (outs Pk_RefType:$result);
   let assemblyFormat = [{
     $ref custom<DynamicIndexList>($offsets, $static_offsets)
-    `sizes` $sizes `strides` $strides `squeeze` $squeeze
+    `sizes` custom<DynamicIndexList>($dynamic_sizes, $sizes) `strides` $strides `squeeze` $squeeze
     attr-dict `:` qualified(type($ref)) `->` qualified(type($result))
   }];
+  let builders = [
+    // A view with static sizes, as every view but a ragged copy's.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ref, "::mlir::ValueRange":$offsets,
+        "::mlir::DenseI64ArrayAttr":$static_offsets, "::mlir::DenseI64ArrayAttr":$sizes,
+        "::mlir::DenseI64ArrayAttr":$strides, "::mlir::DenseI64ArrayAttr":$squeeze), [{
+      build($_builder, $_state, result, ref, offsets, ::mlir::ValueRange(), static_offsets,
+            sizes, strides, squeeze);
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::pk::RefType getRefType() { return ::llvm::cast<::pk::RefType>(getRef().getType()); }
+    /// Whether a size is known only at run time (a ragged copy's view).
+    bool hasDynamicSizes() { return !getDynamicSizes().empty(); }
   }];
 }
 

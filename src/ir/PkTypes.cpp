@@ -23,6 +23,7 @@ void PkDialect::registerTypes() {
 }
 
 int64_t RefType::getNumElements() const {
+  assert(!hasDynamicShape() && "the element count of a ragged copy's view is a run-time value");
   int64_t n = 1;
   for (int64_t d : getShape())
     n *= d;
@@ -49,7 +50,7 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
                               ArrayRef<int64_t> shape, Type elementType,
                               Attribute memorySpace, ArrayAttr transforms) {
   for (int64_t d : shape)
-    if (d <= 0)
+    if (d <= 0 && !ShapedType::isDynamic(d))
       return emitError() << "Ref dimensions must be positive, got " << d;
   if (!elementType.isIntOrFloat())
     return emitError() << "Ref element type must be an integer or float, got " << elementType;
@@ -59,6 +60,8 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
     auto space = llvm::dyn_cast_or_null<MemorySpaceAttr>(memorySpace);
     if (!space || space.getValue() != MemorySpace::GPUShared)
       return emitError() << "only shared-memory Refs (#pk.memory_space<shared>) have transforms";
+    if (llvm::any_of(shape, ShapedType::isDynamic))
+      return emitError() << "a transformed Ref has a static shape";
     std::string why = checkSmemTransforms(shape, elementType, transforms);
     if (!why.empty())
       return emitError() << "invalid transforms " << transforms << ": " << why;
@@ -72,7 +75,7 @@ Type RefType::parse(AsmParser &parser) {
   Attribute memorySpace;
   ArrayAttr transforms;
   if (parser.parseLess() ||
-      parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) ||
       parser.parseType(elementType))
     return {};
   if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(memorySpace))
@@ -87,8 +90,13 @@ Type RefType::parse(AsmParser &parser) {
 
 void RefType::print(AsmPrinter &printer) const {
   printer << '<';
-  for (int64_t d : getShape())
-    printer << d << 'x';
+  for (int64_t d : getShape()) {
+    if (ShapedType::isDynamic(d))
+      printer << '?';
+    else
+      printer << d;
+    printer << 'x';
+  }
   printer << getElementType();
   if (getMemorySpace())
     printer << ", " << getMemorySpace();

@@ -15,13 +15,16 @@ def Pk_RefType : Pk_Type<"Ref", "ref"> {
     What a kernel receives for each input, output and scratch buffer: the
     block (a window of the full array, with squeezed dimensions removed),
     readable with `pk.load` and writable with `pk.store`. The shape is
-    always static. The element type keeps signedness (`ui8` vs `i8`) so that
+    static, except on the view a ragged async copy moves (`?`, made only by
+    `pk.ref_view` with a dynamic size and used only by `pk.dma_start` /
+    `pk.dma_wait`). The element type keeps signedness (`ui8` vs `i8`) so that
     manifests and I/O know it; values loaded from a Ref are signless.
 
     ```mlir
     !pk.ref<128x64xf32>
     !pk.ref<8x128xbf16, #pk.memory_space<vmem>>
     !pk.ref<f32>   // a rank-0 Ref
+    !pk.ref<?x128xf32, #pk.memory_space<any>>   // a ragged copy's view
     !pk.ref<64x64xf16, #pk.memory_space<shared>, [#pk.tile<8, 64>, #pk.swizzle<128>]>
     ```
 
@@ -52,6 +55,10 @@ def Pk_RefType : Pk_Type<"Ref", "ref"> {
     /// The memory space, or null when none is given.
     ::std::optional<::pk::MemorySpace> getSpace() const;
     bool hasTransforms() const { return getTransforms() && !getTransforms().empty(); }
+    /// A ragged copy's view: some dimension is `?`.
+    bool hasDynamicShape() const {
+      return ::llvm::any_of(getShape(), ::mlir::ShapedType::isDynamic);
+    }
   }];
 }
 

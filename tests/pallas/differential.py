@@ -6,6 +6,7 @@ Each test case is a line in the .pk file (or a --case argument):
     # DIFF: <export> [NAME=INT ...] [-D NAME=VALUE ...] [rtol=R] [atol=A]
     #       [seed=S] [range=LO:HI] [irange=LO:HI] [reference=FUNCTION] [stdout]
     #       [cuda-rejects=TEXT] [arch=ARCH] [nosim] [x64] [tf32=T]
+    #       [tpu-interpret]
 
 NAME=INT gives a symbolic size; -D overrides a module constant in both
 runs. Inputs are random (seeded, in [LO, HI) for floats, in [-50, 50) or
@@ -35,6 +36,10 @@ With `tf32=T`, the CUDA devices compare floats within rtol = atol = T
 earlier in the kernel (a softmax between two dots), which JAX computes
 within an ulp of pkc's, and an ulp can move a value's TF32 truncation by
 2^-10 of it. The interpreter keeps the case's own tolerance.
+
+With `tpu-interpret`, JAX runs pallas_call in its TPU interpret mode
+(pltpu.InterpretParams), which models DMAs as a TPU has them: the only
+mode that runs a copy of a traced size (x_ref.at[pl.ds(s, n)]).
 
 With `x64`, JAX runs with 64-bit types enabled, for kernels over
 uint64/int64/float64 arrays (pkc keeps the types a program spells; its
@@ -118,6 +123,7 @@ class Case:
         self.stdout = False
         self.x64 = False
         self.nosim = False
+        self.tpu_interpret = False
         self.cuda_rejects = None
         self.arch = None
         i = 1
@@ -130,6 +136,10 @@ class Case:
                 continue
             if token in ("stdout", "x64", "nosim"):
                 setattr(self, token, True)
+                i += 1
+                continue
+            if token == "tpu-interpret":
+                self.tpu_interpret = True
                 i += 1
                 continue
             key, value = token.split("=", 1)
@@ -249,7 +259,8 @@ def reference_run(path, case, workdir):
         expected = [np.asarray(o) for o in (result if isinstance(result, (tuple, list)) else [result])]
     else:
         dots = pk_prelude.gpu_dot_precision() if GPU_DOTS else contextlib.nullcontext()
-        with contextlib.redirect_stdout(printed), jax.enable_x64(case.x64), dots:
+        tpu = pk_prelude.tpu_interpret_mode() if case.tpu_interpret else contextlib.nullcontext()
+        with contextlib.redirect_stdout(printed), jax.enable_x64(case.x64), dots, tpu:
             expected = module.run(case.export, inputs)
             jax.effects_barrier()
         if pk_prelude.gpu_races_found():

@@ -97,8 +97,24 @@ if _INTERPRET:
     _tpu_info_on_cpu()
 
 
+_TPU_INTERPRET = False
+
+
+@contextlib.contextmanager
+def tpu_interpret_mode():
+    """Within: pallas_call runs in JAX's TPU interpret mode
+    (pltpu.InterpretParams), which models DMAs and semaphores as a TPU has
+    them; it alone runs a copy of a traced size (x_ref.at[pl.ds(s, n)])."""
+    global _TPU_INTERPRET
+    _TPU_INTERPRET = True
+    try:
+        yield
+    finally:
+        _TPU_INTERPRET = False
+
+
 def _pallas_call(kernel, out_shape, **kwargs):
-    kwargs["interpret"] = _INTERPRET
+    kwargs["interpret"] = pltpu.InterpretParams() if _INTERPRET and _TPU_INTERPRET else _INTERPRET
     kwargs.pop("compiler_params", None)  # backend options do not affect semantics
     return _real_pallas_call(kernel, out_shape, **kwargs)
 

@@ -3,7 +3,9 @@
 // As Pallas lowers them (jax/_src/pallas/mosaic/lowering.py): a Ref view
 // (`x_ref.at[pl.ds(i, 8)]`, `sem.at[i]`) is a tpu.memref_slice from its
 // start indices, then tpu.memref_squeeze for axes indexed by an integer;
-// a copy's start() is tpu.enqueue_dma and its wait() tpu.wait_dma2, each
+// a window of a traced size (`pl.ds(s, n)`, n read at run time) slices
+// with that size as the memref_slice's dynamic size; a copy's start() is
+// tpu.enqueue_dma and its wait() tpu.wait_dma2, each
 // taking its views anew where it is called; semaphore ops are
 // tpu.sem_signal / sem_wait / sem_read on a squeezed semaphore memref;
 // pl.run_scoped is a tpu.region allocating its buffers with memref.alloca
@@ -57,7 +59,8 @@ FailureOr<RefBinding> lowerRefViewHere(Operation *op, BodyLowering &l) {
   SmallVector<int64_t> sliceShape, squeezedShape;
   RefBinding result;
   result.boolAsI32 = base->boolAsI32;
-  unsigned dynamic = 0;
+  SmallVector<Value> dynamicSizes; // of a ragged copy's window, as i32
+  unsigned dynamic = 0, dynamicSize = 0;
   int next = 0;
   for (int axis : base->refAxis) {
     if (axis < 0) { // a squeezed block axis stays, with size 1
@@ -71,13 +74,17 @@ FailureOr<RefBinding> lowerRefViewHere(Operation *op, BodyLowering &l) {
     starts.push_back(ShapedType::isDynamic(offset)
                          ? toI32(b, loc, l.lookup(view.getOffsets()[dynamic++]))
                          : l.i32Constant(offset, loc));
-    sliceShape.push_back(view.getSizes()[axis]);
+    int64_t size = view.getSizes()[axis];
+    if (ShapedType::isDynamic(size))
+      dynamicSizes.push_back(toI32(b, loc, l.lookup(view.getDynamicSizes()[dynamicSize++])));
+    sliceShape.push_back(size);
     if (llvm::is_contained(view.getSqueeze(), static_cast<int64_t>(axis)))
       continue;
     squeezedShape.push_back(view.getSizes()[axis]);
     result.refAxis.push_back(next++);
   }
-  result.memref = sliceMemref(b, loc, base->memref, starts, sliceShape, squeezedShape);
+  result.memref =
+      sliceMemref(b, loc, base->memref, starts, sliceShape, squeezedShape, dynamicSizes);
   return result;
 }
 

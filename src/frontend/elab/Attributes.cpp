@@ -382,6 +382,8 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     return arrayAttribute(el, value, name, r);
   case Object::Kind::Ref: {
     const auto &ref = llvm::cast<RefObj>(*value);
+    if (name == "shape" || name == "size" || name == "at" || name == "reshape")
+      rejectRaggedView(el, ref, r);
     if (Obj found = shapeAttribute(name, ref.shape, ref.dtype))
       return found;
     if (name == "at")

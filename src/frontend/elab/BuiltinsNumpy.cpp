@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 
 #include <cmath>
@@ -76,8 +77,10 @@ ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays
 /// (read only for its type, as in `jnp.zeros_like(acc_ref)`) or a
 /// ShapeDtypeStruct.
 std::pair<std::vector<int64_t>, DType> shapeAndDType(Elaborator &el, const Obj &o, SourceRange r) {
-  if (auto *ref = llvm::dyn_cast<RefObj>(o.get()))
+  if (auto *ref = llvm::dyn_cast<RefObj>(o.get())) {
+    rejectRaggedView(el, *ref, r);
     return {ref->shape, ref->dtype};
+  }
   if (auto *s = llvm::dyn_cast<ShapeDtypeStructObj>(o.get())) {
     std::vector<int64_t> shape;
     for (const Dim &d : s->shape)

@@ -797,9 +797,10 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
 
 int64_t staticDsSize(Elaborator &el, const DynamicSliceObj &ds, SourceRange r) {
   if (ds.dynamicSize)
-    el.fail(r, "this pl.ds has a traced size; pkc takes one only as the index of a "
-               "pl.BoundedSlice block dimension (in pltpu.emit_pipeline), elsewhere "
-               "the size must be static");
+    el.fail(r, "this pl.ds has a traced size; pkc takes one only in a Ref view that an async "
+               "copy moves (pltpu.make_async_copy(x_ref.at[pl.ds(s, n)], ...)) and as the index "
+               "of a pl.BoundedSlice block dimension (in pltpu.emit_pipeline); elsewhere the "
+               "size must be static");
   return ds.size;
 }
 

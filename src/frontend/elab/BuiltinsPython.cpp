@@ -3,6 +3,7 @@
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Formatting.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Sets.h"
 
@@ -239,6 +240,8 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
       return makeInt(static_cast<int64_t>(el.iterate(o, a.range(0)).size()));
     case Object::Kind::Array:
     case Object::Kind::Ref: {
+      if (auto *ref = llvm::dyn_cast<RefObj>(o.get()))
+        rejectRaggedView(el, *ref, a.range(0));
       const std::vector<int64_t> &shape = llvm::isa<ArrayObj>(o.get())
                                               ? llvm::cast<ArrayObj>(*o).shape
                                               : llvm::cast<RefObj>(*o).shape;

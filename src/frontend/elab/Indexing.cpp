@@ -19,6 +19,9 @@ struct Window {
   std::vector<int64_t> staticOffsets;
   std::vector<mlir::Value> dynamicOffsets;
   std::vector<int64_t> sizes, strides, squeeze;
+  /// `index` values of the sizes that are kDynamic (pl.ds with a traced
+  /// size, in a Ref view only), in order.
+  std::vector<mlir::Value> dynamicSizes;
   std::vector<int64_t> newAxes; ///< result positions of `None` entries
   std::vector<int64_t> loadShape; ///< shape after squeezing, before new axes
   std::vector<int64_t> resultShape;
@@ -120,10 +123,11 @@ mlir::Value indexConstant(Elaborator &el, int64_t v, SourceRange r);
 /// `allowPastEnd`: a static pl.ds starting inside the axis may run past its
 /// end (pl.load / pl.store and Ref views, which read and write the Ref as
 /// if padded there); its offset then becomes a constant `index` value, for
-/// a padded access.
+/// a padded access. `allowRagged`: a pl.ds may have a traced size (a Ref
+/// view for an async copy); its size is then kDynamic.
 Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Obj &index,
-                     SourceRange r, bool allowDynamic, const char *what,
-                     bool allowPastEnd = false) {
+                     SourceRange r, bool allowDynamic, const char *what, bool allowPastEnd = false,
+                     bool allowRagged = false) {
   std::vector<Obj> expanded = expandIndex(el, shape.size(), index, r, what);
   int64_t rank = static_cast<int64_t>(shape.size());
   Window w;
@@ -156,6 +160,23 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
       w.strides.push_back(step);
       w.isWhole &= start == 0 && count == size && step == 1;
       ++outputs;
+    } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get());
+               ds && ds->dynamicSize && allowRagged) {
+      // Bounds are the copy's to keep at run time (the interpreter checks).
+      if (std::optional<int64_t> start = el.staticInt(ds->start); start && *start > size)
+        el.fail(r, "pl.ds starts at " + std::to_string(*start) + ", past the end of axis " +
+                       std::to_string(axis) + " of size " + std::to_string(size));
+      if (std::optional<int64_t> start = el.staticInt(ds->start)) {
+        w.staticOffsets.push_back(*start);
+      } else {
+        w.staticOffsets.push_back(mlir::ShapedType::kDynamic);
+        w.dynamicOffsets.push_back(toIndex(el, ds->start, r));
+      }
+      w.sizes.push_back(mlir::ShapedType::kDynamic);
+      w.dynamicSizes.push_back(toIndex(el, ds->dynamicSize, r));
+      w.strides.push_back(1);
+      w.isWhole = false;
+      ++outputs;
     } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
       staticDsSize(el, *ds, r);
       if (ds->size <= 0)
@@ -187,8 +208,7 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
       w.strides.push_back(ds->stride);
       w.isWhole = false;
       ++outputs;
-    } else if (std::optional<int64_t> i = el.staticInt(e);
-               i && !llvm::isa<BoolObj>(e.get())) {
+    } else if (std::optional<int64_t> i = el.staticInt(e); i && !llvm::isa<BoolObj>(e.get())) {
       int64_t idx = *i < 0 ? *i + size : *i;
       if (idx < 0 || idx >= size)
         el.fail(r, "index " + std::to_string(*i) + " is out of bounds for axis " +
@@ -256,7 +276,8 @@ Window throughView(Elaborator &el, const RefView &view, const Window &w, SourceR
   out.sizes.clear();
   out.strides.clear();
   out.squeeze.clear();
-  size_t viewDynamic = 0, windowDynamic = 0, viewAxis = 0;
+  out.dynamicSizes.clear();
+  size_t viewDynamic = 0, windowDynamic = 0, windowDynamicSize = 0, viewAxis = 0;
   for (size_t axis = 0; axis < view.sizes.size(); ++axis) {
     int64_t baseStatic = view.staticOffsets[axis];
     mlir::Value baseDynamic =
@@ -278,6 +299,11 @@ Window throughView(Elaborator &el, const RefView &view, const Window &w, SourceR
     out.staticOffsets.push_back(offset);
     if (dynamicOffset)
       out.dynamicOffsets.push_back(dynamicOffset);
+    if (mlir::ShapedType::isDynamic(w.sizes[viewAxis])) {
+      if (view.strides[axis] != 1)
+        el.fail(r, "a pl.ds with a traced size cannot be taken of a strided Ref view");
+      out.dynamicSizes.push_back(w.dynamicSizes[windowDynamicSize++]);
+    }
     out.sizes.push_back(w.sizes[viewAxis]);
     out.strides.push_back(view.strides[axis] * w.strides[viewAxis]);
     if (llvm::is_contained(w.squeeze, static_cast<int64_t>(viewAxis)))
@@ -289,8 +315,10 @@ Window throughView(Elaborator &el, const RefView &view, const Window &w, SourceR
 
 /// The window `index` selects in `ref`, over the underlying Ref.
 Window refWindow(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r,
-                 bool allowPastEnd = false) {
-  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref", allowPastEnd);
+                 bool allowPastEnd = false, bool allowRagged = false) {
+  rejectRaggedView(el, ref, r);
+  Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref", allowPastEnd,
+                           allowRagged);
   if (!ref.view)
     return w;
   Window out = throughView(el, *ref.view, w, r);
@@ -368,6 +396,7 @@ struct Coordinates {
 
 Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &index,
                               SourceRange r) {
+  rejectRaggedView(el, ref, r);
   ArrayOps &ops = el.arrays();
   std::vector<Obj> entries = expandIndex(el, ref.shape.size(), index, r, "Ref");
   struct SliceInfo {
@@ -512,6 +541,14 @@ void rejectTensorMemory(Elaborator &el, const RefObj &ref, SourceRange r, bool l
 
 } // namespace
 
+void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r) {
+  if (ref.isRagged())
+    el.fail(r, "this Ref view has a size known only at run time (pl.ds(start, n) with a traced "
+               "n); such a view can only be an async copy's source or destination "
+               "(pltpu.make_async_copy, async_copy, sync_copy), not read, written or viewed "
+               "again");
+}
+
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
@@ -573,12 +610,13 @@ std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &in
     view->gather = c.indices;
     return std::make_shared<RefObj>(ref.value, c.shape, ref.dtype, view);
   }
-  Window w = refWindow(el, ref, index, r, /*allowPastEnd=*/true);
+  Window w = refWindow(el, ref, index, r, /*allowPastEnd=*/true, /*allowRagged=*/true);
   if (!w.newAxes.empty())
     el.fail(r, "None (new axis) is not allowed in a Ref view");
   auto view = std::make_shared<RefView>();
   view->staticOffsets = w.staticOffsets;
   view->dynamicOffsets = w.dynamicOffsets;
+  view->dynamicSizes = w.dynamicSizes;
   view->sizes = w.sizes;
   view->strides = w.strides;
   for (size_t axis = 0; axis < w.sizes.size(); ++axis)

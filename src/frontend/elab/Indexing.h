@@ -16,6 +16,10 @@ namespace pk::elab {
 
 class Elaborator;
 
+/// Fails at `r` when `ref` is a ragged view (`x_ref.at[pl.ds(s, n)]` with n
+/// traced), which only async copies take.
+void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r);
+
 /// `container[index]`.
 Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
 /// `container[index] = value`.

@@ -204,7 +204,10 @@ int64_t axisSize(Elaborator &el, const Obj &names, SourceRange r);
 const MeshInfo &requireMesh(Elaborator &el, SourceRange r, const std::string &what);
 
 /// The Ref value an op can take for `ref` (a view becomes pk.ref_view).
-mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r);
+/// A ragged view (a size known only at run time) is refused unless
+/// `allowRagged`: only async copies take one.
+mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r,
+                           bool allowRagged = false);
 /// The IR type of a Ref object as ops see it.
 mlir::Type refTypeOf(Elaborator &el, const RefObj &ref, SourceRange r);
 /// A scalar index as an `index` value.

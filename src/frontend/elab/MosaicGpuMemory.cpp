@@ -23,6 +23,7 @@ RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &w
   auto *ref = llvm::dyn_cast<RefObj>(o.get());
   if (!ref)
     el.fail(r, what + " must be a Ref, got " + typeName(*o));
+  rejectRaggedView(el, *ref, r);
   return *ref;
 }
 
@@ -295,9 +296,11 @@ mlir::Value indexValue(Elaborator &el, const Obj &o, SourceRange r) {
   return mlir::arith::IndexCastOp::create(b, el.loc(r), b.getIndexType(), a->value);
 }
 
-mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r) {
+mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r, bool allowRagged) {
   if (!ref.value)
     el.fail(r, "this Ref of pl.run_state exists only inside a pl.core_map kernel body");
+  if (!allowRagged)
+    rejectRaggedView(el, ref, r);
   if (!ref.view)
     return ref.value;
   const RefView &view = *ref.view;
@@ -317,14 +320,15 @@ mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r) {
       el.fail(r, "this view of a transformed shared-memory Ref cannot be taken: " + why);
   }
   for (size_t d = 0; d < view.sizes.size(); ++d)
-    if ((view.sizes[d] - 1) * view.strides[d] + 1 > base.getShape()[d])
+    if (!mlir::ShapedType::isDynamic(view.sizes[d]) &&
+        (view.sizes[d] - 1) * view.strides[d] + 1 > base.getShape()[d])
       el.fail(r, "the view is larger than the Ref along axis " + std::to_string(d));
   mlir::ArrayAttr transforms =
       pk::windowTransforms(&el.context(), base.getTransforms(), squeeze, base.getShape().size());
   auto type = pk::RefType::get(ref.shape, base.getElementType(), base.getMemorySpace(), transforms);
   mlir::OpBuilder &b = el.builder();
   return pk::RefViewOp::create(
-      b, el.loc(r), type, ref.value, view.dynamicOffsets,
+      b, el.loc(r), type, ref.value, view.dynamicOffsets, view.dynamicSizes,
       b.getDenseI64ArrayAttr(view.staticOffsets), b.getDenseI64ArrayAttr(view.sizes),
       b.getDenseI64ArrayAttr(view.strides), b.getDenseI64ArrayAttr(squeeze));
 }

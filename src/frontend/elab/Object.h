@@ -300,6 +300,10 @@ struct RefView {
   /// of the view's shape per axis of the underlying Ref. Reading the view
   /// gathers, writing it scatters.
   std::vector<mlir::Value> gather;
+  /// The run-time sizes (`index`) of the axes whose size is
+  /// ShapedType::kDynamic: `x_ref.at[pl.ds(s, n)]` with n traced, a view
+  /// only an async copy may move (the view is "ragged").
+  std::vector<mlir::Value> dynamicSizes;
 };
 
 /// A kernel's view of a buffer. `value` is the !pk.ref block argument;
@@ -312,9 +316,11 @@ struct RefObj : Object {
         view(std::move(view)) {}
   PK_OBJECT_CLASSOF(Ref)
   mlir::Value value;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape; ///< kDynamic on a ragged view's run-time-sized axes
   DType dtype;
   std::shared_ptr<const RefView> view;
+  /// A view with a size known only at run time (RefView::dynamicSizes).
+  bool isRagged() const { return view && !view->dynamicSizes.empty(); }
 };
 
 /// `x_ref.at`, waiting for its `[...]`.

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "ir/DTypeMapping.h"
 #include "support/ShapeText.h"
@@ -56,7 +57,11 @@ Copy checkedCopy(Elaborator &el, const Obj &src, const Obj &dst, const Obj &sem,
          dmaSemaphore(el, sem, semRange)};
   if (c.src->shape != c.dst->shape)
     el.fail(r, "an async copy needs a source and destination of the same shape, got " +
-                   shapeText(c.src->shape) + " and " + shapeText(c.dst->shape));
+                   shapeText(c.src->shape) + " and " + shapeText(c.dst->shape) +
+                   (c.src->isRagged() || c.dst->isRagged()
+                        ? " (? is a pl.ds size known only at run time: both sides need one on "
+                          "the same axes)"
+                        : ""));
   if (c.src->dtype != c.dst->dtype)
     el.fail(r, std::string("an async copy cannot convert: the source holds ") +
                    numpyName(c.src->dtype) + " and the destination " + numpyName(c.dst->dtype));
@@ -71,16 +76,16 @@ Copy checkedCopy(Elaborator &el, const Obj &src, const Obj &dst, const Obj &sem,
 }
 
 void emitStart(Elaborator &el, const Copy &c, int64_t priority, SourceRange r) {
-  mlir::Value src = materializeRef(el, *c.src, r);
-  mlir::Value dst = materializeRef(el, *c.dst, r);
+  mlir::Value src = materializeRef(el, *c.src, r, /*allowRagged=*/true);
+  mlir::Value dst = materializeRef(el, *c.dst, r, /*allowRagged=*/true);
   auto op = pk::DmaStartOp::create(el.builder(), el.loc(r), src, dst, c.sem->value,
                                    c.sem->indices);
   op.setPriority(static_cast<int32_t>(priority));
 }
 
 void emitWait(Elaborator &el, const Copy &c, SourceRange r) {
-  mlir::Value src = materializeRef(el, *c.src, r);
-  mlir::Value dst = materializeRef(el, *c.dst, r);
+  mlir::Value src = materializeRef(el, *c.src, r, /*allowRagged=*/true);
+  mlir::Value dst = materializeRef(el, *c.dst, r, /*allowRagged=*/true);
   pk::DmaWaitOp::create(el.builder(), el.loc(r), src, dst, c.sem->value, c.sem->indices);
 }
 

@@ -119,3 +119,43 @@ func.func @bounded_on_gpu(%x: !pk.ref<24x128xf32, #pk.memory_space<gmem>>) {
 
 // expected-error @+1 {{bounded block dimensions take their start and size from a computed index map}}
 func.func private @bounded_affine() attributes {spec = #pk.block_spec<[bounded 8], affine_map<(d0) -> (d0)>>}
+
+// -----
+
+// A ragged view (a size known only at run time) is only a copy's end.
+func.func @ragged_load(%x: !pk.ref<16x128xf32, #pk.memory_space<vmem>>, %n: index) -> tensor<8x128xf32> {
+  // expected-error @+1 {{has a dynamic size, so its only uses are async copies (pk.dma_start, pk.dma_wait), not 'pk.load'}}
+  %v = pk.ref_view %x[0, 0] sizes [%n, 128] strides [1, 1] squeeze []
+      : !pk.ref<16x128xf32, #pk.memory_space<vmem>> -> !pk.ref<?x128xf32, #pk.memory_space<vmem>>
+  %l = pk.load %v[0, 0] sizes [8, 128] strides [1, 1] squeeze [] : !pk.ref<?x128xf32, #pk.memory_space<vmem>> -> tensor<8x128xf32>
+  return %l : tensor<8x128xf32>
+}
+
+// -----
+
+func.func @ragged_one_side(%a: !pk.ref<16x128xf32, #pk.memory_space<any>>, %b: !pk.ref<8x128xf32, #pk.memory_space<vmem>>,
+                           %s: !pk.semaphore<[], dma>, %n: index) {
+  %v = pk.ref_view %a[0, 0] sizes [%n, 128] strides [1, 1] squeeze []
+      : !pk.ref<16x128xf32, #pk.memory_space<any>> -> !pk.ref<?x128xf32, #pk.memory_space<any>>
+  // expected-error @+1 {{copies between Refs of the same shape and element type}}
+  pk.dma_start %v, %b, %s : !pk.ref<?x128xf32, #pk.memory_space<any>>, !pk.ref<8x128xf32, #pk.memory_space<vmem>>, !pk.semaphore<[], dma>
+  return
+}
+
+// -----
+
+func.func @ragged_markers(%a: !pk.ref<16x128xf32, #pk.memory_space<any>>, %n: index) {
+  // expected-error @+1 {{has 0 dynamic sizes but 1 dynamic markers}}
+  %v = "pk.ref_view"(%a) <{static_offsets = array<i64: 0, 0>, sizes = array<i64: -9223372036854775808, 128>, strides = array<i64: 1, 1>, squeeze = array<i64>, operandSegmentSizes = array<i32: 1, 0, 0>}>
+      : (!pk.ref<16x128xf32, #pk.memory_space<any>>) -> !pk.ref<?x128xf32, #pk.memory_space<any>>
+  return
+}
+
+// -----
+
+func.func @ragged_strided(%a: !pk.ref<16x128xf32, #pk.memory_space<any>>, %n: index) {
+  // expected-error @+1 {{a dynamic size needs stride 1 (axis 0)}}
+  %v = pk.ref_view %a[0, 0] sizes [%n, 128] strides [2, 1] squeeze []
+      : !pk.ref<16x128xf32, #pk.memory_space<any>> -> !pk.ref<?x128xf32, #pk.memory_space<any>>
+  return
+}

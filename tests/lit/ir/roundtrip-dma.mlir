@@ -24,3 +24,21 @@ func.func @copies(%x: !pk.ref<16x128xf32, #pk.memory_space<any>>, %buf: !pk.ref<
   pk.semaphore_wait %count, %n : !pk.semaphore<[]>
   return %r : i32
 }
+
+// A ragged copy: views of a size known only at run time (`?`).
+// CHECK-LABEL: func.func @ragged
+func.func @ragged(%x: !pk.ref<2x16x128xf32, #pk.memory_space<any>>, %buf: !pk.ref<16x128xf32, #pk.memory_space<vmem>>,
+                  %sem: !pk.semaphore<[], dma>, %b: index, %s: index, %n: index) {
+  // CHECK: pk.ref_view %{{.*}}[%{{.*}}, %{{.*}}, 0] sizes [1, %{{.*}}, 128] strides [1, 1, 1] squeeze [0]
+  // CHECK-SAME: -> !pk.ref<?x128xf32, #pk.memory_space<any>>
+  %src = pk.ref_view %x[%b, %s, 0] sizes [1, %n, 128] strides [1, 1, 1] squeeze [0]
+      : !pk.ref<2x16x128xf32, #pk.memory_space<any>> -> !pk.ref<?x128xf32, #pk.memory_space<any>>
+  %dst = pk.ref_view %buf[0, 0] sizes [%n, 128] strides [1, 1] squeeze []
+      : !pk.ref<16x128xf32, #pk.memory_space<vmem>> -> !pk.ref<?x128xf32, #pk.memory_space<vmem>>
+  // CHECK: pk.dma_start {{.*}} : !pk.ref<?x128xf32, #pk.memory_space<any>>, !pk.ref<?x128xf32, #pk.memory_space<vmem>>
+  pk.dma_start %src, %dst, %sem
+      : !pk.ref<?x128xf32, #pk.memory_space<any>>, !pk.ref<?x128xf32, #pk.memory_space<vmem>>, !pk.semaphore<[], dma>
+  pk.dma_wait %src, %dst, %sem
+      : !pk.ref<?x128xf32, #pk.memory_space<any>>, !pk.ref<?x128xf32, #pk.memory_space<vmem>>, !pk.semaphore<[], dma>
+  return
+}
