@@ -175,47 +175,6 @@ bool compareInt(arith::CmpIPredicate p, int64_t a, int64_t b, unsigned width) {
   return false;
 }
 
-/// Bits of a float value of the given kind, for bitcasts.
-uint64_t floatToBits(double v, const ElementKind &kind) {
-  switch (kind.floatType) {
-  case DType::F16:
-    return toHalfBits(v);
-  case DType::BF16:
-    return toBFloat16Bits(v);
-  case DType::F64: {
-    uint64_t bits;
-    std::memcpy(&bits, &v, 8);
-    return bits;
-  }
-  default: {
-    float f = static_cast<float>(v);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    return bits;
-  }
-  }
-}
-
-double bitsToFloat(uint64_t bits, const ElementKind &kind) {
-  switch (kind.floatType) {
-  case DType::F16:
-    return fromHalfBits(static_cast<uint16_t>(bits));
-  case DType::BF16:
-    return fromBFloat16Bits(static_cast<uint16_t>(bits));
-  case DType::F64: {
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return d;
-  }
-  default: {
-    uint32_t b32 = static_cast<uint32_t>(bits);
-    float f;
-    std::memcpy(&f, &b32, 4);
-    return f;
-  }
-  }
-}
-
 int64_t integerPower(int64_t base, int64_t exponent, unsigned width) {
   if (exponent < 0)
     return base == 1 ? 1 : base == -1 ? (exponent % 2 ? -1 : 1) : 0;
@@ -435,14 +394,8 @@ bool Evaluator::evalArith(Operation *op) {
           r->i[k] = wrapInt(static_cast<int64_t>(asUnsigned(in.i[k], inWidth)), out.width);
       })
       .Case<arith::BitcastOp>([&](auto) {
-        for (int64_t k = 0; k < in.size(); ++k) {
-          uint64_t bits = in.element.isFloat ? floatToBits(in.f[k], in.element)
-                                             : asUnsigned(in.i[k], inWidth);
-          if (out.isFloat)
-            r->f[k] = bitsToFloat(bits, out);
-          else
-            r->i[k] = wrapInt(static_cast<int64_t>(bits), out.width);
-        }
+        for (int64_t k = 0; k < in.size(); ++k)
+          setElementBits(*r, k, elementBits(in, k));
       })
       .Default([&](Operation *) { handled = false; });
   if (!handled)

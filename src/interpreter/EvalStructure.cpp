@@ -235,6 +235,35 @@ bool Evaluator::evalStructure(Operation *op) {
     set(reshape.getResult(), r);
     return true;
   }
+  if (auto bitcast = llvm::dyn_cast<pk::BitcastOp>(op)) {
+    // Rows of the second-minor axis pack into (or unpack from) the wider
+    // type, the first row in the low bits.
+    const Tensor &in = *get(bitcast.getOperand());
+    TensorPtr r = makeTensor(elementKindOf(bitcast.getType()), shapeOf(bitcast.getType()));
+    unsigned from = in.element.width, to = r->element.width;
+    int64_t columns = in.shape.back();
+    int64_t inRows = in.shape[in.shape.size() - 2];
+    int64_t outRows = r->shape[r->shape.size() - 2];
+    int64_t matrices = in.size() / (inRows * columns);
+    for (int64_t m = 0; m < matrices; ++m)
+      for (int64_t row = 0; row < outRows; ++row)
+        for (int64_t c = 0; c < columns; ++c) {
+          int64_t at = (m * outRows + row) * columns + c;
+          if (from < to) {
+            uint64_t bits = 0;
+            for (unsigned k = 0; k < to / from; ++k)
+              bits |= elementBits(in, (m * inRows + row * (to / from) + k) * columns + c)
+                      << (k * from);
+            setElementBits(*r, at, bits);
+          } else {
+            uint64_t word = elementBits(in, (m * inRows + row / (from / to)) * columns + c);
+            uint64_t mask = to >= 64 ? ~uint64_t(0) : (uint64_t(1) << to) - 1;
+            setElementBits(*r, at, (word >> ((row % (from / to)) * to)) & mask);
+          }
+        }
+    set(bitcast.getResult(), r);
+    return true;
+  }
   if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
     const Tensor &in = *get(transpose.getOperand());
     std::vector<int64_t> shape = shapeOf(transpose.getType());

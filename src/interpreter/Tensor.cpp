@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace pk::interp {
@@ -46,6 +47,62 @@ Tensor::Tensor(ElementKind element, std::vector<int64_t> shape)
     f.assign(static_cast<size_t>(n), 0.0);
   else
     i.assign(static_cast<size_t>(n), 0);
+}
+
+namespace {
+
+/// Bits of a float value of the given kind, for bitcasts.
+uint64_t floatToBits(double v, const ElementKind &kind) {
+  switch (kind.floatType) {
+  case DType::F16:
+    return toHalfBits(v);
+  case DType::BF16:
+    return toBFloat16Bits(v);
+  case DType::F64: {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    return bits;
+  }
+  default: {
+    float f = static_cast<float>(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+  }
+  }
+}
+
+double bitsToFloat(uint64_t bits, const ElementKind &kind) {
+  switch (kind.floatType) {
+  case DType::F16:
+    return fromHalfBits(static_cast<uint16_t>(bits));
+  case DType::BF16:
+    return fromBFloat16Bits(static_cast<uint16_t>(bits));
+  case DType::F64: {
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  }
+  default: {
+    uint32_t b32 = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b32, 4);
+    return f;
+  }
+  }
+}
+
+} // namespace
+
+uint64_t elementBits(const Tensor &t, int64_t k) {
+  return t.element.isFloat ? floatToBits(t.f[k], t.element) : asUnsigned(t.i[k], t.element.width);
+}
+
+void setElementBits(Tensor &t, int64_t k, uint64_t bits) {
+  if (t.element.isFloat)
+    t.f[k] = bitsToFloat(bits, t.element);
+  else
+    t.i[k] = wrapInt(static_cast<int64_t>(bits), t.element.width);
 }
 
 double roundFloat(double v, const ElementKind &kind) {

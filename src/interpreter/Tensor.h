@@ -70,6 +70,11 @@ inline uint64_t asUnsigned(int64_t v, unsigned width) {
   return static_cast<uint64_t>(v) & ((uint64_t(1) << width) - 1);
 }
 
+/// The bits of element `k` of `t` (its width's worth, zero-extended), and
+/// the element those bits make: what bitcasts move.
+uint64_t elementBits(const Tensor &t, int64_t k);
+void setElementBits(Tensor &t, int64_t k, uint64_t bits);
+
 /// Rounds a double to the float type of `kind`.
 double roundFloat(double v, const ElementKind &kind);
 

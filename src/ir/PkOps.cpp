@@ -667,6 +667,33 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult BitcastOp::verify() {
+  auto in = llvm::cast<RankedTensorType>(getOperand().getType());
+  auto out = llvm::cast<RankedTensorType>(getResult().getType());
+  Type from = in.getElementType(), to = out.getElementType();
+  if (!from.isIntOrFloat() || !to.isIntOrFloat() || from.isInteger(1) || to.isInteger(1))
+    return emitOpError() << "reinterprets integers and floats (not i1), got " << from << " and "
+                         << to;
+  unsigned fromWidth = from.getIntOrFloatBitWidth(), toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth == toWidth)
+    return emitOpError() << "is between element widths; " << from << " and " << to << " are both "
+                         << fromWidth << " bits (use arith.bitcast)";
+  if (std::max(fromWidth, toWidth) % std::min(fromWidth, toWidth) != 0)
+    return emitOpError() << "needs one width to be a multiple of the other, got " << fromWidth
+                         << " and " << toWidth << " bits";
+  if (in.getRank() < 2 || in.getRank() != out.getRank())
+    return emitOpError() << "needs an operand and result of one rank, at least 2";
+  SmallVector<int64_t> expected(in.getShape());
+  int64_t &rows = expected[in.getRank() - 2];
+  if (rows * fromWidth % toWidth != 0)
+    return emitOpError() << "cannot pack " << rows << " rows of " << fromWidth
+                         << "-bit elements into whole " << toWidth << "-bit rows";
+  rows = rows * fromWidth / toWidth;
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << RankedTensorType::get(expected, to);
+  return success();
+}
+
 LogicalResult TransposeOp::verify() {
   auto in = llvm::cast<RankedTensorType>(getOperand().getType());
   auto out = llvm::cast<RankedTensorType>(getResult().getType());

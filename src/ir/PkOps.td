@@ -508,6 +508,32 @@ def Pk_ConcatenateOp : Pk_Op<"concatenate", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Pk_BitcastOp : Pk_Op<"bitcast", [Pure]> {
+  let summary = "reinterprets bits as a type of another width, packing rows";
+  let description = [{
+    `pltpu.bitcast(x, ty)` between element widths: the bits of consecutive
+    rows of the second-minor axis make one row of the result. From a
+    narrower type (`p` = wider width / narrower width), result row `i` holds
+    operand rows `p*i .. p*i + p - 1`, row `p*i + k` in bits `k*w ..` of
+    each element (`w` the operand's width); to a narrower type it is the
+    reverse. Other axes are unchanged:
+
+        tensor<...x(M)xNxbf16> -> tensor<...x(M/2)xNxi32>
+
+    As Mosaic's `tpu.bitcast`; a bitcast between types of one width is
+    `arith.bitcast`. Backends without a packing bitcast expand it into
+    strided slices, shifts and concatenations (pk-expand-bitcasts).
+
+    ```mlir
+    %w = pk.bitcast %x : tensor<16x128xbf16> -> tensor<8x128xi32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and contractions
 //===----------------------------------------------------------------------===//

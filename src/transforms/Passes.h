@@ -14,6 +14,10 @@ namespace pk {
 #define GEN_PASS_REGISTRATION
 #include "transforms/Passes.h.inc"
 
+/// The pattern of pk-expand-bitcasts, for pipelines that run it among
+/// others.
+void populateExpandBitcastPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace pk
 
 #endif // PK_TRANSFORMS_PASSES_H

@@ -29,4 +29,19 @@ def PkFuseArrayCode : Pass<"pk-fuse-array-code", "::mlir::ModuleOp"> {
   }];
 }
 
+def PkExpandBitcasts : Pass<"pk-expand-bitcasts"> {
+  let summary = "Expands row-packing bitcasts into slices, shifts and concatenations";
+  let description = [{
+    `pk.bitcast` between element widths (`pltpu.bitcast`) packs consecutive
+    rows of the second-minor axis into one row of the wider type. TPUs do
+    it in one instruction (`tpu.bitcast`); a backend without it runs this
+    pass first. Packing `p` narrow rows: the rows `k, k + p, ...` (a
+    strided `pk.slice`) are bitcast to integers, zero-extended, shifted by
+    `k` times the narrow width and or-ed together. Unpacking: each narrow
+    part is a shift and truncation of the wide bits, and the parts are
+    interleaved back into rows (reshape, `pk.concatenate`, reshape).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // PK_TRANSFORMS_PASSES_TD

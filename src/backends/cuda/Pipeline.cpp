@@ -8,6 +8,7 @@
 #include "backends/cuda/Pipeline.h"
 
 #include "backends/cuda/Passes.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -24,6 +25,7 @@ using namespace mlir;
 void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) {
   PkGpuOutlineOptions outline;
   outline.defaultNumWarps = defaultNumWarps;
+  pm.addPass(createPkExpandBitcasts()); // GPUs have no row-packing bitcast
   pm.addPass(createPkGpuOutline(outline));
   pm.addPass(createPkGpuDefineArith());
   pm.addPass(createCanonicalizerPass());

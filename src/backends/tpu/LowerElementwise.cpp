@@ -4,7 +4,8 @@
 // rule in BodyLowering rebuilds them). The ops here need more: a dense
 // tensor constant becomes a dense vector constant, and a bitcast of a
 // vector is tpu.bitcast (arith.bitcast stays for scalars), as Pallas
-// lowers bitcast_convert_type.
+// lowers bitcast_convert_type; so is pk.bitcast, which packs rows between
+// widths, as Pallas lowers pltpu.bitcast.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/tpu/BodyLowering.h"
@@ -38,11 +39,20 @@ LogicalResult lowerBitcast(Operation *op, BodyLowering &l) {
   return success();
 }
 
+LogicalResult lowerPackingBitcast(Operation *op, BodyLowering &l) {
+  auto bitcast = llvm::cast<pk::BitcastOp>(op);
+  Type type = BodyLowering::convertType(bitcast.getType());
+  l.map(bitcast.getResult(),
+        mosaic::BitcastOp::create(l.builder(), op->getLoc(), type, l.lookup(bitcast.getOperand())));
+  return success();
+}
+
 } // namespace
 
 void addElementwiseRules(RuleTable &rules) {
   rules[TypeID::get<arith::ConstantOp>()] = lowerConstant;
   rules[TypeID::get<arith::BitcastOp>()] = lowerBitcast;
+  rules[TypeID::get<pk::BitcastOp>()] = lowerPackingBitcast;
 }
 
 } // namespace pk::backends::tpu

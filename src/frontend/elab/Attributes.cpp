@@ -7,6 +7,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/RefBitcast.h"
 #include "frontend/elab/Sets.h"
 #include "support/ShapeText.h"
 
@@ -151,15 +152,26 @@ Obj refReshape(Elaborator &el, CallArgs &args) {
     el.raise(args.range, "TypeError",
              "cannot reshape a Ref of shape " + shapeText(ref.shape) + " (" +
                  std::to_string(count) + " elements) into shape " + shapeText(shape));
-  mlir::Value base = materializeRef(el, ref, args.range);
+  if (ref.isBitcast())
+    return reshapeBitcastView(el, ref, shape, args.range);
+  return reshapedRef(el, ref, shape, args.range);
+}
+
+} // namespace
+
+std::shared_ptr<RefObj> reshapedRef(Elaborator &el, const RefObj &ref,
+                                    const std::vector<int64_t> &shape, SourceRange r) {
+  mlir::Value base = materializeRef(el, ref, r);
   auto type = llvm::cast<pk::RefType>(base.getType());
   if (type.hasTransforms())
-    el.fail(args.range, "Ref.reshape of a transformed shared-memory Ref (tiling, swizzle) is not "
-                        "supported");
+    el.fail(r, "Ref.reshape of a transformed shared-memory Ref (tiling, swizzle) is not "
+               "supported");
   auto to = pk::RefType::get(shape, type.getElementType(), type.getMemorySpace());
-  mlir::Value v = pk::RefReshapeOp::create(el.builder(), el.loc(args.range), to, base);
+  mlir::Value v = pk::RefReshapeOp::create(el.builder(), el.loc(r), to, base);
   return std::make_shared<RefObj>(v, shape, ref.dtype);
 }
+
+namespace {
 
 Obj sequenceMethod(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   auto *seq = llvm::cast<SequenceObj>(value.get());
@@ -393,11 +405,13 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     if (name == "get" || name == "set" || name == "swap" || name == "addupdate")
       return method(value, name,
                     [name](Elaborator &el, CallArgs &args) { return refAccess(el, args, name); });
-    // A Pallas Ref transform pkc has no view for yet: named, not "no
-    // attribute".
     if (name == "bitcast")
-      el.fail(r, "Ref.bitcast (a bitcast view of a Ref) is not supported yet; load the Ref and "
-                 "use pltpu.bitcast on the value");
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"dtype"}});
+        el.requireKernel(args.range, "Ref.bitcast");
+        return bitcastRefView(el, std::static_pointer_cast<RefObj>(a[0]),
+                              el.toDType(a[1], a.range(1), "dtype"), args.range);
+      });
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
   }
   case Object::Kind::ModuleArray: {

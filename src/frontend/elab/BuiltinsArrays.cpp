@@ -22,6 +22,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/RefBitcast.h"
 #include "frontend/elab/Tree.h"
 #include "support/ShapeText.h"
 
@@ -1717,10 +1718,9 @@ void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu) {
     return concatAxis(el, std::vector<ArrayPtr>(n, x), el.normalizeAxis(a[2], x->rank(), a.range(2)),
                       args.range);
   });
-  // pltpu.bitcast(x, ty): the bits reinterpreted as another dtype of the
-  // same width (Mosaic's tpu.bitcast; lax.bitcast_convert_type's IR).
-  // Between widths Pallas packs elements along the second-minor axis; a
-  // TPU lowering of that needs an op of its own, so it is refused by name.
+  // pltpu.bitcast(x, ty): the bits reinterpreted as another dtype; between
+  // widths, rows of the second-minor axis pack into rows of the wider type
+  // (RefBitcast.cpp).
   define(tpu, "bitcast", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}, {"ty"}});
     ArrayPtr x = valueOperand(el, a[0], a.range(0), "pltpu.bitcast");
@@ -1728,12 +1728,7 @@ void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu) {
     if (x->rank() < 2)
       el.fail(args.range, "pltpu.bitcast needs at least 2 dimensions, got a value of rank " +
                               std::to_string(x->rank()));
-    if (bitWidth(x->dtype) != bitWidth(to) || x->dtype == DType::Bool || to == DType::Bool)
-      el.fail(args.range, "pltpu.bitcast between element widths (" +
-                              std::string(numpyName(x->dtype)) + " to " + numpyName(to) +
-                              ", which packs rows of the second-minor axis) is not supported "
-                              "yet; only same-width bitcasts are");
-    return el.arrays().bitcast(x, to, args.range);
+    return packingBitcast(el, x, to, args.range);
   });
 }
 

@@ -59,14 +59,14 @@ Obj blockSpec(Elaborator &el, CallArgs &args) {
   spec->range = args.range;
   Obj shape = a[0], map = a[1];
   // Older Pallas: BlockSpec(index_map, block_shape). Tell them apart by type.
-  bool callableFirst = llvm::isa<FunctionObj, BuiltinObj, PartialObj>(shape.get());
+  bool callableFirst = isCallable(shape);
   if (callableFirst) {
     std::swap(shape, map);
   }
   if (!isNone(shape) && !llvm::isa<SequenceObj>(shape.get()))
     el.fail(callableFirst ? a.range(1) : a.range(0),
             "block_shape must be a tuple (e.g. (128,) or (8, 128)), got " + typeName(*shape));
-  if (!isNone(map) && !llvm::isa<FunctionObj, BuiltinObj, PartialObj>(map.get()))
+  if (!isNone(map) && !isCallable(map))
     el.fail(callableFirst ? a.range(0) : a.range(1),
             "index_map must be a function of the grid indices, got " + typeName(*map));
   spec->blockShape = shape;

@@ -458,7 +458,7 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
   });
   add(b, "callable", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"obj"}});
-    return makeBool(llvm::isa<FunctionObj, BuiltinObj, BoundMethodObj, PartialObj>(a[0].get()));
+    return makeBool(isCallable(a[0]));
   });
   add(b, "divmod", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}});

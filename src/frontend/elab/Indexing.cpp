@@ -6,6 +6,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/RefBitcast.h"
 #include "support/ShapeText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -316,7 +317,7 @@ Window throughView(Elaborator &el, const RefView &view, const Window &w, SourceR
 /// The window `index` selects in `ref`, over the underlying Ref.
 Window refWindow(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r,
                  bool allowPastEnd = false, bool allowRagged = false) {
-  rejectRaggedView(el, ref, r);
+  requirePlainRef(el, ref, r);
   Window w = computeWindow(el, ref.shape, index, r, /*allowDynamic=*/true, "Ref", allowPastEnd,
                            allowRagged);
   if (!ref.view)
@@ -396,7 +397,7 @@ struct Coordinates {
 
 Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &index,
                               SourceRange r) {
-  rejectRaggedView(el, ref, r);
+  requirePlainRef(el, ref, r);
   ArrayOps &ops = el.arrays();
   std::vector<Obj> entries = expandIndex(el, ref.shape.size(), index, r, "Ref");
   struct SliceInfo {
@@ -541,6 +542,61 @@ void rejectTensorMemory(Elaborator &el, const RefObj &ref, SourceRange r, bool l
 
 } // namespace
 
+std::vector<AxisWindow> axisWindows(Elaborator &el, const std::vector<int64_t> &shape,
+                                    const Obj &index, SourceRange r, const char *what) {
+  std::vector<AxisWindow> windows;
+  size_t axis = 0;
+  for (const Obj &e : expandIndex(el, shape.size(), index, r, what)) {
+    if (isNone(e))
+      el.fail(r, std::string("None (a new axis) is not supported in an index of ") + what);
+    int64_t size = shape[axis++];
+    AxisWindow w;
+    if (auto *s = llvm::dyn_cast<SliceObj>(e.get())) {
+      int64_t start;
+      resolveSlice(el, *s, size, r, start, w.count, w.step);
+      if (w.count == 0 || w.step < 0)
+        el.fail(r, std::string("a slice of ") + what + " must select elements forward");
+      w.start = makeInt(start);
+    } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      w.start = ds->start;
+      w.count = staticDsSize(el, *ds, r);
+      w.step = ds->stride;
+    } else if (std::optional<int64_t> i = el.staticInt(e); i && !llvm::isa<BoolObj>(e.get())) {
+      int64_t at = *i < 0 ? *i + size : *i;
+      if (at < 0 || at >= size)
+        el.fail(r, "index " + std::to_string(*i) + " is out of bounds for axis " +
+                       std::to_string(axis - 1) + " with size " + std::to_string(size));
+      w.start = makeInt(at);
+      w.squeezed = true;
+    } else if (llvm::isa<ArrayObj, SymIntObj>(e.get()) && !isGatherIndex(e)) {
+      w.start = e;
+      w.squeezed = true;
+    } else {
+      el.fail(r, std::string("invalid index of ") + what + " of type '" + typeName(*e) +
+                     "': use integers, slices or pl.ds");
+    }
+    if (std::optional<int64_t> start = el.staticInt(w.start);
+        start && (*start < 0 || *start + (w.count - 1) * w.step >= size))
+      el.fail(r, "the window starting at " + std::to_string(*start) + " with " +
+                     std::to_string(w.count) + " elements is out of bounds for axis " +
+                     std::to_string(axis - 1) + " of size " + std::to_string(size));
+    windows.push_back(w);
+  }
+  return windows;
+}
+
+void rejectBitcastView(Elaborator &el, const RefObj &ref, SourceRange r) {
+  if (ref.isBitcast())
+    el.fail(r, "a Ref.bitcast view can be read and written (view[...]) and viewed again with "
+               ".at[...]; it cannot be passed on as a Ref (to an async copy or another op that "
+               "takes Refs)");
+}
+
+void requirePlainRef(Elaborator &el, const RefObj &ref, SourceRange r) {
+  rejectRaggedView(el, ref, r);
+  rejectBitcastView(el, ref, r);
+}
+
 void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r) {
   if (ref.isRagged())
     el.fail(r, "this Ref view has a size known only at run time (pl.ds(start, n) with a traced "
@@ -553,6 +609,12 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
             const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
   rejectTensorMemory(el, ref, r, true);
+  if (ref.isBitcast()) {
+    if ((mask && !isNone(mask)) || (other && !isNone(other)))
+      el.fail(r, "masked reads of a Ref.bitcast view are not supported; read the Ref and "
+                 "bitcast the value");
+    return loadBitcastView(el, ref, index, r);
+  }
   bool gather = isGatherIndex(index) || (ref.view && !ref.view->gather.empty());
   Window w;
   Coordinates c;
@@ -600,6 +662,8 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
 std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &index,
                                 SourceRange r) {
   el.requireKernel(r, "x_ref.at[...]");
+  if (ref.isBitcast())
+    return viewOfBitcastView(el, ref, index, r);
   if (ref.view && !ref.view->gather.empty())
     el.fail(r, "a Ref view made with integer-array indices cannot be viewed again with .at[...]");
   if (isGatherIndex(index)) {
@@ -629,6 +693,12 @@ void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
               const Obj &mask, SourceRange r, bool padded) {
   el.requireKernel(r, "writing a Ref");
   rejectTensorMemory(el, ref, r, false);
+  if (ref.isBitcast()) {
+    if (mask && !isNone(mask))
+      el.fail(r, "masked writes through a Ref.bitcast view are not supported");
+    storeBitcastView(el, ref, index, value, r);
+    return;
+  }
   bool scatter = isGatherIndex(index) || (ref.view && !ref.view->gather.empty());
   Window w;
   Coordinates c;

@@ -19,6 +19,24 @@ class Elaborator;
 /// Fails at `r` when `ref` is a ragged view (`x_ref.at[pl.ds(s, n)]` with n
 /// traced), which only async copies take.
 void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r);
+/// Fails at `r` when `ref` is a Ref.bitcast view, which only reads, writes
+/// and further views take.
+void rejectBitcastView(Elaborator &el, const RefObj &ref, SourceRange r);
+/// Both: `ref` is a Ref or an ordinary window of one.
+void requirePlainRef(Elaborator &el, const RefObj &ref, SourceRange r);
+
+/// One axis of a basic index: elements `start + k * step` for `k <
+/// count`, or the single element `start` with the axis squeezed. `start`
+/// is an int or a traced scalar.
+struct AxisWindow {
+  Obj start;
+  int64_t count = 1, step = 1;
+  bool squeezed = false;
+};
+/// The windows `index` selects on each axis of `shape` (ints, slices and
+/// pl.ds; no None, no integer arrays), checked against static bounds.
+std::vector<AxisWindow> axisWindows(Elaborator &el, const std::vector<int64_t> &shape,
+                                    const Obj &index, SourceRange r, const char *what);
 
 /// `container[index]`.
 Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
@@ -31,6 +49,12 @@ void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, cons
 /// windows past the Ref's end (padding instead of a shifted window).
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded = false);
+/// `x_ref.at[index]`: a view of the window.
+std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &index, SourceRange r);
+/// `x_ref.reshape(*shape)` of a Ref or window (pk.ref_reshape); `shape`
+/// holds as many elements.
+std::shared_ptr<RefObj> reshapedRef(Elaborator &el, const RefObj &ref,
+                                    const std::vector<int64_t> &shape, SourceRange r);
 /// `x_ref[index] = value`, or with `padded` `pl.store(ref, index, value, mask=)`.
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded = false);

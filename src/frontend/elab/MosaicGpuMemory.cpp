@@ -23,7 +23,7 @@ RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &w
   auto *ref = llvm::dyn_cast<RefObj>(o.get());
   if (!ref)
     el.fail(r, what + " must be a Ref, got " + typeName(*o));
-  rejectRaggedView(el, *ref, r);
+  requirePlainRef(el, *ref, r);
   return *ref;
 }
 
@@ -299,6 +299,7 @@ mlir::Value indexValue(Elaborator &el, const Obj &o, SourceRange r) {
 mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r, bool allowRagged) {
   if (!ref.value)
     el.fail(r, "this Ref of pl.run_state exists only inside a pl.core_map kernel body");
+  rejectBitcastView(el, ref, r);
   if (!allowRagged)
     rejectRaggedView(el, ref, r);
   if (!ref.view)

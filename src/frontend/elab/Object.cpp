@@ -265,6 +265,13 @@ std::string symbolicText(mlir::AffineExpr e) { return exprText(e); }
 
 void setSymbolNames(const std::vector<std::string> *names) { symbolNames = names; }
 
+bool isCallable(const Obj &o) {
+  if (llvm::isa<FunctionObj, BuiltinObj, BoundMethodObj, PartialObj, ClassObj>(o.get()))
+    return true;
+  auto *instance = llvm::dyn_cast<InstanceObj>(o.get());
+  return instance && instance->cls->lookup("__call__");
+}
+
 std::string repr(const Object &o) {
   using K = Object::Kind;
   switch (o.kind()) {

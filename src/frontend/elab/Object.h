@@ -284,6 +284,8 @@ struct ArrayObj : Object {
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
 };
 
+struct RefObj;
+
 /// The window `x_ref.at[...]` selects, for every axis of the underlying
 /// Ref: where it starts (static, or an `index` value), its size and stride,
 /// and whether the axis is dropped.
@@ -304,6 +306,9 @@ struct RefView {
   /// ShapedType::kDynamic: `x_ref.at[pl.ds(s, n)]` with n traced, a view
   /// only an async copy may move (the view is "ragged").
   std::vector<mlir::Value> dynamicSizes;
+  /// `x_ref.bitcast(dtype)`: the Ref whose bits this view reinterprets
+  /// (never itself a bitcast view); the view has no window of its own.
+  std::shared_ptr<const RefObj> bitcastOf;
 };
 
 /// A kernel's view of a buffer. `value` is the !pk.ref block argument;
@@ -321,6 +326,8 @@ struct RefObj : Object {
   std::shared_ptr<const RefView> view;
   /// A view with a size known only at run time (RefView::dynamicSizes).
   bool isRagged() const { return view && !view->dynamicSizes.empty(); }
+  /// A Ref.bitcast view (RefView::bitcastOf).
+  bool isBitcast() const { return view && view->bitcastOf; }
 };
 
 /// `x_ref.at`, waiting for its `[...]`.
@@ -668,6 +675,9 @@ Obj makeSymbolic(mlir::AffineExpr e);
 Obj makeDim(const Dim &d);
 
 inline bool isNone(const Obj &o) { return o->kind() == Object::Kind::None; }
+/// Python's callable(): functions, builtins, bound methods, partials,
+/// classes, and instances of classes with __call__.
+bool isCallable(const Obj &o);
 
 /// Python's repr() of a static object, for messages and compile-time print().
 std::string repr(const Object &o);

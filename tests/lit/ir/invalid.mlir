@@ -171,3 +171,27 @@ pk.export @e(%x: tensor<8xf32> {pk.name = "x", pk.shape = affine_map<() -> (8)>}
   }
   pk.return %0 : tensor<8xf32>
 }
+
+// -----
+
+func.func @bitcast_same_width(%x: tensor<8x128xf32>) -> tensor<8x128xi32> {
+  // expected-error @+1 {{is between element widths; 'f32' and 'i32' are both 32 bits (use arith.bitcast)}}
+  %w = pk.bitcast %x : tensor<8x128xf32> -> tensor<8x128xi32>
+  return %w : tensor<8x128xi32>
+}
+
+// -----
+
+func.func @bitcast_rows(%x: tensor<3x128xbf16>) -> tensor<1x128xi32> {
+  // expected-error @+1 {{cannot pack 3 rows of 16-bit elements into whole 32-bit rows}}
+  %w = pk.bitcast %x : tensor<3x128xbf16> -> tensor<1x128xi32>
+  return %w : tensor<1x128xi32>
+}
+
+// -----
+
+func.func @bitcast_shape(%x: tensor<16x128xbf16>) -> tensor<16x64xi32> {
+  // expected-error @+1 {{result shape must be 'tensor<8x128xi32>'}}
+  %w = pk.bitcast %x : tensor<16x128xbf16> -> tensor<16x64xi32>
+  return %w : tensor<16x64xi32>
+}

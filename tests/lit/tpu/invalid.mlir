@@ -123,8 +123,16 @@ func.func @f(%a: vector<8x128xf32>, %b: vector<4x128xf32>) {
 // -----
 
 func.func @f(%v: vector<8x128xf32>) {
-  // expected-error @+1 {{expects a vector of the same shape and bit width}}
+  // expected-error @+1 {{expects the shape with rows packed, got 'vector<8x128xf32>' -> 'vector<8x128xbf16>'}}
   %b = tpu.bitcast %v : vector<8x128xf32> -> vector<8x128xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%v: vector<3x128xbf16>) {
+  // expected-error @+1 {{between bit widths needs rows that pack evenly}}
+  %b = tpu.bitcast %v : vector<3x128xbf16> -> vector<1x128xi32>
   return
 }
 

@@ -183,10 +183,19 @@ mlir::LogicalResult ConcatenateOp::verify() {
 mlir::LogicalResult BitcastOp::verify() {
   auto in = llvm::cast<mlir::VectorType>(getInput().getType());
   auto out = llvm::cast<mlir::VectorType>(getOutput().getType());
-  if (in.getShape() != out.getShape() ||
-      in.getElementTypeBitWidth() != out.getElementTypeBitWidth())
-    return emitOpError("expects a vector of the same shape and bit width, got ")
-           << in << " -> " << out;
+  // Between widths the second-minor dimension scales (rows pack), as in
+  // Mosaic; everything else stays.
+  int64_t from = in.getElementTypeBitWidth(), to = out.getElementTypeBitWidth();
+  llvm::SmallVector<int64_t> expected(in.getShape());
+  if (from != to) {
+    if (in.getRank() < 2 || (expected[in.getRank() - 2] * from) % to != 0)
+      return emitOpError("between bit widths needs rows that pack evenly, got ")
+             << in << " -> " << out;
+    expected[in.getRank() - 2] = expected[in.getRank() - 2] * from / to;
+  }
+  if (out.getShape() != llvm::ArrayRef<int64_t>(expected))
+    return emitOpError("expects the shape ")
+           << (from == to ? "unchanged" : "with rows packed") << ", got " << in << " -> " << out;
   return mlir::success();
 }
 

@@ -136,6 +136,10 @@ def Mosaic_ConcatenateOp : Mosaic_Op<"concatenate", [Pure]> {
 
 def Mosaic_BitcastOp : Mosaic_Op<"bitcast", [Pure]> {
   let summary = "reinterprets a vector's bits as another element type";
+  let description = [{
+    Between bit widths, consecutive rows of the second-minor dimension
+    pack into (or unpack from) one row of the wider type.
+  }];
   let arguments = (ins AnyVectorOfNonZeroRank:$input);
   let results = (outs AnyVectorOfNonZeroRank:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
