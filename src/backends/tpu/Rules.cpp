@@ -340,12 +340,17 @@ LogicalResult checkOp(Operation *op) {
     return checkRefAccess(op, store.getRef(), false, store.getMask(), store.getValue().getType(),
                           store.getStrides());
   if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
+    // Mosaic permutes the vreg array along the leading (untiled) axes and
+    // transposes within tiles, but does not move an axis between the two.
     ArrayRef<int64_t> perm = transpose.getPermutation();
-    for (size_t i = 0; i + 2 < perm.size(); ++i)
-      if (perm[i] != static_cast<int64_t>(i))
-        return op->emitError() << "on TPU only the last two axes can be transposed; the "
+    int64_t rank = static_cast<int64_t>(perm.size());
+    for (int64_t i = 0; i < rank; ++i)
+      if ((i < rank - 2) != (perm[i] < rank - 2))
+        return op->emitError() << "on TPU a transpose permutes the leading axes among "
+                                  "themselves and the last two among themselves; the "
                                   "permutation "
-                               << shapeText(perm) << " moves axis " << perm[i];
+                               << shapeText(perm) << " moves axis " << perm[i] << " to position "
+                               << i;
     return success();
   }
   if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
