@@ -28,7 +28,11 @@ struct PipelineSpec {
   Obj body;
   std::vector<int64_t> grid; ///< ShapedType::kDynamic where computed
   std::vector<mlir::Value> dynamicGrid; ///< index values of the computed extents
-  std::vector<Obj> inSpecs, outSpecs;
+  std::vector<Obj> inSpecs, outSpecs; ///< the BlockSpecs, flattened
+  /// Each input's and output's spec as given: a BlockSpec or a pytree of
+  /// them (MaxText's gmm passes dataclasses of weight, scale and bias);
+  /// the operands and the body's blocks have the same structure.
+  std::vector<Obj> inTrees, outTrees;
   int64_t maxConcurrentSteps = 1;
   std::optional<int64_t> delayRelease; ///< emit_pipeline(delay_release=): all inputs
   Obj initCarry;                       ///< emit_pipeline(init_carry=)
@@ -52,20 +56,58 @@ struct PipelineSpec {
   std::vector<Obj> extents;
 };
 
-std::vector<Obj> specList(Elaborator &el, const Obj &o, SourceRange r, const char *what) {
+/// The BlockSpecs of `in_specs` or `out_specs`, flattened; `trees` gets
+/// one entry per operand: a tuple or list holds one per operand, anything
+/// else is one operand's spec (a BlockSpec or a pytree of them), as
+/// Pallas's _normalize_specs has it.
+std::vector<Obj> specList(Elaborator &el, const Obj &o, SourceRange r, const char *what,
+                          std::vector<Obj> &trees) {
   std::vector<Obj> specs;
   if (!o || isNone(o))
     return specs;
-  if (llvm::isa<BlockSpecObj>(o.get()))
-    return {o};
-  if (!llvm::isa<SequenceObj>(o.get()))
-    el.fail(r, std::string(what) + " must be a list of BlockSpecs, got " + typeName(*o));
-  for (const Obj &s : llvm::cast<SequenceObj>(*o).items) {
-    if (!llvm::isa<BlockSpecObj>(s.get()))
-      el.fail(r, std::string(what) + " must hold BlockSpecs, got " + typeName(*s));
-    specs.push_back(s);
+  if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get()))
+    trees = seq->items;
+  else
+    trees = {o};
+  for (const Obj &tree : trees) {
+    std::vector<Obj> leaves;
+    pytreeLeaves(tree, leaves);
+    for (const Obj &s : leaves) {
+      if (!llvm::isa<BlockSpecObj>(s.get()))
+        el.fail(r, std::string(what) + " must hold BlockSpecs (or pytrees of them), got " +
+                       typeName(*s));
+      specs.push_back(s);
+    }
   }
   return specs;
+}
+
+/// The pipeline's operands as given (one pytree per spec tree) flattened
+/// to Refs, one per BlockSpec.
+void flattenOperands(Elaborator &el, const PipelineSpec &spec, const std::vector<Obj> &operands,
+                     const std::vector<SourceRange> &ranges, SourceRange r,
+                     std::vector<Obj> &refs, std::vector<SourceRange> &refRanges) {
+  size_t numTrees = spec.inTrees.size() + spec.outTrees.size();
+  if (operands.size() != numTrees)
+    el.fail(r, "the pipeline has " + std::to_string(spec.inTrees.size()) + " in_specs and " +
+                   std::to_string(spec.outTrees.size()) + " out_specs, so it takes " +
+                   std::to_string(numTrees) + (spec.tpu ? " Refs" : " GMEM Refs") + ", got " +
+                   std::to_string(operands.size()));
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Obj &tree = i < spec.inTrees.size() ? spec.inTrees[i]
+                                              : spec.outTrees[i - spec.inTrees.size()];
+    std::vector<Obj> specLeaves, leaves;
+    pytreeLeaves(tree, specLeaves);
+    pytreeLeaves(operands[i], leaves);
+    if (leaves.size() != specLeaves.size())
+      el.fail(ranges[i], "this operand has " + std::to_string(leaves.size()) +
+                             " Refs but its spec has " + std::to_string(specLeaves.size()) +
+                             " BlockSpecs; they must have the same structure");
+    for (const Obj &leaf : leaves) {
+      refs.push_back(leaf);
+      refRanges.push_back(ranges[i]);
+    }
+  }
 }
 
 /// The extents of a grid given as a tuple or as one value.
@@ -145,8 +187,8 @@ std::shared_ptr<PipelineSpec> newPipelineSpec(Elaborator &el, const BoundArgs &a
   spec->range = r;
   spec->body = a[0];
   pipelineGrid(el, a[1], a.range(1), *spec);
-  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs");
-  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs");
+  spec->inSpecs = specList(el, a[2], a.range(2), "in_specs", spec->inTrees);
+  spec->outSpecs = specList(el, a[3], a.range(3), "out_specs", spec->outTrees);
   spec->specsRange = a.range(2);
   return spec;
 }
@@ -246,17 +288,15 @@ pk::BlockSpecAttr blockAttr(Elaborator &el, const BlockSpecObj &spec, pk::RefTyp
 
 /// Emits the pk.pipeline of `spec` over `refs`, starting from `carry`
 /// (null: no carry); returns the final carry (or None).
-Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<Obj> &refObjs,
-                   const std::vector<SourceRange> &refRanges, const Obj &carry, SourceRange r,
+Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<Obj> &operands,
+                   const std::vector<SourceRange> &operandRanges, const Obj &carry, SourceRange r,
                    const std::vector<Obj> &scratches = {}) {
   mlir::OpBuilder &b = el.builder();
   mlir::MLIRContext *ctx = &el.context();
-  size_t numIns = spec.inSpecs.size(), numOuts = spec.outSpecs.size();
-  if (refObjs.size() != numIns + numOuts)
-    el.fail(r, "the pipeline has " + std::to_string(numIns) + " in_specs and " +
-                   std::to_string(numOuts) + " out_specs, so it takes " +
-                   std::to_string(numIns + numOuts) + " GMEM Refs, got " +
-                   std::to_string(refObjs.size()));
+  size_t numIns = spec.inSpecs.size();
+  std::vector<Obj> refObjs;
+  std::vector<SourceRange> refRanges;
+  flattenOperands(el, spec, operands, operandRanges, r, refObjs, refRanges);
   std::vector<mlir::Value> refs;
   std::vector<mlir::Attribute> inAttrs, outAttrs;
   std::vector<mlir::Type> bodyTypes;
@@ -472,14 +512,18 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
     bodyArgs.callee = "pipeline body";
     if (!spec.tpu)
       bodyArgs.addPositional(makeTuple(grid.indices), r); // Mosaic GPU bodies get the step first
+    // The blocks, in the structure of the specs.
+    std::vector<Obj> blocks;
     for (size_t i = 0; i < refObjs.size(); ++i) {
       mlir::Value arg = body->getArgument(spec.grid.size() + i);
-      bodyArgs.addPositional(
-          std::make_shared<RefObj>(
-              arg, std::vector<int64_t>(llvm::cast<pk::RefType>(arg.getType()).getShape()),
-              dtypes[i]),
-          r);
+      blocks.push_back(std::make_shared<RefObj>(
+          arg, std::vector<int64_t>(llvm::cast<pk::RefType>(arg.getType()).getShape()),
+          dtypes[i]));
     }
+    size_t nextBlock = 0;
+    for (const auto *trees : {&spec.inTrees, &spec.outTrees})
+      for (const Obj &tree : *trees)
+        bodyArgs.addPositional(pytreeRebuild(tree, blocks, nextBlock), r);
     // pltpu.emit_pipeline's scratches=: the kernel's Refs, after the blocks.
     for (const Obj &scratch : scratches)
       bodyArgs.addPositional(scratch, r);
@@ -563,10 +607,16 @@ Obj pipelineFunction(const std::shared_ptr<PipelineSpec> &spec) {
           el.fail(args.rangeOfKeyword(k),
                   "a pipeline takes its Refs positionally, got '" + k + "'");
         if (k == "scratches" && !isNone(v)) {
+          // Each is passed to the body as given: a Ref or a pytree of them.
           for (const Obj &s : el.iterate(v, args.rangeOfKeyword(k))) {
-            if (!llvm::isa<RefObj, SyncRefObj>(s.get()))
-              el.fail(args.rangeOfKeyword(k),
-                      "the pipeline's scratches are the kernel's Refs, got " + typeName(*s));
+            std::vector<Obj> leaves;
+            pytreeLeaves(s, leaves);
+            for (const Obj &leaf : leaves)
+              if (!llvm::isa<RefObj, SyncRefObj>(leaf.get()))
+                el.fail(args.rangeOfKeyword(k),
+                        "the pipeline's scratches are the kernel's Refs (or pytrees of them), "
+                        "got " +
+                            typeName(*leaf));
             scratches.push_back(s);
           }
           continue;
