@@ -66,7 +66,9 @@ struct TuneOptions {
   bool compileOnly = false;         ///< --compile-only: compile each configuration, time none
 };
 
-int runCheck(const CommonOptions &common, const DiagnosticOptions &diagnostics);
+/// `target` (may be empty): elaborate for that target's device kind.
+int runCheck(const CommonOptions &common, const std::string &target,
+             const DiagnosticOptions &diagnostics);
 int runCompile(const CommonOptions &common, const CompileOptions &options,
                const DiagnosticOptions &diagnostics);
 int runRun(const CommonOptions &common, const RunOptions &options,

@@ -43,9 +43,23 @@ mlir::OwningOpRef<mlir::ModuleOp> loadWithDefines(Session &session, const std::s
   return session.loadIR(path, options);
 }
 
-int runCheck(const CommonOptions &common, const DiagnosticOptions &diagnostics) {
+int runCheck(const CommonOptions &common, const std::string &target,
+             const DiagnosticOptions &diagnostics) {
   Session session(llvm::errs());
   configure(session, common, diagnostics);
+  // As compile elaborates for its target: programs may ask what device
+  // they are for.
+  if (!target.empty()) {
+    std::string error;
+    std::optional<backends::Target> parsed = backends::parseTarget(target, error);
+    if (!parsed) {
+      session.diagnostics().error(SourceRange(), error);
+      return 2;
+    }
+    if (parsed->kind == backends::Target::Kind::Tpu)
+      session.setTpuTiles(true);
+    session.setDeviceKind(parsed->deviceKind());
+  }
   return loadWithDefines(session, common.input, common.defines) ? 0 : 1;
 }
 

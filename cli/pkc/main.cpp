@@ -97,6 +97,10 @@ int main(int argc, char **argv) {
   pk::cli::CommonOptions common;
   CLI::App *check = app.add_subcommand("check", "parse, elaborate and verify a .pk file");
   addCommonOptions(check, common);
+  std::string checkTarget;
+  check->add_option("--target", checkTarget,
+                    "elaborate for this target's device (cuda:sm_90a, tpu:v6e, ...): what "
+                    "device_kind and get_tpu_info answer, TPU tiling of array code");
 
   pk::cli::CompileOptions compile;
   CLI::App *compileCommand = app.add_subcommand("compile", "compile a .pk file and print a stage");
@@ -211,7 +215,7 @@ int main(int argc, char **argv) {
   pk::cli::DiagnosticOptions diagnostics{useColor, format == "json"};
   return runWithLargeStack([&] {
     if (check->parsed())
-      return pk::cli::runCheck(common, diagnostics);
+      return pk::cli::runCheck(common, checkTarget, diagnostics);
     if (compileCommand->parsed())
       return pk::cli::runCompile(common, compile, diagnostics);
     if (tuneCommand->parsed())
