@@ -460,6 +460,17 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
     if (args.positional.size() < 3)
       el.fail(args.range, "lax.cond(pred, true_fun, false_fun, *operands) needs at least three arguments");
     std::vector<Obj> operands(args.positional.begin() + 3, args.positional.end());
+    // The older keyword form: operand=x is the one operand (None too).
+    for (const auto &[name, value] : args.keywords) {
+      if (name != "operand")
+        el.fail(args.rangeOfKeyword(name),
+                "lax.cond() got an unexpected keyword argument '" + name + "'");
+      if (!operands.empty())
+        el.raise(args.rangeOfKeyword(name), "TypeError",
+                 "if the 'operand' keyword is passed to cond, no positional operands can be "
+                 "passed");
+      operands.push_back(value);
+    }
     return el.cond(args.positional[0], args.positional[1], args.positional[2], operands, args.range);
   });
   auto precision = std::make_shared<NamespaceObj>("jax.lax.Precision");

@@ -378,6 +378,24 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   define(n, "program_id", programId);
   define(n, "num_programs", numPrograms);
   define(n, "cdiv", cdiv);
+  // Row-major element strides of a static shape (Pallas's utils helper).
+  define(n, "strides_from_shape", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"shape"}});
+    std::vector<int64_t> shape = el.toShape(a[0], a.range(0), "shape");
+    std::vector<Obj> strides(shape.size());
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      strides[d] = makeInt(stride);
+      stride *= shape[d];
+    }
+    return makeTuple(strides);
+  });
+  // Names for device_id= of remote signals and copies, which pkc refuses
+  // by name where they are used (it compiles for one device).
+  auto deviceIdType = std::make_shared<NamespaceObj>("pl.DeviceIdType");
+  deviceIdType->members["MESH"] = makeStr("mesh");
+  deviceIdType->members["LOGICAL"] = makeStr("logical");
+  n.members["DeviceIdType"] = deviceIdType;
   define(n, "ds", dynamicSlice);
   n.members["dslice"] = n.members["ds"];
   define(n, "load", load);

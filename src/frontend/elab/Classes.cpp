@@ -414,12 +414,27 @@ Obj instantiate(Elaborator &el, const std::shared_ptr<ClassObj> &cls, CallArgs &
   return inst;
 }
 
+namespace {
+
+/// Whether `o` is an instance whose class defines the method `name`.
+bool definesDunder(const Obj &o, const char *name) {
+  auto *inst = llvm::dyn_cast_or_null<InstanceObj>(o.get());
+  return inst && inst->cls->lookup(name);
+}
+
+} // namespace
+
 Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   if (auto cls = std::dynamic_pointer_cast<ClassObj>(value)) {
     if (name == "__name__" || name == "__qualname__")
       return makeStr(cls->name);
-    if (Obj found = cls->lookup(name))
+    if (Obj found = cls->lookup(name)) {
+      // A descriptor (an object whose class defines __get__) answers for
+      // itself: __get__(None, cls).
+      if (std::optional<Obj> got = callDunder(el, found, "__get__", {none(), cls}, r))
+        return *got;
       return bindForClass(cls, name, found);
+    }
     if (cls->isNamedTuple && name == "_fields") {
       std::vector<Obj> names;
       for (const ClassObj::Field &f : cls->fields())
@@ -436,10 +451,18 @@ Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, So
     el.raise(r, "AttributeError", "type object '" + cls->name + "' has no attribute '" + name + "'", false);
   }
   if (auto inst = std::dynamic_pointer_cast<InstanceObj>(value)) {
-    if (Obj v = inst->get(name))
-      return v;
-    if (Obj found = inst->cls->lookup(name))
+    // Python's order: a data descriptor on the class (its class defines
+    // __set__), the instance's own attributes, then the class's, where a
+    // descriptor's __get__(instance, cls) answers.
+    Obj found = inst->cls->lookup(name);
+    if (!definesDunder(found, "__set__"))
+      if (Obj v = inst->get(name))
+        return v;
+    if (found) {
+      if (std::optional<Obj> got = callDunder(el, found, "__get__", {value, inst->cls}, r))
+        return *got;
       return bindForInstance(el, value, inst->cls, name, found, r);
+    }
     if (name == "__class__")
       return inst->cls;
     if (name == "__dict__") {
@@ -544,10 +567,14 @@ void setAttribute(Elaborator &el, const Obj &target, const std::string &name, co
   if (auto *inst = llvm::dyn_cast<InstanceObj>(target.get())) {
     if (inst->cls->frozen && inst->initialized)
       el.raise(r, "dataclasses.FrozenInstanceError", "cannot assign to field '" + name + "'");
-    if (Obj found = inst->cls->lookup(name))
+    if (Obj found = inst->cls->lookup(name)) {
       if (auto *d = llvm::dyn_cast<DescriptorObj>(found.get());
           d && d->which == DescriptorObj::Which::Property)
         el.fail(r, "property '" + name + "' of '" + inst->cls->name + "' object has no setter");
+      // A data descriptor stores the value itself: __set__(instance, value).
+      if (callDunder(el, found, "__set__", {target, value}, r))
+        return;
+    }
     inst->set(name, value);
     return;
   }

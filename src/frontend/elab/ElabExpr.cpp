@@ -169,21 +169,22 @@ Obj Elaborator::evalIndex(const Expr &e) {
 
 Obj Elaborator::evalSubscript(const SubscriptExpr &e) {
   Obj value = eval(*e.value);
+  return subscript(*this, value, evalSubscriptIndex(e), e.range());
+}
+
+Obj Elaborator::evalSubscriptIndex(const SubscriptExpr &e) {
   std::vector<Obj> indices;
-  std::vector<SourceRange> ranges;
+  bool starred = false;
   for (const ExprPtr &index : e.indices) {
     if (auto *star = llvm::dyn_cast<StarredExpr>(index.get())) {
-      for (Obj &item : iterate(eval(*star->value), star->range())) {
+      for (Obj &item : iterate(eval(*star->value), star->range()))
         indices.push_back(item);
-        ranges.push_back(star->range());
-      }
+      starred = true;
       continue;
     }
     indices.push_back(evalIndex(*index));
-    ranges.push_back(index->range());
   }
-  Obj index = e.isTuple || indices.size() != 1 ? makeTuple(indices) : indices[0];
-  return subscript(*this, value, index, e.range());
+  return e.isTuple || starred || indices.size() != 1 ? makeTuple(indices) : indices[0];
 }
 
 Obj Elaborator::evalCall(const CallExpr &e) {

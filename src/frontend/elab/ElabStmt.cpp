@@ -261,10 +261,14 @@ void Elaborator::execRaise(const RaiseStmt &s) {
 
 void Elaborator::execAugAssign(const AugAssignStmt &s) {
   if (auto *sub = llvm::dyn_cast<SubscriptExpr>(s.target.get())) {
-    // `o_ref[...] += x` reads, adds and writes the same window.
-    Obj current = evalSubscript(*sub);
+    // `o_ref[...] += x` reads, adds and writes the same window; the
+    // container and the index are evaluated once, as in Python.
+    Obj container = eval(*sub->value);
+    Obj index = evalSubscriptIndex(*sub);
+    Obj current = subscript(*this, container, index, sub->range());
     Obj value = eval(*s.value);
-    assignSubscript(*sub, binaryOperator(*this, s.op, current, value, s.range()));
+    storeSubscript(*this, container, index,
+                   binaryOperator(*this, s.op, current, value, s.range()), sub->range());
     return;
   }
   if (auto *attr = llvm::dyn_cast<AttributeExpr>(s.target.get())) {
@@ -345,11 +349,7 @@ void Elaborator::assign(const Expr &target, const Obj &value) {
 
 void Elaborator::assignSubscript(const SubscriptExpr &target, const Obj &value) {
   Obj container = eval(*target.value);
-  std::vector<Obj> indices;
-  for (const ExprPtr &index : target.indices)
-    indices.push_back(evalIndex(*index));
-  Obj index = target.isTuple || indices.size() != 1 ? makeTuple(indices) : indices[0];
-  storeSubscript(*this, container, index, value, target.range());
+  storeSubscript(*this, container, evalSubscriptIndex(target), value, target.range());
 }
 
 } // namespace pk::elab

@@ -368,6 +368,9 @@ private:
   Obj evalName(const ast::NameExpr &e);
   Obj evalAttribute(const ast::AttributeExpr &e);
   Obj evalSubscript(const ast::SubscriptExpr &e);
+  /// The index of `x[...]`: one entry, or a tuple (starred items spread,
+  /// as PEP 646 has it, on either side of an assignment).
+  Obj evalSubscriptIndex(const ast::SubscriptExpr &e);
   Obj evalCall(const ast::CallExpr &e);
   Obj evalLambda(const ast::LambdaExpr &e);
   Obj evalComprehension(const ast::ComprehensionExpr &e);

@@ -943,6 +943,10 @@ void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, cons
     return;
   case Object::Kind::Array:
     el.fail(r, "arrays are immutable; write to a Ref, or use jnp.where to build a new value");
+  case Object::Kind::Instance:
+    if (callDunder(el, container, "__setitem__", {index, value}, r))
+      return;
+    el.fail(r, "'" + typeName(*container) + "' object does not support item assignment");
   default:
     el.fail(r, "'" + typeName(*container) + "' object does not support item assignment");
   }

@@ -369,6 +369,11 @@ std::pair<unsigned, unsigned> findAxis(Elaborator &el, const MeshInfo &mesh,
 } // namespace
 
 Obj axisIndex(Elaborator &el, const Obj &names, SourceRange r) {
+  if (!el.activeMesh)
+    el.fail(r, "lax.axis_index works inside a Mosaic GPU kernel (plgpu.kernel or pl.core_map) "
+               "and, for the core axis, inside pl.kernel over a TPU TensorCore mesh "
+               "(pltpu.create_tensorcore_mesh); jax.shard_map's device axes are not supported "
+               "(pkc compiles for one device)");
   const MeshInfo &mesh = requireMesh(el, r, "lax.axis_index");
   std::vector<std::string> list = axisNames(el, names, r, "axis name");
   if (list.empty())

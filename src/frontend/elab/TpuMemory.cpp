@@ -164,8 +164,8 @@ void defineTpuMemory(Elaborator &el, NamespaceObj &tpu, NamespaceObj &pl) {
       el.fail(args.range, std::string("pltpu.") + remote + ": " + kRemote);
     });
   defineTpuPipelines(el, tpu);
-  // The semaphore ops, under their deprecated pltpu names too.
-  for (const char *name : {"semaphore_signal", "semaphore_wait", "semaphore_read"})
+  // The semaphore ops and DeviceIdType, under their deprecated pltpu names too.
+  for (const char *name : {"semaphore_signal", "semaphore_wait", "semaphore_read", "DeviceIdType"})
     if (pl.members.count(name))
       tpu.members[name] = pl.members[name];
 }
