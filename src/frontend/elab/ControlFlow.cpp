@@ -585,13 +585,22 @@ Obj Elaborator::whileLoop(const Obj &condFn, const Obj &bodyFn, const Obj &init,
 
 Obj Elaborator::cond(const Obj &predicate, const Obj &trueFn, const Obj &falseFn,
                      std::vector<Obj> operands, SourceRange r) {
+  // Export-level array code traces the cond as a kernel over its
+  // operands: an array a branch computes from arrays it closes over is
+  // no value of that kernel (what a failed merge of the results is then).
+  std::string closedOver;
   auto callBranch = [&](const Obj &fn, const char *name) {
     CallArgs args;
     args.range = r;
     args.callee = name;
     for (const Obj &o : operands)
       args.addPositional(o, r);
-    return call(fn, args);
+    Obj result = call(fn, args);
+    forEachLeaf(result, [&](const Obj &leaf) {
+      if (auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get()); g && closedOver.empty())
+        closedOver = std::string(name) + " returns an array (" + g->name + ")";
+    });
+    return result;
   };
   if (!llvm::isa<ArrayObj>(predicate.get()))
     return truthy(predicate, r) ? callBranch(trueFn, "true_fun") : callBranch(falseFn, "false_fun");
@@ -600,6 +609,11 @@ Obj Elaborator::cond(const Obj &predicate, const Obj &trueFn, const Obj &falseFn
       *this, condition, [&] { return std::vector<Obj>{callBranch(trueFn, "true_fun")}; },
       [&] { return std::vector<Obj>{callBranch(falseFn, "false_fun")}; },
       [](size_t) { return std::string("the result of lax.cond"); }, r);
+  if (!items[0] && !closedOver.empty())
+    fail(r, "lax.cond: " + closedOver +
+                ", computed from whole arrays it closes over; at export level pass the arrays "
+                "the branches use as operands (lax.cond(pred, lambda x: x * 2, lambda x: x + 1, "
+                "x))");
   if (!items[0])
     fail(r, "lax.cond: true_fun and false_fun must return values of the same structure");
   return items[0];
