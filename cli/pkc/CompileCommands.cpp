@@ -43,6 +43,24 @@ mlir::OwningOpRef<mlir::ModuleOp> loadWithDefines(Session &session, const std::s
   return session.loadIR(path, options);
 }
 
+namespace {
+
+/// A --target, checked before the program elaborates for it (reported on
+/// failure); array code is tiled for TPU blocks when it is a TPU.
+std::optional<backends::Target> elaborationTarget(Session &session, const std::string &text) {
+  std::string error;
+  std::optional<backends::Target> target = backends::parseTarget(text, error);
+  if (!target) {
+    session.diagnostics().error(SourceRange(), error);
+    return std::nullopt;
+  }
+  if (target->kind == backends::Target::Kind::Tpu)
+    session.setTpuTiles(true);
+  return target;
+}
+
+} // namespace
+
 int runCheck(const CommonOptions &common, const std::string &target,
              const DiagnosticOptions &diagnostics) {
   Session session(llvm::errs());
@@ -50,14 +68,9 @@ int runCheck(const CommonOptions &common, const std::string &target,
   // As compile elaborates for its target: programs may ask what device
   // they are for.
   if (!target.empty()) {
-    std::string error;
-    std::optional<backends::Target> parsed = backends::parseTarget(target, error);
-    if (!parsed) {
-      session.diagnostics().error(SourceRange(), error);
+    std::optional<backends::Target> parsed = elaborationTarget(session, target);
+    if (!parsed)
       return 2;
-    }
-    if (parsed->kind == backends::Target::Kind::Tpu)
-      session.setTpuTiles(true);
     session.setDeviceKind(parsed->deviceKind());
   }
   return loadWithDefines(session, common.input, common.defines) ? 0 : 1;
@@ -199,18 +212,9 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
                                                    "--target (or use --emit=header)");
     return 2;
   }
-  // Targets are checked before the program elaborates for them; array
-  // code is tiled for TPU blocks when one is a TPU.
-  for (const std::string &text : compile.targets) {
-    std::string error;
-    std::optional<backends::Target> target = backends::parseTarget(text, error);
-    if (!target) {
-      session.diagnostics().error(SourceRange(), error);
+  for (const std::string &text : compile.targets)
+    if (!elaborationTarget(session, text))
       return 2;
-    }
-    if (target->kind == backends::Target::Kind::Tpu)
-      session.setTpuTiles(true);
-  }
   // --emit=ir with one target prints the front end's IR as elaborated for
   // it: programs may ask what device they are for (device_kind).
   bool irForTarget = compile.emit == "ir" && compile.targets.size() == 1;

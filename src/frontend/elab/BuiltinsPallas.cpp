@@ -424,6 +424,18 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   define(n, "debug_print", [](Elaborator &el, CallArgs &args) -> Obj {
     return debugPrint(el, args, "pl.debug_print");
   });
+  // As in JAX, pl.debug_check does nothing unless pl.enable_debug_checks
+  // is set, which pkc does not support (refused by name).
+  define(n, "debug_check", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"condition"}, {"message"}});
+    if (!llvm::isa<StrObj>(a[1].get()))
+      el.fail(a.range(1), "pl.debug_check's message must be a str, got " + typeName(*a[1]));
+    return none();
+  });
+  define(n, "enable_debug_checks", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.fail(args.range, "pl.enable_debug_checks is not supported: pkc compiles pl.debug_check "
+                        "as JAX runs it by default, as nothing");
+  });
   define(n, "broadcast_to", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"shape"}});
     return el.arrays().broadcastTo(asArray(el, a[0], a.range(0)), el.toShape(a[1], a.range(1), "shape"), args.range);

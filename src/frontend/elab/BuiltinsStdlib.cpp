@@ -326,6 +326,79 @@ std::shared_ptr<NamespaceObj> makeWarnings() {
   return ns;
 }
 
+/// inspect.signature(f).parameters: the parameters of a program's
+/// functions and classes (a dataclass's fields, otherwise __init__'s after
+/// self), and the keyword names of pltpu.CompilerParams, which kernels
+/// probe for options (JAX 0.10.2's fields; the defaults are not given).
+/// Anything else raises what CPython raises (TypeError for what is not
+/// callable, ValueError for a builtin), which a program may catch.
+std::shared_ptr<NamespaceObj> makeInspect() {
+  auto ns = std::make_shared<NamespaceObj>("inspect");
+  auto parameterClass = std::make_shared<NamespaceObj>("inspect.Parameter");
+  Obj empty = std::make_shared<NamespaceObj>("inspect.Parameter.empty");
+  parameterClass->members["empty"] = empty;
+  for (const char *kind : {"POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL",
+                           "KEYWORD_ONLY", "VAR_KEYWORD"})
+    parameterClass->members[kind] = makeStr(kind);
+  ns->members["Parameter"] = parameterClass;
+  auto parameter = [empty](const std::string &name, const char *kind, Obj defaultValue) {
+    auto p = std::make_shared<NamespaceObj>("inspect.Parameter");
+    p->members["name"] = makeStr(name);
+    p->members["kind"] = makeStr(kind);
+    p->members["default"] = defaultValue ? defaultValue : empty;
+    return std::make_pair(makeStr(name), Obj(p));
+  };
+  auto ofFunction = [parameter](const FunctionObj &f, size_t skip) {
+    std::vector<std::pair<Obj, Obj>> out;
+    for (size_t i = skip; f.parameters && i < f.parameters->size(); ++i) {
+      const ast::Parameter &p = (*f.parameters)[i];
+      using K = ast::Parameter::Kind;
+      const char *kind = p.kind == K::PositionalOnly  ? "POSITIONAL_ONLY"
+                         : p.kind == K::KeywordOnly   ? "KEYWORD_ONLY"
+                         : p.kind == K::VarPositional ? "VAR_POSITIONAL"
+                         : p.kind == K::VarKeyword    ? "VAR_KEYWORD"
+                                                      : "POSITIONAL_OR_KEYWORD";
+      out.push_back(parameter(p.name, kind, i < f.defaults.size() ? f.defaults[i] : nullptr));
+    }
+    return out;
+  };
+  define(*ns, "signature", [parameter, ofFunction](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"obj"}});
+    std::vector<std::pair<Obj, Obj>> params;
+    if (auto *f = llvm::dyn_cast<FunctionObj>(a[0].get())) {
+      params = ofFunction(*f, 0);
+    } else if (auto *cls = llvm::dyn_cast<ClassObj>(a[0].get()); cls && cls->isDataclass) {
+      for (const ClassObj::Field &field : cls->fields())
+        if (field.init)
+          params.push_back(parameter(field.name,
+                                     field.kwOnly ? "KEYWORD_ONLY" : "POSITIONAL_OR_KEYWORD",
+                                     field.defaultValue));
+    } else if (cls) { // __init__'s parameters after self; none without one
+      if (auto *init = llvm::dyn_cast_or_null<FunctionObj>(cls->lookup("__init__").get()))
+        params = ofFunction(*init, 1);
+    } else if (auto *b = llvm::dyn_cast<BuiltinObj>(a[0].get());
+               b && b->name == "tpu.CompilerParams") {
+      for (const char *name :
+           {"dimension_semantics", "allow_input_fusion", "vmem_limit_bytes", "collective_id",
+            "has_side_effects", "flags", "internal_scratch_in_bytes", "serialization_format",
+            "disable_bounds_checks", "disable_semaphore_checks", "skip_device_barrier",
+            "allow_collective_id_without_custom_barrier", "shape_invariant_numerics",
+            "use_tc_tiling_on_sc", "needs_layout_passes", "fuse_transposed_lhs_in_matmul"})
+        params.push_back(parameter(name, "KEYWORD_ONLY", nullptr));
+    } else if (!isCallable(a[0])) {
+      el.raise(a.range(0), "TypeError", repr(*a[0]) + " is not a callable object");
+    } else {
+      el.raise(a.range(0), "ValueError", "no signature found for " + repr(*a[0]));
+    }
+    auto dict = std::make_shared<DictObj>();
+    dict->entries = std::move(params);
+    auto signature = std::make_shared<NamespaceObj>("inspect.Signature");
+    signature->members["parameters"] = dict;
+    return signature;
+  });
+  return ns;
+}
+
 /// logging: loggers whose messages go nowhere. A program logs from its
 /// host-side code; nothing of it reaches a kernel.
 std::shared_ptr<NamespaceObj> makeLogging() {
@@ -646,6 +719,7 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["os"] = makeOs();
   m["warnings"] = makeWarnings();
   m["logging"] = makeLogging();
+  m["inspect"] = makeInspect();
   m["itertools"] = makeItertools();
   m["operator"] = makeOperator();
   m["re"] = makeRegexModule();
