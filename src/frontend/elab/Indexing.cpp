@@ -164,8 +164,9 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
     } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get());
                ds && ds->dynamicSize && allowRagged) {
       // Bounds are the copy's to keep at run time (the interpreter checks).
-      if (std::optional<int64_t> start = el.staticInt(ds->start); start && *start > size)
-        el.fail(r, "pl.ds starts at " + std::to_string(*start) + ", past the end of axis " +
+      if (std::optional<int64_t> start = el.staticInt(ds->start);
+          start && (*start < 0 || *start > size))
+        el.fail(r, "pl.ds starts at " + std::to_string(*start) + ", outside axis " +
                        std::to_string(axis) + " of size " + std::to_string(size));
       if (std::optional<int64_t> start = el.staticInt(ds->start)) {
         w.staticOffsets.push_back(*start);
