@@ -114,12 +114,23 @@ windowShapes(const std::vector<AxisWindow> &windows) {
   return {kept, seen};
 }
 
-void checkRank(Elaborator &el, size_t rank, SourceRange r, const char *what) {
-  if (rank < 2)
-    el.fail(r, std::string(what) +
-                   " needs at least 2 dimensions (it packs rows of the "
+/// `shape` (of `what`, holding `from` elements) with its second-minor
+/// axis packed into, or unpacked from, rows of `to`.
+std::vector<int64_t> packedShape(Elaborator &el, std::vector<int64_t> shape, DType from, DType to,
+                                 SourceRange r, const std::string &op, const char *what) {
+  if (shape.size() < 2)
+    el.fail(r, op +
+                   " between element widths needs at least 2 dimensions (it packs rows of the "
                    "second-minor axis), got rank " +
-                   std::to_string(rank));
+                   std::to_string(shape.size()));
+  int64_t fromWidth = bitWidth(from), toWidth = bitWidth(to);
+  int64_t &rows = shape[shape.size() - 2];
+  if (rows * fromWidth % toWidth != 0)
+    el.fail(r, op + " from " + numpyName(from) + " to " + numpyName(to) + " packs " +
+                   std::to_string(toWidth / fromWidth) + " rows into one, but " + what + " has " +
+                   std::to_string(rows) + " rows (shape " + shapeText(shape) + ")");
+  rows = rows * fromWidth / toWidth;
+  return shape;
 }
 
 } // namespace
@@ -130,15 +141,8 @@ ArrayPtr packingBitcast(Elaborator &el, const ArrayPtr &x, DType to, SourceRange
   if (x->dtype == DType::Bool || to == DType::Bool)
     el.fail(r, std::string("pltpu.bitcast reinterprets integers and floats, not bool (") +
                    numpyName(x->dtype) + " to " + numpyName(to) + ")");
-  checkRank(el, x->shape.size(), r, "pltpu.bitcast between element widths");
-  int64_t from = bitWidth(x->dtype), width = bitWidth(to);
-  std::vector<int64_t> shape = x->shape;
-  int64_t &rows = shape[shape.size() - 2];
-  if (rows * from % width != 0)
-    el.fail(r, "pltpu.bitcast from " + std::string(numpyName(x->dtype)) + " to " + numpyName(to) +
-                   " packs " + std::to_string(width / from) + " rows into one, but the value has " +
-                   std::to_string(rows) + " rows (shape " + shapeText(x->shape) + ")");
-  rows = rows * from / width;
+  std::vector<int64_t> shape =
+      packedShape(el, x->shape, x->dtype, to, r, "pltpu.bitcast", "the value");
   mlir::Type type = el.arrays().valueType(shape, to);
   mlir::Value v = pk::BitcastOp::create(el.builder(), el.loc(r), type, x->value);
   return el.arrays().wrap(v, shape, to);
@@ -152,18 +156,10 @@ std::shared_ptr<RefObj> bitcastRefView(Elaborator &el, const std::shared_ptr<Ref
   if (to == DType::Bool || base->dtype == DType::Bool)
     el.fail(r, std::string("Ref.bitcast reinterprets integers and floats, not bool (") +
                    numpyName(ref->dtype) + " to " + numpyName(to) + ")");
-  std::vector<int64_t> shape = base->shape;
-  if (bitWidth(base->dtype) != bitWidth(to)) {
-    checkRank(el, shape.size(), r, "Ref.bitcast between element widths");
-    int64_t from = bitWidth(base->dtype), width = bitWidth(to);
-    int64_t &rows = shape[shape.size() - 2];
-    if (rows * from % width != 0)
-      el.fail(r, "Ref.bitcast from " + std::string(numpyName(base->dtype)) + " to " +
-                     numpyName(to) + " packs " + std::to_string(width / from) +
-                     " rows into one, but the Ref has " + std::to_string(rows) + " rows (shape " +
-                     shapeText(base->shape) + ")");
-    rows = rows * from / width;
-  }
+  std::vector<int64_t> shape =
+      bitWidth(base->dtype) == bitWidth(to)
+          ? base->shape
+          : packedShape(el, base->shape, base->dtype, to, r, "Ref.bitcast", "the Ref");
   auto view = std::make_shared<RefView>();
   view->bitcastOf = base;
   return std::make_shared<RefObj>(base->value, shape, to, view);
