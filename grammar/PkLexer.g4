@@ -33,6 +33,7 @@ IS: 'is';
 LAMBDA: 'lambda';
 NONE: 'None';
 NONLOCAL: 'nonlocal';
+GLOBAL: 'global';
 NOT: 'not';
 OR: 'or';
 PASS: 'pass';
@@ -48,7 +49,7 @@ WITH: 'with';
 // the parser can say "'class' is not supported" instead of a confusing
 // syntax error.
 UNSUPPORTED_KEYWORD
-  : 'yield' | 'async' | 'await' | 'global'
+  : 'yield' | 'async' | 'await'
   ;
 
 NAME: [a-zA-Z_] [a-zA-Z_0-9]*;

@@ -34,6 +34,7 @@ simpleStatement
   | ASSERT expression (COMMA expression)?                     # assertStatement
   | RAISE (expression (FROM cause=expression)?)?              # raiseStatement
   | NONLOCAL NAME (COMMA NAME)*                               # nonlocalStatement
+  | GLOBAL NAME (COMMA NAME)*                                 # globalStatement
   ;
 
 // What follows the first expression list of an assignment.

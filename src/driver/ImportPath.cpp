@@ -49,11 +49,15 @@ ImportLoader::Result ImportPath::loadFrom(const std::string &directory,
     llvm::sys::path::append(candidate, part);
     rest = tail;
   }
-  candidate += ".pk";
   llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/false);
-  if (!llvm::sys::fs::is_regular_file(candidate))
-    return Result{};
-  return parseFile(candidate.str().str());
+  // `a/b.pk`, else the package `a/b/__init__.pk`, as Python looks.
+  llvm::SmallString<256> package(candidate);
+  candidate += ".pk";
+  llvm::sys::path::append(package, "__init__.pk");
+  for (const llvm::SmallString<256> &path : {candidate, package})
+    if (llvm::sys::fs::is_regular_file(path))
+      return parseFile(path.str().str());
+  return Result{};
 }
 
 ImportLoader::Result ImportPath::load(const std::string &dottedName) {

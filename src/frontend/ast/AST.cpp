@@ -267,7 +267,7 @@ private:
       return;
     }
     case Stmt::Kind::Nonlocal: {
-      std::string text = "Nonlocal";
+      std::string text = llvm::cast<NonlocalStmt>(s).isGlobal ? "Global" : "Nonlocal";
       for (const std::string &n : llvm::cast<NonlocalStmt>(s).names)
         text += " " + n;
       line(depth, text, s.range());

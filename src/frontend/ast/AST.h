@@ -555,12 +555,15 @@ public:
   ExprPtr cause;     ///< `raise exception from cause`; may be null
 };
 
+/// `nonlocal a, b`, or `global a, b` (isGlobal): names a function assigns
+/// that are not its own.
 class NonlocalStmt : public Stmt {
 public:
-  NonlocalStmt(SourceRange r, std::vector<std::string> names)
-      : Stmt(Kind::Nonlocal, r), names(std::move(names)) {}
+  NonlocalStmt(SourceRange r, std::vector<std::string> names, bool isGlobal = false)
+      : Stmt(Kind::Nonlocal, r), names(std::move(names)), isGlobal(isGlobal) {}
   PK_AST_STMT_CLASSOF(Nonlocal)
   std::vector<std::string> names;
+  bool isGlobal;
 };
 
 /// `del a, b`: unbinds names (only names; not items or attributes).

@@ -363,6 +363,15 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   device->members["core_count"] = makeInt(tpuCores ? tpuCores : 132);
   device->members["num_cores"] = makeInt(tpuCores ? tpuCores : 132);
   device->members["id"] = makeInt(0);
+  // jax.default_backend(): the platform of the device above, when known.
+  n.members["default_backend"] =
+      builtin("jax.default_backend", [device](Elaborator &el, CallArgs &args) -> Obj {
+        el.bind(args, {});
+        auto platform = device->members.find("platform");
+        if (platform == device->members.end())
+          el.failOpaque(*device, args.range);
+        return platform->second;
+      });
   for (const char *name : {"devices", "local_devices"})
     n.members[name] = builtin(std::string("jax.") + name,
                               [device](Elaborator &el, CallArgs &args) -> Obj {

@@ -374,6 +374,9 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   NamespaceObj &n = *ns;
   define(n, "pallas_call", pallasCall);
   define(n, "BlockSpec", blockSpec);
+  // pallas_call's default for in_specs / out_specs, and as one operand's
+  // spec the whole array: what None means in both places.
+  n.members["no_block_spec"] = none();
   define(n, "GridSpec", gridSpec);
   define(n, "program_id", programId);
   define(n, "num_programs", numPrograms);
@@ -642,6 +645,13 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
   n.members["Array"] = std::make_shared<BuiltinObj>("jax.Array", [](Elaborator &el, CallArgs &args) -> Obj {
     el.fail(args.range, "jax.Array is a type, not a function");
   });
+  // `from jax import Ref` for annotations (`def kernel(x_ref: Ref)`) and
+  // isinstance; Refs are made by pallas_call, not by calling the type.
+  n.members["Ref"] =
+      std::make_shared<BuiltinObj>("jax.Ref", [](Elaborator &el, CallArgs &args) -> Obj {
+        el.fail(args.range, "jax.Ref is a type, not a function: kernels receive their Refs from "
+                            "pallas_call (jax.new_ref is not supported)");
+      });
   auto debug = std::make_shared<NamespaceObj>("jax.debug");
   define(*debug, "print", [](Elaborator &el, CallArgs &args) -> Obj {
     return debugPrint(el, args, "jax.debug.print");

@@ -186,6 +186,8 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
     case Object::Kind::Array:
     case Object::Kind::GlobalArray:
       return name == "jax.Array";
+    case Object::Kind::Ref:
+      return name == "jax.Ref";
     default:
       return false;
     }

@@ -247,6 +247,27 @@ std::shared_ptr<NamespaceObj> makeCollections(const std::shared_ptr<NamespaceObj
     copy.callee = "dict";
     return el.call(el.lookup("dict", args.range), copy);
   });
+  // defaultdict(factory, ...): a dict whose missing keys read as factory()
+  // (stored); the other arguments are dict's.
+  define(n, "defaultdict", [](Elaborator &el, CallArgs &args) -> Obj {
+    CallArgs rest = args;
+    rest.callee = "dict";
+    Obj factory = none();
+    if (!rest.positional.empty()) {
+      factory = rest.positional.front();
+      if (!isNone(factory) && !isCallable(factory))
+        el.raise(rest.rangeOf(0), "TypeError", "first argument must be callable or None");
+      rest.positional.erase(rest.positional.begin());
+      if (!rest.positionalRanges.empty())
+        rest.positionalRanges.erase(rest.positionalRanges.begin());
+    }
+    Obj made = el.call(el.lookup("dict", args.range), rest);
+    auto dict = std::dynamic_pointer_cast<DictObj>(made);
+    if (!dict)
+      el.fail(args.range, "internal error: dict() made no dict");
+    dict->defaultFactory = factory;
+    return dict;
+  });
   auto abc = std::make_shared<NamespaceObj>("collections.abc");
   for (const char *t : {"Callable", "Sequence", "Iterable", "Iterator", "Mapping",
                         "MutableMapping", "MutableSequence", "Set", "Hashable", "Sized",
@@ -600,6 +621,94 @@ std::shared_ptr<NamespaceObj> makeOperator() {
   return ns;
 }
 
+/// Whether `a` names a type at least as narrow as `b` (a subclass of it,
+/// or bool of int), for choosing among the implementations that match.
+bool narrowerType(const Obj &a, const Obj &b) {
+  auto *ca = llvm::dyn_cast<ClassObj>(a.get());
+  auto *cb = llvm::dyn_cast<ClassObj>(b.get());
+  if (ca && cb)
+    for (const ClassObj *c : ca->mro())
+      if (c == cb)
+        return true;
+  auto *ba = llvm::dyn_cast<BuiltinObj>(a.get());
+  auto *bb = llvm::dyn_cast<BuiltinObj>(b.get());
+  return ba && bb && ba->name == "bool" && bb->name == "int";
+}
+
+/// `functools.singledispatch(f)`: a function that calls, by the type of its
+/// first argument, the implementation registered for the narrowest type
+/// that argument is an instance of (isinstance, as for classes), else f.
+/// `.register(cls, func)`, `.register(cls)` as a decorator and
+/// `.register(func)` with the first parameter's annotation register; like
+/// CPython, register returns the implementation itself, so a program that
+/// names it as the dispatcher rebinds that name to it.
+Obj singleDispatch(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"func"}});
+  struct Registry {
+    Obj fallback;
+    std::vector<std::pair<Obj, Obj>> entries; ///< (type, implementation)
+  };
+  auto registry = std::make_shared<Registry>();
+  registry->fallback = a[0];
+  std::string name = "functools.singledispatch";
+  if (auto *f = llvm::dyn_cast<FunctionObj>(a[0].get()))
+    name = f->name;
+  auto dispatcher =
+      std::make_shared<BuiltinObj>(name, [registry](Elaborator &el, CallArgs &call) -> Obj {
+        if (call.positional.empty())
+          el.raise(call.range, "TypeError",
+                   "singledispatch functions require at least 1 positional "
+                   "argument");
+        const Obj &first = call.positional[0];
+        Obj chosenType, chosen = registry->fallback;
+        for (const auto &[type, implementation] : registry->entries)
+          if (isInstanceOf(el, first, type, call.rangeOf(0)) &&
+              (!chosenType || narrowerType(type, chosenType))) {
+            chosenType = type;
+            chosen = implementation;
+          }
+        return el.call(chosen, call);
+      });
+  auto add = [registry](const Obj &type, const Obj &implementation) {
+    registry->entries.emplace_back(type, implementation);
+    return implementation;
+  };
+  dispatcher->members["register"] =
+      builtin("register", [add](Elaborator &el, CallArgs &reg) -> Obj {
+        BoundArgs r = el.bind(reg, {{"cls"}, {"func", none()}});
+        if (!isNone(r[1]))
+          return add(r[0], r[1]);
+        if (isTypeLike(r[0]) || llvm::isa<BuiltinObj>(r[0].get()) ||
+            llvm::isa<SequenceObj>(r[0].get())) {
+          Obj type = r[0];
+          return builtin("register", [add, type](Elaborator &el, CallArgs &inner) -> Obj {
+            BoundArgs f = el.bind(inner, {{"func"}});
+            return add(type, f[0]);
+          });
+        }
+        auto *f = llvm::dyn_cast<FunctionObj>(r[0].get());
+        if (!f)
+          el.raise(r.range(0), "TypeError",
+                   "Invalid first argument to `register()`: " + repr(*r[0]) +
+                       ". Use either `@register(some_class)` or plain `@register` on an "
+                       "annotated function.");
+        const ast::Parameter *first =
+            f->parameters && !f->parameters->empty() ? &f->parameters->front() : nullptr;
+        if (!first || !first->annotation)
+          el.raise(r.range(0), "TypeError",
+                   "Invalid first argument to `register()`: " + repr(*r[0]) +
+                       ". Use either `@register(some_class)` or plain `@register` on an "
+                       "annotated function.");
+        Obj type;
+        {
+          Elaborator::FrameSwitch in(el, f->closure);
+          type = el.eval(*first->annotation);
+        }
+        return add(type, r[0]);
+      });
+  return dispatcher;
+}
+
 /// functools beyond partial and reduce.
 void extendFunctools(NamespaceObj &n) {
   n.members["wraps"] = builtin("functools.wraps", [](Elaborator &el, CallArgs &args) -> Obj {
@@ -611,8 +720,9 @@ void extendFunctools(NamespaceObj &n) {
     return std::make_shared<DescriptorObj>(DescriptorObj::Which::Property, a[0]);
   });
   // Caches change nothing in a program that runs once at compile time.
-  for (const char *name : {"lru_cache", "cache", "total_ordering", "singledispatch"})
+  for (const char *name : {"lru_cache", "cache", "total_ordering"})
     n.members[name] = identityDecorator(std::string("functools.") + name);
+  n.members["singledispatch"] = builtin("functools.singledispatch", singleDispatch);
 }
 
 /// math beyond what makeMathNamespace defines.

@@ -160,8 +160,8 @@ bool isTypeLike(const Obj &o) {
   if (auto *b = llvm::dyn_cast<BuiltinObj>(o.get()))
     return b->name == "int" || b->name == "float" || b->name == "str" || b->name == "bool" ||
            b->name == "tuple" || b->name == "list" || b->name == "dict" || b->name == "set" ||
-           b->name == "frozenset" || b->name == "jax.Array" || b->name == "slice" ||
-           b->name == "type";
+           b->name == "frozenset" || b->name == "jax.Array" || b->name == "jax.Ref" ||
+           b->name == "slice" || b->name == "type";
   return false;
 }
 

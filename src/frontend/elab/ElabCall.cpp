@@ -117,6 +117,49 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
   }
 }
 
+/// The names `nonlocal` and `global` statements in `body` declare, in its
+/// compound statements too (Python's rule), not in nested definitions.
+void collectDeclaredNonlocal(const StmtList &body, std::set<std::string> &out) {
+  for (const StmtPtr &s : body) {
+    switch (s->kind()) {
+    case Stmt::Kind::Nonlocal:
+      for (const std::string &name : llvm::cast<NonlocalStmt>(*s).names)
+        out.insert(name);
+      break;
+    case Stmt::Kind::For:
+      collectDeclaredNonlocal(llvm::cast<ForStmt>(*s).body, out);
+      collectDeclaredNonlocal(llvm::cast<ForStmt>(*s).orelse, out);
+      break;
+    case Stmt::Kind::While:
+      collectDeclaredNonlocal(llvm::cast<WhileStmt>(*s).body, out);
+      collectDeclaredNonlocal(llvm::cast<WhileStmt>(*s).orelse, out);
+      break;
+    case Stmt::Kind::If:
+      collectDeclaredNonlocal(llvm::cast<IfStmt>(*s).body, out);
+      collectDeclaredNonlocal(llvm::cast<IfStmt>(*s).orelse, out);
+      break;
+    case Stmt::Kind::With:
+      collectDeclaredNonlocal(llvm::cast<WithStmt>(*s).body, out);
+      break;
+    case Stmt::Kind::Try: {
+      const auto &t = llvm::cast<TryStmt>(*s);
+      collectDeclaredNonlocal(t.body, out);
+      for (const TryStmt::Handler &h : t.handlers)
+        collectDeclaredNonlocal(h.body, out);
+      collectDeclaredNonlocal(t.orelse, out);
+      collectDeclaredNonlocal(t.finalBody, out);
+      break;
+    }
+    case Stmt::Kind::Match:
+      for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(*s).cases)
+        collectDeclaredNonlocal(c.body, out);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
 /// Levenshtein distance, for "did you mean" suggestions.
 size_t editDistance(const std::string &a, const std::string &b) {
   std::vector<size_t> row(b.size() + 1);
@@ -163,14 +206,12 @@ const std::set<std::string> &Elaborator::localsOf(const FunctionObj &f) {
     locals.insert(f.namedTargets->begin(), f.namedTargets->end());
   if (f.body) {
     collectAssigned(*f.body, locals);
-    // `nonlocal x` makes x refer to the enclosing function's variable.
-    std::function<void(const StmtList &)> dropNonlocals = [&](const StmtList &body) {
-      for (const StmtPtr &s : body)
-        if (auto *n = llvm::dyn_cast<NonlocalStmt>(s.get()))
-          for (const std::string &name : n->names)
-            locals.erase(name);
-    };
-    dropNonlocals(*f.body);
+    // `nonlocal x` and `global x`, anywhere in the body outside nested
+    // functions and classes, make x another scope's variable.
+    std::set<std::string> declared;
+    collectDeclaredNonlocal(*f.body, declared);
+    for (const std::string &name : declared)
+      locals.erase(name);
   }
   return locals;
 }
@@ -184,7 +225,9 @@ bool Elaborator::isDefined(const std::string &name) {
 
 Obj Elaborator::lookup(const std::string &name, SourceRange range) {
   Frame *f = frame.get();
-  if (f->locals && f->locals->count(name) && !f->nonlocals.count(name)) {
+  if (f->globalNames.count(name))
+    f = &moduleFrameOf(*f);
+  else if (f->locals && f->locals->count(name) && !f->nonlocals.count(name)) {
     auto it = f->vars.find(name);
     if (it != f->vars.end()) {
       if (auto *undefined = llvm::dyn_cast<UndefinedObj>(it->second.get()))
@@ -248,7 +291,18 @@ Obj Elaborator::lookup(const std::string &name, SourceRange range) {
   fail(range, message);
 }
 
+Frame &Elaborator::moduleFrameOf(Frame &f) {
+  Frame *module = &f;
+  while (module->parent)
+    module = module->parent.get();
+  return *module;
+}
+
 void Elaborator::setVariable(const std::string &name, Obj value) {
+  if (frame->globalNames.count(name)) {
+    moduleFrameOf(*frame).vars[name] = std::move(value);
+    return;
+  }
   if (frame->nonlocals.count(name)) {
     // Module frames (the only ones without a parent) hold globals, never
     // nonlocals; imported modules have their own.

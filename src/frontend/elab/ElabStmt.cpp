@@ -40,10 +40,18 @@ Flow Elaborator::exec(const Stmt &s) {
     return Flow::Normal;
   case Stmt::Kind::Assign: {
     const auto &a = llvm::cast<AssignStmt>(s);
-    Obj value = eval(*a.value);
+    // A `-D` value replaces the right-hand side too: it is not evaluated
+    // (it may be what cannot run ahead of time) unless another target
+    // still takes it.
+    std::vector<const Expr *> targets;
     for (const ExprPtr &target : a.targets)
       if (!skipsDefinedAssignment(*target))
-        assign(*target, value);
+        targets.push_back(target.get());
+    if (targets.empty())
+      return Flow::Normal;
+    Obj value = eval(*a.value);
+    for (const Expr *target : targets)
+      assign(*target, value);
     return Flow::Normal;
   }
   case Stmt::Kind::AugAssign:
@@ -108,7 +116,9 @@ Flow Elaborator::exec(const Stmt &s) {
     for (size_t i = 0; i < d.names.size(); ++i) {
       const std::string &name = d.names[i];
       Frame *owner = frame.get();
-      if (frame->nonlocals.count(name))
+      if (frame->globalNames.count(name))
+        owner = &moduleFrameOf(*frame);
+      else if (frame->nonlocals.count(name))
         for (owner = frame->parent.get(); owner && !owner->vars.count(name);)
           owner = owner->parent.get();
       auto it = owner ? owner->vars.find(name) : frame->vars.end();
@@ -128,6 +138,13 @@ Flow Elaborator::exec(const Stmt &s) {
   case Stmt::Kind::Match:
     return execMatch(llvm::cast<MatchStmt>(s));
   case Stmt::Kind::Nonlocal:
+    if (llvm::cast<NonlocalStmt>(s).isGlobal) {
+      // At module level the names are global already.
+      if (frame->parent)
+        for (const std::string &name : llvm::cast<NonlocalStmt>(s).names)
+          frame->globalNames.insert(name);
+      return Flow::Normal;
+    }
     if (frame == globals)
       fail(s.range(), "nonlocal declaration not allowed at module level");
     for (const std::string &name : llvm::cast<NonlocalStmt>(s).names) {

@@ -41,6 +41,7 @@ Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &opti
   // never "__main__", so an `if __name__ == "__main__":` block (a ported
   // kernel's benchmark driver) does not run.
   globals->vars["__name__"] = makeStr(llvm::sys::path::stem(sources().name(module.file)).str());
+  globals->vars["__file__"] = makeStr(sources().name(module.file));
   setSymbolNames(&symbolNames); // messages say N, not s0
   setStaticItemBudget(options.staticItemLimit);
 }

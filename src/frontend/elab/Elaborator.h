@@ -58,6 +58,7 @@ struct Frame {
   /// module frame, whose variables are globals.
   const std::set<std::string> *locals = nullptr;
   std::set<std::string> nonlocals;
+  std::set<std::string> globalNames; ///< `global x`: x is the module's
   Obj returnValue;
   unsigned loopDepth = 0; ///< enclosing loops in this function, for `break`
   ClassObj *classBody = nullptr; ///< set while a class body runs in this frame
@@ -171,6 +172,8 @@ public:
   /// Reads a variable; fails with NameError semantics.
   Obj lookup(const std::string &name, SourceRange range);
   void setVariable(const std::string &name, Obj value);
+  /// The frame of the module `f` runs in: where `global` names live.
+  static Frame &moduleFrameOf(Frame &f);
   bool isDefined(const std::string &name);
 
   /// Runs code in another frame (a call, a comprehension) until destroyed.

@@ -106,6 +106,7 @@ Obj Elaborator::runPkModule(const ImportLoader::Result &found, const std::string
   // (so `return` there is an error and `def`s close over these globals).
   auto moduleFrame = std::make_shared<Frame>();
   moduleFrame->vars["__name__"] = makeStr(dottedName);
+  moduleFrame->vars["__file__"] = makeStr(sources().name(module->file));
   {
     std::shared_ptr<Frame> savedGlobals = globals;
     globals = moduleFrame;
@@ -240,9 +241,13 @@ void Elaborator::execImportFrom(const ImportFromStmt &s) {
   for (const ImportedName &n : s.names) {
     Obj member;
     std::string dotted = s.module + "." + n.name;
+    auto *package = llvm::dyn_cast<NamespaceObj>(module.get());
     if (modules.count(dotted))
       member = importModule(dotted, n.range);
-    else
+    else if (package && !package->opaque && !package->members.count(n.name))
+      // A package's submodule its __init__ did not import.
+      member = importPkModule(dotted, n.range);
+    if (!member)
       member = getAttribute(*this, module, n.name, n.range);
     setVariable(n.alias.empty() ? n.name : n.alias, member);
   }

@@ -858,8 +858,16 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
   case Object::Kind::Range:
     return staticSequenceIndex(el, el.iterate(container, r), false, index, r, "range");
   case Object::Kind::Dict: {
-    if (Obj v = dictGet(llvm::cast<DictObj>(*container), index))
+    auto &dict = llvm::cast<DictObj>(*container);
+    if (Obj v = dictGet(dict, index))
       return v;
+    if (dict.defaultFactory && !isNone(dict.defaultFactory)) {
+      CallArgs none;
+      none.range = r;
+      Obj made = el.call(dict.defaultFactory, none);
+      dictSet(el, dict, index, made, r);
+      return made;
+    }
     el.raise(r, "KeyError", repr(*index));
   }
   case Object::Kind::DType: {

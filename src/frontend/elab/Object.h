@@ -164,6 +164,9 @@ struct DictObj : Object {
   DictObj() : Object(Kind::Dict) {}
   PK_OBJECT_CLASSOF(Dict)
   std::vector<std::pair<Obj, Obj>> entries; // insertion order, as Python
+  /// collections.defaultdict's default_factory: called, and its result
+  /// stored, for a missing key; null for a plain dict.
+  Obj defaultFactory;
 };
 
 /// A set or a frozenset of hashable static values (Sets.h), in the order

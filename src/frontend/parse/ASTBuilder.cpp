@@ -231,6 +231,12 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
       names.push_back(n->getText());
     return std::make_unique<NonlocalStmt>(range, std::move(names));
   }
+  if (auto *s = dynamic_cast<P::GlobalStatementContext *>(ctx)) {
+    std::vector<std::string> names;
+    for (TerminalNode *n : s->NAME())
+      names.push_back(n->getText());
+    return std::make_unique<NonlocalStmt>(range, std::move(names), /*isGlobal=*/true);
+  }
 
   fail(range, "unsupported statement");
 }
