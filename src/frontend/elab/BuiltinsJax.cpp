@@ -174,6 +174,72 @@ void addExtendedDTypes(NamespaceObj &numpy) {
     numpy.members[t.name] = std::make_shared<ExtendedDTypeObj>(t.name, t.bits, t.kind);
 }
 
+/// jax.eval_shape(fun, *args, **kwargs): fun traced on stand-ins for the
+/// ShapeDtypeStructs among the arguments (arrays stand for themselves), in
+/// a scratch module erased afterwards; the shapes and dtypes of what it
+/// returns, as ShapeDtypeStructs in the same pytree. At export level (or
+/// module level) the stand-ins are full arrays, so symbolic sizes work;
+/// in a kernel they are block values.
+static Obj evalShape(Elaborator &el, CallArgs &args) {
+  if (args.positional.empty())
+    el.fail(args.range, "jax.eval_shape needs a function");
+  mlir::OpBuilder &b = el.builder();
+  mlir::Location at = el.loc(args.range);
+  mlir::OwningOpRef<mlir::ModuleOp> scratch = mlir::ModuleOp::create(at);
+  mlir::Block *body = scratch->getBody();
+  bool inKernel = el.mode() == EmitMode::Kernel;
+  Elaborator::ModeGuard mode(el, inKernel ? EmitMode::Kernel : EmitMode::Export);
+  b.setInsertionPointToEnd(body);
+  auto standIn = [&](const Obj &leaf) -> Obj {
+    auto *spec = llvm::dyn_cast<ShapeDtypeStructObj>(leaf.get());
+    if (!spec)
+      return Obj(); // mapLeaves goes on into containers; other leaves stay
+
+    if (!inKernel)
+      return std::make_shared<GlobalArrayObj>(
+          body->addArgument(el.globalType(spec->shape, spec->dtype), at), spec->shape, spec->dtype,
+          "eval_shape argument");
+    std::vector<int64_t> shape;
+    for (const Dim &d : spec->shape) {
+      if (!d.isStatic())
+        el.fail(args.range, "jax.eval_shape in a kernel needs static shapes, got (" +
+                                el.describeDims(spec->shape) + ")");
+      shape.push_back(d.value);
+    }
+    return el.arrays().wrap(body->addArgument(el.arrays().valueType(shape, spec->dtype), at), shape,
+                            spec->dtype);
+  };
+  CallArgs call;
+  call.range = args.range;
+  call.callee = args.callee;
+  for (size_t i = 1; i < args.positional.size(); ++i)
+    call.addPositional(mapLeaves(args.positional[i], standIn), args.rangeOf(i));
+  for (size_t i = 0; i < args.keywords.size(); ++i) {
+    call.keywords.emplace_back(args.keywords[i].first, mapLeaves(args.keywords[i].second, standIn));
+    call.keywordRanges.push_back(i < args.keywordRanges.size() ? args.keywordRanges[i]
+                                                               : args.range);
+  }
+  Obj result = el.call(args.positional[0], call);
+  return mapLeaves(result, [&](const Obj &leaf) -> Obj {
+    if (auto *a = llvm::dyn_cast<ArrayObj>(leaf.get())) {
+      std::vector<Dim> dims;
+      for (int64_t d : a->shape)
+        dims.push_back(Dim{d, {}});
+      return std::make_shared<ShapeDtypeStructObj>(dims, a->dtype);
+    }
+    if (auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get()))
+      return std::make_shared<ShapeDtypeStructObj>(g->shape, g->dtype);
+    // Python scalars: JAX's weakly typed 0-d arrays.
+    if (llvm::isa<BoolObj>(leaf.get()))
+      return std::make_shared<ShapeDtypeStructObj>(std::vector<Dim>{}, DType::Bool);
+    if (llvm::isa<IntObj>(leaf.get()))
+      return std::make_shared<ShapeDtypeStructObj>(std::vector<Dim>{}, DType::I32);
+    if (llvm::isa<FloatObj>(leaf.get()))
+      return std::make_shared<ShapeDtypeStructObj>(std::vector<Dim>{}, DType::F32);
+    return Obj();
+  });
+}
+
 void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   // Compiling is what pkc does anyway.
   n.members["jit"] = transparentTransform("jax.jit");
@@ -398,6 +464,7 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
         mesh->members["size"] = makeInt(1);
         return mesh;
       });
+  define(n, "eval_shape", evalShape);
   n.members["tree"] = makeTreeNamespace("jax.tree", /*prefixed=*/false);
   // jax.block_until_ready(x) waits for x and returns it: in an export, whose
   // steps run in order, it is x.
