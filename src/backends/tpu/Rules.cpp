@@ -158,6 +158,18 @@ LogicalResult checkWindow(pk::PallasCallOp call, pk::ExportOp exportOp, const Wi
 
 } // namespace
 
+/// What to add to a message about `op` when it is array code at export
+/// level rather than the user's kernel: XLA would run it in JAX, pkc runs
+/// it as a generated Mosaic kernel, under the same rules.
+static std::string outsideKernels(Operation *op) {
+  auto call = op->getParentOfType<pk::PallasCallOp>();
+  if (!call || !call->hasAttr("pk.generated"))
+    return "";
+  return "; this is array code outside a kernel, which pkc runs on TPU as a generated Mosaic "
+         "kernel (in JAX, XLA runs it): do it inside a kernel in a form Mosaic supports, or "
+         "give the kernel the array as it is and choose its blocks with index maps";
+}
+
 LogicalResult checkCall(pk::PallasCallOp call) {
   auto exportOp = call->getParentOfType<pk::ExportOp>();
   if (!exportOp)
@@ -350,13 +362,16 @@ LogicalResult checkOp(Operation *op) {
                                   "themselves and the last two among themselves; the "
                                   "permutation "
                                << shapeText(perm) << " moves axis " << perm[i] << " to position "
-                               << i;
+                               << i << outsideKernels(op);
     return success();
   }
   if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
     if (llvm::any_of(slice.getStrides(), [](int64_t s) { return s != 1; }))
-      return op->emitError() << "strided slices of values (x[::2]) are not supported on TPU; "
-                                "read the strided window from the Ref instead (x_ref[::2])";
+      return op->emitError() << "strided or reversed slices of values (x[::2], jnp.flip, and "
+                                "the scans pkc builds from them: jnp.cumsum and "
+                                "lax.associative_scan) are not supported on TPU; read a "
+                                "strided window from the Ref instead (x_ref[::2])"
+                             << outsideKernels(op);
     return success();
   }
   if (auto dot = llvm::dyn_cast<pk::DotOp>(op)) {

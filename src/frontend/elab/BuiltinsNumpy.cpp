@@ -103,6 +103,7 @@ Obj arrayFromStatic(Elaborator &el, const Obj &value, std::optional<DType> dtype
   if (llvm::isa<SymIntObj>(value.get()))
     return el.arrays().toArray(value, r, dtype ? std::optional<JaxType>(JaxType{*dtype, false})
                                                : std::nullopt);
+  el.checkNotOpaque(value, r); // a jax.Device, a module pkc does not have: say why
   auto *seq = llvm::dyn_cast<SequenceObj>(value.get());
   if (!seq)
     el.fail(r, "cannot make an array from '" + typeName(*value) + "'");

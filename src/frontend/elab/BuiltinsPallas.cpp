@@ -369,6 +369,16 @@ Obj compilerParams(const std::string &backend) {
 
 Obj memorySpace(MemorySpace space) { return std::make_shared<MemorySpaceObj>(space); }
 
+/// A name of JAX's that pkc knows and does not support: calling it is an
+/// error at that call saying so and why.
+void defineRefused(NamespaceObj &n, const std::string &prefix, const char *name,
+                   const std::string &why) {
+  std::string full = prefix + "." + name;
+  define(n, name, [full, why](Elaborator &el, CallArgs &args) -> Obj {
+    el.fail(args.range, full + " is not supported: " + why);
+  });
+}
+
 std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   auto ns = std::make_shared<NamespaceObj>("jax.experimental.pallas");
   NamespaceObj &n = *ns;
@@ -393,6 +403,10 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
     }
     return makeTuple(strides);
   });
+  defineRefused(n, "pl", "delay", "pkc has no cycle delays");
+  defineRefused(n, "pl", "MemoryRef",
+                "pkc's memory spaces are the TPU's VMEM, SMEM, ANY and HBM (pltpu.VMEM(shape, "
+                "dtype) makes scratch buffers) and the GPU's; host memory is not one");
   // Names for device_id= of remote signals and copies, which pkc refuses
   // by name where they are used (it compiles for one device).
   auto deviceIdType = std::make_shared<NamespaceObj>("pl.DeviceIdType");
@@ -527,6 +541,15 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
 std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
   auto ns = std::make_shared<NamespaceObj>("jax.experimental.pallas.tpu");
   NamespaceObj &n = *ns;
+  defineRefused(n, "pltpu", "get_barrier_semaphore",
+                "it synchronizes devices, and pkc compiles for one device");
+  defineRefused(n, "pltpu", "CMEM",
+                "pkc's TPU memory spaces are VMEM, SMEM, ANY and HBM (no core-shared CMEM)");
+  for (const char *mxu : {"matmul_push_rhs", "matmul_acc_lhs", "matmul_pop"})
+    defineRefused(
+        n, "pltpu", mxu,
+        "pkc does not drive the MXU's registers directly; use jnp.dot or lax.dot_general");
+  defineRefused(n, "pltpu", "delay", "pkc has no cycle delays");
   n.members["VMEM"] = memorySpace(MemorySpace::VMEM);
   n.members["SMEM"] = memorySpace(MemorySpace::SMEM);
   n.members["ANY"] = memorySpace(MemorySpace::Any);
