@@ -2,6 +2,7 @@
 #include "backends/MosaicGpuSupport.h"
 
 #include "ir/PkDialect.h"
+#include "transforms/Passes.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -177,8 +178,12 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
       missing = name.str() + " (a TPU construct)";
     if (llvm::isa<pk::SemaphoreReadOp>(op) && inMeshKernel)
       missing = "pl.semaphore_read in a Mosaic GPU kernel";
-    if (llvm::isa<pk::RefReshapeOp>(op))
-      missing = "Ref.reshape";
+    if (auto reshape = llvm::dyn_cast<pk::RefReshapeOp>(op)) {
+      if (foldsIntoAccesses(reshape))
+        return; // pk-fold-ref-reshapes makes it loads and stores of the Ref
+      missing = "Ref.reshape beyond adding or removing size-1 axes (or used other than by "
+                "reads and writes)";
+    }
     if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op))
       missing = "scoped semaphores (pltpu.SemaphoreType) in a pallas_call";
     if (!missing.empty() && reported.insert(missing).second)

@@ -18,6 +18,11 @@ namespace pk {
 /// others.
 void populateExpandBitcastPatterns(mlir::RewritePatternSet &patterns);
 
+/// Whether pk-fold-ref-reshapes folds `op` away: it adds or removes unit
+/// axes only (composed with the reshapes it views), and only loads,
+/// stores and such reshapes use it.
+bool foldsIntoAccesses(RefReshapeOp op);
+
 } // namespace pk
 
 #endif // PK_TRANSFORMS_PASSES_H

@@ -44,4 +44,18 @@ def PkExpandBitcasts : Pass<"pk-expand-bitcasts"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PkFoldRefReshapes : Pass<"pk-fold-ref-reshapes"> {
+  let summary = "Folds Ref reshapes that add or remove unit axes into the loads and stores";
+  let description = [{
+    `pk.ref_reshape` that only adds or removes axes of size 1 (a squeezed
+    view of a block, `x_ref.reshape(32, 128)` of a (1, 1, 32, 128) block)
+    is replaced in each `pk.load` / `pk.store` through it by the Ref it
+    views: the view's axes of size > 1 map in order onto the Ref's, the
+    Ref's own unit axes are read at 0 and squeezed, and a unit axis only
+    the view has becomes a `pk.reshape` of the value. Chains of reshapes
+    compose first. Reshapes that merge or split axes, or have other users,
+    stay. For backends without Ref views of their own (CUDA).
+  }];
+}
+
 #endif // PK_TRANSFORMS_PASSES_TD

@@ -26,6 +26,7 @@ void buildOutlineStage(OpPassManager &pm, unsigned defaultNumWarps, bool wgmma) 
   PkGpuOutlineOptions outline;
   outline.defaultNumWarps = defaultNumWarps;
   pm.addPass(createPkExpandBitcasts()); // GPUs have no row-packing bitcast
+  pm.addPass(createPkFoldRefReshapes()); // nor Ref views: squeezed views fold away
   pm.addPass(createPkGpuOutline(outline));
   pm.addPass(createPkGpuDefineArith());
   pm.addPass(createCanonicalizerPass());
