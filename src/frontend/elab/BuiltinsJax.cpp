@@ -175,39 +175,63 @@ void addExtendedDTypes(NamespaceObj &numpy) {
 }
 
 /// jax.eval_shape(fun, *args, **kwargs): fun traced on stand-ins for the
-/// ShapeDtypeStructs among the arguments (arrays stand for themselves), in
-/// a scratch module erased afterwards; the shapes and dtypes of what it
-/// returns, as ShapeDtypeStructs in the same pytree. At export level (or
-/// module level) the stand-ins are full arrays, so symbolic sizes work;
-/// in a kernel they are block values.
+/// arrays and ShapeDtypeStructs among the arguments, in a scratch module
+/// erased afterwards; the shapes and dtypes of what it returns, as
+/// ShapeDtypeStructs in the same pytree. The stand-ins are block values,
+/// as in a kernel, so that everything a kernel may compute (pltpu.roll,
+/// ...) is traced as JAX traces it abstractly; where a shape is symbolic
+/// (outside a kernel only) they are full arrays instead, traced as array
+/// code.
 static Obj evalShape(Elaborator &el, CallArgs &args) {
   if (args.positional.empty())
     el.fail(args.range, "jax.eval_shape needs a function");
+  auto shapeOf = [](const Obj &leaf) -> std::optional<std::pair<std::vector<Dim>, DType>> {
+    if (auto *spec = llvm::dyn_cast<ShapeDtypeStructObj>(leaf.get()))
+      return std::make_pair(spec->shape, spec->dtype);
+    if (auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get()))
+      return std::make_pair(g->shape, g->dtype);
+    if (auto *a = llvm::dyn_cast<ArrayObj>(leaf.get())) {
+      std::vector<Dim> dims;
+      for (int64_t d : a->shape)
+        dims.push_back(Dim{d, {}});
+      return std::make_pair(dims, a->dtype);
+    }
+    return std::nullopt;
+  };
+  bool symbolic = false;
+  auto noteSymbolic = [&](const Obj &leaf) {
+    if (auto shape = shapeOf(leaf))
+      for (const Dim &d : shape->first)
+        symbolic |= !d.isStatic();
+  };
+  for (size_t i = 1; i < args.positional.size(); ++i)
+    forEachLeaf(args.positional[i], noteSymbolic);
+  for (const auto &keyword : args.keywords)
+    forEachLeaf(keyword.second, noteSymbolic);
+  bool asBlocks = !symbolic || el.mode() == EmitMode::Kernel;
   mlir::OpBuilder &b = el.builder();
   mlir::Location at = el.loc(args.range);
   mlir::OwningOpRef<mlir::ModuleOp> scratch = mlir::ModuleOp::create(at);
   mlir::Block *body = scratch->getBody();
-  bool inKernel = el.mode() == EmitMode::Kernel;
-  Elaborator::ModeGuard mode(el, inKernel ? EmitMode::Kernel : EmitMode::Export);
+  Elaborator::ModeGuard mode(el, asBlocks ? EmitMode::Kernel : EmitMode::Export);
   b.setInsertionPointToEnd(body);
   auto standIn = [&](const Obj &leaf) -> Obj {
-    auto *spec = llvm::dyn_cast<ShapeDtypeStructObj>(leaf.get());
-    if (!spec)
+    auto shape = shapeOf(leaf);
+    if (!shape)
       return Obj(); // mapLeaves goes on into containers; other leaves stay
-
-    if (!inKernel)
-      return std::make_shared<GlobalArrayObj>(
-          body->addArgument(el.globalType(spec->shape, spec->dtype), at), spec->shape, spec->dtype,
-          "eval_shape argument");
-    std::vector<int64_t> shape;
-    for (const Dim &d : spec->shape) {
+    const auto &[dims, dtype] = *shape;
+    if (!asBlocks)
+      return std::make_shared<GlobalArrayObj>(body->addArgument(el.globalType(dims, dtype), at),
+                                              dims, dtype, "eval_shape argument");
+    std::vector<int64_t> sizes;
+    for (const Dim &d : dims) {
       if (!d.isStatic())
         el.fail(args.range, "jax.eval_shape in a kernel needs static shapes, got (" +
-                                el.describeDims(spec->shape) + ")");
-      shape.push_back(d.value);
+                                el.describeDims(dims) + ")");
+      sizes.push_back(d.value);
     }
-    return el.arrays().wrap(body->addArgument(el.arrays().valueType(shape, spec->dtype), at), shape,
-                            spec->dtype);
+    return el.arrays().wrap(body->addArgument(el.arrays().valueType(sizes, dtype), at), sizes,
+                            dtype);
   };
   CallArgs call;
   call.range = args.range;
