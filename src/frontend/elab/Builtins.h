@@ -117,6 +117,13 @@ Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj
 /// lax.axis_index / lax.axis_size of the TensorCore mesh's axis, when
 /// `names` is it inside such a kernel; null otherwise.
 Obj tensorCoreAxisIndex(Elaborator &el, const Obj &names);
+/// The jax.sharding namespace, jax.make_mesh and jax.shard_map over one
+/// device, and lax's collectives over its axes (Sharding.cpp).
+void defineSharding(Elaborator &el, NamespaceObj &jax, NamespaceObj &lax);
+/// lax.axis_index / axis_size of names that are all jax.shard_map mesh
+/// axes: 0 and 1; null / nullopt otherwise.
+Obj deviceAxisIndex(Elaborator &el, const Obj &names, SourceRange r);
+std::optional<int64_t> deviceAxisSize(Elaborator &el, const Obj &names);
 std::optional<int64_t> tensorCoreAxisSize(Elaborator &el, const Obj &names);
 /// pl.debug_print / jax.debug.print (`what` names it in messages).
 Obj debugPrint(Elaborator &el, CallArgs &args, const char *what);

@@ -416,8 +416,7 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   n.members["tree_util"] = treeUtil;
   // Parts of JAX that only run outside kernels, on devices: importing and
   // naming them is fine, using them in a .pk program is an error at that use.
-  for (const char *part : {"random", "config", "sharding", "device_put", "distributed",
-                           "export", "make_mesh"}) {
+  for (const char *part : {"random", "config", "sharding", "distributed", "export"}) {
     auto opaque = std::make_shared<NamespaceObj>(std::string("jax.") + part);
     opaque->opaque = true;
     opaque->why = std::string("jax.") + part +

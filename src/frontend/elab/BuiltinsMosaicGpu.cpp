@@ -849,6 +849,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
         BoundArgs a = el.bind(args, {{"axis_name"}});
         if (Obj core = tensorCoreAxisIndex(el, a[0]))
           return core;
+        if (Obj device = deviceAxisIndex(el, a[0], a.range(0)))
+          return device;
         return axisIndex(el, a[0], a.range(0));
       });
   lax.members["axis_size"] =
@@ -856,6 +858,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
         BoundArgs a = el.bind(args, {{"axis_name"}});
         if (std::optional<int64_t> cores = tensorCoreAxisSize(el, a[0]))
           return makeInt(*cores);
+        if (std::optional<int64_t> devices = deviceAxisSize(el, a[0]))
+          return makeInt(*devices);
         return makeInt(axisSize(el, a[0], a.range(0)));
       });
   return ns;

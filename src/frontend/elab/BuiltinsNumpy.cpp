@@ -579,6 +579,14 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   auto asarray = [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"dtype", none()}, {"copy", none(), true}});
     std::optional<DType> dtype = optionalDType(el, a[1], a.range(1));
+    // np.array(jax.devices()): the devices for a jax.sharding.Mesh, which
+    // takes them as the list they are (pkc has one device).
+    if (auto *seq = llvm::dyn_cast<SequenceObj>(a[0].get());
+        seq && !seq->items.empty() && llvm::all_of(seq->items, [](const Obj &item) {
+          auto *ns = llvm::dyn_cast<NamespaceObj>(item.get());
+          return ns && ns->name == "jax.Device";
+        }))
+      return a[0];
     if (el.mode() == EmitMode::Module)
       if (Obj kept = moduleArray(a[0], dtype))
         return kept;

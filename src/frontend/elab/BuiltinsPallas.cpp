@@ -816,6 +816,8 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax._src.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax._src.dtypes");
   m["jax"] = makeJaxNamespace(el, m);
   auto &jax = llvm::cast<NamespaceObj>(*m["jax"]);
+  defineSharding(el, jax, llvm::cast<NamespaceObj>(*m["jax.lax"]));
+  m["jax.experimental.shard_map"] = experimental->members["shard_map"];
   m["jax.extend"] = jax.members["extend"];
   m["jax.extend.backend"] = llvm::cast<NamespaceObj>(*jax.members["extend"]).members["backend"];
   m["jax.sharding"] = jax.members["sharding"];

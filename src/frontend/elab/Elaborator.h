@@ -484,6 +484,9 @@ public:
     Obj index;
   };
   std::optional<TpuCoreAxis> tpuCoreAxis;
+  /// The axis names of the one-device meshes of the jax.shard_map calls
+  /// being elaborated, innermost last (Sharding.cpp).
+  std::vector<std::vector<std::string>> deviceMeshAxes;
 
   // Module-level state.
   Frame &currentFrame() { return *frame; }

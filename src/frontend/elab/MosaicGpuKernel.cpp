@@ -372,8 +372,8 @@ Obj axisIndex(Elaborator &el, const Obj &names, SourceRange r) {
   if (!el.activeMesh)
     el.fail(r, "lax.axis_index works inside a Mosaic GPU kernel (plgpu.kernel or pl.core_map) "
                "and, for the core axis, inside pl.kernel over a TPU TensorCore mesh "
-               "(pltpu.create_tensorcore_mesh); jax.shard_map's device axes are not supported "
-               "(pkc compiles for one device)");
+               "(pltpu.create_tensorcore_mesh), and for a mesh's axes inside jax.shard_map "
+               "(pkc compiles for one device: a mesh of one)");
   const MeshInfo &mesh = requireMesh(el, r, "lax.axis_index");
   std::vector<std::string> list = axisNames(el, names, r, "axis name");
   if (list.empty())
