@@ -667,14 +667,24 @@ LogicalResult checkRegisterDemand(::mlir::gpu::GPUFuncOp func, unsigned numWarps
       std::string element;
       llvm::raw_string_ostream(element) << type.getElementType();
       bool mesh = func->hasAttr("pkgpu.warpgroups");
-      mlir::emitError(reportLocation(op))
-          << "this block value (" << shape << element << ") needs " << registers
-          << " registers in each of the " << numWarps * kWarpSize << " threads that hold it ("
-          << (mesh ? "a Pallas thread's " : "") << numWarps << " warps), more than the "
-          << kMaxRegistersPerThread << " a thread has; "
-          << (mesh ? "use smaller tiles, or split the work between Pallas threads (num_threads=)"
-                   : "use smaller blocks (more grid steps), or more warps "
-                     "(compiler_params=plgpu.CompilerParams(num_warps=...))");
+      bool generated = func->hasAttr("pkgpu.generated");
+      if (generated)
+        mlir::emitError(reportLocation(op))
+            << "this array code outside a kernel computes a block of " << shape << element
+            << " at once, which needs " << registers << " registers in each of the "
+            << numWarps * kWarpSize << " threads that hold it, more than the "
+            << kMaxRegistersPerThread << " a thread has: pkc runs array code around "
+            << "pallas_call as generated kernels that split only its leading axis, here too "
+            << "short to split further; do this work in a kernel with blocks of your own";
+      else
+        mlir::emitError(reportLocation(op))
+            << "this block value (" << shape << element << ") needs " << registers
+            << " registers in each of the " << numWarps * kWarpSize << " threads that hold it ("
+            << (mesh ? "a Pallas thread's " : "") << numWarps << " warps), more than the "
+            << kMaxRegistersPerThread << " a thread has; "
+            << (mesh ? "use smaller tiles, or split the work between Pallas threads (num_threads=)"
+                     : "use smaller blocks (more grid steps), or more warps "
+                       "(compiler_params=plgpu.CompilerParams(num_warps=...))");
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

@@ -138,6 +138,8 @@ namespace {
                           plan.numWarps);
   if (plan.numStages)
     func->setAttr("pkgpu.num_stages", b.getI64IntegerAttr(*plan.numStages));
+  if (call->hasAttr("pk.generated")) // array code outside a kernel, for messages
+    func->setAttr("pkgpu.generated", b.getUnitAttr());
   setFloatSemantics(func, call.getCompilerParamsAttr(), /*meshKernel=*/false);
 
   Block &entry = func.getBody().front();

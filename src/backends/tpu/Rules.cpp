@@ -93,6 +93,16 @@ InFlightDiagnostic no64Bit(Operation *op, Type type) {
                          << "); use a 32-bit type";
 }
 
+/// What to add to a block's message when pkc chose the block: array code
+/// outside a kernel runs one program per index of a symbolic size.
+std::string chosenForArrayCode(pk::PallasCallOp call) {
+  if (!call->hasAttr("pk.generated"))
+    return "";
+  return "; pkc chose this block for array code outside a kernel, which runs one program per "
+         "index of a symbolic size: fix the size with -D (e.g. -D N=256) or do the work in a "
+         "kernel";
+}
+
 LogicalResult checkWindow(pk::PallasCallOp call, pk::ExportOp exportOp, const Window &w,
                           unsigned kernelArg, Type element) {
   pk::BlockSpecAttr spec = w.spec;
@@ -139,7 +149,8 @@ LogicalResult checkWindow(pk::PallasCallOp call, pk::ExportOp exportOp, const Wi
              << block << " of " << name << " over the array " << array << " has "
              << (!lastOk ? std::to_string(last) + " in the last dimension"
                          : std::to_string(second) + " in the second-to-last")
-             << " (use a multiple of " << (!lastOk ? "128" : "8") << " or the whole dimension)";
+             << " (use a multiple of " << (!lastOk ? "128" : "8") << " or the whole dimension)"
+             << chosenForArrayCode(call);
     return success();
   }
   int64_t size = sizes[0];
@@ -151,8 +162,8 @@ LogicalResult checkWindow(pk::PallasCallOp call, pk::ExportOp exportOp, const Wi
            << "on TPU a 1-D block must be the whole array, a multiple of 1024, or a power of two "
               "of at least "
            << minTile << " (128 lanes x " << 32 / storedBitWidth(element) << " per 32 bits for "
-           << element << "); the block " << block << " of " << name << " over the array "
-           << array << " is none of these";
+           << element << "); the block " << block << " of " << name << " over the array " << array
+           << " is none of these" << chosenForArrayCode(call);
   return success();
 }
 

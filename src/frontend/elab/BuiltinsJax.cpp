@@ -457,8 +457,12 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
       builtin("jax.default_backend", [device](Elaborator &el, CallArgs &args) -> Obj {
         el.bind(args, {});
         auto platform = device->members.find("platform");
-        if (platform == device->members.end())
-          el.failOpaque(*device, args.range);
+        // (A failed `d.platform` may have left an opaque member behind.)
+        if (platform == device->members.end() || !llvm::isa<StrObj>(platform->second.get()))
+          el.raise(args.range, "RuntimeError",
+                   "jax.default_backend() is answered only when the compilation is for one "
+                   "kind of device: CUDA targets, one TPU generation (--target=tpu:v6e, ...) or "
+                   "the interpreter");
         return platform->second;
       });
   for (const char *name : {"devices", "local_devices"})
