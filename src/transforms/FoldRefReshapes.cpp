@@ -75,9 +75,9 @@ template <typename Access> bool staysInside(Access access, ArrayRef<int64_t> map
 }
 
 /// The access's window on the Ref: offsets, sizes, strides and squeezed
-/// axes in the Ref's axes; `kept` lists the view's axes the access's value
-/// has (not squeezed), in order, and `valueShape` the value's shape
-/// without the view's own unit axes.
+/// axes in the Ref's axes, and `valueShape`, the shape of the value read
+/// or written there (the access's value without the view's own unit
+/// axes).
 struct Window {
   SmallVector<Value> offsets;
   SmallVector<int64_t> staticOffsets, sizes, strides, squeeze;

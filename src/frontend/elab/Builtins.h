@@ -21,6 +21,8 @@ class Elaborator;
 
 /// Adds a builtin function `name` to a namespace.
 void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn);
+/// A function implemented by the elaborator, named `name` in messages.
+Obj builtin(const std::string &name, BuiltinObj::Fn fn);
 
 /// jnp.logaddexp (or logaddexp2 when `base2`) as JAX computes it, on
 /// arrays or static numbers.

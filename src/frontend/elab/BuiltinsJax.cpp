@@ -17,10 +17,6 @@ namespace pk::elab {
 
 namespace {
 
-Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BuiltinObj>(name, std::move(fn));
-}
-
 /// jax.tree.map(f, tree, *rest), or with `withPath` map_with_path: `f`
 /// of each leaf (after its key path), and the leaves of `rest` at the same
 /// places, in `tree`'s structure.
@@ -245,14 +241,8 @@ static Obj evalShape(Elaborator &el, CallArgs &args) {
   }
   Obj result = el.call(args.positional[0], call);
   return mapLeaves(result, [&](const Obj &leaf) -> Obj {
-    if (auto *a = llvm::dyn_cast<ArrayObj>(leaf.get())) {
-      std::vector<Dim> dims;
-      for (int64_t d : a->shape)
-        dims.push_back(Dim{d, {}});
-      return std::make_shared<ShapeDtypeStructObj>(dims, a->dtype);
-    }
-    if (auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get()))
-      return std::make_shared<ShapeDtypeStructObj>(g->shape, g->dtype);
+    if (auto shape = shapeOf(leaf))
+      return std::make_shared<ShapeDtypeStructObj>(shape->first, shape->second);
     // Python scalars: JAX's weakly typed 0-d arrays.
     if (llvm::isa<BoolObj>(leaf.get()))
       return std::make_shared<ShapeDtypeStructObj>(std::vector<Dim>{}, DType::Bool);

@@ -17,6 +17,10 @@ void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn) {
   ns.members[name] = std::make_shared<BuiltinObj>(ns.name + "." + name, std::move(fn));
 }
 
+Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
+  return std::make_shared<BuiltinObj>(name, std::move(fn));
+}
+
 namespace {
 
 using Builtins = std::unordered_map<std::string, Obj>;

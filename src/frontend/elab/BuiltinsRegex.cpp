@@ -31,10 +31,6 @@ constexpr int64_t kIgnoreCase = 2; // re.IGNORECASE's value in Python
 // search tries every start: (a*)*b over 4096 characters takes ~1 s).
 constexpr size_t kMaxPattern = 1024, kMaxText = 4096;
 
-Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BuiltinObj>(name, std::move(fn));
-}
-
 struct CompiledPattern {
   std::string source;
   int64_t flags = 0;

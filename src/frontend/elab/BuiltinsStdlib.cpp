@@ -26,10 +26,6 @@ namespace pk::elab {
 
 namespace {
 
-Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BuiltinObj>(name, std::move(fn));
-}
-
 /// A decorator that returns what it decorates (`functools.wraps(f)`,
 /// `typing.final`, `jax.tree_util.register_pytree_node_class`), callable
 /// bare or with options first.
@@ -265,7 +261,8 @@ std::shared_ptr<NamespaceObj> makeCollections(const std::shared_ptr<NamespaceObj
     auto dict = std::dynamic_pointer_cast<DictObj>(made);
     if (!dict)
       el.fail(args.range, "internal error: dict() made no dict");
-    dict->defaultFactory = factory;
+    if (!isNone(factory))
+      dict->defaultFactory = factory;
     return dict;
   });
   auto abc = std::make_shared<NamespaceObj>("collections.abc");
@@ -686,14 +683,10 @@ Obj singleDispatch(Elaborator &el, CallArgs &args) {
             return add(type, f[0]);
           });
         }
+        // Else a function whose first parameter's annotation is the type.
         auto *f = llvm::dyn_cast<FunctionObj>(r[0].get());
-        if (!f)
-          el.raise(r.range(0), "TypeError",
-                   "Invalid first argument to `register()`: " + repr(*r[0]) +
-                       ". Use either `@register(some_class)` or plain `@register` on an "
-                       "annotated function.");
         const ast::Parameter *first =
-            f->parameters && !f->parameters->empty() ? &f->parameters->front() : nullptr;
+            f && f->parameters && !f->parameters->empty() ? &f->parameters->front() : nullptr;
         if (!first || !first->annotation)
           el.raise(r.range(0), "TypeError",
                    "Invalid first argument to `register()`: " + repr(*r[0]) +

@@ -40,6 +40,44 @@ void collectPatternNames(const Pattern &p, std::set<std::string> &out) {
     collectPatternNames(e, out);
 }
 
+/// Calls `visit` on each statement list nested directly in `s` (the
+/// bodies of for, while, if, with, try and match; not of definitions,
+/// which are scopes of their own).
+void forEachNestedBody(const Stmt &s, llvm::function_ref<void(const StmtList &)> visit) {
+  switch (s.kind()) {
+  case Stmt::Kind::For:
+    visit(llvm::cast<ForStmt>(s).body);
+    visit(llvm::cast<ForStmt>(s).orelse);
+    break;
+  case Stmt::Kind::While:
+    visit(llvm::cast<WhileStmt>(s).body);
+    visit(llvm::cast<WhileStmt>(s).orelse);
+    break;
+  case Stmt::Kind::If:
+    visit(llvm::cast<IfStmt>(s).body);
+    visit(llvm::cast<IfStmt>(s).orelse);
+    break;
+  case Stmt::Kind::With:
+    visit(llvm::cast<WithStmt>(s).body);
+    break;
+  case Stmt::Kind::Try: {
+    const auto &t = llvm::cast<TryStmt>(s);
+    visit(t.body);
+    for (const TryStmt::Handler &h : t.handlers)
+      visit(h.body);
+    visit(t.orelse);
+    visit(t.finalBody);
+    break;
+  }
+  case Stmt::Kind::Match:
+    for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(s).cases)
+      visit(c.body);
+    break;
+  default:
+    break;
+  }
+}
+
 void collectAssigned(const StmtList &body, std::set<std::string> &out) {
   for (const StmtPtr &s : body) {
     switch (s->kind()) {
@@ -53,25 +91,9 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
     case Stmt::Kind::AnnAssign:
       collectTargets(*llvm::cast<AnnAssignStmt>(*s).target, out);
       break;
-    case Stmt::Kind::For: {
-      const auto &f = llvm::cast<ForStmt>(*s);
-      collectTargets(*f.target, out);
-      collectAssigned(f.body, out);
-      collectAssigned(f.orelse, out);
+    case Stmt::Kind::For:
+      collectTargets(*llvm::cast<ForStmt>(*s).target, out);
       break;
-    }
-    case Stmt::Kind::While: {
-      const auto &w = llvm::cast<WhileStmt>(*s);
-      collectAssigned(w.body, out);
-      collectAssigned(w.orelse, out);
-      break;
-    }
-    case Stmt::Kind::If: {
-      const auto &i = llvm::cast<IfStmt>(*s);
-      collectAssigned(i.body, out);
-      collectAssigned(i.orelse, out);
-      break;
-    }
     case Stmt::Kind::FunctionDef:
       out.insert(llvm::cast<FunctionDefStmt>(*s).name);
       break;
@@ -87,25 +109,15 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
       for (const WithStmt::Item &item : llvm::cast<WithStmt>(*s).items)
         if (item.target)
           collectTargets(*item.target, out);
-      collectAssigned(llvm::cast<WithStmt>(*s).body, out);
       break;
-    case Stmt::Kind::Try: {
-      const auto &t = llvm::cast<TryStmt>(*s);
-      collectAssigned(t.body, out);
-      for (const TryStmt::Handler &h : t.handlers) {
+    case Stmt::Kind::Try:
+      for (const TryStmt::Handler &h : llvm::cast<TryStmt>(*s).handlers)
         if (!h.name.empty())
           out.insert(h.name);
-        collectAssigned(h.body, out);
-      }
-      collectAssigned(t.orelse, out);
-      collectAssigned(t.finalBody, out);
       break;
-    }
     case Stmt::Kind::Match:
-      for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(*s).cases) {
+      for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(*s).cases)
         collectPatternNames(c.pattern, out);
-        collectAssigned(c.body, out);
-      }
       break;
     case Stmt::Kind::Del: // `del x` makes x local, as an assignment does
       for (const std::string &name : llvm::cast<DelStmt>(*s).names)
@@ -114,6 +126,7 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
     default:
       break;
     }
+    forEachNestedBody(*s, [&](const StmtList &nested) { collectAssigned(nested, out); });
   }
 }
 
@@ -121,42 +134,9 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
 /// compound statements too (Python's rule), not in nested definitions.
 void collectDeclaredNonlocal(const StmtList &body, std::set<std::string> &out) {
   for (const StmtPtr &s : body) {
-    switch (s->kind()) {
-    case Stmt::Kind::Nonlocal:
-      for (const std::string &name : llvm::cast<NonlocalStmt>(*s).names)
-        out.insert(name);
-      break;
-    case Stmt::Kind::For:
-      collectDeclaredNonlocal(llvm::cast<ForStmt>(*s).body, out);
-      collectDeclaredNonlocal(llvm::cast<ForStmt>(*s).orelse, out);
-      break;
-    case Stmt::Kind::While:
-      collectDeclaredNonlocal(llvm::cast<WhileStmt>(*s).body, out);
-      collectDeclaredNonlocal(llvm::cast<WhileStmt>(*s).orelse, out);
-      break;
-    case Stmt::Kind::If:
-      collectDeclaredNonlocal(llvm::cast<IfStmt>(*s).body, out);
-      collectDeclaredNonlocal(llvm::cast<IfStmt>(*s).orelse, out);
-      break;
-    case Stmt::Kind::With:
-      collectDeclaredNonlocal(llvm::cast<WithStmt>(*s).body, out);
-      break;
-    case Stmt::Kind::Try: {
-      const auto &t = llvm::cast<TryStmt>(*s);
-      collectDeclaredNonlocal(t.body, out);
-      for (const TryStmt::Handler &h : t.handlers)
-        collectDeclaredNonlocal(h.body, out);
-      collectDeclaredNonlocal(t.orelse, out);
-      collectDeclaredNonlocal(t.finalBody, out);
-      break;
-    }
-    case Stmt::Kind::Match:
-      for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(*s).cases)
-        collectDeclaredNonlocal(c.body, out);
-      break;
-    default:
-      break;
-    }
+    if (auto *declaration = llvm::dyn_cast<NonlocalStmt>(s.get()))
+      out.insert(declaration->names.begin(), declaration->names.end());
+    forEachNestedBody(*s, [&](const StmtList &nested) { collectDeclaredNonlocal(nested, out); });
   }
 }
 

@@ -861,7 +861,7 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     auto &dict = llvm::cast<DictObj>(*container);
     if (Obj v = dictGet(dict, index))
       return v;
-    if (dict.defaultFactory && !isNone(dict.defaultFactory)) {
+    if (dict.defaultFactory) {
       CallArgs none;
       none.range = r;
       Obj made = el.call(dict.defaultFactory, none);

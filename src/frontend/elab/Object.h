@@ -165,7 +165,8 @@ struct DictObj : Object {
   PK_OBJECT_CLASSOF(Dict)
   std::vector<std::pair<Obj, Obj>> entries; // insertion order, as Python
   /// collections.defaultdict's default_factory: called, and its result
-  /// stored, for a missing key; null for a plain dict.
+  /// stored, for a missing key; null for a plain dict (or a factory of
+  /// None).
   Obj defaultFactory;
 };
 

@@ -13,6 +13,7 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
+#include "frontend/elab/Tree.h"
 
 #include <numeric>
 
@@ -21,10 +22,6 @@ namespace pk::elab {
 namespace {
 
 constexpr const char *kMeshName = "jax.sharding.Mesh";
-
-Obj builtin(const std::string &name, BuiltinObj::Fn fn) {
-  return std::make_shared<BuiltinObj>(name, std::move(fn));
-}
 
 /// A mesh of one device with these axis names (each of size 1).
 Obj makeOneDeviceMesh(const std::vector<std::string> &names, const Obj &device) {
@@ -124,39 +121,27 @@ void defineSharding(Elaborator &el, NamespaceObj &jax, NamespaceObj &lax) {
 
   auto sharding = std::make_shared<NamespaceObj>("jax.sharding");
   // PartitionSpec(*parts): a tuple, as JAX's is a tuple subclass.
-  sharding->members["PartitionSpec"] =
-      builtin("jax.sharding.PartitionSpec", [](Elaborator &el, CallArgs &args) -> Obj {
-        if (!args.keywords.empty())
-          el.fail(args.range, "jax.sharding.PartitionSpec takes its parts positionally");
-        return makeTuple(args.positional);
-      });
-  sharding->members["Mesh"] =
-      builtin(kMeshName, [theDevice](Elaborator &el, CallArgs &args) -> Obj {
-        BoundArgs a = el.bind(args, {{"devices"}, {"axis_names"}, {"axis_types", none(), true}});
-        int64_t count = 0;
-        std::function<void(const Obj &)> countDevices = [&](const Obj &o) {
-          if (auto *seq = llvm::dyn_cast<SequenceObj>(o.get())) {
-            for (const Obj &item : seq->items)
-              countDevices(item);
-          } else if (auto *m = llvm::dyn_cast<ModuleArrayObj>(o.get())) {
-            count += std::accumulate(m->shape.begin(), m->shape.end(), int64_t{1},
-                                     std::multiplies<int64_t>());
-          } else {
-            ++count;
-          }
-        };
-        countDevices(a[0]);
-        requireOneDevice(el, count, a.range(0), "jax.sharding.Mesh");
-        return makeOneDeviceMesh(axisNames(el, a[1], a.range(1), "mesh axis name"), theDevice);
-      });
-  sharding->members["NamedSharding"] =
-      builtin("jax.sharding.NamedSharding", [](Elaborator &el, CallArgs &args) -> Obj {
-        BoundArgs a = el.bind(args, {{"mesh"}, {"spec"}, {"memory_kind", none(), true}});
-        auto named = std::make_shared<NamespaceObj>("jax.sharding.NamedSharding");
-        named->members["mesh"] = a[0];
-        named->members["spec"] = a[1];
-        return named;
-      });
+  define(*sharding, "PartitionSpec", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.keywords.empty())
+      el.fail(args.range, "jax.sharding.PartitionSpec takes its parts positionally");
+    return makeTuple(args.positional);
+  });
+  // Mesh(devices, axis_names): the devices a (nested) list, as
+  // np.array(jax.devices()) leaves them.
+  define(*sharding, "Mesh", [theDevice](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"devices"}, {"axis_names"}, {"axis_types", none(), true}});
+    int64_t count = 0;
+    forEachLeaf(a[0], [&](const Obj &) { ++count; });
+    requireOneDevice(el, count, a.range(0), "jax.sharding.Mesh");
+    return makeOneDeviceMesh(axisNames(el, a[1], a.range(1), "mesh axis name"), theDevice);
+  });
+  define(*sharding, "NamedSharding", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"mesh"}, {"spec"}, {"memory_kind", none(), true}});
+    auto named = std::make_shared<NamespaceObj>("jax.sharding.NamedSharding");
+    named->members["mesh"] = a[0];
+    named->members["spec"] = a[1];
+    return named;
+  });
   auto axisType = std::make_shared<NamespaceObj>("jax.sharding.AxisType");
   for (const char *t : {"Auto", "Explicit", "Manual"})
     axisType->members[t] = makeStr(t);
@@ -167,30 +152,28 @@ void defineSharding(Elaborator &el, NamespaceObj &jax, NamespaceObj &lax) {
       sharding->members.emplace(name, member);
   jax.members["sharding"] = sharding;
 
-  jax.members["make_mesh"] =
-      builtin("jax.make_mesh", [theDevice](Elaborator &el, CallArgs &args) -> Obj {
-        BoundArgs a = el.bind(args, {{"axis_shapes"},
-                                     {"axis_names"},
-                                     {"axis_types", none(), true},
-                                     {"devices", none(), true}});
-        std::vector<int64_t> shape = el.toShape(a[0], a.range(0), "axis_shapes");
-        std::vector<std::string> names = axisNames(el, a[1], a.range(1), "mesh axis name");
-        if (names.size() != shape.size())
-          el.raise(args.range, "ValueError",
-                   "axis_shapes and axis_names must have the same length, got " +
-                       std::to_string(shape.size()) + " and " + std::to_string(names.size()));
-        requireOneDevice(
-            el, std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>()),
-            a.range(0), "jax.make_mesh");
-        return makeOneDeviceMesh(names, theDevice);
-      });
+  define(jax, "make_mesh", [theDevice](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(
+        args,
+        {{"axis_shapes"}, {"axis_names"}, {"axis_types", none(), true}, {"devices", none(), true}});
+    std::vector<int64_t> shape = el.toShape(a[0], a.range(0), "axis_shapes");
+    std::vector<std::string> names = axisNames(el, a[1], a.range(1), "mesh axis name");
+    if (names.size() != shape.size())
+      el.raise(args.range, "ValueError",
+               "axis_shapes and axis_names must have the same length, got " +
+                   std::to_string(shape.size()) + " and " + std::to_string(names.size()));
+    requireOneDevice(
+        el, std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>()),
+        a.range(0), "jax.make_mesh");
+    return makeOneDeviceMesh(names, theDevice);
+  });
   for (const char *name : {"device_count", "local_device_count"})
-    jax.members[name] = builtin(std::string("jax.") + name, [](Elaborator &el, CallArgs &args) {
+    define(jax, name, [](Elaborator &el, CallArgs &args) -> Obj {
       el.bind(args, {{"backend", none(), true}});
       return makeInt(1);
     });
   // Placing a value on the one device leaves it as it is.
-  jax.members["device_put"] = builtin("jax.device_put", [](Elaborator &el, CallArgs &args) -> Obj {
+  define(jax, "device_put", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"},
                                  {"device", none()},
                                  {"src", none(), true},

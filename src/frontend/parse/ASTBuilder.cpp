@@ -225,18 +225,16 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
     return raise;
   }
 
-  if (auto *s = dynamic_cast<P::NonlocalStatementContext *>(ctx)) {
-    std::vector<std::string> names;
-    for (TerminalNode *n : s->NAME())
-      names.push_back(n->getText());
-    return std::make_unique<NonlocalStmt>(range, std::move(names));
-  }
-  if (auto *s = dynamic_cast<P::GlobalStatementContext *>(ctx)) {
-    std::vector<std::string> names;
-    for (TerminalNode *n : s->NAME())
-      names.push_back(n->getText());
-    return std::make_unique<NonlocalStmt>(range, std::move(names), /*isGlobal=*/true);
-  }
+  auto texts = [](const std::vector<TerminalNode *> &nodes) {
+    std::vector<std::string> out;
+    for (TerminalNode *n : nodes)
+      out.push_back(n->getText());
+    return out;
+  };
+  if (auto *s = dynamic_cast<P::NonlocalStatementContext *>(ctx))
+    return std::make_unique<NonlocalStmt>(range, texts(s->NAME()));
+  if (auto *s = dynamic_cast<P::GlobalStatementContext *>(ctx))
+    return std::make_unique<NonlocalStmt>(range, texts(s->NAME()), /*isGlobal=*/true);
 
   fail(range, "unsupported statement");
 }
