@@ -674,8 +674,9 @@ LogicalResult checkRegisterDemand(::mlir::gpu::GPUFuncOp func, unsigned numWarps
             << " at once, which needs " << registers << " registers in each of the "
             << numWarps * kWarpSize << " threads that hold it, more than the "
             << kMaxRegistersPerThread << " a thread has: pkc runs array code around "
-            << "pallas_call as generated kernels that split only its leading axis, here too "
-            << "short to split further; do this work in a kernel with blocks of your own";
+            << "pallas_call as generated kernels split along the axes it computes "
+            << "element-wise, and this code reads across too many of them; do this work in a "
+            << "kernel with blocks of your own";
       else
         mlir::emitError(reportLocation(op))
             << "this block value (" << shape << element << ") needs " << registers

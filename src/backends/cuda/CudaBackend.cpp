@@ -173,10 +173,19 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
     sharedBytes[func.getName().str()] = bytes;
     int64_t limit = gpu::sharedMemoryLimit(target.computeCapability());
     if (bytes > limit) {
-      func.emitError() << "this kernel needs " << bytes << " bytes of shared memory (scratch "
-                       << "buffers and staging for data movement), more than the " << limit
-                       << " a CTA can have on " << target.arch
-                       << "; use smaller blocks or scratch buffers";
+      // Array code outside a kernel has blocks pkc chose, not the user.
+      if (func->hasAttr("pkgpu.generated"))
+        func.emitError() << "this array code outside a kernel needs " << bytes
+                         << " bytes of shared memory to move its data, more than the " << limit
+                         << " a CTA can have on " << target.arch
+                         << ": pkc runs it as a generated kernel whose blocks are whole along the "
+                         << "axes the code reads across; do this work in a kernel with blocks "
+                         << "of your own";
+      else
+        func.emitError() << "this kernel needs " << bytes << " bytes of shared memory (scratch "
+                         << "buffers and staging for data movement), more than the " << limit
+                         << " a CTA can have on " << target.arch
+                         << "; use smaller blocks or scratch buffers";
       tooLarge = true;
     }
   });

@@ -7,9 +7,11 @@
 // - blocks are whole along static dimensions; along a symbolic dimension
 //   one program per index (block 1), along a jax.vmap axis one per batch
 //   element (squeezed), as in a vmapped kernel;
-// - an array past 16384 elements is tiled along its leading axis (the loop
-//   emitter), and a reduction across those tiles accumulates into one
-//   output block in grid order (the reduction emitter);
+// - when an operand or the result is past 16384 elements, the code is
+//   tiled along the axes it computes element-wise (tileParallelAxes; on
+//   TPU along the leading axis only, tileLeadingAxis), or else a
+//   reduction across tiles of rows accumulates into one output block in
+//   grid order (the reduction emitter);
 // - ParallelAxes checks that the traced code computes element-wise along
 //   every such axis; a static tiling that does not hold is traced again
 //   with whole blocks, a symbolic dimension is an error naming it.
@@ -31,6 +33,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace pk::elab {
 
@@ -76,16 +80,15 @@ public:
 
   Obj run(const std::vector<Obj> &inputs, const Compute &compute) {
     collectArrays(inputs);
-    // Large arrays are tiled along their leading axis when the code allows
-    // it (ParallelAxes says so); else, and for the rest, blocks are whole.
+    // Large arrays are tiled along the axes the code computes element-wise
+    // (on TPU, along the leading axis only, where any block is a TPU
+    // block); else, and for the rest, blocks are whole.
+    if (!el.tpuTiles() && tileParallelAxes(inputs, compute))
+      return emit();
     if (tileLeadingAxis()) {
       if (trace(inputs, compute, /*mayFail=*/true))
         return emit();
-      tiled.resize(firstStaticTile);
-      for (ParallelAxes::Tags &t : arrayTags)
-        for (int &tag : t)
-          if (tag >= static_cast<int>(firstStaticTile))
-            tag = ParallelAxes::kNone;
+      untileStatic();
     }
     trace(inputs, compute, /*mayFail=*/false);
     return emit();
@@ -143,30 +146,194 @@ private:
     firstStaticTile = tiled.size();
   }
 
+  std::string ownerName(const GlobalArrayObj &g) const {
+    return "'" + g.name + "' (" + shortName(g.dtype) + "[" + el.describeDims(g.shape) + "])";
+  }
+
   int tagFor(const Dim &size, int64_t block, const GlobalArrayObj &g) {
     for (size_t i = 0; i < tiled.size(); ++i)
       if (tiled[i].size == size && tiled[i].block == block)
         return static_cast<int>(i);
-    tiled.push_back({size, block,
-                     "'" + g.name + "' (" + shortName(g.dtype) + "[" + el.describeDims(g.shape) + "])"});
+    tiled.push_back({size, block, ownerName(g)});
     return static_cast<int>(tiled.size() - 1);
+  }
+
+  /// Elements of a block of `shape` (symbolic axes at their block of 1).
+  static int64_t elements(llvm::ArrayRef<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+
+  /// The array with the most elements, if one is past a whole block.
+  const GlobalArrayObj *largestArray() const {
+    const GlobalArrayObj *largest = nullptr;
+    int64_t most = 0;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      if (int64_t n = elements(blockShape(arrays[i]->shape, arrayTags[i])); n > most) {
+        most = n;
+        largest = arrays[i];
+      }
+    return most > kWholeBlockElements ? largest : nullptr;
+  }
+
+  /// Drops the static tiles, keeping the symbolic axes' tags.
+  void untileStatic() {
+    tiled.resize(firstStaticTile);
+    for (ParallelAxes::Tags &t : arrayTags)
+      for (int &tag : t)
+        if (tag >= static_cast<int>(firstStaticTile))
+          tag = ParallelAxes::kNone;
+    tiledSizes.clear();
+    constantResultAxes.clear();
+  }
+
+  /// Tiles the largest input or result along the axes the code computes
+  /// element-wise, leading axes first, until its block fits: every static
+  /// axis of an input is a candidate (shared by inputs of one rank with its
+  /// size at its position), the code is traced once on whole blocks, and
+  /// ParallelAxes drops the candidates it reads across until none is left;
+  /// a result's axis along which it is constant (jnp.zeros, broadcast_to)
+  /// is one too. The blocks chosen are then traced for real. Where nothing
+  /// needs tiling, the first trace is the one emitted.
+  bool tileParallelAxes(const std::vector<Obj> &inputs, const Compute &compute) {
+    std::map<std::tuple<size_t, size_t, int64_t>, int> candidateOf;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      for (size_t d = 0; d < arrays[i]->shape.size(); ++d) {
+        const Dim &dim = arrays[i]->shape[d];
+        if (!dim.isStatic() || dim.value <= 1)
+          continue;
+        auto [it, inserted] = candidateOf.try_emplace(
+            std::tuple{arrays[i]->shape.size(), d, dim.value}, static_cast<int>(tiled.size()));
+        if (inserted)
+          tiled.push_back({dim, dim.value, ownerName(*arrays[i])});
+        arrayTags[i][d] = it->second;
+      }
+    if (!traceBlocks(inputs, compute, /*mayFail=*/true)) {
+      untileStatic();
+      return false;
+    }
+    auto giveUp = [&] {
+      discard();
+      untileStatic();
+      return false;
+    };
+    std::set<int> dropped;
+    ParallelAxes axes;
+    for (bool changed = true; changed;) {
+      changed = false;
+      axes = tagLoadedBlocks(dropped);
+      if (std::optional<ParallelAxes::Conflict> c = axes.propagate(*kernel)) {
+        if (c->tag < static_cast<int>(firstStaticTile)) // a symbolic axis: the trace fails
+          return giveUp();
+        changed = dropped.insert(c->tag).second;
+        continue;
+      }
+      // Each result must have each tile once.
+      for (const Obj &result : results) {
+        const auto &a = llvm::cast<ArrayObj>(*result);
+        ParallelAxes::Tags t = a.rank() > 0 ? axes.of(a.value) : ParallelAxes::Tags();
+        for (size_t tag = firstStaticTile; tag < tiled.size(); ++tag)
+          if (!dropped.count(static_cast<int>(tag)) && llvm::count(t, static_cast<int>(tag)) != 1)
+            changed |= dropped.insert(static_cast<int>(tag)).second;
+      }
+    }
+
+    // The block that most needs tiling: an input's or a result's.
+    std::vector<int64_t> block;
+    ParallelAxes::Tags tags;
+    bool ofResult = false;
+    for (size_t i = 0; i < arrays.size(); ++i)
+      if (std::vector<int64_t> shape = blockShape(arrays[i]->shape, arrayTags[i]);
+          elements(shape) > elements(block)) {
+        block = std::move(shape);
+        tags = arrayTags[i];
+        ofResult = false;
+      }
+    for (const Obj &result : results)
+      if (const auto &a = llvm::cast<ArrayObj>(*result); elements(a.shape) > elements(block)) {
+        block = a.shape;
+        tags = axes.of(a.value);
+        ofResult = true;
+      }
+    if (elements(block) <= kWholeBlockElements) {
+      untileStatic();
+      if (checkTiles(/*mayFail=*/true))
+        return true;
+      discard();
+      return false;
+    }
+    discard();
+
+    // Rows of 8 where that fits, else 1, and the last axis in lane-sized
+    // chunks.
+    std::vector<int> chosen;
+    std::map<int, size_t> constantAxisOf; // new tiles of the one result's constant axes
+    for (size_t d = 0; d < block.size() && elements(block) > kWholeBlockElements; ++d) {
+      int tag = tags[d];
+      bool constant = tag == ParallelAxes::kBroadcast && ofResult && results.size() == 1;
+      if (!constant && (tag < static_cast<int>(firstStaticTile) || dropped.count(tag)))
+        continue;
+      int64_t rest = elements(llvm::ArrayRef(block).drop_front(d + 1));
+      int64_t b = d + 1 == block.size()                             ? 4096
+                  : block[d] > 8 && 8 * rest <= kWholeBlockElements ? 8
+                                                                    : 1;
+      if (b >= block[d])
+        continue;
+      if (constant) {
+        tag = static_cast<int>(tiled.size());
+        tiled.push_back({Dim{block[d], {}}, b, "the result of " + what});
+        constantAxisOf[tag] = d;
+      }
+      tiled[tag].block = b;
+      block[d] = b;
+      chosen.push_back(tag);
+    }
+    if (elements(block) > kWholeBlockElements) {
+      untileStatic();
+      return false;
+    }
+
+    // Keep the chosen tiles only, numbered after the symbolic ones; shape
+    // arguments that spell the one result's shape take its blocks.
+    std::map<int, int> renumbered;
+    std::vector<TiledAxis> kept(tiled.begin(), tiled.begin() + firstStaticTile);
+    for (int tag = static_cast<int>(firstStaticTile); tag < static_cast<int>(tiled.size()); ++tag)
+      if (llvm::is_contained(chosen, tag)) {
+        renumbered[tag] = static_cast<int>(kept.size());
+        kept.push_back(tiled[tag]);
+      }
+    for (ParallelAxes::Tags &t : arrayTags)
+      for (int &tag : t)
+        if (tag >= static_cast<int>(firstStaticTile))
+          tag = renumbered.count(tag) ? renumbered[tag] : ParallelAxes::kNone;
+    for (auto [tag, d] : constantAxisOf)
+      constantResultAxes[renumbered[tag]] = d;
+    if (results.size() == 1) {
+      const auto &a = llvm::cast<ArrayObj>(*results[0]);
+      tracedShape = a.shape;
+      ParallelAxes::Tags t = axes.of(a.value);
+      for (auto [tag, d] : constantAxisOf)
+        t[d] = tag;
+      tiledSizes.assign(tracedShape.size(), 0);
+      for (size_t d = 0; d < t.size(); ++d)
+        if (renumbered.count(t[d]))
+          tiledSizes[d] = tiled[t[d]].block;
+    }
+    tiled = std::move(kept);
+    if (!trace(inputs, compute, /*mayFail=*/true) || accumulated) {
+      accumulated = nullptr;
+      return giveUp();
+    }
+    return true;
   }
 
   /// Tags the leading axis of the largest array (and of those of its rank
   /// and leading size) when its whole block would be too large.
   bool tileLeadingAxis() {
-    const GlobalArrayObj *largest = nullptr;
-    int64_t most = 0;
-    for (const GlobalArrayObj *g : arrays) {
-      int64_t n = 1;
-      for (const Dim &d : g->shape)
-        n *= d.isStatic() ? d.value : 1;
-      if (n > most) {
-        most = n;
-        largest = g;
-      }
-    }
-    if (!largest || most <= kWholeBlockElements || !largest->shape[0].isStatic())
+    const GlobalArrayObj *largest = largestArray();
+    if (!largest || !largest->shape[0].isStatic())
       return false;
     size_t rank = largest->shape.size();
     int64_t size = largest->shape[0].value;
@@ -207,7 +374,48 @@ private:
       else if (Obj one = standIn(input); one && sizesAtTopLevel)
         input = one;
     }
+    standInTiledSizes(inputs);
     return inputs;
+  }
+
+  /// Sizes that spell the traced result's shape (`x.reshape(B, T, H, V)`,
+  /// `jnp.broadcast_to(x, shape)`) read as its block along static tiles.
+  void standInTiledSizes(std::vector<Obj> &inputs) const {
+    if (tiledSizes.empty())
+      return;
+    auto spellsShape = [&](const std::vector<Obj *> &sizes) {
+      if (sizes.size() != tracedShape.size())
+        return false;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        auto *n = llvm::dyn_cast<IntObj>(sizes[d]->get());
+        if (!n || (n->value != tracedShape[d] && n->value != -1))
+          return false;
+      }
+      return true;
+    };
+    auto standIn = [&](const std::vector<Obj *> &sizes) {
+      for (size_t d = 0; d < sizes.size(); ++d)
+        if (tiledSizes[d] && llvm::cast<IntObj>(**sizes[d]).value == tracedShape[d])
+          *sizes[d] = std::make_shared<IntObj>(tiledSizes[d]);
+    };
+    std::vector<Obj *> topLevel;
+    for (Obj &input : inputs) {
+      if (sizesAtTopLevel && llvm::isa<IntObj>(input.get()))
+        topLevel.push_back(&input);
+      auto *seq = llvm::dyn_cast<SequenceObj>(input.get());
+      if (!seq)
+        continue;
+      auto copy = std::make_shared<SequenceObj>(*seq);
+      std::vector<Obj *> items;
+      for (Obj &item : copy->items)
+        items.push_back(&item);
+      if (spellsShape(items)) {
+        standIn(items);
+        input = copy;
+      }
+    }
+    if (spellsShape(topLevel))
+      standIn(topLevel);
   }
 
   /// Clears the elaborator's grid while the code is traced (restored when
@@ -234,11 +442,12 @@ private:
     kernel.reset();
   }
 
-  /// Traces the code on blocks; false (with `mayFail`) when a static tiling
-  /// does not hold, to trace again with whole blocks.
-  bool trace(const std::vector<Obj> &inputs, const Compute &compute, bool mayFail) {
+  /// Traces the code on the arrays' blocks into `kernel`; false (with
+  /// `mayFail`) when that fails.
+  bool traceBlocks(const std::vector<Obj> &inputs, const Compute &compute, bool mayFail) {
     results.clear();
     resultTags.clear();
+    loadedBlocks.clear();
     kernel = std::make_unique<mlir::Block>();
     std::vector<mlir::Type> refTypes;
     for (size_t i = 0; i < arrays.size(); ++i) {
@@ -246,7 +455,6 @@ private:
                                           storageType(&el.context(), arrays[i]->dtype), nullptr));
       kernel->addArgument(refTypes.back(), el.loc(r));
     }
-    ParallelAxes axes;
     try {
       // The generated kernel has no grid the code could read.
       GridScope noGrid(el);
@@ -258,7 +466,7 @@ private:
                    arrays[i]->dtype);
         blocks.push_back(loadRef(el, ref, std::make_shared<EllipsisObj>(), nullptr, nullptr, r));
         if (auto *a = llvm::dyn_cast<ArrayObj>(blocks.back().get()); a && a->rank() > 0)
-          axes.set(a->value, arrayTags[i]);
+          loadedBlocks.emplace_back(a->value, i);
       }
       std::vector<Obj> substituted;
       for (const Obj &input : standInSizes(inputs))
@@ -282,9 +490,34 @@ private:
       discard();
       throw;
     }
+    return true;
+  }
 
+  /// The loaded blocks' axes tagged as their arrays', but for `dropped`.
+  ParallelAxes tagLoadedBlocks(const std::set<int> &dropped = {}) const {
+    ParallelAxes axes;
+    for (auto [value, i] : loadedBlocks) {
+      ParallelAxes::Tags t = arrayTags[i];
+      for (int &tag : t)
+        if (dropped.count(tag))
+          tag = ParallelAxes::kNone;
+      axes.set(value, std::move(t));
+    }
+    return axes;
+  }
+
+  /// Traces the code on blocks; false (with `mayFail`) when a static tiling
+  /// does not hold, to trace again with whole blocks.
+  bool trace(const std::vector<Obj> &inputs, const Compute &compute, bool mayFail) {
+    return traceBlocks(inputs, compute, mayFail) && checkTiles(mayFail);
+  }
+
+  /// Whether the traced kernel holds with the tiles; false (with
+  /// `mayFail`) when a static tiling does not.
+  bool checkTiles(bool mayFail) {
     // Along tiled axes the code must compute element-wise, and every
     // result must follow each of them.
+    ParallelAxes axes = tagLoadedBlocks();
     std::optional<ParallelAxes::Conflict> conflict;
     if (!tiled.empty())
       conflict = axes.propagate(*kernel);
@@ -304,6 +537,12 @@ private:
     for (const Obj &result : results) {
       const auto &a = llvm::cast<ArrayObj>(*result);
       ParallelAxes::Tags t = a.rank() > 0 ? axes.of(a.value) : ParallelAxes::Tags();
+      // Constant along the axis in the trace that chose it, and so here,
+      // where a broadcast to the block's 1 may have been no broadcast.
+      for (auto [tag, d] : constantResultAxes)
+        if (results.size() == 1 && d < t.size() &&
+            (t[d] == ParallelAxes::kBroadcast || (t[d] == ParallelAxes::kNone && a.shape[d] == 1)))
+          t[d] = tag;
       for (size_t tag = 0; tag < tiled.size() && missing < 0; ++tag)
         if (auto n = llvm::count(t, static_cast<int>(tag)); n != 1) {
           missing = static_cast<int>(tag);
@@ -549,6 +788,15 @@ private:
   pk::ReduceOp accumulated; ///< the reduction tiles accumulate, if any
   int accumulatedTag = ParallelAxes::kNone;
   ParallelAxes::Tags reducedOperandTags;
+  std::vector<std::pair<mlir::Value, size_t>> loadedBlocks; ///< and their arrays' indices
+  /// The one result's shape and tags in the trace that chose the static
+  /// tiles, and its block along them (0 elsewhere): for standInTiledSizes.
+  std::vector<int64_t> tracedShape;
+  ParallelAxes::Tags tracedTags;
+  std::vector<int64_t> tiledSizes;
+  /// Tiles along axes of the one result that no input has, where the
+  /// result is constant: the result's axis of each.
+  std::map<int, size_t> constantResultAxes;
   Obj traced;
   std::vector<Obj> results;
   std::vector<ParallelAxes::Tags> resultTags;

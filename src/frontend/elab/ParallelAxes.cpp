@@ -24,6 +24,29 @@ int firstTag(const ParallelAxes::Tags &t) {
   return ParallelAxes::kNone;
 }
 
+/// The tags of a reshape's input on the axes it keeps, into `out`, or
+/// the tag of an axis it splits or merges. An axis is kept when as many
+/// elements precede it in both shapes and its size is the same; size-1
+/// axes match greedily, in order.
+std::optional<int> mapKeptAxes(const ParallelAxes::Tags &in, llvm::ArrayRef<int64_t> inShape,
+                               llvm::ArrayRef<int64_t> outShape, ParallelAxes::Tags &out) {
+  size_t k = 0;
+  int64_t before = 1, outBefore = 1;
+  for (size_t d = 0; d < inShape.size(); before *= inShape[d++]) {
+    if (in[d] < 0)
+      continue;
+    // Skip output axes until as many elements precede; then size-1 ones.
+    while (k < outShape.size() &&
+           (outBefore < before || (outBefore == before && outShape[k] == 1 && inShape[d] != 1)))
+      outBefore *= outShape[k++];
+    if (k == outShape.size() || outBefore != before || outShape[k] != inShape[d])
+      return in[d];
+    out[k] = in[d];
+    outBefore *= outShape[k++];
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 ParallelAxes::Tags ParallelAxes::of(mlir::Value value) const {
@@ -128,15 +151,9 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   llvm::ArrayRef<int64_t> inShape = shapeOf(operand), outShape = shapeOf(result);
   Tags out(rank, kNone);
   if (llvm::isa<pk::ReshapeOp>(op)) {
-    // Tagged axes must lead a prefix the reshape leaves as it is.
-    size_t prefix = 0;
-    for (size_t d = 0; d < in.size(); ++d)
-      if (in[d] >= 0)
-        prefix = d + 1;
-    if (outShape.size() < prefix || inShape.take_front(prefix) != outShape.take_front(prefix))
-      return conflict(used);
-    for (size_t d = 0; d < prefix; ++d)
-      out[d] = in[d];
+    // Tagged axes must be axes the reshape neither splits nor merges.
+    if (std::optional<int> bad = mapKeptAxes(in, inShape, outShape, out))
+      return conflict(*bad);
   } else if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
     llvm::ArrayRef<int64_t> perm = transpose.getPermutation();
     for (size_t d = 0; d < rank; ++d)

@@ -10,7 +10,7 @@
 // first op that reads across a tagged axis, mixes two tags, or combines a
 // tagged axis with an untagged one of another size (which, traced at the
 // block's size, would hide a broadcast the whole arrays do not allow).
-// Large static axes are tiled the same way (ExportArrays.cpp).
+// Large static axes are tiled the same way (ArrayCodeTracer.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PK_FRONTEND_ELAB_PARALLELAXES_H
