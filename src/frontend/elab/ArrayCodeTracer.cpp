@@ -97,7 +97,7 @@ public:
 private:
   /// Past this many elements a whole-array block is tiled if it can be
   /// (a CTA holds a block in registers on CUDA).
-  static constexpr int64_t kWholeBlockElements = 16384;
+  static constexpr int64_t kWholeBlockElements = Elaborator::kArrayCodeBlockElements;
 
   void collectArrays(const std::vector<Obj> &inputs) {
     std::map<void *, size_t> indexOfValue;

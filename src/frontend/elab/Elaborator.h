@@ -316,6 +316,15 @@ public:
   bool tracesAtExport(const std::string &builtinName, const CallArgs &args) const;
   /// Calls `fn` with `args` as array code at export level.
   Obj callAtExport(const std::string &builtinName, const BuiltinObj::Fn &fn, CallArgs &args);
+  /// A generated kernel's block past this many elements is tiled where the
+  /// code allows it (ArrayCodeTracer.cpp).
+  static constexpr int64_t kArrayCodeBlockElements = 16384;
+  /// jnp.matmul or `@` (`matmul`) on large whole arrays with batch axes,
+  /// as jax.vmap over those axes; nothing where that does not apply.
+  std::optional<Obj> vmapBatchedMatmul(const BuiltinObj::Fn &matmul, CallArgs &args);
+  /// jnp.einsum of two large whole arrays with a batch index (in both
+  /// operands and the result), as jax.vmap over it; else nothing.
+  std::optional<Obj> vmapBatchedEinsum(const BuiltinObj::Fn &einsum, CallArgs &args);
   /// While pl.estimate_cost traces: the ops made by functions JAX defines
   /// with custom_jvp (jax.nn.relu, relu6, user @jax.custom_jvp), which
   /// Pallas's cost rules do not count (CostEstimate.cpp); else null.

@@ -14,6 +14,7 @@
 #include "frontend/elab/Object.h"
 #include "frontend/elab/Tree.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -88,12 +89,112 @@ Obj Elaborator::callAtExport(const std::string &builtinName, const BuiltinObj::F
       what = to + what.substr(std::strlen(from));
       break;
     }
+  if (what == "jnp.matmul")
+    if (std::optional<Obj> product = vmapBatchedMatmul(fn, args))
+      return *product;
+  if (what == "jnp.einsum")
+    if (std::optional<Obj> product = vmapBatchedEinsum(fn, args))
+      return *product;
   static const std::set<std::string> kTakesSizes = {"reshape", "broadcast_to", "zeros", "ones",
                                                     "empty", "full"};
   bool sizes = kTakesSizes.count(what.substr(what.rfind('.') + 1)) > 0;
   return arrayCodeCall(
       what, args, {}, [&](std::vector<Obj> &, CallArgs &traced) { return fn(*this, traced); },
       sizes);
+}
+
+namespace {
+
+int64_t staticElements(const std::vector<Dim> &dims) {
+  int64_t n = 1;
+  for (const Dim &d : dims)
+    n *= d.isStatic() ? d.value : 1;
+  return n;
+}
+
+} // namespace
+
+// Traced whole, a batched product is one dot per batch element in one
+// block, which on CUDA is past a CTA's registers and shared memory once the
+// arrays are large, and no axis of it can be tiled. Under jax.vmap the
+// generated kernel runs one program per batch element instead. TPU blocks
+// stay whole (VMEM holds them).
+
+std::optional<Obj> Elaborator::vmapBatchedMatmul(const BuiltinObj::Fn &matmul, CallArgs &args) {
+  if (tpuTiles() || args.positional.size() != 2)
+    return std::nullopt;
+  auto *a = llvm::dyn_cast<GlobalArrayObj>(args.positional[0].get());
+  auto *b = llvm::dyn_cast<GlobalArrayObj>(args.positional[1].get());
+  if (!a || !b || a->shape.size() < 3 ||
+      (b->shape.size() != 2 && b->shape.size() != a->shape.size()))
+    return std::nullopt;
+  bool shared = b->shape.size() == 2; // x @ w: the one matrix in every program
+  if (!shared && !(a->shape[0] == b->shape[0]))
+    return std::nullopt; // broadcast batch axes stay whole
+  std::vector<Dim> result = a->shape;
+  result.back() = b->shape.back();
+  if (std::max({staticElements(a->shape), staticElements(b->shape), staticElements(result)}) <=
+      kArrayCodeBlockElements)
+    return std::nullopt;
+  // One level per batch axis: the call below comes back here for the next.
+  CallArgs mapped = args;
+  Obj inAxes = shared ? std::make_shared<SequenceObj>(Object::Kind::Tuple,
+                                                      std::vector<Obj>{makeInt(0), none()})
+                      : makeInt(0);
+  return applyVmap(std::make_shared<BuiltinObj>("jax.numpy.matmul", matmul), inAxes, makeInt(0),
+                   none(), args.range, mapped);
+}
+
+std::optional<Obj> Elaborator::vmapBatchedEinsum(const BuiltinObj::Fn &einsum, CallArgs &args) {
+  // The explicit two-operand form, "bnik,bnjk->bnij", without ellipses.
+  if (tpuTiles() || args.positional.size() != 3)
+    return std::nullopt;
+  auto *spec = llvm::dyn_cast<StrObj>(args.positional[0].get());
+  auto *a = llvm::dyn_cast<GlobalArrayObj>(args.positional[1].get());
+  auto *b = llvm::dyn_cast<GlobalArrayObj>(args.positional[2].get());
+  if (!spec || !a || !b)
+    return std::nullopt;
+  std::string text;
+  for (char c : spec->value)
+    if (c != ' ')
+      text += c;
+  size_t comma = text.find(','), arrow = text.find("->");
+  if (comma == std::string::npos || arrow == std::string::npos || comma > arrow ||
+      text.find('.') != std::string::npos)
+    return std::nullopt;
+  std::string lhs = text.substr(0, comma), rhs = text.substr(comma + 1, arrow - comma - 1),
+              out = text.substr(arrow + 2);
+  if (lhs.size() != a->shape.size() || rhs.size() != b->shape.size())
+    return std::nullopt;
+  std::vector<Dim> result;
+  for (char c : out) {
+    size_t at = lhs.find(c);
+    result.push_back(at != std::string::npos ? a->shape[at]
+                                             : b->shape[std::min(rhs.find(c), rhs.size() - 1)]);
+  }
+  if (std::max({staticElements(a->shape), staticElements(b->shape), staticElements(result)}) <=
+      kArrayCodeBlockElements)
+    return std::nullopt;
+  // The first batch index of the result: once in each operand, of one size.
+  for (size_t o = 0; o < out.size(); ++o) {
+    char c = out[o];
+    size_t i = lhs.find(c), j = rhs.find(c);
+    if (i == std::string::npos || j == std::string::npos || lhs.rfind(c) != i ||
+        rhs.rfind(c) != j || out.rfind(c) != o || !(a->shape[i] == b->shape[j]))
+      continue;
+    auto without = [c](std::string s) {
+      s.erase(s.find(c), 1);
+      return s;
+    };
+    CallArgs mapped = args;
+    mapped.positional[0] = makeStr(without(lhs) + "," + without(rhs) + "->" + without(out));
+    auto inAxes = std::make_shared<SequenceObj>(
+        Object::Kind::Tuple, std::vector<Obj>{none(), makeInt(static_cast<int64_t>(i)),
+                                              makeInt(static_cast<int64_t>(j))});
+    return applyVmap(std::make_shared<BuiltinObj>("jax.numpy.einsum", einsum), inAxes,
+                     makeInt(static_cast<int64_t>(o)), none(), args.range, mapped);
+  }
+  return std::nullopt;
 }
 
 Obj globalArrayMember(Elaborator &el, const Obj &array, const std::string &name, SourceRange r) {

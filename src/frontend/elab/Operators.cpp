@@ -244,9 +244,22 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
   if (llvm::isa<RefObj>(lhs.get()) || llvm::isa<RefObj>(rhs.get()))
     el.fail(r, std::string("unsupported operand for '") + ast::spelling(op) +
                    "': a Ref must be read first, e.g. x_ref[...]");
-  if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get()))
+  if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get())) {
+    if (op == BinaryOp::MatMul) {
+      CallArgs operands;
+      operands.range = r;
+      operands.addPositional(lhs, r);
+      operands.addPositional(rhs, r);
+      auto matmul = [](Elaborator &el, CallArgs &args) {
+        return binaryOperator(el, BinaryOp::MatMul, args.positional[0], args.positional[1],
+                              args.range);
+      };
+      if (std::optional<Obj> product = el.vmapBatchedMatmul(matmul, operands))
+        return *product;
+    }
     return el.arrayCodeAtExport(std::string("operator ") + ast::spelling(op), r, {lhs, rhs},
                                 [&](std::vector<Obj> &v) { return binaryOperator(el, op, v[0], v[1], r); });
+  }
   if (llvm::isa<ArrayObj>(lhs.get()) || llvm::isa<ArrayObj>(rhs.get()))
     return el.arrays().binary(op, lhs, rhs, r);
 
