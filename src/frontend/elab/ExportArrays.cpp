@@ -131,6 +131,8 @@ std::optional<Obj> Elaborator::vmapBatchedMatmul(const BuiltinObj::Fn &matmul, C
   bool shared = b->shape.size() == 2; // x @ w: the one matrix in every program
   if (!shared && !(a->shape[0] == b->shape[0]))
     return std::nullopt; // broadcast batch axes stay whole
+  if (!(a->shape.back() == b->shape[b->shape.size() - 2]))
+    return std::nullopt; // the whole trace says so, with the whole shapes
   std::vector<Dim> result = a->shape;
   result.back() = b->shape.back();
   if (std::max({staticElements(a->shape), staticElements(b->shape), staticElements(result)}) <=
@@ -166,6 +168,9 @@ std::optional<Obj> Elaborator::vmapBatchedEinsum(const BuiltinObj::Fn &einsum, C
               out = text.substr(arrow + 2);
   if (lhs.size() != a->shape.size() || rhs.size() != b->shape.size())
     return std::nullopt;
+  for (size_t i = 0; i < lhs.size(); ++i) // sizes that disagree: the whole trace says so
+    if (size_t j = rhs.find(lhs[i]); j != std::string::npos && !(a->shape[i] == b->shape[j]))
+      return std::nullopt;
   std::vector<Dim> result;
   for (char c : out) {
     size_t at = lhs.find(c);
