@@ -240,6 +240,11 @@ private:
       }
     }
 
+    // What the results are, whole: the blocks chosen must give them back.
+    std::vector<std::vector<int64_t>> wholeShapes;
+    for (const Obj &result : results)
+      wholeShapes.push_back(llvm::cast<ArrayObj>(*result).shape);
+
     // The block that most needs tiling: an input's or a result's.
     std::vector<int64_t> block;
     ParallelAxes::Tags tags;
@@ -322,9 +327,31 @@ private:
           tiledSizes[d] = tiled[t[d]].block;
     }
     tiled = std::move(kept);
-    if (!trace(inputs, compute, /*mayFail=*/true) || accumulated) {
+    if (!trace(inputs, compute, /*mayFail=*/true) || accumulated ||
+        !givesWholeShapes(wholeShapes)) {
       accumulated = nullptr;
       return giveUp();
+    }
+    return true;
+  }
+
+  /// Whether the results, their tiled axes at the tiles' sizes, have the
+  /// shapes traced whole: a check that each tile lands on its own axis (a
+  /// reshape's size-1 axes on blocks of 1 say less than the whole shapes).
+  bool givesWholeShapes(const std::vector<std::vector<int64_t>> &wholeShapes) const {
+    if (results.size() != wholeShapes.size())
+      return false;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto &a = llvm::cast<ArrayObj>(*results[i]);
+      if (a.shape.size() != wholeShapes[i].size())
+        return false;
+      for (size_t d = 0; d < a.shape.size(); ++d) {
+        int tag = resultTags[i][d];
+        if (tag >= 0 && tiled[tag].symbolic())
+          continue;
+        if ((tag >= 0 ? tiled[tag].size.value : a.shape[d]) != wholeShapes[i][d])
+          return false;
+      }
     }
     return true;
   }

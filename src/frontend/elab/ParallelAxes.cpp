@@ -26,23 +26,44 @@ int firstTag(const ParallelAxes::Tags &t) {
 
 /// The tags of a reshape's input on the axes it keeps, into `out`, or
 /// the tag of an axis it splits or merges. An axis is kept when as many
-/// elements precede it in both shapes and its size is the same; size-1
-/// axes match greedily, in order.
+/// elements precede it in both shapes and its size is the same. Size-1
+/// axes (a tile's block of 1) that as many elements precede form a run in
+/// each shape, matched in order when the runs are as long; else which is
+/// which is unknown.
 std::optional<int> mapKeptAxes(const ParallelAxes::Tags &in, llvm::ArrayRef<int64_t> inShape,
                                llvm::ArrayRef<int64_t> outShape, ParallelAxes::Tags &out) {
-  size_t k = 0;
-  int64_t before = 1, outBefore = 1;
-  for (size_t d = 0; d < inShape.size(); before *= inShape[d++]) {
+  auto prefixes = [](llvm::ArrayRef<int64_t> shape) {
+    llvm::SmallVector<int64_t> before(shape.size());
+    int64_t n = 1;
+    for (size_t d = 0; d < shape.size(); n *= shape[d++])
+      before[d] = n;
+    return before;
+  };
+  llvm::SmallVector<int64_t> inBefore = prefixes(inShape), outBefore = prefixes(outShape);
+  auto unitRun = [](llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> before, int64_t at) {
+    llvm::SmallVector<size_t> run;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] == 1 && before[d] == at)
+        run.push_back(d);
+    return run;
+  };
+  for (size_t d = 0; d < inShape.size(); ++d) {
     if (in[d] < 0)
       continue;
-    // Skip output axes until as many elements precede; then size-1 ones.
-    while (k < outShape.size() &&
-           (outBefore < before || (outBefore == before && outShape[k] == 1 && inShape[d] != 1)))
-      outBefore *= outShape[k++];
-    if (k == outShape.size() || outBefore != before || outShape[k] != inShape[d])
+    std::optional<size_t> kept;
+    if (inShape[d] == 1) {
+      llvm::SmallVector<size_t> inRun = unitRun(inShape, inBefore, inBefore[d]);
+      llvm::SmallVector<size_t> outRun = unitRun(outShape, outBefore, inBefore[d]);
+      if (inRun.size() == outRun.size())
+        kept = outRun[llvm::find(inRun, d) - inRun.begin()];
+    } else {
+      for (size_t k = 0; k < outShape.size() && !kept; ++k)
+        if (outBefore[k] == inBefore[d] && outShape[k] == inShape[d])
+          kept = k;
+    }
+    if (!kept)
       return in[d];
-    out[k] = in[d];
-    outBefore *= outShape[k++];
+    out[*kept] = in[d];
   }
   return std::nullopt;
 }
@@ -151,9 +172,18 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   llvm::ArrayRef<int64_t> inShape = shapeOf(operand), outShape = shapeOf(result);
   Tags out(rank, kNone);
   if (llvm::isa<pk::ReshapeOp>(op)) {
-    // Tagged axes must be axes the reshape neither splits nor merges.
-    if (std::optional<int> bad = mapKeptAxes(in, inShape, outShape, out))
+    // Tagged axes must lead a prefix the reshape leaves as it is, or be
+    // axes it neither splits nor merges.
+    size_t prefix = 0;
+    for (size_t d = 0; d < in.size(); ++d)
+      if (in[d] >= 0)
+        prefix = d + 1;
+    if (outShape.size() >= prefix && inShape.take_front(prefix) == outShape.take_front(prefix)) {
+      for (size_t d = 0; d < prefix; ++d)
+        out[d] = in[d];
+    } else if (std::optional<int> bad = mapKeptAxes(in, inShape, outShape, out)) {
       return conflict(*bad);
+    }
   } else if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
     llvm::ArrayRef<int64_t> perm = transpose.getPermutation();
     for (size_t d = 0; d < rank; ++d)
