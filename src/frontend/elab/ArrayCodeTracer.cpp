@@ -262,7 +262,8 @@ private:
         tags = axes.of(a.value);
         ofResult = true;
       }
-    if (elements(block) <= kWholeBlockElements) {
+    // Nothing to tile, or nothing computed (a method looked up: x.reshape).
+    if (results.empty() || elements(block) <= kWholeBlockElements) {
       untileStatic();
       if (checkTiles(/*mayFail=*/true))
         return true;
@@ -816,10 +817,9 @@ private:
   int accumulatedTag = ParallelAxes::kNone;
   ParallelAxes::Tags reducedOperandTags;
   std::vector<std::pair<mlir::Value, size_t>> loadedBlocks; ///< and their arrays' indices
-  /// The one result's shape and tags in the trace that chose the static
-  /// tiles, and its block along them (0 elsewhere): for standInTiledSizes.
+  /// The one result's shape in the trace that chose the static tiles, and
+  /// its block along them (0 elsewhere): for standInTiledSizes.
   std::vector<int64_t> tracedShape;
-  ParallelAxes::Tags tracedTags;
   std::vector<int64_t> tiledSizes;
   /// Tiles along axes of the one result that no input has, where the
   /// result is constant: the result's axis of each.

@@ -105,11 +105,18 @@ Obj Elaborator::callAtExport(const std::string &builtinName, const BuiltinObj::F
 
 namespace {
 
-int64_t staticElements(const std::vector<Dim> &dims) {
-  int64_t n = 1;
-  for (const Dim &d : dims)
-    n *= d.isStatic() ? d.value : 1;
-  return n;
+/// Whether the operands or the result of a product are past one block of
+/// a generated kernel (symbolic axes count at their block of 1).
+bool pastOneBlock(const std::vector<Dim> &a, const std::vector<Dim> &b,
+                  const std::vector<Dim> &result) {
+  auto elements = [](const std::vector<Dim> &dims) {
+    int64_t n = 1;
+    for (const Dim &d : dims)
+      n *= d.isStatic() ? d.value : 1;
+    return n;
+  };
+  return std::max({elements(a), elements(b), elements(result)}) >
+         Elaborator::kArrayCodeBlockElements;
 }
 
 } // namespace
@@ -135,8 +142,7 @@ std::optional<Obj> Elaborator::vmapBatchedMatmul(const BuiltinObj::Fn &matmul, C
     return std::nullopt; // the whole trace says so, with the whole shapes
   std::vector<Dim> result = a->shape;
   result.back() = b->shape.back();
-  if (std::max({staticElements(a->shape), staticElements(b->shape), staticElements(result)}) <=
-      kArrayCodeBlockElements)
+  if (!pastOneBlock(a->shape, b->shape, result))
     return std::nullopt;
   // One level per batch axis: the call below comes back here for the next.
   CallArgs mapped = args;
@@ -177,15 +183,15 @@ std::optional<Obj> Elaborator::vmapBatchedEinsum(const BuiltinObj::Fn &einsum, C
     result.push_back(at != std::string::npos ? a->shape[at]
                                              : b->shape[std::min(rhs.find(c), rhs.size() - 1)]);
   }
-  if (std::max({staticElements(a->shape), staticElements(b->shape), staticElements(result)}) <=
-      kArrayCodeBlockElements)
+  if (!pastOneBlock(a->shape, b->shape, result))
     return std::nullopt;
-  // The first batch index of the result: once in each operand, of one size.
+  // The first batch index of the result: once in each operand (whose
+  // sizes agree, checked above).
   for (size_t o = 0; o < out.size(); ++o) {
     char c = out[o];
     size_t i = lhs.find(c), j = rhs.find(c);
     if (i == std::string::npos || j == std::string::npos || lhs.rfind(c) != i ||
-        rhs.rfind(c) != j || out.rfind(c) != o || !(a->shape[i] == b->shape[j]))
+        rhs.rfind(c) != j || out.rfind(c) != o)
       continue;
     auto without = [c](std::string s) {
       s.erase(s.find(c), 1);
