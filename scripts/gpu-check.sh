@@ -7,7 +7,8 @@
 #       benchmarks for sm_90a, saves inputs and JAX's outputs, and copies
 #       the headers the runtime build needs (nlohmann/json, DLPack,
 #       GoogleTest) into DIR
-#       (default .gpu-check, ignored by git; carry it to the GPU machine).
+#       (default .gpu-check, ignored by git), packed as DIR.tar.xz: carry
+#       that to the GPU machine, where run unpacks it.
 #   scripts/gpu-check.sh run [DIR] [STEP...]  on the GPU machine: STEPs
 #       (default: all, in order) are
 #         build     the runtime, its tests and the Python package
@@ -82,7 +83,11 @@ prepare() {
   cp /usr/$multiarch/libgtest.a /usr/$multiarch/libgtest_main.a /usr/$multiarch/libgmock.a \
     /usr/$multiarch/libgmock_main.a "$deps/$multiarch/"
   du -sh "$dir"
-  echo "gpu-check: carry $dir; on the GPU machine run: scripts/gpu-check.sh run $dir"
+  # The device tool carries at most 64 MiB with the working tree; the
+  # cases' arrays and the cubins shrink to about a third with xz.
+  tar cf - "$dir" | xz -T0 -6 > "$dir.tar.xz"
+  du -sh "$dir.tar.xz"
+  echo "gpu-check: carry $dir.tar.xz; on the GPU machine run: scripts/gpu-check.sh run $dir"
   return $failed
 }
 
@@ -194,6 +199,10 @@ prepare)
   prepare
   ;;
 run)
+  # Unpacked with Python: the GPU machine may lack the xz program.
+  if [ ! -d "$dir/replay" ] && [ -f "$dir.tar.xz" ]; then
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(".")' "$dir.tar.xz" || exit 1
+  fi
   [ -d "$dir/replay" ] || { echo "gpu-check: no $dir here: run 'scripts/gpu-check.sh prepare' where pkc is, then carry it" >&2; exit 1; }
   mkdir -p "$dir/results"
   steps=("$@")

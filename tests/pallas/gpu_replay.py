@@ -8,7 +8,7 @@ this script, on the GPU machine, loads each artifact with `pkc.load`, runs
 the export on the inputs (CuPy arrays, PyTorch tensors for bfloat16) and
 compares the outputs as differential.py does.
 
-Usage: gpu_replay.py DIR [--filter TEXT] [--timeout S] [--wrap COMMAND]
+Usage: gpu_replay.py DIR [--filter TEXT[,TEXT...]] [--timeout S] [--wrap COMMAND]
 Prints "ok:" / "FAILED:" per case and a summary; exits 1 if any failed,
 77 without a GPU. Cases run in worker processes: one that hangs, crashes
 or breaks its CUDA context fails alone and the rest go on in a fresh
@@ -194,7 +194,8 @@ class Supervisor:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir")
-    parser.add_argument("--filter", default="")
+    parser.add_argument("--filter", default="",
+                        help="run only the cases whose name contains one of these comma-separated texts")
     parser.add_argument("--timeout", type=float, default=120,
                         help="seconds a case may run before it counts as hung (default 120)")
     parser.add_argument("--wrap", default="",
@@ -211,8 +212,9 @@ def main():
     if not differential.cuda_gpu_present():
         print("gpu_replay: skipped: no CUDA GPU (or driver) on this machine")
         return 77
+    texts = options.filter.split(",")
     cases = sorted(d for d in glob.glob(os.path.join(options.dir, "cases", "*"))
-                   if options.filter in os.path.basename(d))
+                   if any(text in os.path.basename(d) for text in texts))
     supervisor = Supervisor(options)
     supervisor.run(cases)
     print(f"gpu_replay: {len(cases) - supervisor.failed} of {len(cases)} cases match JAX"
