@@ -14,7 +14,12 @@
 //   has a module of its own; `--emit=ptx` shows them in one);
 // - contraction is the `contract` fast-math flag of each multiply, add and
 //   subtract, which LLVM's NVPTX back end fuses into `fma.rn` (without it,
-//   it emits `mul.rn` and `add.rn`, which ptxas may not fuse either).
+//   it emits `mul.rn` and `add.rn`, which ptxas may not fuse either);
+// - Triton divides f32 with `div.full.f32` (a reciprocal and a multiply,
+//   within 2 ulp, no slow path) where LLVM emits IEEE's `div.rn.f32` (a
+//   check and a subroutine call for hard operands): each f32 `fdiv` of
+//   such a kernel becomes `llvm.nvvm.div.full`. In a softmax over 8192-wide
+//   rows that is 32 divisions a thread.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/OutlineMesh.h"
@@ -57,6 +62,41 @@ void allowContraction(LLVM::LLVMFuncOp func) {
   });
 }
 
+/// Rewrites the f32 divisions of `func` (scalars and vectors, element by
+/// element) into Triton's `div.full.f32`.
+void divideAsTriton(LLVM::LLVMFuncOp func) {
+  SmallVector<LLVM::FDivOp> divisions;
+  func.walk([&](LLVM::FDivOp div) {
+    if (getElementTypeOrSelf(div.getType()).isF32())
+      divisions.push_back(div);
+  });
+  for (LLVM::FDivOp div : divisions) {
+    OpBuilder b(div);
+    Location loc = div.getLoc();
+    Type f32 = b.getF32Type();
+    auto full = [&](Value lhs, Value rhs) -> Value {
+      return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr("llvm.nvvm.div.full"),
+                                           ValueRange{lhs, rhs})
+          .getResult(0);
+    };
+    auto vector = llvm::dyn_cast<VectorType>(div.getType());
+    if (!vector) {
+      div.replaceAllUsesWith(full(div.getLhs(), div.getRhs()));
+      div.erase();
+      continue;
+    }
+    Value result = LLVM::PoisonOp::create(b, loc, vector);
+    for (int64_t i = 0; i < vector.getNumElements(); ++i) {
+      Value position = LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(i));
+      Value lhs = LLVM::ExtractElementOp::create(b, loc, div.getLhs(), position);
+      Value rhs = LLVM::ExtractElementOp::create(b, loc, div.getRhs(), position);
+      result = LLVM::InsertElementOp::create(b, loc, result, full(lhs, rhs), position);
+    }
+    div.replaceAllUsesWith(result);
+    div.erase();
+  }
+}
+
 struct FloatSemanticsPass : impl::PkGpuFloatSemanticsBase<FloatSemanticsPass> {
   void runOnOperation() override {
     ::mlir::gpu::GPUModuleOp module = getOperation();
@@ -69,8 +109,12 @@ struct FloatSemanticsPass : impl::PkGpuFloatSemanticsBase<FloatSemanticsPass> {
       LLVM::ModuleFlagsOp::create(b, module.getLoc(), b.getArrayAttr({ftz}));
     }
     for (auto func : module.getOps<LLVM::LLVMFuncOp>())
-      if (isKernel(func) && func->hasAttr(kContractFpAttr))
-        allowContraction(func);
+      if (isKernel(func)) {
+        if (func->hasAttr(kContractFpAttr))
+          allowContraction(func);
+        if (func->hasAttr(kFullRangeDivideAttr))
+          divideAsTriton(func);
+      }
   }
 };
 

@@ -123,8 +123,10 @@ void setFloatSemantics(::mlir::gpu::GPUFuncOp func, DictionaryAttr compilerParam
   bool triton = !meshKernel && !(lowering && lowering.getValue() == "mosaic_gpu");
   if (triton || (approx && approx.getInt() != 0))
     func->setAttr(kFlushDenormalsAttr, UnitAttr::get(func.getContext()));
-  if (triton)
+  if (triton) {
     func->setAttr(kContractFpAttr, UnitAttr::get(func.getContext()));
+    func->setAttr(kFullRangeDivideAttr, UnitAttr::get(func.getContext()));
+  }
 }
 
 namespace {

@@ -62,6 +62,9 @@ constexpr const char *kWarpgroupsAttr = "pkgpu.warpgroups";
 /// flush-to-zero mode makes of it.
 constexpr const char *kFlushDenormalsAttr = "pkgpu.flush_denormals";
 constexpr const char *kContractFpAttr = "pkgpu.contract_fp";
+/// On a kernel (unit): f32 division is Triton's `div.full.f32` (within 2
+/// ulp) rather than IEEE's correctly rounded `div.rn.f32`.
+constexpr const char *kFullRangeDivideAttr = "pkgpu.div_full";
 
 /// The gpu.func both outliners start from (Outline.cpp): one global
 /// pointer per operand (inputs, then outputs), one i64 per symbol, then
@@ -74,7 +77,8 @@ mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder &b, mlir::Location loc, co
                                       llvm::ArrayRef<mlir::Type> extraParams, unsigned numWarps);
 
 /// Marks `func` with the float semantics of the compiler JAX hands its
-/// kernel to (kFlushDenormalsAttr, kContractFpAttr): Triton's for a
+/// kernel to (kFlushDenormalsAttr, kContractFpAttr, kFullRangeDivideAttr):
+/// Triton's for a
 /// pallas_call, unless its `compilerParams` are Mosaic GPU's; Mosaic
 /// GPU's for those and for a plgpu.kernel (`meshKernel`), flushing only
 /// with `approx_math`.
