@@ -662,6 +662,13 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  // A reshape of a reshape is one reshape (`x[0, None]` squeezes, then
+  // adds an axis).
+  if (auto inner = getOperand().getDefiningOp<ReshapeOp>()) {
+    getOperandMutable().assign(inner.getOperand());
+    if (getOperand().getType() != getResult().getType())
+      return getResult();
+  }
   if (getOperand().getType() == getResult().getType())
     return getOperand();
   return {};

@@ -476,6 +476,9 @@ private:
     results.clear();
     resultTags.clear();
     loadedBlocks.clear();
+    // Only this trace's reshapes: an op erased since may share an address
+    // with one made now.
+    el.arrays().unitAxisReshapes.clear();
     kernel = std::make_unique<mlir::Block>();
     std::vector<mlir::Type> refTypes;
     for (size_t i = 0; i < arrays.size(); ++i) {
@@ -524,6 +527,7 @@ private:
   /// The loaded blocks' axes tagged as their arrays', but for `dropped`.
   ParallelAxes tagLoadedBlocks(const std::set<int> &dropped = {}) const {
     ParallelAxes axes;
+    axes.setUnitAxisReshapes(&el.arrays().unitAxisReshapes);
     for (auto [value, i] : loadedBlocks) {
       ParallelAxes::Tags t = arrayTags[i];
       for (int &tag : t)

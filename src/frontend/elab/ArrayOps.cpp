@@ -346,21 +346,34 @@ ArrayPtr ArrayOps::expandDims(const ArrayPtr &a, const std::vector<int64_t> &axe
   std::sort(sorted.begin(), sorted.end());
   for (int64_t axis : sorted)
     shape.insert(shape.begin() + axis, 1);
-  return reshape(a, shape, r);
+  std::vector<int64_t> placed;
+  for (int64_t out = 0; out < static_cast<int64_t>(shape.size()); ++out)
+    if (!std::binary_search(sorted.begin(), sorted.end(), out))
+      placed.push_back(out);
+  return recordUnitAxes(a, reshape(a, shape, r), std::move(placed));
+}
+
+ArrayPtr ArrayOps::recordUnitAxes(const ArrayPtr &operand, const ArrayPtr &result,
+                                  std::vector<int64_t> placed) {
+  if (result != operand)
+    if (auto op = result->value.getDefiningOp<pk::ReshapeOp>())
+      unitAxisReshapes[op] = std::move(placed);
+  return result;
 }
 
 ArrayPtr ArrayOps::squeeze(const ArrayPtr &a, const std::vector<int64_t> &axes, SourceRange r) {
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape, placed;
   for (int64_t i = 0; i < a->rank(); ++i) {
     bool drop = axes.empty() ? a->shape[i] == 1
                              : std::find(axes.begin(), axes.end(), i) != axes.end();
     if (drop && a->shape[i] != 1)
       el.fail(r, "cannot squeeze axis " + std::to_string(i) + " of size " +
                      std::to_string(a->shape[i]) + ": only axes of size 1 can be squeezed");
+    placed.push_back(drop ? -1 : static_cast<int64_t>(shape.size()));
     if (!drop)
       shape.push_back(a->shape[i]);
   }
-  return reshape(a, shape, r);
+  return recordUnitAxes(a, reshape(a, shape, r), std::move(placed));
 }
 
 ArrayPtr ArrayOps::slice(const ArrayPtr &a, const std::vector<int64_t> &start,

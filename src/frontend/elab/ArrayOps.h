@@ -14,6 +14,8 @@
 #include "frontend/elab/Object.h"
 #include "frontend/elab/Promotion.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 namespace pk::elab {
 
 class Elaborator;
@@ -133,6 +135,13 @@ public:
 
   mlir::Type valueType(const std::vector<int64_t> &shape, DType dtype);
 
+  /// Where the reshapes that expandDims and squeeze made put each axis of
+  /// their operand (-1: squeezed away). On blocks where a symbolic axis is
+  /// traced at size 1, `x[None]` of an `[N]` array is a reshape of [1] to
+  /// [1, 1], whose shapes alone do not say which axis is N's
+  /// (ParallelAxes). Cleared by whoever reads it before a trace.
+  llvm::DenseMap<mlir::Operation *, std::vector<int64_t>> unitAxisReshapes;
+
 private:
   mlir::Value emitBinary(ast::BinaryOp op, const ArrayPtr &a, const ArrayPtr &b, DType dtype,
                          SourceRange r);
@@ -141,6 +150,10 @@ private:
   ArrayPtr integerPower(const ArrayPtr &a, int64_t exponent, SourceRange r);
   mlir::Value select(mlir::Value c, mlir::Value x, mlir::Value y, SourceRange r);
   Obj extremum(bool isMax, const Obj &a, const Obj &b, SourceRange r);
+  /// Records in unitAxisReshapes where `result`'s reshape (if one was
+  /// made) put `operand`'s axes.
+  ArrayPtr recordUnitAxes(const ArrayPtr &operand, const ArrayPtr &result,
+                          std::vector<int64_t> placed);
 
   Elaborator &el;
 };

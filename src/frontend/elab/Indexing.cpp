@@ -656,7 +656,7 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
   mlir::Value v = load;
   ArrayPtr result = el.arrays().wrap(v, w.loadShape, ref.dtype);
   if (!w.newAxes.empty())
-    result = el.arrays().reshape(result, w.resultShape, r);
+    result = el.arrays().expandDims(result, w.newAxes, r);
   return result;
 }
 
@@ -834,7 +834,13 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     ArrayPtr sliced = el.arrays().slice(a, w.staticOffsets, limit, w.strides, r);
     for (int64_t axis : w.reversed)
       sliced = reverseAxis(el, sliced, axis, r);
-    return el.arrays().reshape(sliced, w.resultShape, r);
+    // Integer indices drop their axes, then `None`s add theirs: two
+    // reshapes that say which axis goes where (ArrayOps::unitAxisReshapes).
+    if (!w.squeeze.empty())
+      sliced = el.arrays().squeeze(sliced, w.squeeze, r);
+    if (!w.newAxes.empty())
+      sliced = el.arrays().expandDims(sliced, w.newAxes, r);
+    return sliced;
   }
   case Object::Kind::Tuple:
   case Object::Kind::List: {

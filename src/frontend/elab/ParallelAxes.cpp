@@ -171,7 +171,21 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   Tags in = of(operand);
   llvm::ArrayRef<int64_t> inShape = shapeOf(operand), outShape = shapeOf(result);
   Tags out(rank, kNone);
-  if (llvm::isa<pk::ReshapeOp>(op)) {
+  auto placed = unitAxisReshapes ? unitAxisReshapes->find(&op) : UnitAxisReshapes::const_iterator();
+  if (unitAxisReshapes && placed != unitAxisReshapes->end() && placed->second.size() == in.size()) {
+    // New or squeezed unit axes: each kept axis goes where the elaborator
+    // put it (a tagged axis squeezed away is read across).
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (in[d] == kNone)
+        continue;
+      if (placed->second[d] < 0) {
+        if (in[d] >= 0)
+          return conflict(in[d]);
+        continue;
+      }
+      out[placed->second[d]] = in[d];
+    }
+  } else if (llvm::isa<pk::ReshapeOp>(op)) {
     // Tagged axes must lead a prefix the reshape leaves as it is, or be
     // axes it neither splits nor merges.
     size_t prefix = 0;

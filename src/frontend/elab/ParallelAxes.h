@@ -46,9 +46,15 @@ public:
   /// Follows the tags through `block`'s ops, in order.
   std::optional<Conflict> propagate(mlir::Block &block);
 
+  /// Reshapes known to insert or drop unit axes, with where each operand
+  /// axis goes (-1: dropped); ArrayOps::unitAxisReshapes.
+  using UnitAxisReshapes = llvm::DenseMap<mlir::Operation *, std::vector<int64_t>>;
+  void setUnitAxisReshapes(const UnitAxisReshapes *known) { unitAxisReshapes = known; }
+
 private:
   std::optional<Conflict> visit(mlir::Operation &op);
   llvm::DenseMap<mlir::Value, Tags> tags;
+  const UnitAxisReshapes *unitAxisReshapes = nullptr;
 };
 
 } // namespace pk::elab
