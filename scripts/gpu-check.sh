@@ -10,13 +10,14 @@
 #       (default .gpu-check, ignored by git), packed as DIR.tar.xz: carry
 #       that to the GPU machine, where run unpacks it.
 #   scripts/gpu-check.sh run [DIR] [STEP...]  on the GPU machine: STEPs
-#       (default: all, in order) are
+#       (default: build, tests, verify, bench) are
 #         build     the runtime, its tests and the Python package
 #                   (cmake -DPK_RUNTIME_ONLY=ON into build-gpu/)
 #         tests     ctest -L gpu (runtime and Python tests on the GPU)
 #         replay    every prepared case against JAX's outputs
 #         sanitize  the replay under compute-sanitizer memcheck, racecheck
 #                   and synccheck
+#         verify    replay and sanitize, all at once (the default's choice)
 #         bench     bench/kernels/bench.py and bench/python/launch_overhead.py
 #         profile   ncu over the Pallas-style matmul and attention and
 #                   Triton's (not in the default steps)
@@ -136,6 +137,27 @@ step_sanitize() {
   done
 }
 
+step_verify() {
+  # The replay and each sanitizer at once: on an H200 each takes a minute
+  # or two alone, and a lent machine's minutes are few. (Timings taken
+  # while they run would mean nothing; bench runs after.)
+  replay --timeout "${REPLAY_CASE_SECONDS:-60}" > "$(result replay)" 2>&1 &
+  local tool
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    replay --timeout 300 --filter "${SANITIZE_FILTER:-}" \
+      --wrap "compute-sanitizer --tool $tool" > "$dir/results/sanitize-$tool.log" 2>&1 &
+  done
+  wait
+  : > "$(result sanitize)"
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    grep -A6 '^FAILED' "$dir/results/sanitize-$tool.log" | head -30
+    echo "$tool: $(tail -1 "$dir/results/sanitize-$tool.log")" >> "$(result sanitize)"
+  done
+  grep -A6 '^FAILED' "$(result replay)" | head -40
+  tail -1 "$(result replay)"
+  cat "$(result sanitize)"
+}
+
 step_bench() {
   # Unbuffered: a bench killed by its timeout keeps the rows it printed.
   PYTHONUNBUFFERED=1 && export PYTHONUNBUFFERED
@@ -206,11 +228,11 @@ run)
   [ -d "$dir/replay" ] || { echo "gpu-check: no $dir here: run 'scripts/gpu-check.sh prepare' where pkc is, then carry it" >&2; exit 1; }
   mkdir -p "$dir/results"
   steps=("$@")
-  [ ${#steps[@]} -eq 0 ] && steps=(build tests replay sanitize bench)
+  [ ${#steps[@]} -eq 0 ] && steps=(build tests verify bench)
   for s in "${steps[@]}"; do
     case "$s" in
-    build|tests|replay|sanitize|bench|profile) echo "== $s"; "step_$s" ;;
-    *) echo "gpu-check: unknown step '$s' (build, tests, replay, sanitize, bench, profile)" >&2; exit 2 ;;
+    build|tests|replay|sanitize|verify|bench|profile) echo "== $s"; "step_$s" ;;
+    *) echo "gpu-check: unknown step '$s' (build, tests, replay, sanitize, verify, bench, profile)" >&2; exit 2 ;;
     esac
   done
   table
