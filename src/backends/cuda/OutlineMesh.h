@@ -78,10 +78,9 @@ mlir::gpu::GPUFuncOp createKernelFunc(mlir::OpBuilder &b, mlir::Location loc, co
 
 /// Marks `func` with the float semantics of the compiler JAX hands its
 /// kernel to (kFlushDenormalsAttr, kContractFpAttr, kFullRangeDivideAttr):
-/// Triton's for a
-/// pallas_call, unless its `compilerParams` are Mosaic GPU's; Mosaic
-/// GPU's for those and for a plgpu.kernel (`meshKernel`), flushing only
-/// with `approx_math`.
+/// Triton's for a pallas_call, unless its `compilerParams` are Mosaic
+/// GPU's; Mosaic GPU's for those and for a plgpu.kernel (`meshKernel`),
+/// flushing only with `approx_math`.
 void setFloatSemantics(mlir::gpu::GPUFuncOp func, mlir::DictionaryAttr compilerParams,
                        bool meshKernel);
 

@@ -25,7 +25,6 @@ struct Window {
   std::vector<mlir::Value> dynamicSizes;
   std::vector<int64_t> newAxes; ///< result positions of `None` entries
   std::vector<int64_t> loadShape; ///< shape after squeezing, before new axes
-  std::vector<int64_t> resultShape;
   bool isWhole = true; ///< selects everything, unchanged
   bool pastEnd = false; ///< a static window runs past the end (see RefView)
   /// Axes of the window (before squeezing) that a negative slice step
@@ -241,9 +240,6 @@ Window computeWindow(Elaborator &el, const std::vector<int64_t> &shape, const Ob
   for (int64_t d = 0; d < rank; ++d)
     if (std::find(w.squeeze.begin(), w.squeeze.end(), d) == w.squeeze.end())
       w.loadShape.push_back(w.sizes[d]);
-  w.resultShape = w.loadShape;
-  for (int64_t position : w.newAxes)
-    w.resultShape.insert(w.resultShape.begin() + position, 1);
   return w;
 }
 

@@ -77,6 +77,14 @@ ParallelAxes::Tags ParallelAxes::of(mlir::Value value) const {
   return Tags(shapeOf(value).size(), kNone);
 }
 
+const std::vector<int64_t> *ParallelAxes::placedAxes(mlir::Operation &op, size_t rank) const {
+  if (!unitAxisReshapes)
+    return nullptr;
+  auto it = unitAxisReshapes->find(&op);
+  // A record of another rank is not this op's (it was rewritten since).
+  return it != unitAxisReshapes->end() && it->second.size() == rank ? &it->second : nullptr;
+}
+
 std::optional<ParallelAxes::Conflict> ParallelAxes::propagate(mlir::Block &block) {
   for (mlir::Operation &op : block)
     if (std::optional<Conflict> c = visit(op))
@@ -171,19 +179,18 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
   Tags in = of(operand);
   llvm::ArrayRef<int64_t> inShape = shapeOf(operand), outShape = shapeOf(result);
   Tags out(rank, kNone);
-  auto placed = unitAxisReshapes ? unitAxisReshapes->find(&op) : UnitAxisReshapes::const_iterator();
-  if (unitAxisReshapes && placed != unitAxisReshapes->end() && placed->second.size() == in.size()) {
+  if (const std::vector<int64_t> *placed = placedAxes(op, in.size())) {
     // New or squeezed unit axes: each kept axis goes where the elaborator
     // put it (a tagged axis squeezed away is read across).
     for (size_t d = 0; d < in.size(); ++d) {
       if (in[d] == kNone)
         continue;
-      if (placed->second[d] < 0) {
+      if ((*placed)[d] < 0) {
         if (in[d] >= 0)
           return conflict(in[d]);
         continue;
       }
-      out[placed->second[d]] = in[d];
+      out[(*placed)[d]] = in[d];
     }
   } else if (llvm::isa<pk::ReshapeOp>(op)) {
     // Tagged axes must lead a prefix the reshape leaves as it is, or be

@@ -53,6 +53,9 @@ public:
 
 private:
   std::optional<Conflict> visit(mlir::Operation &op);
+  /// Where `op` (a recorded reshape of a rank-`rank` operand) puts each
+  /// operand axis; null for any other op.
+  const std::vector<int64_t> *placedAxes(mlir::Operation &op, size_t rank) const;
   llvm::DenseMap<mlir::Value, Tags> tags;
   const UnitAxisReshapes *unitAxisReshapes = nullptr;
 };
