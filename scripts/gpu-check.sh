@@ -117,23 +117,41 @@ replay() {
     timeout "${REPLAY_SECONDS:-900}" python3 tests/pallas/gpu_replay.py "$dir/replay" "$@"
 }
 
-step_replay() {
+replay_all() {
   replay --timeout "${REPLAY_CASE_SECONDS:-60}" > "$(result replay)" 2>&1
+}
+
+report_replay() {
   grep -A6 '^FAILED' "$(result replay)" | head -40
   tail -1 "$(result replay)"
 }
 
+# Each case runs under the tool in the replay's workers: a report fails
+# the case it came from. SANITIZE_TOOLS and SANITIZE_FILTER narrow it.
+sanitize_tools() { echo "${SANITIZE_TOOLS:-memcheck racecheck synccheck}"; }
+
+sanitize_with() {
+  replay --timeout 300 --filter "${SANITIZE_FILTER:-}" \
+    --wrap "compute-sanitizer --tool $1" > "$dir/results/sanitize-$1.log" 2>&1
+}
+
+# TOOL STATUS: its failures, and its line in results/sanitize.txt.
+report_sanitizer() {
+  grep -A6 '^FAILED' "$dir/results/sanitize-$1.log" | head -30
+  echo "$1: exit $2; $(tail -1 "$dir/results/sanitize-$1.log")" | tee -a "$(result sanitize)"
+}
+
+step_replay() {
+  replay_all
+  report_replay
+}
+
 step_sanitize() {
-  # Each case runs under the tool in the replay's workers: a report fails
-  # the case it came from. SANITIZE_TOOLS and SANITIZE_FILTER narrow it.
   : > "$(result sanitize)"
   local tool
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-    replay --timeout 300 --filter "${SANITIZE_FILTER:-}" \
-      --wrap "compute-sanitizer --tool $tool" > "$dir/results/sanitize-$tool.log" 2>&1
-    local status=$?
-    grep -A6 '^FAILED' "$dir/results/sanitize-$tool.log" | head -30
-    echo "$tool: exit $status; $(tail -1 "$dir/results/sanitize-$tool.log")" | tee -a "$(result sanitize)"
+  for tool in $(sanitize_tools); do
+    sanitize_with "$tool"
+    report_sanitizer "$tool" $?
   done
 }
 
@@ -141,21 +159,20 @@ step_verify() {
   # The replay and each sanitizer at once: on an H200 each takes a minute
   # or two alone, and a lent machine's minutes are few. (Timings taken
   # while they run would mean nothing; bench runs after.)
-  replay --timeout "${REPLAY_CASE_SECONDS:-60}" > "$(result replay)" 2>&1 &
-  local tool
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-    replay --timeout 300 --filter "${SANITIZE_FILTER:-}" \
-      --wrap "compute-sanitizer --tool $tool" > "$dir/results/sanitize-$tool.log" 2>&1 &
+  replay_all &
+  local replaying=$! tool
+  local -A pids
+  for tool in $(sanitize_tools); do
+    sanitize_with "$tool" &
+    pids[$tool]=$!
   done
-  wait
   : > "$(result sanitize)"
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-    grep -A6 '^FAILED' "$dir/results/sanitize-$tool.log" | head -30
-    echo "$tool: $(tail -1 "$dir/results/sanitize-$tool.log")" >> "$(result sanitize)"
+  for tool in $(sanitize_tools); do
+    wait "${pids[$tool]}"
+    report_sanitizer "$tool" $?
   done
-  grep -A6 '^FAILED' "$(result replay)" | head -40
-  tail -1 "$(result replay)"
-  cat "$(result sanitize)"
+  wait "$replaying"
+  report_replay
 }
 
 step_bench() {
