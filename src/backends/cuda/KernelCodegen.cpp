@@ -2,6 +2,7 @@
 #include "backends/cuda/KernelCodegen.h"
 
 #include "backends/cuda/Passes.h"
+#include "backends/cuda/PtxasWorkarounds.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -109,6 +110,7 @@ FailureOr<std::vector<std::string>> kernelsToPtx(ModuleOp module, const Toolkit 
       ptx[i].assign(object->begin(), object->end());
       while (!ptx[i].empty() && ptx[i].back() == '\0')
         ptx[i].pop_back();
+      ptx[i] = avoidPtxasMiscompiles(ptx[i]);
       return success();
     });
   }
