@@ -51,7 +51,8 @@ namespace {
 
 class LayoutAssigner {
 public:
-  LayoutAssigner(unsigned numWarps) : numWarps(numWarps) {}
+  LayoutAssigner(unsigned numWarps, unsigned contiguous)
+      : numWarps(numWarps), contiguous(contiguous) {}
 
   LogicalResult assign(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block))
@@ -62,7 +63,7 @@ public:
 
 private:
   Layout blocked(Type type) {
-    return Layout::blocked(llvm::cast<RankedTensorType>(type).getShape(), numWarps);
+    return Layout::blocked(llvm::cast<RankedTensorType>(type).getShape(), numWarps, contiguous);
   }
 
   static bool isTensor(Value v) { return llvm::isa<RankedTensorType>(v.getType()); }
@@ -234,6 +235,9 @@ private:
   LogicalResult assignIf(scf::IfOp op);
 
   unsigned numWarps;
+  /// Elements per register group along the last dimension in the default
+  /// layout (contiguousElements).
+  unsigned contiguous;
   /// Values whose layout is only a default: loop-carried values that
   /// start as constants, and what is computed from them and constants.
   llvm::DenseSet<Value> provisional;
@@ -693,13 +697,37 @@ LogicalResult checkRegisterDemand(::mlir::gpu::GPUFuncOp func, unsigned numWarps
   return failure(result.wasInterrupted());
 }
 
+/// How many contiguous elements a thread holds per register group in
+/// `func`'s default layout: 16 bytes of its narrowest block loads and
+/// stores (8 for bf16, 16 for int8), so that each is one 16-byte access,
+/// and at least 4. One count for the whole kernel: values of different
+/// widths computed together keep one layout, with no conversions between.
+unsigned contiguousElements(::mlir::gpu::GPUFuncOp func) {
+  unsigned narrowest = 32;
+  auto visit = [&](Type type) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.getElementType().isIntOrFloat())
+      return;
+    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+    if (bits >= 8)
+      narrowest = std::min(narrowest, bits);
+  };
+  func.walk([&](Operation *op) {
+    if (auto load = llvm::dyn_cast<pk::LoadOp>(op))
+      visit(load.getType());
+    else if (auto store = llvm::dyn_cast<pk::StoreOp>(op))
+      visit(store.getValue().getType());
+  });
+  return 128 / narrowest;
+}
+
 struct AssignLayoutsPass : impl::PkGpuAssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
     getOperation().walk([&](::mlir::gpu::GPUFuncOp func) {
       unsigned numWarps = 4;
       if (auto n = func->getAttrOfType<IntegerAttr>("pkgpu.num_warps"))
         numWarps = static_cast<unsigned>(n.getInt());
-      LayoutAssigner assigner(numWarps);
+      LayoutAssigner assigner(numWarps, contiguousElements(func));
       if (failed(assigner.assign(func.getBody().front())) ||
           failed(checkRegisterDemand(func, numWarps)))
         signalPassFailure();

@@ -93,7 +93,7 @@ bool Layout::isValid(std::string *why) const {
   return true;
 }
 
-Layout Layout::blocked(llvm::ArrayRef<int64_t> logical, unsigned numWarps) {
+Layout Layout::blocked(llvm::ArrayRef<int64_t> logical, unsigned numWarps, unsigned contiguous) {
   Layout l;
   unsigned r = static_cast<unsigned>(logical.size());
   std::vector<unsigned> bits(r), used(r, 0);
@@ -102,10 +102,10 @@ Layout Layout::blocked(llvm::ArrayRef<int64_t> logical, unsigned numWarps) {
     bits[d] = log2Exact(l.shape[d]);
   }
   auto take = [&](unsigned d) { return Basis{static_cast<int>(d), static_cast<int>(used[d]++)}; };
-  // Up to 4 contiguous elements of the last dimension per register group:
-  // one 16-byte access for 32-bit types.
+  // Up to `contiguous` elements of the last dimension per register group:
+  // one 16-byte access when it is 16 bytes' worth.
   if (r > 0)
-    for (unsigned i = 0; i < 2 && used[r - 1] < bits[r - 1]; ++i)
+    for (unsigned i = 0; i < log2Exact(contiguous) && used[r - 1] < bits[r - 1]; ++i)
       l.regs.push_back(take(r - 1));
   // Lanes along the fastest dimensions: a warp reads contiguous memory.
   for (unsigned i = 0; i < kLaneBits; ++i) {

@@ -65,11 +65,11 @@ public:
   bool isValid(std::string *why = nullptr) const;
 
   /// The default layout for a value of `shape` (logical) on `numWarps`
-  /// warps: 4 contiguous elements per register group along the last
-  /// dimension, lanes along the fastest dimensions, warps along the
-  /// slowest; what is left goes to registers, and bits beyond the value's
-  /// size are broadcasts.
-  static Layout blocked(llvm::ArrayRef<int64_t> shape, unsigned numWarps);
+  /// warps: `contiguous` (a power of two) elements per register group
+  /// along the last dimension, lanes along the fastest dimensions, warps
+  /// along the slowest; what is left goes to registers, and bits beyond
+  /// the value's size are broadcasts.
+  static Layout blocked(llvm::ArrayRef<int64_t> shape, unsigned numWarps, unsigned contiguous = 4);
 
   /// The layout of a reduction's result over `axes` of this one: those
   /// dimensions removed; their register bits disappear and their lane and

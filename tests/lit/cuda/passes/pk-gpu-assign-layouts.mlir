@@ -1,5 +1,5 @@
 // RUN: %pk-opt --pk-gpu-assign-layouts %s | FileCheck %s
-// Loads take the blocked layout of their shape (4 adjacent elements per
+// Loads take the blocked layout of their shape (4 adjacent f32, 16 bytes, per
 // register group, lanes next, warps last); element-wise ops follow their
 // operands, and stores take what they get.
 
