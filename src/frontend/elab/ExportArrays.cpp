@@ -14,8 +14,11 @@
 #include "frontend/elab/Object.h"
 #include "frontend/elab/Tree.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <set>
 
 namespace pk::elab {
@@ -109,10 +112,13 @@ namespace {
 /// a generated kernel (symbolic axes count at their block of 1).
 bool pastOneBlock(const std::vector<Dim> &a, const std::vector<Dim> &b,
                   const std::vector<Dim> &result) {
+  // Saturating: an einsum output may repeat an index any number of times
+  // (an error the traced call reports at the user's line).
   auto elements = [](const std::vector<Dim> &dims) {
     int64_t n = 1;
     for (const Dim &d : dims)
-      n *= d.isStatic() ? d.value : 1;
+      if (llvm::MulOverflow(n, d.isStatic() ? d.value : int64_t{1}, n))
+        return std::numeric_limits<int64_t>::max();
     return n;
   };
   return std::max({elements(a), elements(b), elements(result)}) >
@@ -179,6 +185,11 @@ std::optional<Obj> Elaborator::vmapBatchedEinsum(const BuiltinObj::Fn &einsum, C
       return std::nullopt;
   std::vector<Dim> result;
   for (char c : out) {
+    // An index of neither operand, or named twice: the traced call says so
+    // with the user's subscripts.
+    if ((lhs.find(c) == std::string::npos && rhs.find(c) == std::string::npos) ||
+        out.find(c) != out.rfind(c))
+      return std::nullopt;
     size_t at = lhs.find(c);
     result.push_back(at != std::string::npos ? a->shape[at]
                                              : b->shape[std::min(rhs.find(c), rhs.size() - 1)]);
