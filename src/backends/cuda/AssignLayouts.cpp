@@ -712,12 +712,13 @@ unsigned contiguousElements(::mlir::gpu::GPUFuncOp func, unsigned numWarps) {
   int64_t largest = 0;
   auto visit = [&](Type type) {
     auto tensor = llvm::dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.getElementType().isIntOrFloat() || !tensor.hasStaticShape())
+    if (!tensor || !tensor.getElementType().isIntOrFloat())
       return;
     unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
     if (bits >= 8)
       narrowest = std::min(narrowest, bits);
-    largest = std::max(largest, tensor.getNumElements());
+    if (tensor.hasStaticShape())
+      largest = std::max(largest, tensor.getNumElements());
   };
   func.walk([&](Operation *op) {
     if (auto load = llvm::dyn_cast<pk::LoadOp>(op))

@@ -112,8 +112,8 @@ namespace {
 /// a generated kernel (symbolic axes count at their block of 1).
 bool pastOneBlock(const std::vector<Dim> &a, const std::vector<Dim> &b,
                   const std::vector<Dim> &result) {
-  // Saturating: an einsum output may repeat an index any number of times
-  // (an error the traced call reports at the user's line).
+  // Saturating: the result of an outer product of large operands may
+  // have more elements than int64 counts.
   auto elements = [](const std::vector<Dim> &dims) {
     int64_t n = 1;
     for (const Dim &d : dims)
@@ -191,8 +191,7 @@ std::optional<Obj> Elaborator::vmapBatchedEinsum(const BuiltinObj::Fn &einsum, C
         out.find(c) != out.rfind(c))
       return std::nullopt;
     size_t at = lhs.find(c);
-    result.push_back(at != std::string::npos ? a->shape[at]
-                                             : b->shape[std::min(rhs.find(c), rhs.size() - 1)]);
+    result.push_back(at != std::string::npos ? a->shape[at] : b->shape[rhs.find(c)]);
   }
   if (!pastOneBlock(a->shape, b->shape, result))
     return std::nullopt;
