@@ -504,7 +504,23 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     setLayout(slice.getResult(), blocked(to));
     return success();
   }
-  if (llvm::isa<pk::ConcatenateOp>(op)) {
+  if (auto concat = llvm::dyn_cast<pk::ConcatenateOp>(op)) {
+    // jnp.pad's padding after an axis (constants after an operand): where
+    // the first operand's layout already spans the result's shape, the
+    // result keeps it, and the lowering fills the constants in place.
+    auto type = llvm::cast<RankedTensorType>(concat.getType());
+    std::optional<Layout> first = layoutOf(concat.getOperands().front().getType());
+    auto isSplat = [](Value v) {
+      DenseElementsAttr dense;
+      return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+    };
+    bool spans = first && llvm::all_of(llvm::seq<unsigned>(0, type.getRank()), [&](unsigned d) {
+      return first->shape[d] >= type.getDimSize(d);
+    });
+    if (spans && llvm::all_of(concat.getOperands().drop_front(), isSplat)) {
+      setLayout(concat.getResult(), *first);
+      return success();
+    }
     setLayout(op->getResult(0), blocked(op->getResult(0).getType()));
     return success();
   }

@@ -131,6 +131,9 @@ public:
 
   // Logic on i1 values that may be null (= true).
   mlir::Value andOf(mlir::Value a, mlir::Value c);
+  /// Whether `value < limit` (unsigned), as an i1; null when the
+  /// arithmetic defining both already proves it (knownBelow).
+  mlir::Value below(mlir::Value value, mlir::Value limit);
 
   // Memory.
   mlir::Value sharedPointer(mlir::Value byteOffset, mlir::Type element, mlir::Value elementIndex);

@@ -1,5 +1,6 @@
 //===- Emitter.cpp - Thread indices, coordinates, memory ------------------===//
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/KnownRange.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -218,7 +219,7 @@ Value Emitter::inShape(const Layout &layout, ArrayRef<int64_t> logical, int64_t 
         continue;
       inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
     } else {
-      inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, index(logical[d]));
+      inside = below(c, index(logical[d]));
     }
     result = andOf(result, inside);
   }
@@ -259,6 +260,12 @@ Value Emitter::andOf(Value a, Value c) {
   if (!c)
     return a;
   return arith::AndIOp::create(b, loc, a, c);
+}
+
+Value Emitter::below(Value value, Value limit) {
+  if (knownBelow(value, limit))
+    return Value();
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, value, limit);
 }
 
 Value Emitter::sharedPointer(Value byteOffset, Type element, Value elementIndex) {

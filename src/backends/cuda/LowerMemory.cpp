@@ -91,16 +91,14 @@ struct Address {
 Address addressOf(Emitter &e, const RefInfo &ref, ArrayRef<Value> refCoordinate, bool checkRef) {
   Address a;
   for (size_t j = 0; j < refCoordinate.size() && checkRef; ++j)
-    a.valid = e.andOf(a.valid, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
-                                                     refCoordinate[j], e.index(ref.refShape[j])));
+    a.valid = e.andOf(a.valid, e.below(refCoordinate[j], e.index(ref.refShape[j])));
   SmallVector<Value> arrayCoordinate(ref.offsets.begin(), ref.offsets.end());
   for (size_t j = 0; j < refCoordinate.size(); ++j)
     arrayCoordinate[ref.refToArray[j]] = e.add(ref.offsets[ref.refToArray[j]], refCoordinate[j]);
   Value linear = e.index(0);
   for (size_t d = 0; d < arrayCoordinate.size(); ++d) {
     if (!ref.shared) // the block may overhang the array: outside is padding
-      a.valid = e.andOf(a.valid, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
-                                                       arrayCoordinate[d], ref.sizes[d]));
+      a.valid = e.andOf(a.valid, e.below(arrayCoordinate[d], ref.sizes[d]));
     linear = e.add(linear, e.mul(arrayCoordinate[d], ref.strides[d]));
   }
   a.linear = linear;
@@ -439,8 +437,7 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
     for (unsigned d = 0; d < rank; ++d) {
       Value at = e.add(windowStart[d], step[d]);
       if (d != columnDim)
-        rowInside = e.andOf(rowInside, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult,
-                                                             at, src.sizes[d]));
+        rowInside = e.andOf(rowInside, e.below(at, src.sizes[d]));
       else
         remaining = arith::SubIOp::create(e.b, e.loc, src.sizes[d], at);
       if (!from)
@@ -629,8 +626,7 @@ SmallVector<Value> gatheredCoordinate(Emitter &e, ValueRange indices, int64_t k,
       c = arith::MaxSIOp::create(e.b, e.loc, e.index(0),
                                  arith::MinSIOp::create(e.b, e.loc, c, e.index(ref.refShape[j] - 1)));
     } else {
-      inRef = e.andOf(inRef, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, c,
-                                                   e.index(ref.refShape[j])));
+      inRef = e.andOf(inRef, e.below(c, e.index(ref.refShape[j])));
     }
     r.push_back(c);
   }

@@ -245,7 +245,72 @@ LogicalResult lowerSlice(Emitter &e, pk::SliceOp op) {
   return success();
 }
 
+namespace {
+
+/// The value of every element of a splat constant operand; null for any
+/// other operand.
+Value splatOf(Emitter &e, Value operand) {
+  DenseElementsAttr dense;
+  if (!matchPattern(operand, m_Constant(&dense)) || !dense.isSplat())
+    return Value();
+  return e.extract(e.values.lookup(operand), 0);
+}
+
+/// A concatenation whose first operand already has the result's layout
+/// (so each of its elements is in the register where the result wants it)
+/// and whose other operands are splats: jnp.pad's padding after an axis.
+/// Each register takes the first operand's register or a constant by its
+/// coordinate along the axis, with no exchange; null when the operands
+/// are not so.
+Value concatenateInPlace(Emitter &e, pk::ConcatenateOp op) {
+  auto to = llvm::cast<RankedTensorType>(op.getType());
+  unsigned dim = static_cast<unsigned>(op.getDimension());
+  Layout result = *layoutOf(to);
+  Value first = op.getOperands().front();
+  auto firstType = llvm::cast<RankedTensorType>(first.getType());
+  if (*layoutOf(firstType) != result)
+    return Value();
+  // ends[i]: where operand i stops along the axis; values[i]: its registers'
+  // source (the first's per register, below; the others' one constant).
+  SmallVector<int64_t> ends{firstType.getShape()[dim]};
+  SmallVector<Value> splats{Value()};
+  for (Value operand : op.getOperands().drop_front()) {
+    Value splat = splatOf(e, operand);
+    if (!splat)
+      return Value();
+    splats.push_back(splat);
+    ends.push_back(ends.back() + llvm::cast<RankedTensorType>(operand.getType()).getShape()[dim]);
+  }
+  Value registers = e.values.lookup(first);
+  SmallVector<Value> elements;
+  for (int64_t k = 0; k < result.numRegisters(); ++k) {
+    Value c = e.coordinate(result, k, dim);
+    std::optional<int64_t> fixed = getConstantIntValue(c);
+    // From the last operand back: the element is operand i's where c lies
+    // below its end.
+    Value v = splats.back();
+    for (size_t i = ends.size() - 1; i-- > 0;) {
+      Value source = i == 0 ? e.extract(registers, k) : splats[i];
+      if (fixed) {
+        if (*fixed < ends[i])
+          v = source;
+        continue;
+      }
+      Value inside = e.below(c, e.index(ends[i]));
+      v = inside ? arith::SelectOp::create(e.b, e.loc, inside, source, v).getResult() : source;
+    }
+    elements.push_back(v);
+  }
+  return e.fromElements(e.vectorType(to), elements);
+}
+
+} // namespace
+
 LogicalResult lowerConcatenate(Emitter &e, pk::ConcatenateOp op) {
+  if (Value inPlace = concatenateInPlace(e, op)) {
+    e.values.map(op.getResult(), inPlace);
+    return success();
+  }
   auto to = llvm::cast<RankedTensorType>(op.getType());
   Type element = to.getElementType();
   unsigned dim = static_cast<unsigned>(op.getDimension());
