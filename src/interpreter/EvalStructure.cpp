@@ -294,6 +294,19 @@ bool Evaluator::evalStructure(Operation *op) {
     set(slice.getResult(), r);
     return true;
   }
+  if (auto butterfly = llvm::dyn_cast<pk::ButterflyOp>(op)) {
+    const Tensor &in = *get(butterfly.getOperand());
+    TensorPtr r = makeTensor(in.element, in.shape);
+    size_t axis = butterfly.getDimension();
+    int64_t distance = butterfly.getDistance();
+    std::vector<int64_t> strides = stridesOf(in.shape);
+    forEachIndex(in.shape, [&](int64_t flat, const std::vector<int64_t> &index) {
+      int64_t partner = index[axis] ^ distance;
+      copyElement(in, flat + (partner - index[axis]) * strides[axis], *r, flat);
+    });
+    set(butterfly.getResult(), r);
+    return true;
+  }
   if (auto concat = llvm::dyn_cast<pk::ConcatenateOp>(op)) {
     std::vector<int64_t> shape = shapeOf(concat.getType());
     int64_t axis = static_cast<int64_t>(concat.getDimension());

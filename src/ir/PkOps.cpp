@@ -762,6 +762,19 @@ LogicalResult ConcatenateOp::verify() {
   return success();
 }
 
+LogicalResult ButterflyOp::verify() {
+  auto type = llvm::cast<RankedTensorType>(getType());
+  int64_t dim = getDimension(), distance = getDistance();
+  if (dim >= type.getRank())
+    return emitOpError() << "dimension out of range";
+  if (!llvm::isPowerOf2_64(static_cast<uint64_t>(distance)))
+    return emitOpError() << "distance must be a power of two";
+  if (type.getDimSize(dim) % (2 * distance) != 0)
+    return emitOpError() << "axis " << dim << " (" << type.getDimSize(dim)
+                         << ") must be a multiple of twice the distance";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and contractions
 //===----------------------------------------------------------------------===//

@@ -508,6 +508,31 @@ def Pk_ConcatenateOp : Pk_Op<"concatenate", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Pk_ButterflyOp : Pk_Op<"butterfly", [Pure, AllTypesMatch<["operand", "result"]>]> {
+  let summary = "exchanges the elements `distance` apart along one axis, in pairs";
+  let description = [{
+    Element `i` along `dimension` of the result is element `i ^ distance`
+    of the operand; `distance` is a power of two and the axis a multiple
+    of `2 * distance`. It is the exchange of a sorting network's stage (or
+    of a butterfly reduction): pkc's sorts are built from it. The CUDA
+    backend moves registers, lanes (warp shuffles) or, across warps,
+    shared memory; backends without it expand it into a reshape, two
+    slices and a concatenation (pk-expand-butterflies).
+
+    ```mlir
+    %p = pk.butterfly %x dim 1 distance 4 : tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dimension,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$distance);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $operand `dim` $dimension `distance` $distance attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Pk_BitcastOp : Pk_Op<"bitcast", [Pure]> {
   let summary = "reinterprets bits as a type of another width, packing rows";
   let description = [{

@@ -44,6 +44,18 @@ def PkExpandBitcasts : Pass<"pk-expand-bitcasts"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PkExpandButterflies : Pass<"pk-expand-butterflies"> {
+  let summary = "Expands pk.butterfly exchanges into reshapes, slices and a concatenation";
+  let description = [{
+    `pk.butterfly` (element i along an axis takes element i ^ d: a sorting
+    network's exchange) is one op for the CUDA backend, which keeps it in
+    registers or warp shuffles where the layout allows. Other backends run
+    this pass first: the axis is reshaped into runs of 2d as (runs, 2, d),
+    the two halves are sliced and concatenated in the other order, and
+    the result is reshaped back.
+  }];
+}
+
 def PkFoldRefReshapes : Pass<"pk-fold-ref-reshapes"> {
   let summary = "Folds Ref reshapes that add or remove unit axes into the loads and stores";
   let description = [{

@@ -403,6 +403,11 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
                                            ->reduced({static_cast<int64_t>(argReduce.getAxis())}));
     return success();
   }
+  if (auto butterfly = llvm::dyn_cast<pk::ButterflyOp>(op)) {
+    // Pairs exchange in place: the result keeps the operand's layout.
+    setLayout(butterfly.getResult(), *layoutOf(butterfly.getOperand().getType()));
+    return success();
+  }
   if (auto transpose = llvm::dyn_cast<pk::TransposeOp>(op)) {
     setLayout(transpose.getResult(),
               layoutOf(transpose.getOperand().getType())->transposed(transpose.getPermutation()));

@@ -156,6 +156,8 @@ LogicalResult Translator::lowerBlockValueOp(Operation *op) {
     return lowerSlice(e, slice);
   if (auto concat = llvm::dyn_cast<pk::ConcatenateOp>(op))
     return lowerConcatenate(e, concat);
+  if (auto butterfly = llvm::dyn_cast<pk::ButterflyOp>(op))
+    return lowerButterfly(e, butterfly);
   if (auto reduce = llvm::dyn_cast<pk::ReduceOp>(op))
     return lowerReduce(e, reduce);
   if (auto argReduce = llvm::dyn_cast<pk::ArgReduceOp>(op))

@@ -129,6 +129,10 @@ public:
   mlir::Value fromElements(mlir::VectorType type, llvm::ArrayRef<mlir::Value> elements);
   mlir::Value splat(mlir::VectorType type, mlir::Value scalar);
 
+  /// The value `v` (an integer or float of up to 64 bits) of the lane
+  /// whose id is this lane's xor `laneMask` (a warp shuffle).
+  mlir::Value shuffleXor(mlir::Value v, unsigned laneMask);
+
   // Logic on i1 values that may be null (= true).
   mlir::Value andOf(mlir::Value a, mlir::Value c);
   /// Whether `value < limit` (unsigned), as an i1; null when the
@@ -216,6 +220,7 @@ mlir::LogicalResult lowerReshape(Emitter &e, pk::ReshapeOp op);
 mlir::LogicalResult lowerConvertLayout(Emitter &e, ConvertLayoutOp op);
 mlir::LogicalResult lowerSlice(Emitter &e, pk::SliceOp op);
 mlir::LogicalResult lowerConcatenate(Emitter &e, pk::ConcatenateOp op);
+mlir::LogicalResult lowerButterfly(Emitter &e, pk::ButterflyOp op);
 mlir::LogicalResult lowerReduce(Emitter &e, pk::ReduceOp op);
 mlir::LogicalResult lowerArgReduce(Emitter &e, pk::ArgReduceOp op);
 mlir::LogicalResult lowerDot(Emitter &e, pk::DotOp op);

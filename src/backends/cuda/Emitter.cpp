@@ -262,6 +262,36 @@ Value Emitter::andOf(Value a, Value c) {
   return arith::AndIOp::create(b, loc, a, c);
 }
 
+Value Emitter::shuffleXor(Value v, unsigned laneMask) {
+  Type type = v.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto shuffle32 = [&](Value x) {
+    return ::mlir::gpu::ShuffleOp::create(b, loc, x, this->i32(laneMask), this->i32(kWarpSize),
+                                          ::mlir::gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  if (bits == 32)
+    return shuffle32(v);
+  // Other widths as integers of theirs: narrower ones ride in the low bits
+  // of one word, 64-bit ones as two.
+  Type word = b.getIntegerType(bits);
+  Value asWord = type == word ? v : arith::BitcastOp::create(b, loc, word, v).getResult();
+  Value moved;
+  if (bits < 32) {
+    Value wide = arith::ExtUIOp::create(b, loc, i32, asWord);
+    moved = arith::TruncIOp::create(b, loc, word, shuffle32(wide));
+  } else {
+    Value low = shuffle32(arith::TruncIOp::create(b, loc, i32, asWord));
+    Value high = shuffle32(arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, asWord, constant(i64, 32))));
+    Value highBits =
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, high), constant(i64, 32));
+    moved = arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, low), highBits);
+  }
+  return type == word ? moved : arith::BitcastOp::create(b, loc, type, moved).getResult();
+}
+
 Value Emitter::below(Value value, Value limit) {
   if (knownBelow(value, limit))
     return Value();

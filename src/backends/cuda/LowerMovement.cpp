@@ -1,7 +1,10 @@
 //===- LowerMovement.cpp - Data movement between threads ------------------===//
 //
 // Ops that only relabel elements (transposes, regrouping reshapes, layout
-// conversions that permute registers) cost nothing. The rest (slices,
+// conversions that permute registers, slices of whole registers,
+// concatenations that only add constants after an operand in place) cost
+// nothing; a butterfly (a sort's exchange) within a warp is a permutation
+// of registers or a warp shuffle. The rest (slices,
 // concatenations, irregular reshapes, general layout conversions) go
 // through shared memory: owners write their elements at a row-major
 // index, the CTA synchronizes, and each thread reads the elements its
@@ -338,6 +341,54 @@ LogicalResult lowerConcatenate(Emitter &e, pk::ConcatenateOp op) {
                    e, e.vectorType(to), *layoutOf(to), to.getShape(),
                    [&](ArrayRef<Value> c) { return e.linearIndex(c, to.getShape()); },
                    exchange.offset));
+  return success();
+}
+
+LogicalResult lowerButterfly(Emitter &e, pk::ButterflyOp op) {
+  auto type = llvm::cast<RankedTensorType>(op.getType());
+  Layout layout = *layoutOf(type);
+  Value source = e.values.lookup(op.getOperand());
+  int64_t distance = op.getDistance();
+  Basis basis{static_cast<int>(op.getDimension()), static_cast<int>(llvm::Log2_64(distance))};
+  // The partner is in one of the thread's registers: a permutation of them.
+  if (int r = layout.registerBit(basis); r >= 0) {
+    SmallVector<int64_t> mask;
+    for (int64_t k = 0; k < layout.numRegisters(); ++k)
+      mask.push_back(k ^ (int64_t(1) << r));
+    e.values.map(op.getResult(),
+                 vector::ShuffleOp::create(e.b, e.loc, source, source, mask).getResult());
+    return success();
+  }
+  // In another lane of the warp, the same register: one shuffle each.
+  if (auto lane = llvm::find(layout.lanes, basis); lane != layout.lanes.end()) {
+    unsigned laneMask = 1u << (lane - layout.lanes.begin());
+    SmallVector<Value> elements;
+    for (int64_t k = 0; k < layout.numRegisters(); ++k)
+      elements.push_back(e.shuffleXor(e.extract(source, k), laneMask));
+    e.values.map(op.getResult(), e.fromElements(e.vectorType(type), elements));
+    return success();
+  }
+  if (!llvm::is_contained(layout.warps, basis))
+    return op.emitError() << "internal error: the layout has no bit for the exchange's distance";
+  // In another warp: through shared memory, reading the partner's index.
+  ArrayRef<int64_t> shape = type.getShape();
+  Type element = type.getElementType();
+  Emitter::Exchange exchange =
+      e.beginSharedExchange(type.getNumElements(), element, hasPadding(layout, shape));
+  writeShared(
+      e, source, layout, shape, [&](ArrayRef<Value> c) { return e.linearIndex(c, shape); },
+      exchange, element);
+  e.barrier();
+  unsigned dim = op.getDimension();
+  e.values.map(op.getResult(), readShared(
+                                   e, e.vectorType(type), layout, shape,
+                                   [&](ArrayRef<Value> c) {
+                                     SmallVector<Value> partner(c.begin(), c.end());
+                                     partner[dim] = arith::XOrIOp::create(e.b, e.loc, c[dim],
+                                                                          e.index(distance));
+                                     return e.linearIndex(partner, shape);
+                                   },
+                                   exchange.offset));
   return success();
 }
 

@@ -165,32 +165,6 @@ Partial combine(Emitter &e, const Combiner &c, Partial a, Partial other) {
           arith::SelectOp::create(e.b, e.loc, take, other.index, a.index)};
 }
 
-/// A lane shuffle of any 32- or 64-bit value.
-Value shuffleXor(Emitter &e, Value v, unsigned mask) {
-  Type type = v.getType();
-  unsigned bits = type.getIntOrFloatBitWidth();
-  auto shuffle32 = [&](Value x) {
-    return ::mlir::gpu::ShuffleOp::create(e.b, e.loc, x, e.i32(mask), e.i32(kWarpSize),
-                                          ::mlir::gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  };
-  if (bits == 32)
-    return shuffle32(v);
-  // 64 bits: the two halves separately.
-  Type i64 = e.b.getI64Type(), i32 = e.b.getI32Type();
-  Value word = type.isInteger(64) ? v : arith::BitcastOp::create(e.b, e.loc, i64, v).getResult();
-  Value low = arith::TruncIOp::create(e.b, e.loc, i32, word);
-  Value high = arith::TruncIOp::create(
-      e.b, e.loc, i32, arith::ShRUIOp::create(e.b, e.loc, word, e.constant(i64, 32)));
-  low = shuffle32(low);
-  high = shuffle32(high);
-  Value lowBits = arith::ExtUIOp::create(e.b, e.loc, i64, low);
-  Value highWord = arith::ExtUIOp::create(e.b, e.loc, i64, high);
-  Value highBits = arith::ShLIOp::create(e.b, e.loc, highWord, e.constant(i64, 32));
-  Value joined = arith::OrIOp::create(e.b, e.loc, lowBits, highBits);
-  return type.isInteger(64) ? joined : arith::BitcastOp::create(e.b, e.loc, type, joined).getResult();
-}
-
 /// Reduces `axis` of the partials (one per register of `layout`), leaving
 /// one per register of layout.reduced(axis).
 void reduceAxis(Emitter &e, const Combiner &c, std::vector<Partial> &partials, Layout &layout,
@@ -236,7 +210,8 @@ void reduceAxis(Emitter &e, const Combiner &c, std::vector<Partial> &partials, L
     if (layout.lanes[i].dim != static_cast<int>(axis))
       continue;
     for (Partial &p : partials) {
-      Partial other{shuffleXor(e, p.value, 1u << i), c.isArg ? shuffleXor(e, p.index, 1u << i) : Value()};
+      Partial other{e.shuffleXor(p.value, 1u << i),
+                    c.isArg ? e.shuffleXor(p.index, 1u << i) : Value()};
       p = combine(e, c, p, other);
     }
   }

@@ -3,7 +3,8 @@
 // pk IR -> Mosaic TPU MLIR, as one readable list of stages:
 //
 //   0. clone                     the pk module may serve other targets too
-//   1. pk-tpu-scalar-array-code  small 0-d / 1-D array code to the scalar core
+//   1. pk-expand-butterflies     sorts' exchanges as slices and concatenations
+//      pk-tpu-scalar-array-code  small 0-d / 1-D array code to the scalar core
 //   2. pk-tpu-check              the TPU rules, errors at the user's lines
 //   3. plan                      one KernelPlan per pallas_call (names, windows)
 //   4. pk-tpu-lower-to-mosaic    one Mosaic module per pallas_call (on a
@@ -21,6 +22,7 @@
 #include "backends/tpu/Passes.h"
 #include "backends/tpu/Rules.h"
 #include "backends/tpu/TpuManifest.h"
+#include "transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -81,6 +83,7 @@ std::optional<BackendOutput> compile(ModuleOp module, const BackendOptions &opti
   // 0-1. Array code for the scalar core, on a copy.
   OwningOpRef<ModuleOp> tpuModule = module.clone();
   PassManager scalar(ctx);
+  scalar.addPass(pk::createPkExpandButterflies()); // Mosaic has no such exchange
   scalar.addPass(createPkTpuScalarArrayCode());
   TimingScope scalarTiming = timeStage(options, "1-scalar-array-code");
   if (options.timing)

@@ -427,6 +427,12 @@ ArrayPtr ArrayOps::concatenate(const std::vector<Obj> &values, int64_t axis, Sou
   return wrap(v, shape, type.dtype, type.weak);
 }
 
+ArrayPtr ArrayOps::butterfly(const ArrayPtr &a, int64_t axis, int64_t distance, SourceRange r) {
+  mlir::Value v = pk::ButterflyOp::create(el.builder(), el.loc(r), a->value.getType(), a->value,
+                                          axis, distance);
+  return wrap(v, a->shape, a->dtype, a->weak);
+}
+
 std::vector<ArrayPtr> ArrayOps::promoteAndBroadcast(const std::vector<Obj> &operands,
                                                     SourceRange r, JaxType *resultType) {
   JaxType type = typeOf(operands[0], r);

@@ -82,6 +82,9 @@ public:
                  const std::vector<int64_t> &limit, const std::vector<int64_t> &stride,
                  SourceRange r);
   ArrayPtr concatenate(const std::vector<Obj> &values, int64_t axis, SourceRange r);
+  /// Element i along `axis` takes element i ^ distance (pk.butterfly; a
+  /// power-of-two distance dividing the axis in pairs of runs).
+  ArrayPtr butterfly(const ArrayPtr &a, int64_t axis, int64_t distance, SourceRange r);
 
   //===--------------------------------------------------------------------===//
   // Element-wise

@@ -1,12 +1,14 @@
 //===- BuiltinsSort.cpp - Sorting, and what is computed from sorted data --===//
 //
-// Sorts along one axis of a block value, built, as the scans are, from
-// pkc's structural ops (reshape, slice, concatenate) and selects, so that
-// every backend runs them with no op of their own: a bitonic network over
-// the axis padded to a power of two, log2(n) (log2(n) + 1) / 2
-// compare-and-swap stages of the whole block each. Each stage compares
-// once: the order is strict (indices differ), so "low before high" is the
-// negation of "high before low".
+// Sorts along one axis of a block value, built from selects and one
+// exchange op, pk.butterfly (element i meets element i ^ d; the CUDA
+// backend keeps it in registers or warp shuffles where the layout allows,
+// the TPU backend expands it into reshapes, slices and a concatenation):
+// a bitonic network over the axis padded to a power of two,
+// log2(n) (log2(n) + 1) / 2 compare-and-swap stages of the whole block
+// each. Each element of a pair compares the pair once, the same way: the
+// order is strict (indices differ), so "low before high" is the negation
+// of "high before low".
 //
 // The order is lax.sort's: keys compare lexicographically, floats in a
 // total order where -0 equals 0 and every NaN is larger than +inf; ties
@@ -117,34 +119,30 @@ struct SortRun {
   }
 
   /// One stage of the network on [rows, width] columns: elements i and
-  /// i + half of each run of 2 * half swap unless in order, ascending
-  /// where bit `block` of i is clear.
+  /// i ^ half swap unless in order, ascending where bit `block` of i is
+  /// clear. Each element meets its partner through one exchange
+  /// (pk.butterfly) and both compute the pair's order, the lower one's
+  /// view being (self, partner) and the upper one's (partner, self).
   void stage(std::vector<ArrayPtr> &columns, int64_t rows, int64_t width, int64_t block,
              int64_t half) {
     ArrayOps &o = ops();
-    int64_t runs = width / (2 * half);
-    std::vector<ArrayPtr> low, high;
+    std::vector<ArrayPtr> partner, low, high;
+    Obj position = o.iota({rows, width}, 1, DType::I32, r);
+    Obj upper = o.compare(CompareOp::Ne, o.binary(BinaryOp::BitAnd, position, makeInt(half), r),
+                          makeInt(0), r);
     for (const ArrayPtr &c : columns) {
-      ArrayPtr split = o.reshape(c, {rows, runs, 2, half}, r);
-      low.push_back(o.reshape(o.slice(split, {0, 0, 0, 0}, {rows, runs, 1, half}, {1, 1, 1, 1}, r),
-                              {rows, runs, half}, r));
-      high.push_back(o.reshape(o.slice(split, {0, 0, 1, 0}, {rows, runs, 2, half}, {1, 1, 1, 1}, r),
-                               {rows, runs, half}, r));
+      partner.push_back(o.butterfly(c, 1, half, r));
+      low.push_back(o.toArray(o.where(upper, partner.back(), c, r), r));
+      high.push_back(o.toArray(o.where(upper, c, partner.back(), r), r));
     }
-    // i = run * 2 * half + (0 or half) + offset, and block >= 2 * half.
-    Obj first =
-        o.binary(BinaryOp::Mul, o.iota({rows, runs, half}, 1, DType::I32, r), makeInt(2 * half), r);
+    // block >= 2 * half: both elements of a pair share bit `block`.
     Obj descendingRun = o.compare(
-        CompareOp::Ne, o.binary(BinaryOp::BitAnd, first, makeInt(block), r), makeInt(0), r);
+        CompareOp::Ne, o.binary(BinaryOp::BitAnd, position, makeInt(block), r), makeInt(0), r);
     // An ascending run swaps when high sorts first, a descending one when
     // low does: when it does not.
     Obj swap = o.logical(BinaryOp::BitXor, before(high, low), descendingRun, r);
-    for (size_t i = 0; i < columns.size(); ++i) {
-      Obj newLow = o.where(swap, high[i], low[i], r), newHigh = o.where(swap, low[i], high[i], r);
-      std::vector<Obj> pair = {o.reshape(o.toArray(newLow, r), {rows, runs, 1, half}, r),
-                               o.reshape(o.toArray(newHigh, r), {rows, runs, 1, half}, r)};
-      columns[i] = o.reshape(o.concatenate(pair, 2, r), {rows, width}, r);
-    }
+    for (size_t i = 0; i < columns.size(); ++i)
+      columns[i] = o.toArray(o.where(swap, partner[i], columns[i], r), r);
   }
 };
 

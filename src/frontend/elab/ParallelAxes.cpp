@@ -209,6 +209,13 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
     llvm::ArrayRef<int64_t> perm = transpose.getPermutation();
     for (size_t d = 0; d < rank; ++d)
       out[d] = in[perm[d]];
+  } else if (auto butterfly = llvm::dyn_cast<pk::ButterflyOp>(op)) {
+    // Reads across its axis (a sort's exchange); the others stay.
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (d == butterfly.getDimension() && in[d] >= 0)
+        return conflict(in[d]);
+      out[d] = in[d];
+    }
   } else if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
     for (size_t d = 0; d < in.size(); ++d) {
       if (in[d] < 0)

@@ -195,3 +195,27 @@ func.func @bitcast_shape(%x: tensor<16x128xbf16>) -> tensor<16x64xi32> {
   %w = pk.bitcast %x : tensor<16x128xbf16> -> tensor<16x64xi32>
   return %w : tensor<16x64xi32>
 }
+
+// -----
+
+func.func @butterfly_distance(%x: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  // expected-error @+1 {{distance must be a power of two}}
+  %0 = pk.butterfly %x dim 1 distance 3 : tensor<8x12xf32>
+  return %0 : tensor<8x12xf32>
+}
+
+// -----
+
+func.func @butterfly_pairs(%x: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  // expected-error @+1 {{axis 1 (12) must be a multiple of twice the distance}}
+  %0 = pk.butterfly %x dim 1 distance 4 : tensor<8x12xf32>
+  return %0 : tensor<8x12xf32>
+}
+
+// -----
+
+func.func @butterfly_axis(%x: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  // expected-error @+1 {{dimension out of range}}
+  %0 = pk.butterfly %x dim 2 distance 1 : tensor<8x12xf32>
+  return %0 : tensor<8x12xf32>
+}

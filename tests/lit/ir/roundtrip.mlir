@@ -38,6 +38,8 @@ pk.export @scale(%x: tensor<?x128xbf16> {pk.name = "x", pk.shape = affine_map<()
     %tr = pk.transpose %io perm [1, 0] : tensor<4x8xi32> -> tensor<8x4xi32>
     %sl = pk.slice %tr start [0, 1] limit [8, 4] stride [2, 1] : tensor<8x4xi32> -> tensor<4x3xi32>
     %cat = pk.concatenate %sl, %sl dim 0 : (tensor<4x3xi32>, tensor<4x3xi32>) -> tensor<8x3xi32>
+    // CHECK: pk.butterfly %{{.*}} dim 0 distance 2 : tensor<8x3xi32>
+    %bf = pk.butterfly %cat dim 0 distance 2 : tensor<8x3xi32>
     // CHECK: pk.gather %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<8x4xi1> other %{{.*}} : bf16 : !pk.ref<8x128xbf16, #pk.memory_space<vmem>>, tensor<8x4xi32>, tensor<8x4xi32> -> tensor<8x4xbf16>
     %mask = arith.cmpi slt, %tr, %tr : tensor<8x4xi32>
     %zero = arith.constant 0.0 : bf16
