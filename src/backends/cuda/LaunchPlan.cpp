@@ -216,11 +216,21 @@ int64_t largestValueBits(pk::PallasCallOp call) {
 /// 512-thread CTA) while the largest block value would take more than 128
 /// of a thread's 255 registers. Triton would spill such a block; pkc
 /// spreads it over more threads instead (a 128x256 f32 block: 8 warps).
+/// Kernels pkc generates for array code outside kernels (no dots: their
+/// warps are the tensor cores' choice) get more threads sooner, from 32
+/// registers of a block a thread, as Triton's element-wise and softmax
+/// kernels do: a 16384-element f32 block runs on 16 warps, each thread's
+/// code four times shorter than on 4 and its loads more in flight.
 unsigned chooseNumWarps(pk::PallasCallOp call, unsigned fallback) {
-  constexpr int64_t kRegisterBudget = 128, kMaxWarps = 16;
+  constexpr int64_t kMaxWarps = 16;
+  bool generated = call->hasAttr("pk.generated");
+  bool dots = generated && call.getKernelBlock()
+                               .walk([](pk::DotOp) { return WalkResult::interrupt(); })
+                               .wasInterrupted();
+  int64_t budget = generated && !dots ? 32 : 128;
   int64_t bits = largestValueBits(call);
   unsigned warps = fallback;
-  while (warps < kMaxWarps && bits > int64_t(warps) * 32 * kRegisterBudget * 32)
+  while (warps < kMaxWarps && bits > int64_t(warps) * 32 * budget * 32)
     warps *= 2;
   return warps;
 }
