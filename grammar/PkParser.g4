@@ -87,16 +87,22 @@ whileStatement
 decorated: decorator* (functionDefinition | classDefinition);
 
 functionDefinition
-  : DEF NAME LPAREN parameters? RPAREN
+  : DEF NAME typeParameters? LPAREN parameters? RPAREN
     (ARROW returnType=expression)? COLON block
   ;
+
+// PEP 695 / 696 type parameters (`def f[T: int, *Ts, **P = X](...)`,
+// `class C[T]:`): they only name types for annotations, which pkc does
+// not evaluate, so they are parsed and left out of the syntax tree.
+typeParameters: LBRACK typeParameter (COMMA typeParameter)* COMMA? RBRACK;
+typeParameter: (STAR | POWER)? NAME (COLON bound=expression)? (ASSIGN defaultType=expression)?;
 
 decorator: AT expression NEWLINE;
 
 // `class Name(bases, keyword=...):`. Classes are static: dataclasses,
 // NamedTuples and plain classes holding configuration and helpers.
 classDefinition
-  : CLASS NAME (LPAREN arguments? RPAREN)? COLON block
+  : CLASS NAME typeParameters? (LPAREN arguments? RPAREN)? COLON block
   ;
 
 // `with a as b, c:` (context managers such as jax.named_scope).
