@@ -515,14 +515,10 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     // result keeps it, and the lowering fills the constants in place.
     auto type = llvm::cast<RankedTensorType>(concat.getType());
     std::optional<Layout> first = layoutOf(concat.getOperands().front().getType());
-    auto isSplat = [](Value v) {
-      DenseElementsAttr dense;
-      return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
-    };
     bool spans = first && llvm::all_of(llvm::seq<unsigned>(0, type.getRank()), [&](unsigned d) {
       return first->shape[d] >= type.getDimSize(d);
     });
-    if (spans && llvm::all_of(concat.getOperands().drop_front(), isSplat)) {
+    if (spans && llvm::all_of(concat.getOperands().drop_front(), isSplatConstant)) {
       setLayout(concat.getResult(), *first);
       return success();
     }

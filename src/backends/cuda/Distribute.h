@@ -245,6 +245,10 @@ using IndexFn = llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)>;
 /// Whether a value of `layout` holding `shape` has padding registers
 /// (the layout's power-of-two shape exceeds the value's).
 bool hasPadding(const Layout &layout, llvm::ArrayRef<int64_t> shape);
+/// Whether `v` is a constant whose elements are all one value (a
+/// concatenation of a value and such constants, jnp.pad's padding after an
+/// axis, keeps the value's layout and is filled in place).
+bool isSplatConstant(mlir::Value v);
 /// Each owner thread writes its elements inside `shape` (the value's
 /// logical shape) at `index(coordinate)` of `exchange`, which has its own
 /// slots if the layout has padding.

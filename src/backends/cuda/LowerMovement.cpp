@@ -56,6 +56,11 @@ std::optional<SmallVector<int64_t>> registerPermutation(const Layout &from, cons
 
 } // namespace
 
+bool isSplatConstant(Value v) {
+  DenseElementsAttr dense;
+  return matchPattern(v, m_Constant(&dense)) && dense.isSplat();
+}
+
 bool hasPadding(const Layout &layout, ArrayRef<int64_t> shape) {
   for (unsigned d = 0; d < layout.rank(); ++d)
     if (shape[d] < layout.shape[d])
@@ -250,15 +255,6 @@ LogicalResult lowerSlice(Emitter &e, pk::SliceOp op) {
 
 namespace {
 
-/// The value of every element of a splat constant operand; null for any
-/// other operand.
-Value splatOf(Emitter &e, Value operand) {
-  DenseElementsAttr dense;
-  if (!matchPattern(operand, m_Constant(&dense)) || !dense.isSplat())
-    return Value();
-  return e.extract(e.values.lookup(operand), 0);
-}
-
 /// A concatenation whose first operand already has the result's layout
 /// (so each of its elements is in the register where the result wants it)
 /// and whose other operands are splats: jnp.pad's padding after an axis.
@@ -273,15 +269,14 @@ Value concatenateInPlace(Emitter &e, pk::ConcatenateOp op) {
   auto firstType = llvm::cast<RankedTensorType>(first.getType());
   if (*layoutOf(firstType) != result)
     return Value();
-  // ends[i]: where operand i stops along the axis; values[i]: its registers'
-  // source (the first's per register, below; the others' one constant).
+  // ends[i]: where operand i stops along the axis; splats[i]: the value of
+  // every element of operand i > 0 (the first's come per register, below).
   SmallVector<int64_t> ends{firstType.getShape()[dim]};
   SmallVector<Value> splats{Value()};
   for (Value operand : op.getOperands().drop_front()) {
-    Value splat = splatOf(e, operand);
-    if (!splat)
+    if (!isSplatConstant(operand))
       return Value();
-    splats.push_back(splat);
+    splats.push_back(e.extract(e.values.lookup(operand), 0));
     ends.push_back(ends.back() + llvm::cast<RankedTensorType>(operand.getType()).getShape()[dim]);
   }
   Value registers = e.values.lookup(first);
