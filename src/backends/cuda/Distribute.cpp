@@ -76,6 +76,8 @@ LogicalResult Translator::translate(Operation *op) {
     return recordBarrierAlloc(e, barrier);
   if (auto copy = llvm::dyn_cast<AsyncCopyOp>(op))
     return lowerAsyncCopy(e, copy);
+  if (auto copy = llvm::dyn_cast<TmaCopyOp>(op))
+    return lowerTmaCopy(e, copy);
   if (auto warps = llvm::dyn_cast<pk::WarpMapOp>(op))
     return translateWarpMap(warps);
   if (std::optional<LogicalResult> lowered = lowerMosaicGpuOp(e, op))
@@ -218,6 +220,8 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
       return;
     }
     if (auto copy = llvm::dyn_cast<AsyncCopyOp>(op))
+      return count(op, copy.getDst());
+    if (auto copy = llvm::dyn_cast<TmaCopyOp>(op))
       return count(op, copy.getDst());
     Value ref;
     if (auto load = llvm::dyn_cast<pk::LoadOp>(op))

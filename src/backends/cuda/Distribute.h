@@ -229,6 +229,7 @@ mlir::LogicalResult recordSharedRef(Emitter &e, SharedRefOp op);
 mlir::LogicalResult lowerLoad(Emitter &e, pk::LoadOp op);
 mlir::LogicalResult lowerStore(Emitter &e, pk::StoreOp op);
 mlir::LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op);
+mlir::LogicalResult lowerTmaCopy(Emitter &e, TmaCopyOp op);
 mlir::LogicalResult lowerGather(Emitter &e, pk::GatherOp op);
 mlir::LogicalResult lowerScatter(Emitter &e, pk::ScatterOp op);
 mlir::LogicalResult lowerAtomicRmw(Emitter &e, pk::AtomicRmwOp op);

@@ -10,8 +10,10 @@
 // accesses of the kernel may touch are fenced by barriers.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/cuda/Async.h"
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/KnownBits.h"
+#include "backends/cuda/LowerMosaicGpu.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -23,8 +25,6 @@ namespace pk::gpu {
 using namespace mlir;
 
 namespace {
-
-RefInfo &refOf(Emitter &e, Value ref) { return e.refs.at(ref.getAsOpaquePointer()); }
 
 /// Row-major strides of `sizes`.
 SmallVector<Value> stridesOf(Emitter &e, ArrayRef<Value> sizes) {
@@ -363,10 +363,11 @@ LogicalResult lowerLoad(Emitter &e, pk::LoadOp op) {
 
 namespace {
 
-/// What windowOf reads of a load, for an async copy: the window has the
-/// destination's shape, unit strides, no squeezed dimensions, no padding.
-struct CopyWindow {
-  AsyncCopyOp op;
+/// What windowOf reads of a load, for an async copy (cp.async or TMA):
+/// the window has the destination's shape, unit strides, no squeezed
+/// dimensions.
+template <typename CopyOp> struct CopyWindow {
+  CopyOp op;
   SmallVector<int64_t> sizes, strides;
   bool getPadded() { return op.getPadded(); }
   Value getMask() const { return Value(); }
@@ -379,13 +380,17 @@ struct CopyWindow {
 
 } // namespace
 
-LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
+namespace {
+
+/// The threads copy `op`'s window with cp.async (pkgpu.async_copy; the
+/// fallback of a pkgpu.tma_copy).
+template <typename CopyOp> LogicalResult copyByCpAsync(Emitter &e, CopyOp op) {
   const RefInfo &src = refOf(e, op.getSrc()), &dst = refOf(e, op.getDst());
   auto type = llvm::cast<pk::RefType>(op.getDst().getType());
   if (type.getRank() != 2 || src.shared || !dst.shared)
     return e.fail(op, "the CUDA backend copies 2-D windows of global Refs into shared memory "
                       "asynchronously; this copy is not one");
-  CopyWindow spec{op, SmallVector<int64_t>(type.getShape()), SmallVector<int64_t>(2, 1)};
+  CopyWindow<CopyOp> spec{op, SmallVector<int64_t>(type.getShape()), SmallVector<int64_t>(2, 1)};
   Window w = windowOf(e, spec, src);
   Type element = type.getElementType();
   int64_t bytes = elementBytes(element), perPiece = 16 / bytes;
@@ -555,6 +560,10 @@ LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) {
   return success();
 }
 
+} // namespace
+
+LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op) { return copyByCpAsync(e, op); }
+
 LogicalResult lowerStore(Emitter &e, pk::StoreOp op) {
   const RefInfo &ref = refOf(e, op.getRef());
   bool fenced = e.sharedAccessClasses.count(ref.memoryClass) > 0;
@@ -634,6 +643,47 @@ SmallVector<Value> gatheredCoordinate(Emitter &e, ValueRange indices, int64_t k,
 }
 
 } // namespace
+
+LogicalResult lowerTmaCopy(Emitter &e, TmaCopyOp op) {
+  const RefInfo &src = refOf(e, op.getSrc()), &dst = refOf(e, op.getDst());
+  auto type = llvm::cast<pk::RefType>(op.getDst().getType());
+  CopyWindow<TmaCopyOp> spec{op, SmallVector<int64_t>(type.getShape()), SmallVector<int64_t>(2, 1)};
+  Window w = windowOf(e, spec, src);
+  // The window as a Ref of its own: its offsets are its first element's
+  // array coordinates, where the boxes count from.
+  RefInfo window = src;
+  for (size_t j = 0; j < w.start.size(); ++j)
+    window.offsets[src.refToArray[j]] = e.add(src.offsets[src.refToArray[j]], w.start[j]);
+  TmaBoxes boxes = tmaBoxes(e, op.getTensorMap(), op.getBoxes(), window, dst);
+  Value barrier = barrierAt(e, op.getBarrier(), op.getBarrierIndices()).barrier;
+  Value first =
+      arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
+  auto byTma = [&] {
+    e.guarded(first, [&] {
+      async::mbarrierArriveExpectTx(e.b, e.loc, barrier, e.i32(op.getBytes()));
+      for (size_t i = 0; i < boxes.shared.size(); ++i)
+        TmaLoadOp::create(e.b, e.loc, boxes.tensorMap, boxes.coordinates[i], boxes.shared[i],
+                          barrier, Value());
+    });
+  };
+  if (!op.getUsable()) {
+    byTma();
+    return success();
+  }
+  // Where the tensor map cannot be encoded (the runtime passed zeros), the
+  // threads copy; the first one still arrives, so that every phase of
+  // the barrier counts the same arrivals.
+  auto choice =
+      scf::IfOp::create(e.b, e.loc, e.values.lookup(op.getUsable()), /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(e.b);
+  e.b.setInsertionPointToStart(choice.thenBlock());
+  byTma();
+  e.b.setInsertionPointToStart(choice.elseBlock());
+  if (failed(copyByCpAsync(e, op)))
+    return failure();
+  e.guarded(first, [&] { async::mbarrierArrive(e.b, e.loc, barrier); });
+  return success();
+}
 
 LogicalResult lowerGather(Emitter &e, pk::GatherOp op) {
   const RefInfo &ref = refOf(e, op.getRef());

@@ -326,23 +326,17 @@ void copyBySimt(Emitter &e, const RefInfo &from, const RefInfo &to) {
   });
 }
 
-/// The TMA boxes of a copy marked by the outline stage: each box's
-/// coordinates in the array (i32, outermost first) and shared memory
-/// address.
-struct TmaBoxes {
-  Value tensorMap;
-  SmallVector<SmallVector<Value>> coordinates;
-  SmallVector<Value> shared;
-};
+} // namespace
 
-TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInfo &shared) {
+TmaBoxes tmaBoxes(Emitter &e, int64_t tensorMapParam, ArrayAttr boxAttrs, const RefInfo &global,
+                  const RefInfo &shared) {
   TmaBoxes boxes;
-  boxes.tensorMap = e.func.getArgument(op->getAttrOfType<IntegerAttr>(kTmaParamAttr).getInt());
+  boxes.tensorMap = e.func.getArgument(tensorMapParam);
   // The shared window's first byte: its first element (strips tiles start
   // with it too).
   SmallVector<Value> zeros(shared.refShape.size(), e.index(0));
   Value start = pointerAt(e, shared, zeros);
-  for (Attribute a : op->getAttrOfType<ArrayAttr>(kTmaBoxesAttr)) {
+  for (Attribute a : boxAttrs) {
     ArrayRef<int64_t> fields = llvm::cast<DenseI64ArrayAttr>(a).asArrayRef();
     SmallVector<Value> c;
     for (size_t d = 0; d < global.offsets.size(); ++d) {
@@ -356,6 +350,14 @@ TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInf
                                                ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(fields.back())}));
   }
   return boxes;
+}
+
+namespace {
+
+/// The TMA boxes of a copy marked by the outline stage.
+TmaBoxes tmaBoxes(Emitter &e, Operation *op, const RefInfo &global, const RefInfo &shared) {
+  return tmaBoxes(e, op->getAttrOfType<IntegerAttr>(kTmaParamAttr).getInt(),
+                  op->getAttrOfType<ArrayAttr>(kTmaBoxesAttr), global, shared);
 }
 
 /// A multicast copy (kTmaMulticastAttr: dimension, rows, bytes, axes):

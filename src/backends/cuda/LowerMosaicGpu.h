@@ -41,6 +41,19 @@ struct BarrierAt {
 };
 BarrierAt barrierAt(Emitter &e, mlir::Value barrier, mlir::ValueRange indices);
 
+/// The TMA boxes of a copy between a window of a global Ref (`global`,
+/// its offsets the window's first element) and a shared one: the kernel
+/// parameter `tensorMapParam` (a tensor map), and per box of `boxes`
+/// (array<i64: start per array dimension..., shared byte>) its
+/// coordinates (i32, outermost first) and shared memory address.
+struct TmaBoxes {
+  mlir::Value tensorMap;
+  llvm::SmallVector<llvm::SmallVector<mlir::Value>> coordinates;
+  llvm::SmallVector<mlir::Value> shared;
+};
+TmaBoxes tmaBoxes(Emitter &e, int64_t tensorMapParam, mlir::ArrayAttr boxes, const RefInfo &global,
+                  const RefInfo &shared);
+
 /// The tensor memory ops (LowerTensorMemory.cpp): nullopt for other ops.
 std::optional<mlir::LogicalResult> lowerTensorMemoryOp(Emitter &e, mlir::Operation *op);
 /// The cluster launch control ops (LowerClusterLaunch.cpp): nullopt for

@@ -214,24 +214,61 @@ LogicalResult SharedRefOp::verify() {
   return success();
 }
 
-LogicalResult AsyncCopyOp::verify() {
-  auto src = llvm::dyn_cast<pk::RefType>(getSrc().getType());
-  auto dst = llvm::dyn_cast<pk::RefType>(getDst().getType());
+namespace {
+
+/// What pkgpu.async_copy and pkgpu.tma_copy share: a window of a global
+/// Ref, one offset per dimension, into a shared buffer of its element
+/// type and rank, no larger than the source unless padded.
+template <typename CopyOp> LogicalResult verifyWindowCopy(CopyOp op) {
+  auto src = llvm::dyn_cast<pk::RefType>(op.getSrc().getType());
+  auto dst = llvm::dyn_cast<pk::RefType>(op.getDst().getType());
   if (!src || !dst)
-    return emitOpError() << "copies between !pk.ref values";
+    return op.emitOpError() << "copies between !pk.ref values";
   if (src.getSpace() == pk::MemorySpace::GPUShared || dst.getSpace() != pk::MemorySpace::GPUShared)
-    return emitOpError() << "copies from global into shared memory";
+    return op.emitOpError() << "copies from global into shared memory";
   if (src.getElementType() != dst.getElementType())
-    return emitOpError() << "copies " << src.getElementType() << " elements into a buffer of "
-                         << dst.getElementType();
-  if (src.getRank() != dst.getRank() || static_cast<int64_t>(getStaticOffsets().size()) != src.getRank())
-    return emitOpError() << "needs one offset per dimension of a source of the destination's rank";
-  for (int64_t d = 0; d < src.getRank() && !getPadded(); ++d)
+    return op.emitOpError() << "copies " << src.getElementType() << " elements into a buffer of "
+                            << dst.getElementType();
+  if (src.getRank() != dst.getRank() ||
+      static_cast<int64_t>(op.getStaticOffsets().size()) != src.getRank())
+    return op.emitOpError()
+           << "needs one offset per dimension of a source of the destination's rank";
+  for (int64_t d = 0; d < src.getRank() && !op.getPadded(); ++d)
     if (dst.getShape()[d] > src.getShape()[d])
-      return emitOpError() << "copies a window larger than its source (only a padded copy may)";
+      return op.emitOpError() << "copies a window larger than its source (only a padded copy may)";
+  return success();
+}
+
+} // namespace
+
+LogicalResult AsyncCopyOp::verify() {
+  if (failed(verifyWindowCopy(*this)))
+    return failure();
+  auto dst = llvm::cast<pk::RefType>(getDst().getType());
   unsigned bits = dst.getElementType().getIntOrFloatBitWidth();
   if (bits < 8 || (dst.getShape().back() * bits / 8) % 16 != 0)
     return emitOpError() << "copies rows of a whole number of 16-byte pieces";
+  return success();
+}
+
+LogicalResult TmaCopyOp::verify() {
+  if (failed(verifyWindowCopy(*this)))
+    return failure();
+  auto barrier = llvm::dyn_cast<pk::BarrierType>(getBarrier().getType());
+  if (!barrier)
+    return emitOpError() << "completes on a !pk.barrier";
+  if (llvm::cast<pk::RefType>(getDst().getType()).getRank() != 2)
+    return emitOpError() << "copies a 2-D window into a 2-D buffer";
+  if (static_cast<int64_t>(getBarrierIndices().size()) != barrier.getRank())
+    return emitOpError() << "needs one index per dimension of its barrier array";
+  if (getBoxes().empty() || getBytes() <= 0 || getTensorMap() < 0)
+    return emitOpError() << "needs boxes, a byte count and a tensor map parameter";
+  for (Attribute box : getBoxes()) {
+    auto fields = llvm::dyn_cast<DenseI64ArrayAttr>(box);
+    if (!fields || fields.size() < 3)
+      return emitOpError() << "describes each box as array<i64: start per array dimension..., "
+                              "shared byte>";
+  }
   return success();
 }
 

@@ -84,6 +84,62 @@ def PkGpu_AsyncCopyOp : PkGpu_Op<"async_copy", []> {
   let hasVerifier = 1;
 }
 
+def PkGpu_TmaCopyOp : PkGpu_Op<"tma_copy", [AttrSizedOperandSegments]> {
+  let summary = "starts copying a window of a global Ref into a shared buffer by TMA";
+  let description = [{
+    The window of `src` that `pkgpu.async_copy` with the same offsets (and
+    `padded`) would copy into the whole of `dst` (a 2-D wgmma operand
+    buffer stored as strips, or a view of one), carried by TMA: the
+    window's boxes `boxes` (per box, its start in every array dimension
+    from the window's first element, then its first byte in `dst`) of the
+    kernel's tensor map parameter number `tensor_map` (listed in
+    `pkgpu.tensor_map_params`; pk-gpu-prefetch-operands adds it and says
+    how the host encodes it). Elements outside the array land as zeros, as
+    the tensor map's out-of-bounds fill. The CTA's first thread announces
+    the copy's `bytes` on the mbarrier `barrier[barrier_indices]` and
+    issues the boxes; readers wait for that barrier's phase
+    (`pk.barrier_wait`). Every thread executes the op; whoever places it
+    has made sure that every thread is done with what `dst` held (no
+    barrier is emitted).
+
+    With `usable` (an i1, the same in every thread and every copy through
+    the tensor map), TMA copies only where it holds: the tensor map is one
+    the runtime encodes only for some sizes (the manifest's `optional`),
+    and passes as zeros for the others. Where it does not hold, the
+    threads copy the window with cp.async as `pkgpu.async_copy` does
+    (joining their current cp.async group), and the first thread arrives
+    on the barrier without bytes, so that its phases count the same
+    arrivals either way.
+
+    ```mlir
+    pkgpu.tma_copy %x [0, %k] into %slot, %landed[%s] tensor_map 3
+        boxes [array<i64: 0, 0, 0>] bytes 16384
+        : !pk.ref<128x4096xbf16>, !pk.ref<128x64xbf16, #pk.memory_space<shared>>,
+          !pk.barrier<[4], arrivals 1>
+    ```
+  }];
+  let arguments = (ins
+    AnyType:$src,
+    Variadic<Index>:$offsets,
+    DenseI64ArrayAttr:$static_offsets,
+    AnyType:$dst,
+    AnyType:$barrier,
+    Variadic<Index>:$barrier_indices,
+    I64Attr:$tensor_map,
+    ArrayAttr:$boxes,
+    I64Attr:$bytes,
+    UnitAttr:$padded,
+    Optional<I1>:$usable
+  );
+  let assemblyFormat = [{
+    $src custom<DynamicIndexList>($offsets, $static_offsets) `into` $dst `,` $barrier
+    (`[` $barrier_indices^ `]`)? `tensor_map` $tensor_map `boxes` $boxes `bytes` $bytes
+    (`padded` $padded^)? (`if` $usable^)? attr-dict `:` qualified(type($src)) `,` qualified(type($dst)) `,`
+    qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
 def PkGpu_ConvertLayoutOp : PkGpu_Op<"convert_layout", [Pure]> {
   let summary = "moves a block value to another distributed layout";
   let arguments = (ins AnyRankedTensor:$source);

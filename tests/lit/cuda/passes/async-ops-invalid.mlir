@@ -110,3 +110,27 @@ func.func @async_copy_rows(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x4xbf16, #pk.m
   pkgpu.async_copy %g [0, 0] into %s : !pk.ref<64x64xbf16>, !pk.ref<64x4xbf16, #pk.memory_space<shared>>
   return
 }
+
+// -----
+
+func.func @tma_copy_direction(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x64xbf16, #pk.memory_space<shared>>, %b: !pk.barrier<[2], arrivals 1>, %i: index) {
+  // expected-error @below {{copies from global into shared memory}}
+  pkgpu.tma_copy %s [0, 0] into %g, %b[%i] tensor_map 0 boxes [array<i64: 0, 0, 0>] bytes 8192 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16>, !pk.barrier<[2], arrivals 1>
+  return
+}
+
+// -----
+
+func.func @tma_copy_barrier_index(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x64xbf16, #pk.memory_space<shared>>, %b: !pk.barrier<[2], arrivals 1>) {
+  // expected-error @below {{needs one index per dimension of its barrier array}}
+  pkgpu.tma_copy %g [0, 0] into %s, %b tensor_map 0 boxes [array<i64: 0, 0, 0>] bytes 8192 : !pk.ref<64x64xbf16>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.barrier<[2], arrivals 1>
+  return
+}
+
+// -----
+
+func.func @tma_copy_boxes(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x64xbf16, #pk.memory_space<shared>>, %b: !pk.barrier<[2], arrivals 1>, %i: index) {
+  // expected-error @below {{needs boxes, a byte count and a tensor map parameter}}
+  pkgpu.tma_copy %g [0, 0] into %s, %b[%i] tensor_map 0 boxes [] bytes 8192 : !pk.ref<64x64xbf16>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.barrier<[2], arrivals 1>
+  return
+}
