@@ -126,16 +126,19 @@ json tensorMapJson(const TensorMapArg &t, const std::vector<std::string> &symbol
   std::vector<int64_t> elementStrides = t.elementStrides;
   if (elementStrides.empty())
     elementStrides.assign(t.box.size(), 1);
-  return {{"buffer", bufferJson(t.buffer)},
-          {"dtype", numpyName(t.dtype)},
-          {"shape", shape},
-          {"strides", strides},
-          {"box", t.box},
-          {"element_strides", elementStrides},
-          {"swizzle", rt::tmaName(t.swizzle)},
-          {"interleave", rt::tmaName(t.interleave)},
-          {"l2_promotion", rt::tmaName(t.l2Promotion)},
-          {"oob_fill", rt::tmaName(t.oobFill)}};
+  json map = {{"buffer", bufferJson(t.buffer)},
+              {"dtype", numpyName(t.dtype)},
+              {"shape", shape},
+              {"strides", strides},
+              {"box", t.box},
+              {"element_strides", elementStrides},
+              {"swizzle", rt::tmaName(t.swizzle)},
+              {"interleave", rt::tmaName(t.interleave)},
+              {"l2_promotion", rt::tmaName(t.l2Promotion)},
+              {"oob_fill", rt::tmaName(t.oobFill)}};
+  if (t.optional)
+    map["optional"] = true;
+  return map;
 }
 
 bool usesTensorMaps(const Manifest &m) {

@@ -58,6 +58,9 @@ struct TensorMapArg {
   rt::TmaInterleave interleave = rt::TmaInterleave::None;
   rt::TmaL2Promotion l2Promotion = rt::TmaL2Promotion::None;
   rt::TmaOobFill oobFill = rt::TmaOobFill::Zero;
+  /// The kernel reads the map only for sizes it can be encoded for; for
+  /// the others the runtime passes zeros instead of failing the launch.
+  bool optional = false;
 };
 
 /// A kernel parameter: a buffer's address, a symbol's value, or a tensor

@@ -14,6 +14,7 @@
 #include "runtime/Validate.h"
 
 #include <climits>
+#include <cstring>
 
 namespace pk::rt {
 
@@ -149,6 +150,13 @@ void encodeTensorMap(const pk_kernel &k, const TensorMapArg &t, const Scratch &s
   for (unsigned i = 0; i < d.rank; ++i)
     last += (d.dims[i] ? d.dims[i] - 1 : 0) * d.strides[i];
   std::string why = checkTensorMap(d);
+  if (!why.empty() && t.optional) {
+    // Sizes TMA cannot take (the buffer's alignment and the box were
+    // checked before): the kernel tests the same rules and copies
+    // without the map.
+    std::memset(&out, 0, sizeof out);
+    return;
+  }
   if (why.empty() && last > bufferBytes(t.buffer, s))
     why = "it spans " + std::to_string(last) + " bytes of " + bufferName(t.buffer, e) +
           ", which has " + std::to_string(bufferBytes(t.buffer, s));

@@ -77,6 +77,9 @@ struct TensorMapArg {
   /// the modes, innermost first (dims, strides and address are set at
   /// launch).
   TensorMapDesc fixed;
+  /// The kernel reads the map only for sizes it can be encoded for; for
+  /// the others it is passed as zeros.
+  bool optional = false;
 };
 
 struct LaunchStep {

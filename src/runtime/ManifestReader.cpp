@@ -377,6 +377,11 @@ TensorMapArg Reader::readTensorMap(const json &value, const Export &e, const Pro
   mode("interleave", parseTmaInterleave, d.interleave, "\"none\", \"16B\", \"32B\"");
   mode("l2_promotion", parseTmaL2Promotion, d.l2Promotion, "\"none\", \"64B\", \"128B\", \"256B\"");
   mode("oob_fill", parseTmaOobFill, d.oobFill, "\"zero\", \"nan\"");
+  if (value.contains("optional")) {
+    if (!value.at("optional").is_boolean())
+      error(path(at, "optional"), "expected true or false");
+    t.optional = value.at("optional").get<bool>();
+  }
   d.dataType = tensorMapDataType(t.dtype->dl.code, t.dtype->dl.bits);
   d.elementBytes = t.dtype->bytes;
   d.isFloat = t.dtype->dl.code == kDLFloat || t.dtype->dl.code == kDLBfloat;

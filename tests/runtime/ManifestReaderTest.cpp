@@ -374,6 +374,13 @@ TEST(ManifestReader, ReadsTensorMaps) {
   EXPECT_EQ(plain.fixed.swizzle, pk::rt::TmaSwizzle::None);
   EXPECT_EQ(plain.fixed.oobFill, pk::rt::TmaOobFill::Zero);
   EXPECT_EQ(plain.fixed.elementStrides[1], 1u);
+  EXPECT_FALSE(plain.optional);
+  // A map the kernel reads only for sizes it can be encoded for.
+  j = tensorMapManifest();
+  tensorMapArg(j)["optional"] = true;
+  m = pk::rt::readManifest(j.dump(), "test.json");
+  EXPECT_TRUE(
+      std::get<pk::rt::LaunchStep>(m.artifacts[0].programs[1].steps[0]).tensorMaps[0].optional);
 }
 
 TEST(ManifestReader, RefusesBadTensorMaps) {
@@ -415,6 +422,8 @@ TEST(ManifestReader, RefusesBadTensorMaps) {
        PK_ERROR_MANIFEST, "out-of-bounds NaN fill needs a floating-point dtype"},
       {"six dimensions", [](json &j) { tensorMapArg(j)["shape"] = {1, 1, 1, 1, 1, 1}; },
        PK_ERROR_MANIFEST, "a tensor map has 1 to 5 dimensions, got 6"},
+      {"optional not a boolean", [](json &j) { tensorMapArg(j)["optional"] = 1; },
+       PK_ERROR_MANIFEST, "expected true or false"},
   };
   for (const BadCase &c : cases) {
     json j = tensorMapManifest();

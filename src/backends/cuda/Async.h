@@ -28,6 +28,13 @@ namespace pk::gpu {
 /// (array<i64>): pk-gpu-kernel-abi passes them by value, the simulator
 /// binds them to the launch's tensor-map arguments.
 constexpr const char *kTensorMapParamsAttr = "pkgpu.tensor_map_params";
+/// Of a pallas_call kernel whose operand windows TMA copies
+/// (pk-gpu-prefetch-operands): per entry of kTensorMapParamsAttr, the
+/// tensor map it is (array<i64: operand parameter, swizzle bytes,
+/// optional (1: encoded only for some sizes), box outermost first...>), a
+/// box over the whole operand, which the host program describes in the
+/// manifest (HostProgram.cpp).
+constexpr const char *kOperandTensorMapsAttr = "pkgpu.operand_tensor_maps";
 
 namespace async {
 

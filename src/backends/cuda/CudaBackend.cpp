@@ -149,13 +149,15 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
     return std::nullopt;
   gpu::materializeGlobalSemaphores(*module);
   std::map<Operation *, gpu::LaunchPlan> plans = gpu::planLaunches(*module, gpu::kDefaultNumWarps);
-  std::vector<CudaProgram> programs = gpu::buildHostPrograms(*module, plans);
+  gpu::HostPrograms host = gpu::buildHostPrograms(*module, plans);
+  std::vector<CudaProgram> &programs = host.programs;
   planning.stop();
 
   if (failed(runStage(*module, options, dump, "01-outlined",
                       [&](PassManager &pm) {
                         gpu::buildOutlineStage(pm, gpu::kDefaultNumWarps, hasWgmma(target));
                       })) ||
+      failed(gpu::addOperandTensorMaps(*module, host)) ||
       failed(runStage(*module, options, dump, "02-layouts",
                       [&](PassManager &pm) { gpu::buildLayoutStage(pm); })) ||
       failed(runStage(*module, options, dump, "03-gpu",

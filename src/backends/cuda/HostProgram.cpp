@@ -1,9 +1,12 @@
 //===- HostProgram.cpp ----------------------------------------------------===//
 #include "backends/cuda/HostProgram.h"
 
+#include "backends/cuda/Async.h"
 #include "backends/cuda/BufferViews.h"
 #include "backends/cuda/MeshTma.h"
 #include "ir/DTypeMapping.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -50,7 +53,9 @@ backends::TensorMapArg tensorMapArg(const MeshTensorMap &map, BufferRef buffer, 
   return arg;
 }
 
-backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operation *, LaunchPlan> &plans) {
+backends::CudaProgram
+buildProgram(pk::ExportOp exportOp, const std::map<Operation *, LaunchPlan> &plans,
+             std::map<std::string, std::vector<OperandArray>> &kernelOperands) {
   backends::CudaProgram program;
   program.exportName = exportOp.getSymName().str();
   unsigned numArgs = exportOp.getArgumentTypes().size();
@@ -114,6 +119,13 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
     }
     for (Value output : outputs)
       operandBuffers.push_back(buffers[output]);
+    if (call) {
+      std::vector<OperandArray> &arrays = kernelOperands[plan.kernelName];
+      for (ValueRange values : {inputs, outputs})
+        for (Value v : values)
+          arrays.push_back({shapeOf(symbolicShapeOf(v)),
+                            llvm::cast<RankedTensorType>(v.getType()).getElementType()});
+    }
     for (const BufferRef &buffer : operandBuffers)
       launch.args.push_back({buffer});
     for (unsigned s = 0; s < exportOp.getNumSymbols(); ++s)
@@ -139,12 +151,65 @@ backends::CudaProgram buildProgram(pk::ExportOp exportOp, const std::map<Operati
 
 } // namespace
 
-std::vector<backends::CudaProgram> buildHostPrograms(ModuleOp module,
-                                                     const std::map<Operation *, LaunchPlan> &plans) {
-  std::vector<backends::CudaProgram> programs;
+HostPrograms buildHostPrograms(ModuleOp module, const std::map<Operation *, LaunchPlan> &plans) {
+  HostPrograms host;
   for (auto exportOp : module.getOps<pk::ExportOp>())
-    programs.push_back(buildProgram(exportOp, plans));
-  return programs;
+    host.programs.push_back(buildProgram(exportOp, plans, host.operands));
+  return host;
+}
+
+LogicalResult addOperandTensorMaps(ModuleOp module, HostPrograms &host) {
+  // The launches of each kernel.
+  std::map<std::string, std::vector<backends::CudaLaunch *>> launches;
+  for (backends::CudaProgram &program : host.programs)
+    for (auto &step : program.steps)
+      if (auto *launch = std::get_if<backends::CudaLaunch>(&step))
+        launches[launch->kernel].push_back(launch);
+  LogicalResult result = success();
+  module.walk([&](::mlir::gpu::GPUFuncOp func) {
+    auto maps = func->getAttrOfType<ArrayAttr>(kOperandTensorMapsAttr);
+    auto params = func->getAttrOfType<DenseI64ArrayAttr>(kTensorMapParamsAttr);
+    if (!maps)
+      return;
+    std::string name = func.getName().str();
+    auto arrays = host.operands.find(name);
+    for (backends::CudaLaunch *launch : launches[name]) {
+      for (auto [map, param] : llvm::zip(maps, params.asArrayRef())) {
+        ArrayRef<int64_t> fields = llvm::cast<DenseI64ArrayAttr>(map).asArrayRef();
+        size_t operand = static_cast<size_t>(fields[0]);
+        auto *buffer = operand < launch->args.size()
+                           ? std::get_if<backends::BufferRef>(&launch->args[operand].value)
+                           : nullptr;
+        if (arrays == host.operands.end() || operand >= arrays->second.size() || !buffer ||
+            static_cast<size_t>(param) != launch->args.size()) {
+          func.emitError("internal error: a tensor map over an operand the launch does not pass");
+          result = failure();
+          return;
+        }
+        const OperandArray &array = arrays->second[operand];
+        backends::TensorMapArg arg;
+        arg.buffer = *buffer;
+        arg.dtype = *dtypeOf(array.element);
+        arg.shape = array.shape;
+        // Row-major: each dimension's pitch is the element's bytes times
+        // the sizes inside it.
+        AffineExpr pitch =
+            getAffineConstantExpr(array.element.getIntOrFloatBitWidth() / 8, func.getContext());
+        for (size_t d = array.shape.size(); d-- > 1;) {
+          pitch = pitch * array.shape[d].expr;
+          arg.strides.insert(arg.strides.begin(), {pitch});
+        }
+        arg.optional = fields[2] != 0;
+        arg.box.assign(fields.begin() + 3, fields.end());
+        arg.swizzle = fields[1] == 128  ? rt::TmaSwizzle::B128
+                      : fields[1] == 64 ? rt::TmaSwizzle::B64
+                      : fields[1] == 32 ? rt::TmaSwizzle::B32
+                                        : rt::TmaSwizzle::None;
+        launch->args.push_back({arg});
+      }
+    }
+  });
+  return result;
 }
 
 } // namespace pk::gpu

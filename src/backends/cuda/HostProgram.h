@@ -12,12 +12,37 @@
 #include "backends/Manifest.h"
 #include "backends/cuda/LaunchPlan.h"
 
+#include <map>
+#include <string>
+
 namespace pk::gpu {
+
+/// An array a launch passes to a kernel operand parameter.
+struct OperandArray {
+  std::vector<backends::SizeExpr> shape;
+  mlir::Type element;
+};
+
+/// The host programs of a module, and what compiling its kernels may
+/// still add to their launches.
+struct HostPrograms {
+  std::vector<backends::CudaProgram> programs;
+  /// Per pallas_call kernel (by name): its operand arrays, inputs then
+  /// outputs, over which its tensor maps are described.
+  std::map<std::string, std::vector<OperandArray>> operands;
+};
 
 /// One program per export of `module` (pk IR), launching the kernels
 /// `plans` names. Shared memory and register counts are filled in later.
-std::vector<backends::CudaProgram> buildHostPrograms(mlir::ModuleOp module,
-                                                     const std::map<mlir::Operation *, LaunchPlan> &plans);
+HostPrograms buildHostPrograms(mlir::ModuleOp module,
+                               const std::map<mlir::Operation *, LaunchPlan> &plans);
+
+/// Adds to each launch of a kernel of `module` (after the outline stage)
+/// the tensor maps it reads its operands through
+/// (pkgpu.operand_tensor_maps): parameters after those the host program
+/// passed, each a box over a whole operand, row-major, its sizes the
+/// operand's size expressions.
+mlir::LogicalResult addOperandTensorMaps(mlir::ModuleOp module, HostPrograms &host);
 
 } // namespace pk::gpu
 

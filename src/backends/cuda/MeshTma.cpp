@@ -161,27 +161,9 @@ std::optional<std::vector<MeshTmaCopy::Box>> stripBoxes(const Window &global, co
     }
   if (global.extent[rowDim] != rows || global.extent[rank - 1] != columns)
     return std::nullopt;
-  int64_t span = swizzle ? swizzle : 16, width = span / bytes;
-  if (columns * bytes % span != 0 || rows % 8 != 0)
-    return std::nullopt;
-  int64_t boxRows = std::min<int64_t>(rows, kTmaMaxBox);
-  if (rows % boxRows != 0)
-    return std::nullopt;
-  box.assign(rank, 1);
-  box[rowDim] = boxRows;
-  box[rank - 1] = width;
-  slice = {static_cast<unsigned>(rowDim), span}; // a strip's rows are `span` bytes apart
-  std::vector<MeshTmaCopy::Box> boxes;
-  for (int64_t strip = 0; strip < columns / width; ++strip)
-    for (int64_t r = 0; r < rows; r += boxRows) {
-      MeshTmaCopy::Box b;
-      b.start.assign(rank, 0);
-      b.start[rowDim] = r;
-      b.start[rank - 1] = strip * width;
-      b.sharedByte = strip * rows * span + r * span;
-      boxes.push_back(b);
-    }
-  return boxes;
+  slice = {static_cast<unsigned>(rowDim),
+           swizzle ? swizzle : 16}; // a strip's rows are a span apart
+  return wgmmaStripBoxes(rank, rowDim, rows, columns, bytes, swizzle, box);
 }
 
 /// The TMA copy of `global` to or from `shared`, if TMA can carry it; its
@@ -252,6 +234,32 @@ void planMulticast(pk::MeshKernelOp kernel, ArrayAttr axes, const SliceDimension
 }
 
 } // namespace
+
+std::optional<std::vector<MeshTmaCopy::Box>> wgmmaStripBoxes(size_t rank, size_t rowDim,
+                                                             int64_t rows, int64_t columns,
+                                                             int64_t elementBytes, int64_t swizzle,
+                                                             std::vector<int64_t> &box) {
+  int64_t span = swizzle ? swizzle : 16, width = span / elementBytes;
+  if (rank < 2 || rowDim + 1 >= rank || columns * elementBytes % span != 0 || rows % 8 != 0)
+    return std::nullopt;
+  int64_t boxRows = std::min<int64_t>(rows, kTmaMaxBox);
+  if (rows % boxRows != 0)
+    return std::nullopt;
+  box.assign(rank, 1);
+  box[rowDim] = boxRows;
+  box[rank - 1] = width;
+  std::vector<MeshTmaCopy::Box> boxes;
+  for (int64_t strip = 0; strip < columns / width; ++strip)
+    for (int64_t r = 0; r < rows; r += boxRows) {
+      MeshTmaCopy::Box b;
+      b.start.assign(rank, 0);
+      b.start[rowDim] = r;
+      b.start[rank - 1] = strip * width;
+      b.sharedByte = strip * rows * span + r * span;
+      boxes.push_back(b);
+    }
+  return boxes;
+}
 
 bool feedsWgmma(Value ref) {
   for (OpOperand &use : ref.getUses()) {

@@ -69,6 +69,17 @@ struct MeshTmaPlan {
   llvm::DenseMap<mlir::Operation *, MeshTmaCopy> copies;
 };
 
+/// The TMA boxes that fill one 2-D tile of a buffer stored as wgmma
+/// strips (SharedLayout::strips of `swizzle` bytes, 0 for 16-byte strips)
+/// from a `rows` x `columns` window of an array of rank `rank` whose rows
+/// run along dimension `rowDim` and columns along the innermost: one box
+/// per strip (and per 256 rows), as wide as the swizzle's span; `box` is
+/// the tensor map's box. None when the tile cannot be cut so.
+std::optional<std::vector<MeshTmaCopy::Box>> wgmmaStripBoxes(size_t rank, size_t rowDim,
+                                                             int64_t rows, int64_t columns,
+                                                             int64_t elementBytes, int64_t swizzle,
+                                                             std::vector<int64_t> &box);
+
 /// Plans the copies of `kernel`; copies it leaves out are SIMT copies.
 MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel);
 

@@ -28,6 +28,17 @@
 // way, waited for at once: they skip the registers, not the latency.
 // A window of an array the kernel writes keeps its load and store.
 //
+// On sm_90a a window TMA can carry (the window of a kernel operand whose
+// row pitches are whole 16-byte units for every size the operand may
+// have) is copied by TMA instead, in boxes one swizzle strip wide, as
+// Mosaic GPU copies its operands: the CTA's first thread issues the
+// boxes, which complete on the slot's mbarrier, and every thread waits for
+// that barrier's phase where it would have waited for its cp.async group.
+// The threads issue no copies and compute no addresses; the kernel gets a
+// tensor map parameter per (operand, box), which it lists in
+// `pkgpu.operand_tensor_maps` for the host program (HostProgram.cpp) to
+// describe in the manifest.
+//
 // A window that reaches its buffer transposed (a TF32 B, which wgmma
 // reads K-major only, loaded N-major) is *staged*: its ring holds the
 // window as loaded, row-major, and each step reads its slot back into
@@ -38,10 +49,13 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Passes.h"
 
+#include "backends/cuda/Async.h"
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/HardwareLimits.h"
+#include "backends/cuda/MeshTma.h"
 #include "backends/cuda/Wgmma.h"
 #include "ir/PkDialect.h"
+#include "runtime/TensorMap.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -50,6 +64,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <map>
+#include <tuple>
 
 namespace pk::gpu {
 
@@ -86,6 +103,20 @@ int64_t slotBytes(pk::RefType buffer) {
                        kWgmmaOperandAlignment);
 }
 
+/// How TMA copies a window: the tensor map (a box over the whole kernel
+/// operand, the buffer's swizzle) and the boxes that fill the buffer.
+struct TmaWindow {
+  unsigned operand = 0; ///< the kernel parameter of the array
+  std::vector<int64_t> box;
+  int64_t swizzle = 0;
+  std::vector<MeshTmaCopy::Box> boxes;
+  int64_t bytes = 0; ///< of the whole window
+  /// Whether some size the encoding depends on is symbolic: then the
+  /// runtime encodes the tensor map only for the sizes it can, and the
+  /// kernel copies by cp.async for the others (tmaUsable).
+  bool optional = false;
+};
+
 /// One operand window a loop step loads and stores into a wgmma buffer.
 struct Prefetched {
   pk::LoadOp load;
@@ -99,6 +130,8 @@ struct Prefetched {
   /// Whether the window is stored transposed: its ring then holds the
   /// window as loaded, and the buffer stays.
   bool staged = false;
+  /// Set when TMA copies the window.
+  std::optional<TmaWindow> tma;
 
   /// The type of one slot of the ring.
   pk::RefType slotType() {
@@ -223,6 +256,101 @@ Value viewedBuffer(Value ref) {
 /// Whether `load`'s window is padded (a masked load's is).
 bool isPadded(pk::LoadOp load) { return load.getPadded() || load.getMask(); }
 
+/// The largest dimension TMA copies here take: cuTensorMapEncodeTiled
+/// allows 2^32, but box coordinates are signed 32-bit, and a box may
+/// start up to a block past the array's last element.
+constexpr int64_t kTmaMaxDimension = (int64_t(1) << 31) - 512;
+/// cuTensorMapEncodeTiled's limit on a pitch.
+constexpr int64_t kTmaMaxPitch = int64_t(1) << 40;
+
+/// The TMA copy of `p`'s window, when TMA can carry it: a window of a
+/// kernel operand of at most 5 dimensions whose columns run along the
+/// array's innermost dimension, the buffer cut into strip boxes. The
+/// array's dimensions and row pitches must be within TMA's rules
+/// (pitches whole multiples of 16 bytes): for constant sizes here, for
+/// symbolic ones when the kernel runs (`optional`).
+std::optional<TmaWindow> planTma(Prefetched &p) {
+  if (p.staged)
+    return std::nullopt;
+  auto global = p.load.getRef().getDefiningOp<GlobalRefOp>();
+  auto operand = global ? llvm::dyn_cast<BlockArgument>(global.getBase()) : BlockArgument();
+  if (!operand || !llvm::isa<::mlir::gpu::GPUFuncOp>(operand.getOwner()->getParentOp()))
+    return std::nullopt;
+  auto buffer = llvm::cast<pk::RefType>(p.buffer.getType());
+  Type element = buffer.getElementType();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return std::nullopt;
+  int64_t bytes = bits / 8;
+  size_t rank = global.getSizes().size();
+  if (rank < 2 || rank > rt::kMaxTensorMapRank)
+    return std::nullopt;
+  SmallVector<unsigned> refToArray;
+  for (unsigned d = 0; d < rank; ++d)
+    if (!llvm::is_contained(global.getSqueeze(), static_cast<int64_t>(d)))
+      refToArray.push_back(d);
+  if (refToArray.size() != 2 || refToArray[1] != rank - 1)
+    return std::nullopt;
+  TmaWindow tma;
+  // Each pitch is the element size times the sizes of the dimensions
+  // inside it.
+  int64_t pitch = bytes;
+  for (size_t d = rank; d-- > 0;) {
+    std::optional<int64_t> size = getConstantIntValue(global.getSizes()[d]);
+    if (size && (*size < 1 || *size > kTmaMaxDimension))
+      return std::nullopt;
+    if (!size)
+      tma.optional = true;
+    if (d > 0) {
+      pitch = size && !tma.optional ? pitch * *size : 0;
+      if (!tma.optional && (pitch % 16 != 0 || pitch >= kTmaMaxPitch))
+        return std::nullopt;
+    }
+  }
+  tma.operand = operand.getArgNumber();
+  tma.swizzle = p.buffer.getStrips() ? static_cast<int64_t>(*p.buffer.getStrips()) : 0;
+  std::optional<std::vector<MeshTmaCopy::Box>> boxes = wgmmaStripBoxes(
+      rank, refToArray[0], buffer.getShape()[0], buffer.getShape()[1], bytes, tma.swizzle, tma.box);
+  if (!boxes)
+    return std::nullopt;
+  tma.boxes = std::move(*boxes);
+  tma.bytes = buffer.getNumElements() * bytes;
+  return tma;
+}
+
+/// Whether the runtime encoded the tensor map of a window of `global`
+/// (i1), when the sizes say so only at run time: every dimension 1 to
+/// kTmaMaxDimension, every pitch a multiple of 16 bytes below 2^40 (what
+/// cuTensorMapEncodeTiled requires, and the runtime checks, or less). The
+/// same in every thread and every copy through the map.
+Value tmaUsable(OpBuilder &b, Location loc, GlobalRefOp global, int64_t bytes) {
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  auto both = [&](Value a, Value c) {
+    return a ? arith::AndIOp::create(b, loc, a, c).getResult() : c;
+  };
+  Value usable;
+  Value pitch = index(bytes);
+  ValueRange sizes = global.getSizes();
+  for (size_t d = sizes.size(); d-- > 0;) {
+    Value size = sizes[d];
+    if (!getConstantIntValue(size)) {
+      usable =
+          both(usable, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, size, index(1)));
+      usable = both(usable, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, size,
+                                                  index(kTmaMaxDimension)));
+    }
+    if (d == 0)
+      break;
+    pitch = arith::MulIOp::create(b, loc, pitch, size);
+    Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        arith::RemSIOp::create(b, loc, pitch, index(16)), index(0));
+    Value small =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, pitch, index(kTmaMaxPitch));
+    usable = both(usable, both(whole, small));
+  }
+  return usable;
+}
+
 struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPass> {
   void runOnOperation() override {
     getOperation().walk([&](::mlir::gpu::GPUFuncOp func) {
@@ -259,6 +387,55 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         }
       }
     return written;
+  }
+
+  /// The bytes of a barrier array's phase parity words (a word per warp
+  /// for every 32 barriers; pkgpu.barrier_alloc).
+  static int64_t parityBytes(::mlir::gpu::GPUFuncOp func, pk::BarrierType type) {
+    int64_t warps = func->getAttrOfType<IntegerAttr>("pkgpu.num_warps").getInt();
+    return 4 * ((type.getNumBarriers() + 31) / 32) * warps;
+  }
+
+  /// The kernel parameter of the tensor map `tma` copies through: a new
+  /// one, appended to the kernel's parameters, listed in
+  /// pkgpu.tensor_map_params and described in pkgpu.operand_tensor_maps
+  /// (operand, swizzle, whether optional, box), unless the kernel has it
+  /// already.
+  static int64_t tensorMapParam(::mlir::gpu::GPUFuncOp func, const TmaWindow &tma) {
+    Builder b(func.getContext());
+    SmallVector<int64_t> fields{tma.operand, tma.swizzle, tma.optional};
+    fields.append(tma.box.begin(), tma.box.end());
+    Attribute described = b.getDenseI64ArrayAttr(fields);
+    SmallVector<Attribute> maps;
+    if (auto known = func->getAttrOfType<ArrayAttr>(kOperandTensorMapsAttr))
+      maps.assign(known.begin(), known.end());
+    SmallVector<int64_t> params;
+    if (auto known = func->getAttrOfType<DenseI64ArrayAttr>(kTensorMapParamsAttr))
+      params.assign(known.asArrayRef().begin(), known.asArrayRef().end());
+    for (auto [map, param] : llvm::zip(maps, params))
+      if (map == described)
+        return param;
+    int64_t param = func.getNumArguments();
+    (void)func.insertArgument(static_cast<unsigned>(param),
+                              LLVM::LLVMPointerType::get(b.getContext()), DictionaryAttr(),
+                              func.getLoc());
+    maps.push_back(described);
+    params.push_back(param);
+    func->setAttr(kOperandTensorMapsAttr, b.getArrayAttr(maps));
+    func->setAttr(kTensorMapParamsAttr, b.getDenseI64ArrayAttr(params));
+    return param;
+  }
+
+  /// pkgpu.tma_copy's boxes: per box its start per array dimension, then
+  /// its first byte in the buffer.
+  static ArrayAttr boxesAttr(OpBuilder &b, const TmaWindow &tma) {
+    SmallVector<Attribute> boxes;
+    for (const MeshTmaCopy::Box &box : tma.boxes) {
+      SmallVector<int64_t> fields(box.start.begin(), box.start.end());
+      fields.push_back(box.sharedByte);
+      boxes.push_back(b.getDenseI64ArrayAttr(fields));
+    }
+    return b.getArrayAttr(boxes);
   }
 
   void run(::mlir::gpu::GPUFuncOp func) {
@@ -386,6 +563,11 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       end = std::max<int64_t>(end, static_cast<int64_t>(ref.getOffset()) +
                                        type.getNumElements() * elementBytes(type.getElementType()));
     });
+    func.walk([&](BarrierAllocOp barriers) { // an earlier loop's
+      end = std::max<int64_t>(
+          end, static_cast<int64_t>(barriers.getParityOffset()) +
+                   parityBytes(func, llvm::cast<pk::BarrierType>(barriers.getType())));
+    });
     int64_t base = llvm::alignTo(end, kWgmmaOperandAlignment);
     int64_t perStage = 0;
     for (Prefetched &p : operands)
@@ -421,7 +603,17 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     // read it (two steps after, when wgmmas overlap the next step).
     int64_t distance = overlapped ? stages - 2 : stages - 1;
 
-    // The rings, at the kernel's start.
+    // Which windows TMA copies; the others go by cp.async.
+    int64_t tmaCopies = 0;
+    bool anyCpAsync = false;
+    for (Prefetched &p : operands) {
+      p.tma = planTma(p);
+      tmaCopies += p.tma.has_value();
+      anyCpAsync |= !p.tma || p.tma->optional;
+    }
+
+    // The rings, at the kernel's start, and the mbarriers TMA copies
+    // complete on: one a slot, expecting an arrival of each such copy.
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
     int64_t offset = base;
     for (Prefetched &p : operands) {
@@ -433,6 +625,15 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       p.ring = SharedRefOp::create(b, p.buffer.getLoc(), ringType, b.getI64IntegerAttr(offset),
                                    p.staged ? IntegerAttr() : p.buffer.getStripsAttr());
       offset += stages * slotBytes(type);
+    }
+    Value landed;
+    if (tmaCopies) {
+      auto type =
+          pk::BarrierType::get(b.getContext(), {stages}, tmaCopies, b.getArrayAttr({}), false);
+      int64_t barriers = llvm::alignTo(offset, 8), parity = barriers + 8 * stages;
+      landed = BarrierAllocOp::create(b, loop.getLoc(), type, b.getI64IntegerAttr(barriers),
+                                      b.getI64IntegerAttr(parity));
+      offset = parity + parityBytes(func, type);
     }
     func->setAttr("pkgpu.scratch_bytes", IntegerAttr::get(scratch.getType(), llvm::alignTo(offset, 16)));
 
@@ -459,8 +660,20 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         for (Value o : p.load.getOffsets())
           offsets.push_back(map.lookupOrDefault(o));
         Value view = slotView(at, loc, p.ring, p.slotType(), slot);
-        AsyncCopyOp::create(at, loc, map.lookupOrDefault(p.load.getRef()), offsets,
-                            p.load.getStaticOffsetsAttr(), view, isPadded(p.load));
+        Value src = map.lookupOrDefault(p.load.getRef());
+        if (p.tma)
+          TmaCopyOp::create(
+              at, loc, src, offsets, p.load.getStaticOffsetsAttr(), view, landed, ValueRange{slot},
+              at.getI64IntegerAttr(tensorMapParam(func, *p.tma)), boxesAttr(at, *p.tma),
+              at.getI64IntegerAttr(p.tma->bytes), isPadded(p.load) ? at.getUnitAttr() : UnitAttr(),
+              p.tma->optional
+                  ? tmaUsable(at, loc, src.getDefiningOp<GlobalRefOp>(),
+                              elementBytes(
+                                  llvm::cast<RankedTensorType>(p.load.getType()).getElementType()))
+                  : Value());
+        else
+          AsyncCopyOp::create(at, loc, map.lookupOrDefault(p.load.getRef()), offsets,
+                              p.load.getStaticOffsetsAttr(), view, isPadded(p.load));
       }
     };
 
@@ -483,7 +696,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       inside.setInsertionPoint(guard.thenBlock()->getTerminator());
       Value stepIv = arith::AddIOp::create(inside, loc, lb, constant(inside, s * step));
       copyStep(inside, stepIv, arith::ConstantIndexOp::create(inside, loc, s));
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      if (anyCpAsync)
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
 
     // Each step waits for its own copies (the later steps' distance-1
@@ -493,12 +707,16 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     // more.
     b.setInsertionPointToStart(loop.getBody());
     Value j = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb), stepValue);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(distance - 1)));
+    if (anyCpAsync)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc,
+                                       b.getI32IntegerAttr(static_cast<int32_t>(distance - 1)));
     // Staged windows are read by threads other than those that copied
     // them, before the barrier of pk.commit_smem.
     if (anyStaged)
       ::mlir::gpu::BarrierOp::create(b, loc);
     Value current = toIndex(b, arith::RemSIOp::create(b, loc, j, constant(b, stages)));
+    if (landed)
+      pk::BarrierWaitOp::create(b, loc, landed, ValueRange{current});
     b.setInsertionPointAfter(commit);
     Value ahead = arith::AddIOp::create(b, loc, j, constant(b, distance));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ahead, steps);
@@ -510,7 +728,8 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       Value slot = toIndex(inside, arith::RemSIOp::create(inside, loc, ahead, constant(inside, stages)));
       copyStep(inside, aheadIv, slot);
     }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    if (anyCpAsync)
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
     b.setInsertionPointAfterValue(current);
     for (Prefetched &p : operands) {
       if (p.staged) {

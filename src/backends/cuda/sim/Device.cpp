@@ -77,8 +77,10 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
       if (type.addressSpace != 0)
         launchError("argument " + std::to_string(p) + " is a tensor map but the parameter is not a "
                                                         "generic pointer");
+      // An optional map the runtime could not encode is zeros (rank 0);
+      // using it is an error of the TMA copy that does.
       uint32_t id = pointerAllocation(args[p].tensorMap->address);
-      if (id == 0 || mem.get(id).space != Space::Global)
+      if (args[p].tensorMap->rank != 0 && (id == 0 || mem.get(id).space != Space::Global))
         launchError("tensor map argument " + std::to_string(p) + " does not point to global memory");
       state.params.push_back(state.tensorMaps.size());
       state.tensorMaps.push_back(*args[p].tensorMap);

@@ -89,6 +89,10 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
     fail(instr, t, "a TMA copy through a tensor map parameter the launch did not pass");
   const rt::TensorMapDesc &map = launch->tensorMaps[mapWord];
   unsigned rank = map.rank;
+  if (rank == 0)
+    fail(instr, t,
+         "a TMA copy through an optional tensor map that could not be encoded for these "
+         "sizes (the runtime passed zeros; the kernel should have copied without it)");
   size_t coordinates = instr.in.size() - firstCoordinate - (multicast ? 1 : 0);
   if (coordinates != rank)
     fail(instr, t,

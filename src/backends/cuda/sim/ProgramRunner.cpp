@@ -89,6 +89,8 @@ rt::TensorMapDesc tensorMapOf(const backends::TensorMapArg &t, uint64_t address,
   d.oobFill = t.oobFill;
   d.dataType = 0;
   std::string why = rt::checkTensorMap(d);
+  if (!why.empty() && t.optional)
+    return rt::TensorMapDesc(); // zeros, as the runtime passes them: rank 0
   if (!why.empty())
     throw SimError("kernel '" + kernel + "': a tensor map argument cuTensorMapEncodeTiled would refuse: " + why);
   return d;

@@ -2,30 +2,40 @@
 // A K loop that loads operand windows only to store them into wgmma
 // buffers gets a ring of num_stages slots per operand (here 2:
 // pkgpu.num_stages) in place of those buffers (here the only shared
-// memory, so from byte 0) and copies step j+1 with cp.async while step j
-// multiplies; the window's offset arithmetic is cloned for the later step.
+// memory, so from byte 0) and copies step j+1 while step j multiplies;
+// the window's offset arithmetic is cloned for the later step. TMA
+// copies the windows (pk-gpu-prefetch-operands-tma.mlir has the details):
+// the kernel gets a tensor map parameter per operand and an mbarrier per
+// slot; as the sizes are symbolic, each copy falls back to cp.async where
+// the runtime cannot encode the map, so the cp.async groups stay.
 
 module attributes {gpu.container_module} {
   gpu.module @pk_kernels {
     // CHECK-LABEL: gpu.func @k_loop
-    // CHECK-SAME: pkgpu.scratch_bytes = 32768
+    // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+    // CHECK-SAME: pkgpu.operand_tensor_maps = [array<i64: 0, 64, 1, 128, 32>, array<i64: 1, 128, 1, 32, 64>]
+    // CHECK-SAME: pkgpu.scratch_bytes = 32816
+    // CHECK-SAME: pkgpu.tensor_map_params = array<i64: 3, 4>
     // CHECK-DAG: %[[RA:.*]] = pkgpu.shared_ref offset 0 strips 64 : !pk.ref<2x128x32xbf16, #pk.memory_space<shared>>
     // CHECK-DAG: %[[RB:.*]] = pkgpu.shared_ref offset 16384 strips 128 : !pk.ref<2x32x128xbf16, #pk.memory_space<shared>>
+    // CHECK-DAG: %[[BAR:.*]] = pkgpu.barrier_alloc offset 32768 parity 32784 : !pk.barrier<[2], arrivals 2>
     // Before the loop: a barrier (an outer loop's last steps may still
     // read the slots), then step 0 into slot 0, if there is a step 0.
     // CHECK: gpu.barrier
     // CHECK: scf.if
-    // CHECK: %[[A0:.*]] = pk.ref_view %[[RA]] [%{{.*}}, 0, 0] sizes [1, 128, 32]
-    // CHECK: pkgpu.async_copy %{{.*}} [0, %{{.*}}] into %[[A0]]
-    // CHECK: pkgpu.async_copy
+    // CHECK: %[[A0:.*]] = pk.ref_view %[[RA]] [%[[S0:.*]], 0, 0] sizes [1, 128, 32]
+    // CHECK: pkgpu.tma_copy %{{.*}} [0, %{{.*}}] into %[[A0]], %[[BAR]][%[[S0]]] tensor_map 3 boxes [array<i64: 0, 0, 0>] bytes 8192 if
+    // CHECK: pkgpu.tma_copy {{.*}} tensor_map 4 boxes [array<i64: 0, 0, 0>, array<i64: 0, 64, 4096>] bytes 8192 if
     // CHECK: nvvm.cp.async.commit.group
     // Each step first waits for its own copies (none of a later step is
     // in flight with two slots) ...
     // CHECK: scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
     // CHECK: %[[J:.*]] = arith.divsi
     // CHECK-NEXT: nvvm.cp.async.wait.group 0
-    // CHECK: %[[SA:.*]] = pk.ref_view %[[RA]]
-    // CHECK: %[[SB:.*]] = pk.ref_view %[[RB]]
+    // CHECK: %[[SLOT:.*]] = arith.remsi %[[J]]
+    // CHECK: %[[SA:.*]] = pk.ref_view %[[RA]] [%[[SLOT]]
+    // CHECK: %[[SB:.*]] = pk.ref_view %[[RB]] [%[[SLOT]]
+    // CHECK: pk.barrier_wait %[[BAR]][%[[SLOT]]]
     // CHECK-NOT: pk.load
     // CHECK-NOT: pk.store
     // ... and once the fence and barrier before its wgmma have published
@@ -35,8 +45,8 @@ module attributes {gpu.container_module} {
     // CHECK: scf.if
     // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
     // CHECK: %[[OFF:.*]] = arith.muli %[[NEXT]], %{{.*}} : index
-    // CHECK: pkgpu.async_copy %{{.*}} [0, %[[OFF]]] into
-    // CHECK: pkgpu.async_copy %{{.*}} [%{{.*}}, 0] into
+    // CHECK: pkgpu.tma_copy %{{.*}} [0, %[[OFF]]] into
+    // CHECK: pkgpu.tma_copy %{{.*}} [%{{.*}}, 0] into
     // CHECK: nvvm.cp.async.commit.group
     // CHECK-NOT: pk.store
     // CHECK: pkgpu.wgmma_tile %[[ACC]], %[[SA]], %[[SB]]
@@ -71,8 +81,9 @@ module attributes {gpu.container_module} {
     // its latest wgmma group: step j's runs on into step j+1, its slot
     // stays busy a step longer, so copies run two steps ahead (steps 0
     // and 1 before the loop) and the loop's result is waited for after it.
+    // (The rings' 64 KiB, then 4 mbarriers and a parity word per warp.)
     // CHECK-LABEL: gpu.func @k_loop_overlapped
-    // CHECK-SAME: pkgpu.scratch_bytes = 65536
+    // CHECK-SAME: pkgpu.scratch_bytes = 65600
     // CHECK-DAG: pkgpu.shared_ref offset 0 strips 64 : !pk.ref<4x128x32xbf16, #pk.memory_space<shared>>
     // CHECK-DAG: pkgpu.shared_ref offset 32768 strips 128 : !pk.ref<4x32x128xbf16, #pk.memory_space<shared>>
     // CHECK: gpu.barrier
@@ -223,8 +234,10 @@ module attributes {gpu.container_module} {
     // stays, and each step reads its slot back after a barrier (the
     // slot's bytes came from every thread's copies) in place of the
     // global load. Without a ring slot for B the wgmma is not overlapped.
+    // A, not staged, goes by TMA (2 mbarriers after the rings, a parity
+    // word per warp).
     // CHECK-LABEL: gpu.func @staged_tf32
-    // CHECK-SAME: pkgpu.scratch_bytes = 65536
+    // CHECK-SAME: pkgpu.scratch_bytes = 65568
     // CHECK-DAG: %[[RA:.*]] = pkgpu.shared_ref offset 49152 strips 128 : !pk.ref<2x64x32xf32, #pk.memory_space<shared>>
     // CHECK-DAG: %[[RB:.*]] = pkgpu.shared_ref offset 16384 : !pk.ref<2x32x128xf32, #pk.memory_space<shared>>
     // CHECK: scf.for
@@ -237,7 +250,7 @@ module attributes {gpu.container_module} {
     // CHECK: pk.store %[[T]], %[[BUF]]
     // CHECK: pk.commit_smem
     // CHECK: pkgpu.async_copy %{{.*}} into
-    // CHECK: pkgpu.async_copy %{{.*}} into
+    // CHECK: pkgpu.tma_copy %{{.*}} into
     // CHECK: pkgpu.wgmma_tile
     // CHECK-NEXT: pkgpu.wgmma_wait_tile 0
     gpu.func @staged_tf32(%arg0: !llvm.ptr<1>, %arg1: !llvm.ptr<1>, %n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.num_stages = 2 : i64, pkgpu.scratch_bytes = 0 : i64} {
