@@ -301,9 +301,13 @@ std::optional<TmaWindow> planTma(Prefetched &p) {
       return std::nullopt;
     if (!size)
       tma.optional = true;
-    if (d > 0) {
-      pitch = size && !tma.optional ? pitch * *size : 0;
-      if (!tma.optional && (pitch % 16 != 0 || pitch >= kTmaMaxPitch))
+    if (d > 0 && !tma.optional) {
+      // (Checked before multiplying: absurd constant sizes must not
+      // overflow.)
+      if (*size >= kTmaMaxPitch / pitch)
+        return std::nullopt;
+      pitch *= *size;
+      if (pitch % 16 != 0)
         return std::nullopt;
     }
   }

@@ -165,5 +165,31 @@ module attributes {gpu.container_module} {
       }
       gpu.return
     }
+
+    // A pitch past TMA's 2^40 bytes (constant sizes whose product would
+    // overflow 64 bits further out) is not carried by TMA.
+    // CHECK-LABEL: gpu.func @pitch_too_large
+    // CHECK-NOT: pkgpu.tma_copy
+    // CHECK: pkgpu.async_copy
+    gpu.func @pitch_too_large(%arg0: !llvm.ptr<1>, %i: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>, pkgpu.num_warps = 4 : i64, pkgpu.num_stages = 2 : i64, pkgpu.scratch_bytes = 0 : i64} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %c64 = arith.constant 64 : index
+      %big = arith.constant 1073741824 : index
+      %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+      %x = pkgpu.global_ref %arg0 sizes(%big, %big, %big, %c64, %c64) offsets(%i, %i, %i, %c0, %c0) block [1, 1, 1, 64, 64] squeeze [0, 1, 2] : !llvm.ptr<1> -> !pk.ref<64x64xbf16>
+      %r = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %cst) -> (tensor<64x64xf32>) {
+        %a = pk.load %x [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : <64x64xbf16> -> tensor<64x64xbf16>
+        %sa = pkgpu.shared_ref offset 0 strips 128 : !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+        pk.store %a, %sa [0, 0] sizes [64, 64] strides [1, 1] squeeze [] : tensor<64x64xbf16>, <64x64xbf16, #pk.memory_space<shared>>
+        pk.commit_smem
+        %at = pk.ref_transpose %sa perm [1, 0] : !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> !pk.ref<64x64xbf16, #pk.memory_space<shared>>
+        %d = pkgpu.wgmma_tile %acc, %sa, %at : tensor<64x64xf32>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.ref<64x64xbf16, #pk.memory_space<shared>> -> tensor<64x64xf32>
+        %w = pkgpu.wgmma_wait_tile 0, %d : tensor<64x64xf32>
+        scf.yield %w : tensor<64x64xf32>
+      }
+      gpu.return
+    }
   }
 }
