@@ -32,25 +32,38 @@ std::vector<backends::SizeExpr> bytesOf(Value array) {
   return bytes;
 }
 
-/// The manifest's description of a tensor map parameter: the runtime
-/// encodes it at launch over `buffer`.
-backends::TensorMapArg tensorMapArg(const MeshTensorMap &map, BufferRef buffer, MLIRContext *ctx) {
+/// A tensor map over the whole row-major array in `buffer` (of `shape`,
+/// `element`s): `box` boxes under `swizzle` bytes, which the runtime
+/// encodes at launch.
+backends::TensorMapArg tensorMapOver(BufferRef buffer, Type element,
+                                     const std::vector<backends::SizeExpr> &shape,
+                                     ArrayRef<int64_t> box, int64_t swizzle, MLIRContext *ctx) {
   backends::TensorMapArg arg;
   arg.buffer = buffer;
-  arg.dtype = *dtypeOf(map.element);
-  int64_t stride = map.element.getIntOrFloatBitWidth() < 8 ? 1 : map.element.getIntOrFloatBitWidth() / 8;
-  for (size_t d = map.shape.size(); d-- > 0;) {
-    arg.shape.insert(arg.shape.begin(), backends::SizeExpr::constant(map.shape[d], ctx));
-    if (d + 1 < map.shape.size())
-      arg.strides.insert(arg.strides.begin(), backends::SizeExpr::constant(stride, ctx));
-    stride *= map.shape[d];
+  arg.dtype = *dtypeOf(element);
+  arg.shape = shape;
+  // Each dimension's pitch is the element's bytes times the sizes inside it.
+  unsigned bits = element.getIntOrFloatBitWidth();
+  AffineExpr pitch = getAffineConstantExpr(bits < 8 ? 1 : bits / 8, ctx);
+  for (size_t d = shape.size(); d-- > 1;) {
+    pitch = pitch * shape[d].expr;
+    arg.strides.insert(arg.strides.begin(), {pitch});
   }
-  arg.box = map.box;
-  arg.swizzle = map.swizzle == 128  ? rt::TmaSwizzle::B128
-                : map.swizzle == 64 ? rt::TmaSwizzle::B64
-                : map.swizzle == 32 ? rt::TmaSwizzle::B32
-                                    : rt::TmaSwizzle::None;
+  arg.box.assign(box.begin(), box.end());
+  arg.swizzle = swizzle == 128  ? rt::TmaSwizzle::B128
+                : swizzle == 64 ? rt::TmaSwizzle::B64
+                : swizzle == 32 ? rt::TmaSwizzle::B32
+                                : rt::TmaSwizzle::None;
   return arg;
+}
+
+/// The manifest's description of a Mosaic GPU kernel's tensor map
+/// parameter: the runtime encodes it at launch over `buffer`.
+backends::TensorMapArg tensorMapArg(const MeshTensorMap &map, BufferRef buffer, MLIRContext *ctx) {
+  std::vector<backends::SizeExpr> shape;
+  for (int64_t d : map.shape)
+    shape.push_back(backends::SizeExpr::constant(d, ctx));
+  return tensorMapOver(buffer, map.element, shape, map.box, map.swizzle, ctx);
 }
 
 backends::CudaProgram
@@ -187,24 +200,10 @@ LogicalResult addOperandTensorMaps(ModuleOp module, HostPrograms &host) {
           return;
         }
         const OperandArray &array = arrays->second[operand];
-        backends::TensorMapArg arg;
-        arg.buffer = *buffer;
-        arg.dtype = *dtypeOf(array.element);
-        arg.shape = array.shape;
-        // Row-major: each dimension's pitch is the element's bytes times
-        // the sizes inside it.
-        AffineExpr pitch =
-            getAffineConstantExpr(array.element.getIntOrFloatBitWidth() / 8, func.getContext());
-        for (size_t d = array.shape.size(); d-- > 1;) {
-          pitch = pitch * array.shape[d].expr;
-          arg.strides.insert(arg.strides.begin(), {pitch});
-        }
+        backends::TensorMapArg arg =
+            tensorMapOver(*buffer, array.element, array.shape, fields.drop_front(3), fields[1],
+                          func.getContext());
         arg.optional = fields[2] != 0;
-        arg.box.assign(fields.begin() + 3, fields.end());
-        arg.swizzle = fields[1] == 128  ? rt::TmaSwizzle::B128
-                      : fields[1] == 64 ? rt::TmaSwizzle::B64
-                      : fields[1] == 32 ? rt::TmaSwizzle::B32
-                                        : rt::TmaSwizzle::None;
         launch->args.push_back({arg});
       }
     }

@@ -656,8 +656,7 @@ LogicalResult lowerTmaCopy(Emitter &e, TmaCopyOp op) {
     window.offsets[src.refToArray[j]] = e.add(src.offsets[src.refToArray[j]], w.start[j]);
   TmaBoxes boxes = tmaBoxes(e, op.getTensorMap(), op.getBoxes(), window, dst);
   Value barrier = barrierAt(e, op.getBarrier(), op.getBarrierIndices()).barrier;
-  Value first =
-      arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.ctaThreadId(), e.index(0));
+  Value first = isFirstCtaThread(e);
   auto byTma = [&] {
     e.guarded(first, [&] {
       async::mbarrierArriveExpectTx(e.b, e.loc, barrier, e.i32(op.getBytes()));
