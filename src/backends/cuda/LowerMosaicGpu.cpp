@@ -610,7 +610,8 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
   info.shape.assign(type.getShape().begin(), type.getShape().end());
   info.ctaWarps = e.numWarps * std::max(1u, e.warpgroups);
   e.barriers[op.getResult().getAsOpaquePointer()] = info;
-  int64_t count = type.getNumBarriers(), words = (count + 31) / 32;
+  int64_t count = type.getNumBarriers();
+  int64_t words = BarrierAllocOp::parityWords(count, /*ctaWarps=*/1);
   // Every warp starts waiting for phase 0 of each barrier.
   e.guarded(isFirstLane(e), [&] {
     for (int64_t w = 0; w < words; ++w) {

@@ -241,8 +241,7 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top, int64_t &colu
     int64_t count = barrier.getNumBarriers();
     int64_t offset = llvm::alignTo(top, 8);
     int64_t parity = llvm::alignTo(offset + 8 * count, 4);
-    int64_t words = (count + 31) / 32;
-    top = parity + 4 * words * (plan.threadsPerBlock() / 32); // a word per warp
+    top = parity + BarrierAllocOp::parityBytes(count, plan.threadsPerBlock() / 32);
     return BarrierAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset),
                                   b.getI64IntegerAttr(parity));
   }

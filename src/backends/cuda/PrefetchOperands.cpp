@@ -322,19 +322,18 @@ std::optional<TmaWindow> planTma(Prefetched &p) {
   return tma;
 }
 
-/// Whether the runtime encoded the tensor map of a window of `global`
+/// Whether the runtime encoded the tensor map of an array of `sizes`
 /// (i1), when the sizes say so only at run time: every dimension 1 to
 /// kTmaMaxDimension, every pitch a multiple of 16 bytes below 2^40 (what
 /// cuTensorMapEncodeTiled requires, and the runtime checks, or less). The
 /// same in every thread and every copy through the map.
-Value tmaUsable(OpBuilder &b, Location loc, GlobalRefOp global, int64_t bytes) {
+Value tmaUsable(OpBuilder &b, Location loc, ValueRange sizes, int64_t bytes) {
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   auto both = [&](Value a, Value c) {
     return a ? arith::AndIOp::create(b, loc, a, c).getResult() : c;
   };
   Value usable;
   Value pitch = index(bytes);
-  ValueRange sizes = global.getSizes();
   for (size_t d = sizes.size(); d-- > 0;) {
     Value size = sizes[d];
     if (!getConstantIntValue(size)) {
@@ -393,11 +392,10 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     return written;
   }
 
-  /// The bytes of a barrier array's phase parity words (a word per warp
-  /// for every 32 barriers; pkgpu.barrier_alloc).
+  /// The bytes of a barrier array's phase parity words (pkgpu.barrier_alloc).
   static int64_t parityBytes(::mlir::gpu::GPUFuncOp func, pk::BarrierType type) {
     int64_t warps = func->getAttrOfType<IntegerAttr>("pkgpu.num_warps").getInt();
-    return 4 * ((type.getNumBarriers() + 31) / 32) * warps;
+    return BarrierAllocOp::parityBytes(type.getNumBarriers(), warps);
   }
 
   /// The kernel parameter of the tensor map `tma` copies through: a new
@@ -652,10 +650,19 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     auto toIndex = [&](OpBuilder &at, Value v) -> Value {
       return ivType.isIndex() ? v : arith::IndexCastOp::create(at, loc, at.getIndexType(), v).getResult();
     };
+    // Whether the runtime encoded each optional tensor map: the same in
+    // every step, so tested once before the loop (below) unless the sizes
+    // are only known in it.
+    SmallVector<Value> usable(operands.size());
+    auto usableFor = [&](OpBuilder &at, Prefetched &p, Value src) {
+      return tmaUsable(
+          at, loc, src.getDefiningOp<GlobalRefOp>().getSizes(),
+          elementBytes(llvm::cast<RankedTensorType>(p.load.getType()).getElementType()));
+    };
     // Starts the copies of the step whose induction variable is `stepIv`
     // into slot `slot` of every ring.
     auto copyStep = [&](OpBuilder &at, Value stepIv, Value slot) {
-      for (Prefetched &p : operands) {
+      for (auto [p, usableMap] : llvm::zip_equal(operands, usable)) {
         IRMapping map;
         map.map(iv, stepIv);
         for (Operation *op : p.slice)
@@ -666,15 +673,13 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
         Value view = slotView(at, loc, p.ring, p.slotType(), slot);
         Value src = map.lookupOrDefault(p.load.getRef());
         if (p.tma)
-          TmaCopyOp::create(
-              at, loc, src, offsets, p.load.getStaticOffsetsAttr(), view, landed, ValueRange{slot},
-              at.getI64IntegerAttr(tensorMapParam(func, *p.tma)), boxesAttr(at, *p.tma),
-              at.getI64IntegerAttr(p.tma->bytes), isPadded(p.load) ? at.getUnitAttr() : UnitAttr(),
-              p.tma->optional
-                  ? tmaUsable(at, loc, src.getDefiningOp<GlobalRefOp>(),
-                              elementBytes(
-                                  llvm::cast<RankedTensorType>(p.load.getType()).getElementType()))
-                  : Value());
+          TmaCopyOp::create(at, loc, src, offsets, p.load.getStaticOffsetsAttr(), view, landed,
+                            ValueRange{slot}, at.getI64IntegerAttr(tensorMapParam(func, *p.tma)),
+                            boxesAttr(at, *p.tma), at.getI64IntegerAttr(p.tma->bytes),
+                            isPadded(p.load) ? at.getUnitAttr() : UnitAttr(),
+                            !p.tma->optional ? Value()
+                            : usableMap      ? usableMap
+                                             : usableFor(at, p, src));
         else
           AsyncCopyOp::create(at, loc, map.lookupOrDefault(p.load.getRef()), offsets,
                               p.load.getStaticOffsetsAttr(), view, isPadded(p.load));
@@ -686,6 +691,11 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     // earlier run of the loop (an outer loop around it): everyone arrives
     // first.
     b.setInsertionPoint(loop);
+    for (auto [p, usableMap] : llvm::zip_equal(operands, usable))
+      if (p.tma && p.tma->optional &&
+          llvm::all_of(p.load.getRef().getDefiningOp<GlobalRefOp>().getSizes(),
+                       [&](Value size) { return loop.isDefinedOutsideOfLoop(size); }))
+        usableMap = usableFor(b, p, p.load.getRef());
     ::mlir::gpu::BarrierOp::create(b, loc);
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
     Value stepValue = constant(b, step);

@@ -154,11 +154,12 @@ def PkGpu_BarrierAllocOp : PkGpu_Op<"barrier_alloc", []> {
   let description = [{
     A `plgpu.Barrier` scratch allocation: `!pk.barrier` mbarriers of 8
     bytes each at byte `offset` of the kernel's dynamic shared memory, each
-    initialized for the barrier type's arrival count, and for every thread
+    initialized for the barrier type's arrival count, and for every warp
     of the CTA a word of phase parities per 32 barriers at
-    `parity_offset` (word w of thread t at parity_offset + 4 (w T + t),
-    T the CTA's threads): `pk.barrier_wait` waits for the phase after the
-    last one the thread waited for, as Mosaic GPU does. Every thread of
+    `parity_offset` (word w of warp v at parity_offset + 4 (w W + v), W
+    the CTA's warps; `parityBytes` in all): `pk.barrier_wait` waits for
+    the phase after the last one the warp waited for, as Mosaic GPU does
+    (its threads wait together). Every thread of
     the CTA reaches the op (shared scratch of a kernel with several Pallas
     threads is collective over them); thread 0 initializes the barriers
     and the CTA synchronizes before any use.
@@ -170,6 +171,16 @@ def PkGpu_BarrierAllocOp : PkGpu_Op<"barrier_alloc", []> {
   let results = (outs AnyType:$barrier);
   let assemblyFormat = [{
     `offset` $offset `parity` $parity_offset attr-dict `:` qualified(type($barrier))
+  }];
+  let extraClassDeclaration = [{
+    /// The 32-bit parity words of `barriers` mbarriers for `ctaWarps`
+    /// warps: one a warp per 32 barriers.
+    static int64_t parityWords(int64_t barriers, int64_t ctaWarps) {
+      return (barriers + 31) / 32 * ctaWarps;
+    }
+    static int64_t parityBytes(int64_t barriers, int64_t ctaWarps) {
+      return 4 * parityWords(barriers, ctaWarps);
+    }
   }];
 }
 
