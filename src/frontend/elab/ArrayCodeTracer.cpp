@@ -85,9 +85,19 @@ public:
     // block); else, and for the rest, blocks are whole.
     if (!el.tpuTiles() && tileParallelAxes(inputs, compute))
       return emit();
+    if (largestArray() && !wholeShapes && traceBlocks(inputs, compute, /*mayFail=*/true)) {
+      recordWholeShapes();
+      discard();
+    }
     if (tileLeadingAxis()) {
-      if (trace(inputs, compute, /*mayFail=*/true))
+      // Code on a block sees the block's shape: `x[:200]` of a block of 8
+      // rows is the whole block. A tiling holds only where the results
+      // are those of whole blocks.
+      if (trace(inputs, compute, /*mayFail=*/true) &&
+          (!wholeShapes || givesWholeShapes(*wholeShapes)))
         return emit();
+      accumulated = nullptr;
+      discard();
       untileStatic();
     }
     trace(inputs, compute, /*mayFail=*/false);
@@ -241,9 +251,7 @@ private:
     }
 
     // What the results are, whole: the blocks chosen must give them back.
-    std::vector<std::vector<int64_t>> wholeShapes;
-    for (const Obj &result : results)
-      wholeShapes.push_back(llvm::cast<ArrayObj>(*result).shape);
+    recordWholeShapes();
 
     // The block that most needs tiling: an input's or a result's.
     std::vector<int64_t> block;
@@ -329,11 +337,18 @@ private:
     }
     tiled = std::move(kept);
     if (!trace(inputs, compute, /*mayFail=*/true) || accumulated ||
-        !givesWholeShapes(wholeShapes)) {
+        !givesWholeShapes(*wholeShapes)) {
       accumulated = nullptr;
       return giveUp();
     }
     return true;
+  }
+
+  /// Keeps the shapes of the results just traced on whole blocks.
+  void recordWholeShapes() {
+    wholeShapes.emplace();
+    for (const Obj &result : results)
+      wholeShapes->push_back(llvm::cast<ArrayObj>(*result).shape);
   }
 
   /// Whether the results, their tiled axes at the tiles' sizes, have the
@@ -813,6 +828,8 @@ private:
   std::map<const GlobalArrayObj *, size_t> indexOf;
   bool batched = false;
   std::vector<TiledAxis> tiled;
+  /// The results' shapes traced on whole blocks, once a tiling is tried.
+  std::optional<std::vector<std::vector<int64_t>>> wholeShapes;
   size_t firstStaticTile = 0; ///< tiled axes from here on are static tiles
   std::vector<ParallelAxes::Tags> arrayTags;
 
