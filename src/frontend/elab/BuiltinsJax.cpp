@@ -35,10 +35,15 @@ Obj mapOverLeaves(Elaborator &el, CallArgs &args, bool withPath) {
   }
   std::vector<std::vector<Obj>> rest;
   for (size_t i = 2; i < args.positional.size(); ++i) {
+    // `tree` is a prefix of each of them: a leaf of it takes a whole
+    // subtree (None included).
     rest.emplace_back();
-    pytreeLeaves(args.positional[i], rest.back());
-    if (rest.back().size() != first.size())
-      el.fail(args.rangeOf(i), std::string(name) + ": the trees have different numbers of leaves");
+    if (!pytreeLeavesUpTo(args.positional[1], args.positional[i], rest.back()))
+      el.fail(args.rangeOf(i), std::string(name) +
+                                   ": this tree does not have the structure of "
+                                   "the first tree (" +
+                                   name +
+                                   "(f, tree, *rest) needs `tree` to be a prefix of each of rest)");
   }
   std::vector<Obj> mapped;
   for (size_t j = 0; j < first.size(); ++j) {

@@ -181,13 +181,16 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
 }
 
 Obj dynamicSlice(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"start"}, {"size", none()}, {"stride", makeInt(1)}});
+  BoundArgs a = el.bind(args, {{"start"}, {"size", none()}, {"stride", none()}});
   Obj start = a[0], size = a[1];
+  // As the builtin slice: pl.ds(None) is `:`, pl.ds(j) is `:j`.
+  if (isNone(start))
+    return std::make_shared<SliceObj>(none(), none(), none());
   if (isNone(size)) {
     size = start;
     start = makeInt(0);
   }
-  int64_t stride = el.toInt(a[2], a.range(2), "pl.ds stride");
+  int64_t stride = isNone(a[2]) ? 1 : el.toInt(a[2], a.range(2), "pl.ds stride");
   if (stride <= 0)
     el.fail(a.range(2), "pl.ds stride must be positive");
   if (!ArrayOps::isNumeric(start) || llvm::isa<FloatObj>(start.get()))
@@ -226,9 +229,8 @@ Obj load(Elaborator &el, CallArgs &args) {
 }
 
 Obj store(Elaborator &el, CallArgs &args) {
-  if (args.positional.size() == 2 ||
-      (args.positional.size() < 3 && std::none_of(args.keywords.begin(), args.keywords.end(),
-                                                  [](auto &k) { return k.first == "val"; }))) {
+  if (args.positional.size() < 3 && std::none_of(args.keywords.begin(), args.keywords.end(),
+                                                 [](auto &k) { return k.first == "val"; })) {
     // plgpu.store(ref, val, mask=...): the ref is already a view.
     BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"val"}, {"mask", none(), true},
                                  {"eviction_policy", none(), true}});

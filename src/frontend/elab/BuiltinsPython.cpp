@@ -139,6 +139,32 @@ Obj makeRange(Elaborator &el, CallArgs &args) {
   return std::make_shared<RangeObj>(start, stop, step);
 }
 
+/// isinstance against an abstract collection type of typing or
+/// collections.abc (`Sequence`, `Mapping`, ...), which the builtin
+/// containers are virtual subclasses of; nullopt for other markers.
+std::optional<bool> isAbstractInstance(const std::string &type, const Obj &value) {
+  Object::Kind k = value->kind();
+  bool sequence = k == Object::Kind::Tuple || k == Object::Kind::List || k == Object::Kind::Str ||
+                  k == Object::Kind::Range;
+  bool set = k == Object::Kind::Set, mapping = k == Object::Kind::Dict;
+  if (type == "typing.Sequence")
+    return sequence;
+  if (type == "typing.Reversible")
+    return sequence || mapping;
+  if (type == "typing.MutableSequence")
+    return k == Object::Kind::List;
+  if (type == "typing.Mapping" || type == "typing.MutableMapping")
+    return mapping;
+  if (type == "typing.Set" || type == "typing.AbstractSet")
+    return set;
+  if (type == "typing.Iterable" || type == "typing.Collection" || type == "typing.Container" ||
+      type == "typing.Sized")
+    return sequence || set || mapping;
+  if (type == "typing.Callable")
+    return isCallable(value);
+  return std::nullopt;
+}
+
 } // namespace
 
 bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange r) {
@@ -158,6 +184,8 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
       valueClass = inst->cls.get();
     else if (auto *seq = llvm::dyn_cast<SequenceObj>(value.get()))
       valueClass = seq->namedTuple.get();
+    if (isAbstractInstance(cls->builtinBase, value).value_or(false))
+      return true;
     if (!valueClass)
       return cls->builtinBase == "typing.Any";
     for (const ClassObj *c : valueClass->mro())

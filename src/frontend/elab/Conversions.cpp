@@ -29,6 +29,7 @@ int64_t Elaborator::toInt(const Obj &o, SourceRange r, const std::string &what) 
                 repr(*o) + " (fix it with -D, or make it static)");
   if (llvm::isa<ArrayObj>(o.get()))
     fail(r, what + " must be a static integer, not a value computed in the kernel");
+  checkNotOpaque(o, r); // a value pkc does not have says why
   fail(r, what + " must be an integer, got " + typeName(*o) + (llvm::isa<FloatObj>(o.get()) ? " " + repr(*o) : ""));
 }
 
@@ -49,12 +50,14 @@ double Elaborator::toDouble(const Obj &o, SourceRange r, const std::string &what
     return f->value;
   if (std::optional<int64_t> v = staticInt(o))
     return static_cast<double>(*v);
+  checkNotOpaque(o, r); // a value pkc does not have says why
   fail(r, what + " must be a number known at compile time, got " + typeName(*o));
 }
 
 std::string Elaborator::toStr(const Obj &o, SourceRange r, const std::string &what) {
   if (auto *s = llvm::dyn_cast<StrObj>(o.get()))
     return s->value;
+  checkNotOpaque(o, r); // a value pkc does not have says why
   fail(r, what + " must be a string, got " + typeName(*o));
 }
 

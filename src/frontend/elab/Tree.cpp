@@ -175,6 +175,54 @@ void pytreeLeaves(const Obj &tree, std::vector<Obj> &out) {
   out.push_back(tree);
 }
 
+namespace {
+
+/// Whether two dict keys are the same key (strings and ints by value).
+bool sameKey(const Obj &a, const Obj &b) {
+  if (auto *x = llvm::dyn_cast<StrObj>(a.get()))
+    return llvm::isa<StrObj>(b.get()) && x->value == llvm::cast<StrObj>(*b).value;
+  if (auto *x = llvm::dyn_cast<IntObj>(a.get()))
+    return llvm::isa<IntObj>(b.get()) && x->value == llvm::cast<IntObj>(*b).value;
+  return a == b;
+}
+
+} // namespace
+
+bool pytreeLeavesUpTo(const Obj &prefix, const Obj &tree, std::vector<Obj> &out) {
+  if (isNone(prefix))
+    return isNone(tree);
+  if (auto *p = llvm::dyn_cast<SequenceObj>(prefix.get())) {
+    auto *t = llvm::dyn_cast<SequenceObj>(tree.get());
+    if (!t || t->kind() != p->kind() || t->items.size() != p->items.size())
+      return false;
+    for (size_t i = 0; i < p->items.size(); ++i)
+      if (!pytreeLeavesUpTo(p->items[i], t->items[i], out))
+        return false;
+    return true;
+  }
+  if (const std::vector<std::string> *fields = pytreeDataFields(prefix)) {
+    if (pytreeDataFields(tree) != fields)
+      return false;
+    std::vector<Obj> p = dataFieldValues(prefix), t = dataFieldValues(tree);
+    for (size_t i = 0; i < p.size(); ++i)
+      if (!pytreeLeavesUpTo(p[i], t[i], out))
+        return false;
+    return true;
+  }
+  if (auto *p = llvm::dyn_cast<DictObj>(prefix.get())) {
+    auto *t = llvm::dyn_cast<DictObj>(tree.get());
+    if (!t || t->entries.size() != p->entries.size())
+      return false;
+    std::vector<std::pair<Obj, Obj>> pe = sortedEntries(*p), te = sortedEntries(*t);
+    for (size_t i = 0; i < pe.size(); ++i)
+      if (!sameKey(pe[i].first, te[i].first) || !pytreeLeavesUpTo(pe[i].second, te[i].second, out))
+        return false;
+    return true;
+  }
+  out.push_back(tree); // a leaf of the prefix: the whole subtree
+  return true;
+}
+
 const std::shared_ptr<ClassObj> &pytreeKeyClass(const std::string &name) {
   static const std::shared_ptr<ClassObj> dictKey = makeNamedTupleClass("DictKey", {"key"}, {});
   static const std::shared_ptr<ClassObj> sequenceKey =

@@ -47,6 +47,10 @@ Obj withDataFields(const Obj &instance, const std::vector<Obj> &values);
 /// registered dataclasses (their data fields) are nodes; everything else is
 /// a leaf. Appends `tree`'s leaves to `out`.
 void pytreeLeaves(const Obj &tree, std::vector<Obj> &out);
+/// The subtrees of `tree` at the leaves of `prefix` (JAX's
+/// flatten_up_to, as jax.tree.map reads its later trees): false when
+/// `tree` does not have `prefix`'s structure down to those leaves.
+bool pytreeLeavesUpTo(const Obj &prefix, const Obj &tree, std::vector<Obj> &out);
 /// Calls `visit` on every leaf of `o` (sequences and dicts are walked, in
 /// order; everything else, None included, is a leaf).
 void forEachLeaf(const Obj &o, const std::function<void(const Obj &)> &visit);
