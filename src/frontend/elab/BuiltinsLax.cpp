@@ -477,6 +477,17 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   for (const char *p : {"DEFAULT", "HIGH", "HIGHEST"})
     precision->members[p] = makeStr(p);
   n.members["Precision"] = precision;
+  // lax.DotAlgorithmPreset (axlearn's kernels pass it as a dot's
+  // precision): its members as "DotAlgorithmPreset.NAME", which
+  // tf32Allowed reads.
+  auto preset = std::make_shared<NamespaceObj>("jax.lax.DotAlgorithmPreset");
+  for (const char *p :
+       {"DEFAULT", "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+        "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+        "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+        "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"})
+    preset->members[p] = makeStr(std::string("DotAlgorithmPreset.") + p);
+  n.members["DotAlgorithmPreset"] = preset;
   // lax.round's rounding_method: the enum's values, as lax.round reads them.
   auto roundingMethod = std::make_shared<NamespaceObj>("jax.lax.RoundingMethod");
   roundingMethod->members["AWAY_FROM_ZERO"] = makeInt(0);

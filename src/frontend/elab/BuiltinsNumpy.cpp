@@ -426,6 +426,18 @@ bool tf32Allowed(Elaborator &el, const Obj &precision, SourceRange r) {
     // lax.Precision's members and the names jax.default_matmul_precision
     // and lax.Precision(...) take.
     std::string name = llvm::StringRef(s->value).lower();
+    // A lax.DotAlgorithmPreset: its operands' types say whether f32
+    // operands may be rounded. The algorithms that reach f32 accuracy
+    // from narrower products (_X3, _X6, _X9) multiply in f32, at least as
+    // accurate; those of narrower operands round f32 operands to TF32,
+    // as Pallas's GPU lowering of precision "bfloat16" does.
+    if (llvm::StringRef(name).consume_front("dotalgorithmpreset.")) {
+      llvm::StringRef preset = llvm::StringRef(s->value).drop_front(19);
+      if (preset == "DEFAULT")
+        return el.tf32ByDefault;
+      return !(preset == "F32_F32_F32" || preset == "F64_F64_F64" || preset.ends_with("_X3") ||
+               preset.ends_with("_X6") || preset.ends_with("_X9"));
+    }
     if (name == "default" || name == "high" || name == "fastest" || name == "bfloat16" ||
         name == "tensorfloat32" || name == "bfloat16_3x")
       return true;
@@ -438,7 +450,7 @@ bool tf32Allowed(Elaborator &el, const Obj &precision, SourceRange r) {
   }
   el.fail(r, "precision " + repr(*precision) +
                  " is not supported: use None, lax.Precision.DEFAULT, HIGH or HIGHEST (or their "
-                 "names), or a pair of them");
+                 "names), a pair of them, or a lax.DotAlgorithmPreset");
 }
 
 Obj dotBuiltin(Elaborator &el, const Obj &a, const Obj &b, bool transposeA, bool transposeB,

@@ -308,6 +308,29 @@ std::shared_ptr<NamespaceObj> makeContextlib() {
   return ns;
 }
 
+/// jaxtyping, which many JAX code bases put in every signature
+/// (`Float[Array, "b n"]`, module-level aliases such as `Int[Array, ""] |
+/// Int[np.generic, ""]`): its array types are markers, as typing's are;
+/// `@jaxtyped(typechecker=...)` and the import hook check nothing, since
+/// pkc checks shapes itself while tracing.
+std::shared_ptr<NamespaceObj> makeJaxtyping() {
+  auto ns = std::make_shared<NamespaceObj>("jaxtyping");
+  for (const char *t :
+       {"Array",        "ArrayLike",    "Scalar",     "ScalarLike", "PRNGKeyArray", "Key",
+        "PyTree",       "Shaped",       "Float",      "Int",        "Integer",      "UInt",
+        "Bool",         "Num",          "Real",       "Inexact",    "Complex",      "Complex64",
+        "Complex128",   "Float8e4m3fn", "Float8e5m2", "BFloat16",   "Float16",      "Float32",
+        "Float64",      "Int4",         "Int8",       "Int16",      "Int32",        "Int64",
+        "UInt4",        "UInt8",        "UInt16",     "UInt32",     "UInt64",       "AbstractArray",
+        "AbstractDtype"})
+    ns->members[t] = typeMarker(std::string("jaxtyping.") + t);
+  ns->members["jaxtyped"] = identityDecorator("jaxtyping.jaxtyped");
+  define(*ns, "install_import_hook", [](Elaborator &el, CallArgs &args) -> Obj {
+    return std::make_shared<ContextManagerObj>("jaxtyping.install_import_hook", none());
+  });
+  return ns;
+}
+
 std::shared_ptr<NamespaceObj> makeSys() {
   auto ns = std::make_shared<NamespaceObj>("sys");
   // What a Linux CPython 3.11 says; pkc's programs are compiled there.
@@ -824,6 +847,7 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["logging"] = makeLogging();
   m["inspect"] = makeInspect();
   m["itertools"] = makeItertools();
+  m["jaxtyping"] = makeJaxtyping();
   m["operator"] = makeOperator();
   m["re"] = makeRegexModule();
   extendFunctools(llvm::cast<NamespaceObj>(*m.at("functools")));
