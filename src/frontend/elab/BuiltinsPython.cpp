@@ -427,6 +427,53 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
     }
     return makeTuple(out);
   });
+  // locals(): the running function's variables, its parameters first in
+  // CPython's order, then the rest by name (CPython: as first assigned);
+  // in a module, its globals. (axlearn forwards its arguments with `**locals()`.)
+  add(b, "locals", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.bind(args, {});
+    const Frame &frame = el.currentFrame();
+    auto dict = std::make_shared<DictObj>();
+    std::set<std::string> done;
+    auto add = [&](const std::string &name) {
+      auto it = frame.vars.find(name);
+      if (it == frame.vars.end() || llvm::isa<UndefinedObj>(it->second.get()) ||
+          !done.insert(name).second)
+        return;
+      dict->entries.emplace_back(makeStr(name), it->second);
+    };
+    // CPython's co_varnames: plain parameters, keyword-only ones, *args, **kwargs.
+    using K = ast::Parameter::Kind;
+    if (frame.function && frame.function->parameters)
+      for (K kind : {K::Positional, K::KeywordOnly, K::VarPositional, K::VarKeyword})
+        for (const ast::Parameter &p : *frame.function->parameters)
+          if (p.kind == kind || (kind == K::Positional && p.kind == K::PositionalOnly))
+            add(p.name);
+    std::vector<std::string> rest;
+    for (const auto &[name, value] : frame.vars)
+      rest.push_back(name);
+    llvm::sort(rest);
+    for (const std::string &name : rest)
+      add(name);
+    return dict;
+  });
+  add(b, "iter", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"object"}});
+    if (llvm::isa<IteratorObj>(a[0].get()))
+      return a[0];
+    return std::make_shared<IteratorObj>(el.iterate(a[0], a.range(0)));
+  });
+  add(b, "next", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"iterator"}, optionalParam("default")});
+    auto *it = llvm::dyn_cast<IteratorObj>(a[0].get());
+    if (!it)
+      el.raise(a.range(0), "TypeError", "'" + typeName(*a[0]) + "' object is not an iterator");
+    if (it->position < it->items.size())
+      return it->items[it->position++];
+    if (a[1])
+      return a[1];
+    el.raise(args.range, "StopIteration", "");
+  });
   add(b, "enumerate", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"iterable"}, {"start", makeInt(0)}});
     int64_t i = el.toInt(a[1], a.range(1), "start");

@@ -137,6 +137,12 @@ std::vector<Obj> Elaborator::iterate(const Obj &o, SourceRange r) {
     return llvm::cast<SequenceObj>(*o).items;
   case Object::Kind::Set:
     return setIterationOrder(llvm::cast<SetObj>(*o));
+  case Object::Kind::Iterator: { // what `next` has not taken, once
+    auto &it = const_cast<IteratorObj &>(llvm::cast<IteratorObj>(*o));
+    std::vector<Obj> rest(it.items.begin() + it.position, it.items.end());
+    it.position = it.items.size();
+    return rest;
+  }
   case Object::Kind::Dict: {
     std::vector<Obj> keys;
     for (const auto &entry : llvm::cast<DictObj>(*o).entries)

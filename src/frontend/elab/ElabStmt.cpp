@@ -181,7 +181,17 @@ Flow Elaborator::execFor(const ForStmt &s) {
     }
   }
   LoopScope loop(*this);
-  for (Obj &item : iterate(iterable, s.iterable->range())) {
+  // An iterator gives one item a step: what a `break` leaves stays in it.
+  auto *iterator = llvm::dyn_cast<IteratorObj>(iterable.get());
+  std::vector<Obj> items = iterator ? std::vector<Obj>() : iterate(iterable, s.iterable->range());
+  for (size_t i = 0;; ++i) {
+    Obj item;
+    if (iterator && iterator->position < iterator->items.size())
+      item = iterator->items[iterator->position++];
+    else if (!iterator && i < items.size())
+      item = items[i];
+    else
+      break;
     spendFuel(s.range());
     assign(*s.target, item);
     Flow flow = exec(s.body);

@@ -115,6 +115,8 @@ std::string typeName(const Object &o) {
   case K::ModuleArray: return "array";
   case K::Super:
     return "super";
+  case K::Iterator:
+    return "iterator";
   case K::DynamicSlice: return "pl.ds";
   case K::BlockSpec: return "BlockSpec";
   case K::BlockDim: return "block dimension";

@@ -86,6 +86,7 @@ public:
     ArrayAt,
     ModuleArray,
     Super,
+    Iterator,
   };
 
   explicit Object(Kind kind) : objectKind(kind) {}
@@ -588,6 +589,15 @@ struct SuperObj : Object {
   PK_OBJECT_CLASSOF(Super)
   Obj self; ///< an instance, or a class in a classmethod
   std::shared_ptr<ClassObj> owner;
+};
+
+/// What `iter(x)` returns: x's items, taken one at a time by `next` and
+/// by whatever iterates it after (the rest, once).
+struct IteratorObj : Object {
+  explicit IteratorObj(std::vector<Obj> items) : Object(Kind::Iterator), items(std::move(items)) {}
+  PK_OBJECT_CLASSOF(Iterator)
+  std::vector<Obj> items;
+  size_t position = 0;
 };
 
 /// `@property`, `@classmethod`, `@staticmethod` and

@@ -68,21 +68,33 @@ public:
       const antlr4::dfa::Vocabulary &vocabulary = recognizer->getVocabulary();
       // Whether the offending token starts a line (after a NEWLINE, INDENT
       // or DEDENT).
+      auto isLineStart = [](antlr4::Token *t) {
+        return !t || t->getType() == PkLexer::NEWLINE || t->getType() == PkLexer::INDENT ||
+               t->getType() == PkLexer::DEDENT;
+      };
       bool startsLine = false;
+      // `type Alias = ...` (PEP 695): `type` reads as a name, then the
+      // alias's name is unexpected.
+      bool typeStatement = false;
       if (auto *stream = parser ? dynamic_cast<antlr4::BufferedTokenStream *>(
                                       parser->getTokenStream())
                                 : nullptr) {
         size_t index = offending->getTokenIndex();
         antlr4::Token *previous =
             index != INVALID_INDEX && index > 0 ? stream->get(index - 1) : nullptr;
-        startsLine = !previous || previous->getType() == PkLexer::NEWLINE ||
-                     previous->getType() == PkLexer::INDENT ||
-                     previous->getType() == PkLexer::DEDENT;
+        startsLine = isLineStart(previous);
+        typeStatement = previous && type == PkLexer::NAME && previous->getType() == PkLexer::NAME &&
+                        previous->getText() == "type" &&
+                        isLineStart(index > 1 ? stream->get(index - 2) : nullptr);
       }
       bool expectsExpression = expected.contains(static_cast<size_t>(PkLexer::NAME)) &&
                                expected.contains(static_cast<size_t>(PkLexer::NUMBER)) &&
                                !expected.contains(static_cast<size_t>(PkLexer::DEF));
-      if (type == PkLexer::INDENT) {
+      if (typeStatement) {
+        message = "the 'type' statement (a type alias, PEP 695) is not supported in .pk files; "
+                  "assign the alias instead: " +
+                  text + " = ...";
+      } else if (type == PkLexer::INDENT) {
         message = "unexpected indent";
       } else if ((type == PkLexer::ELSE || type == PkLexer::ELIF) && startsLine) {
         message = type == PkLexer::ELIF
