@@ -93,11 +93,17 @@ InFlightDiagnostic no64Bit(Operation *op, Type type) {
                          << "); use a 32-bit type";
 }
 
-/// What to add to a block's message when pkc chose the block: array code
-/// outside a kernel runs one program per index of a symbolic size.
-std::string chosenForArrayCode(pk::PallasCallOp call) {
+/// What to add to a block's message when pkc chose the block for array
+/// code outside a kernel (over an array of `arrayShape`), which runs one
+/// program per index of a symbolic size.
+std::string chosenForArrayCode(pk::PallasCallOp call, AffineMap arrayShape) {
   if (!call->hasAttr("pk.generated"))
     return "";
+  bool symbolic = llvm::any_of(arrayShape.getResults(),
+                               [](AffineExpr e) { return !llvm::isa<AffineConstantExpr>(e); });
+  if (!symbolic)
+    return "; pkc chose this block for array code outside a kernel: do the work in a kernel, "
+           "whose BlockSpecs choose the blocks";
   return "; pkc chose this block for array code outside a kernel, which runs one program per "
          "index of a symbolic size: fix the size with -D (e.g. -D N=256) or do the work in a "
          "kernel";
@@ -150,7 +156,7 @@ LogicalResult checkWindow(pk::PallasCallOp call, pk::ExportOp exportOp, const Wi
              << (!lastOk ? std::to_string(last) + " in the last dimension"
                          : std::to_string(second) + " in the second-to-last")
              << " (use a multiple of " << (!lastOk ? "128" : "8") << " or the whole dimension)"
-             << chosenForArrayCode(call);
+             << chosenForArrayCode(call, w.arrayShape);
     return success();
   }
   int64_t size = sizes[0];
@@ -163,7 +169,7 @@ LogicalResult checkWindow(pk::PallasCallOp call, pk::ExportOp exportOp, const Wi
               "of at least "
            << minTile << " (128 lanes x " << 32 / storedBitWidth(element) << " per 32 bits for "
            << element << "); the block " << block << " of " << name << " over the array " << array
-           << " is none of these" << chosenForArrayCode(call);
+           << " is none of these" << chosenForArrayCode(call, w.arrayShape);
   return success();
 }
 

@@ -89,16 +89,26 @@ public:
       recordWholeShapes();
       discard();
     }
-    if (tileLeadingAxis()) {
+    // Code that makes no arrays (pl.estimate_cost's trace) is not tiled:
+    // only whole blocks say what it computes.
+    bool makesArrays = !wholeShapes || !wholeShapes->empty();
+    for (int64_t minBlock = 0; makesArrays && tileLeadingAxis(minBlock);) {
       // Code on a block sees the block's shape: `x[:200]` of a block of 8
       // rows is the whole block. A tiling holds only where the results
       // are those of whole blocks.
-      if (trace(inputs, compute, /*mayFail=*/true) &&
-          (!wholeShapes || givesWholeShapes(*wholeShapes)))
+      bool holds = trace(inputs, compute, /*mayFail=*/true) &&
+                   (!wholeShapes || givesWholeShapes(*wholeShapes));
+      // On TPU a 1-D result's block along the tile must be a TPU vector
+      // block of its type (bf16[128] is not): a larger tile, or none.
+      int64_t needed = holds ? tpuVectorBlockOfResults() : 0;
+      if (holds && needed <= tiled.back().block)
         return emit();
       accumulated = nullptr;
       discard();
       untileStatic();
+      if (!holds)
+        break;
+      minBlock = needed;
     }
     trace(inputs, compute, /*mayFail=*/false);
     return emit();
@@ -372,9 +382,27 @@ private:
     return true;
   }
 
+  /// The smallest tile a TPU takes for the 1-D results along the tiled
+  /// axis (128 lanes of 32 bits: 256 bf16, 512 int8), or 0.
+  int64_t tpuVectorBlockOfResults() const {
+    int64_t needed = 0;
+    if (!el.tpuTiles())
+      return needed;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto &a = llvm::cast<ArrayObj>(*results[i]);
+      if (a.rank() != 1 || i >= resultTags.size() || resultTags[i][0] < 0 ||
+          resultTags[i][0] < static_cast<int>(firstStaticTile))
+        continue;
+      unsigned bits = a.dtype == DType::Bool ? 32 : bitWidth(a.dtype);
+      needed = std::max<int64_t>(needed, 128 * std::max(1u, 32 / bits));
+    }
+    return needed;
+  }
+
   /// Tags the leading axis of the largest array (and of those of its rank
-  /// and leading size) when its whole block would be too large.
-  bool tileLeadingAxis() {
+  /// and leading size) when its whole block would be too large, in blocks
+  /// of at least `minBlock`.
+  bool tileLeadingAxis(int64_t minBlock = 0) {
     const GlobalArrayObj *largest = largestArray();
     if (!largest || !largest->shape[0].isStatic())
       return false;
@@ -383,7 +411,7 @@ private:
     // Rows of 8 (a TPU tile's sublanes; for a TPU target 128, which stay
     // a TPU block when a transpose makes the axis the last); a vector in
     // lane-sized chunks.
-    int64_t block = rank == 1 ? 4096 : el.tpuTiles() ? 128 : 8;
+    int64_t block = std::max<int64_t>(minBlock, rank == 1 ? 4096 : el.tpuTiles() ? 128 : 8);
     if (size <= block)
       return false;
     for (size_t i = 0; i < arrays.size(); ++i)

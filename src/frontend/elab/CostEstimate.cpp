@@ -116,9 +116,14 @@ Obj estimateCost(Elaborator &el, CallArgs &args) {
   for (const auto &[name, value] : args.keywords)
     forEachLeaf(value, visit);
 
+  // Array code may trace `fun` more than once (whole, then tiled): each
+  // trace counts afresh.
   Counts counts;
+  int64_t resultBytes = 0;
   el.arrayCodeCall(
       "pl.estimate_cost", args, {}, [&](std::vector<Obj> &, CallArgs &call) -> Obj {
+        counts = Counts();
+        resultBytes = 0;
         Obj fun = call.positional[0];
         call.positional.erase(call.positional.begin());
         call.positionalRanges.erase(call.positionalRanges.begin());
@@ -153,11 +158,11 @@ Obj estimateCost(Elaborator &el, CallArgs &args) {
             count(*it, counts);
         forEachLeaf(result, [&](const Obj &leaf) {
           if (auto *a = llvm::dyn_cast<ArrayObj>(leaf.get()))
-            bytes += bytesOf(a->shape, a->dtype);
+            resultBytes += bytesOf(a->shape, a->dtype);
         });
         return makeInt(0); // no arrays: the trace is discarded
       });
-  return makeCostEstimate(counts.flops, counts.transcendentals, bytes, 0);
+  return makeCostEstimate(counts.flops, counts.transcendentals, bytes + resultBytes, 0);
 }
 
 } // namespace pk::elab
