@@ -79,6 +79,9 @@ void defineTpuInfo(NamespaceObj &tpu);
 /// Device.num_cores says (2 for v4 and v5p megacore devices); 0 when it
 /// is not a TPU.
 int64_t tpuCoresOfDevice(const std::string &deviceKind);
+/// A CUDA device's compute capability as JAX's Device reports it ("9.0"),
+/// for the device kinds pkc names for CUDA targets; "" for others.
+std::string computeCapabilityOfDevice(const std::string &deviceKind);
 /// pltpu.SemaphoreType, make_async_copy, async_copy, sync_copy and the
 /// semaphore ops' pltpu names (TpuMemory.cpp).
 void defineTpuMemory(Elaborator &el, NamespaceObj &tpu, NamespaceObj &pl);

@@ -15,6 +15,19 @@
 
 namespace pk::elab {
 
+std::string computeCapabilityOfDevice(const std::string &deviceKind) {
+  // The kinds backends::Target::deviceKind names for CUDA targets.
+  static const std::pair<const char *, const char *> kinds[] = {{"NVIDIA B200", "10.0"},
+                                                                {"NVIDIA H100", "9.0"},
+                                                                {"NVIDIA L4", "8.9"},
+                                                                {"NVIDIA A100", "8.0"},
+                                                                {"NVIDIA A10", "8.6"}};
+  for (auto [prefix, cc] : kinds)
+    if (llvm::StringRef(deviceKind).starts_with(prefix))
+      return cc;
+  return "";
+}
+
 namespace {
 
 /// jax.tree.map(f, tree, *rest), or with `withPath` map_with_path: `f`
@@ -443,6 +456,8 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   if (!kind.empty()) {
     device->members["device_kind"] = makeStr(kind);
     device->members["platform"] = makeStr(kind == "cpu" ? "cpu" : tpuCores ? "tpu" : "gpu");
+    if (std::string cc = computeCapabilityOfDevice(kind); !cc.empty())
+      device->members["compute_capability"] = makeStr(cc);
   }
   device->members["core_count"] = makeInt(tpuCores ? tpuCores : 132);
   device->members["num_cores"] = makeInt(tpuCores ? tpuCores : 132);

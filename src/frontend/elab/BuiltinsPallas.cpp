@@ -809,6 +809,38 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   jaxLib->members["cuda_versions"] = cudaVersions;
   m["jax._src.lib"] = jaxLib;
   m["jax._src.lib.cuda_versions"] = cudaVersions;
+  // jax._src.cudnn's check_compute_capability("9.0"): whether the device
+  // is a CUDA GPU of at least that compute capability (axlearn sizes its
+  // grids by it). Known only when compiling for one kind of device.
+  auto fusedAttention = std::make_shared<NamespaceObj>("jax._src.cudnn.fused_attention_stablehlo");
+  define(*fusedAttention, "check_compute_capability", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"capability"}});
+    std::string wanted = el.toStr(a[0], a.range(0), "capability");
+    const std::string &kind = el.deviceKind();
+    if (kind.empty())
+      el.raise(args.range, "RuntimeError",
+               "check_compute_capability is answered only when the compilation is for one kind "
+               "of device: CUDA targets, one TPU generation (--target=tpu:v6e, ...) or the "
+               "interpreter");
+    std::string current = computeCapabilityOfDevice(kind);
+    if (current.empty())
+      return makeBool(false); // not a CUDA GPU
+    auto parse = [&](const std::string &text) {
+      std::vector<int64_t> parts;
+      llvm::SmallVector<llvm::StringRef> pieces;
+      llvm::StringRef(text).split(pieces, '.');
+      for (llvm::StringRef part : pieces) {
+        int64_t v = 0;
+        if (part.getAsInteger(10, v))
+          el.raise(a.range(0), "ValueError",
+                   "invalid literal for int() with base 10: '" + part.str() + "'");
+        parts.push_back(v);
+      }
+      return parts;
+    };
+    return makeBool(parse(current) >= parse(wanted));
+  });
+  m["jax._src.cudnn.fused_attention_stablehlo"] = fusedAttention;
   // Where pltpu's helpers live in JAX; real kernels import them from there.
   auto helpers = std::make_shared<NamespaceObj>("jax._src.pallas.mosaic.helpers");
   for (const char *name : {"sync_copy", "core_barrier", "run_on_first_core"})
