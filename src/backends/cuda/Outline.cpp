@@ -326,10 +326,13 @@ void KernelBuilder::program(ArrayRef<Value> scratch) {
     SmallVector<Operation *> indexMapOps;
     for (Operation &op : block.without_terminator())
       indexMapOps.push_back(b.clone(op, regionMapping));
-    replaceGridQueries(indexMapOps); // index maps may read sizes (nb - 1) too
     for (Value v : block.getTerminator()->getOperands())
       computed.push_back(
           arith::IndexCastOp::create(b, loc, b.getIndexType(), regionMapping.lookup(v)));
+    // Index maps may read sizes (nb - 1) and program ids too (after the
+    // casts above, which then read the replacements: a query the map
+    // returns as it is is erased here).
+    replaceGridQueries(indexMapOps);
   }
 
   // Windowed operands: the block this program sees.
