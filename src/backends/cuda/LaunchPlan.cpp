@@ -117,7 +117,8 @@ std::optional<std::vector<bool>> declaredSemantics(pk::PallasCallOp call) {
     std::vector<bool> parallel;
     for (Attribute a : list) {
       auto s = llvm::dyn_cast<StringAttr>(a);
-      parallel.push_back(!s || s.getValue() != "arbitrary");
+      // "sequential" is Mosaic GPU's spelling of TPU's "arbitrary".
+      parallel.push_back(!s || (s.getValue() != "arbitrary" && s.getValue() != "sequential"));
     }
     // jax.vmap prepends grid axes that dimension_semantics does not list:
     // they are parallel.
