@@ -186,13 +186,15 @@ private:
   }
 
   /// Whether `type` can be a wgmma accumulator of this kernel's warps
-  /// (Layout::wgmmaAccumulator): M x N with M a positive multiple of 64, N
-  /// a power of two from 8 to 256, whole warpgroups.
+  /// (Layout::wgmmaAccumulator): M x N with M a power of two of at least
+  /// 64 (a Layout's sizes are powers of two; wgmma itself also takes 192),
+  /// N a power of two from 8 to 256, whole warpgroups.
   bool fitsWgmmaAccumulator(RankedTensorType type) const {
     if (type.getRank() != 2)
       return false;
     int64_t m = type.getDimSize(0), n = type.getDimSize(1);
-    return m > 0 && m % 64 == 0 && n >= 8 && n <= 256 && (n & (n - 1)) == 0 && numWarps % 4 == 0;
+    return m >= 64 && (m & (m - 1)) == 0 && n >= 8 && n <= 256 && (n & (n - 1)) == 0 &&
+           numWarps % 4 == 0;
   }
 
   /// The layout plgpu.Layout `kind` names for a value of `type`, where
@@ -442,8 +444,9 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     // The accumulator lives in the registers wgmma writes.
     auto type = llvm::cast<RankedTensorType>(wgmma.getType());
     if (!fitsWgmmaAccumulator(type))
-      return op->emitError() << "plgpu.wgmma needs an M x N accumulator with M a multiple of 64 "
-                                "and N a power of two from 8 to 256; got "
+      return op->emitError() << "plgpu.wgmma needs an M x N accumulator with M and N powers of "
+                                "two, M at least 64 and N from 8 to 256 (the CUDA backend does "
+                                "not lay out other shapes, such as M = 192, yet); got "
                              << type;
     Layout l = Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
     convertOperand(op, 0, l);

@@ -269,14 +269,17 @@ struct DistributePass : impl::PkGpuDistributeBase<DistributePass> {
     for (BlockArgument arg : entry.getArguments())
       e.values.map(arg, arg);
     LogicalResult result = Translator(e).translate(*old);
-    if (e.warpgroups > 0 && func->hasAttr(kTensorMapParamsAttr)) {
+    // (A failed translation stops where it failed, with no return.)
+    bool translated = succeeded(result) && entry.mightHaveTerminator() &&
+                      llvm::isa<::mlir::gpu::ReturnOp>(entry.getTerminator());
+    if (translated && e.warpgroups > 0 && func->hasAttr(kTensorMapParamsAttr)) {
       // A CTA's shared memory goes away when it exits: TMA stores still
       // reading it must be done.
       auto ret = llvm::cast<::mlir::gpu::ReturnOp>(entry.getTerminator());
       e.b.setInsertionPoint(ret);
       async::bulkWaitGroup(e.b, e.loc, 0, /*readOnly=*/true);
     }
-    if (func->hasAttr(kClusterShapeAttr)) {
+    if (translated && func->hasAttr(kClusterShapeAttr)) {
       // Nor may it exit while its peers may still signal its barriers or
       // multicast into its shared memory.
       auto ret = llvm::cast<::mlir::gpu::ReturnOp>(entry.getTerminator());
