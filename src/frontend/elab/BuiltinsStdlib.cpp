@@ -630,10 +630,33 @@ std::shared_ptr<NamespaceObj> makeOperator() {
       return binaryOperator(el, o, a[0], a[1], args.range);
     });
   }
-  define(*ns, "neg", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"a"}});
-    return unaryOperator(el, ast::UnaryOp::Negate, a[0], args.range);
+  static const std::pair<const char *, ast::CompareOp> comparisons[] = {
+      {"lt", ast::CompareOp::Lt},  {"le", ast::CompareOp::Le},        {"gt", ast::CompareOp::Gt},
+      {"ge", ast::CompareOp::Ge},  {"eq", ast::CompareOp::Eq},        {"ne", ast::CompareOp::Ne},
+      {"is_", ast::CompareOp::Is}, {"is_not", ast::CompareOp::IsNot},
+  };
+  for (const auto &[name, op] : comparisons) {
+    ast::CompareOp o = op;
+    define(*ns, name, [o](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+      return compareOperator(el, o, a[0], a[1], args.range);
+    });
+  }
+  define(*ns, "contains", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"b"}});
+    return compareOperator(el, ast::CompareOp::In, a[1], a[0], args.range);
   });
+  static const std::pair<const char *, ast::UnaryOp> unary[] = {
+      {"neg", ast::UnaryOp::Negate}, {"pos", ast::UnaryOp::Plus}, {"invert", ast::UnaryOp::Invert},
+      {"inv", ast::UnaryOp::Invert}, {"not_", ast::UnaryOp::Not},
+  };
+  for (const auto &[name, op] : unary) {
+    ast::UnaryOp o = op;
+    define(*ns, name, [o](Elaborator &el, CallArgs &args) -> Obj {
+      BoundArgs a = el.bind(args, {{"a"}});
+      return unaryOperator(el, o, a[0], args.range);
+    });
+  }
   define(*ns, "getitem", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}});
     return subscript(el, a[0], a[1], args.range);

@@ -5,6 +5,7 @@
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Formatting.h"
+#include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Sets.h"
 
 #include <cmath>
@@ -423,6 +424,13 @@ bool staticEqual(const Obj &a, const Obj &b) {
       equal = staticEqual(x[i], y[i]);
     --depth;
     return equal;
+  }
+  case Object::Kind::MosaicGpu: {
+    // plgpu layouts are values: WGMMA.reduce(1) == WGMMA_ROW.
+    auto *x = llvm::dyn_cast<LayoutObj>(a.get()), *y = llvm::dyn_cast<LayoutObj>(b.get());
+    if (x && y && x->attr && y->attr)
+      return x->attr == y->attr;
+    return a.get() == b.get();
   }
   default:
     return a.get() == b.get();
