@@ -260,10 +260,14 @@ private:
       return;
     }
     case Stmt::Kind::Del: {
+      const auto &d = llvm::cast<DelStmt>(s);
       std::string text = "Del";
-      for (const std::string &n : llvm::cast<DelStmt>(s).names)
+      for (const std::string &n : d.names)
         text += " " + n;
       line(depth, text, s.range());
+      for (const Expr *target : d.targets)
+        if (!llvm::isa<NameExpr>(target))
+          expression(*target, depth + 1);
       return;
     }
     case Stmt::Kind::Nonlocal: {

@@ -566,14 +566,18 @@ public:
   bool isGlobal;
 };
 
-/// `del a, b`: unbinds names (only names; not items or attributes).
+/// `del a, b[i]`: unbinds names and removes items (not attributes), in
+/// order.
 class DelStmt : public Stmt {
 public:
-  DelStmt(SourceRange r, std::vector<std::string> names, std::vector<SourceRange> ranges)
-      : Stmt(Kind::Del, r), names(std::move(names)), ranges(std::move(ranges)) {}
+  DelStmt(SourceRange r, ExprPtr targetList, std::vector<const Expr *> targets,
+          std::vector<std::string> names)
+      : Stmt(Kind::Del, r), targetList(std::move(targetList)), targets(std::move(targets)),
+        names(std::move(names)) {}
   PK_AST_STMT_CLASSOF(Del)
-  std::vector<std::string> names;
-  std::vector<SourceRange> ranges;
+  ExprPtr targetList;                ///< owns the targets
+  std::vector<const Expr *> targets; ///< NameExprs and SubscriptExprs
+  std::vector<std::string> names;    ///< the names among them (locals of a function)
 };
 
 /// `class Name(bases): body`. `bases` holds the positional and keyword

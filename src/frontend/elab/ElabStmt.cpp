@@ -113,8 +113,13 @@ Flow Elaborator::exec(const Stmt &s) {
     return Flow::Normal;
   case Stmt::Kind::Del: {
     const auto &d = llvm::cast<DelStmt>(s);
-    for (size_t i = 0; i < d.names.size(); ++i) {
-      const std::string &name = d.names[i];
+    for (const Expr *target : d.targets) {
+      if (auto *sub = llvm::dyn_cast<SubscriptExpr>(target)) {
+        Obj container = eval(*sub->value);
+        deleteSubscript(*this, container, evalSubscriptIndex(*sub), sub->range());
+        continue;
+      }
+      const std::string &name = llvm::cast<NameExpr>(target)->name;
       Frame *owner = frame.get();
       if (frame->globalNames.count(name))
         owner = &moduleFrameOf(*frame);
@@ -123,7 +128,7 @@ Flow Elaborator::exec(const Stmt &s) {
           owner = owner->parent.get();
       auto it = owner ? owner->vars.find(name) : frame->vars.end();
       if (!owner || it == owner->vars.end() || llvm::isa<UndefinedObj>(it->second.get()))
-        fail(d.ranges[i], "name '" + name + "' is not defined");
+        fail(target->range(), "name '" + name + "' is not defined");
       owner->vars.erase(it);
     }
     return Flow::Normal;

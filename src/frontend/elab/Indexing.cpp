@@ -934,6 +934,50 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
   }
 }
 
+void deleteSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {
+  switch (container->kind()) {
+  case Object::Kind::List: {
+    auto &items = llvm::cast<SequenceObj>(*container).items;
+    int64_t size = static_cast<int64_t>(items.size());
+    if (auto *s = llvm::dyn_cast<SliceObj>(index.get())) {
+      int64_t start, count, step;
+      resolveSlice(el, *s, size, r, start, count, step);
+      std::vector<bool> removed(items.size(), false);
+      for (int64_t k = 0; k < count; ++k)
+        removed[start + k * step] = true;
+      std::vector<Obj> kept;
+      for (size_t i = 0; i < items.size(); ++i)
+        if (!removed[i])
+          kept.push_back(items[i]);
+      items = std::move(kept);
+      return;
+    }
+    int64_t i = el.toInt(index, r, "list index");
+    int64_t idx = i < 0 ? i + size : i;
+    if (idx < 0 || idx >= size)
+      el.raise(r, "IndexError", "list assignment index out of range");
+    items.erase(items.begin() + idx);
+    return;
+  }
+  case Object::Kind::Dict: {
+    auto &entries = llvm::cast<DictObj>(*container).entries;
+    for (auto it = entries.begin(); it != entries.end(); ++it)
+      if (staticEqual(it->first, index)) {
+        entries.erase(it);
+        return;
+      }
+    el.raise(r, "KeyError", repr(*index));
+  }
+  case Object::Kind::Instance:
+    if (callDunder(el, container, "__delitem__", {index}, r))
+      return;
+    break;
+  default:
+    break;
+  }
+  el.raise(r, "TypeError", "'" + typeName(*container) + "' object doesn't support item deletion");
+}
+
 void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, const Obj &value,
                     SourceRange r) {
   switch (container->kind()) {

@@ -44,6 +44,10 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
 void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, const Obj &value,
                     SourceRange r);
 
+/// `del container[index]`: an item (or a slice) of a list, a dict's key,
+/// or __delitem__.
+void deleteSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
+
 /// `x_ref[index]`, or with `padded` `pl.load(ref, index, mask=, other=)`;
 /// null mask / other when absent. `padded` selects pl.load's rule for
 /// windows past the Ref's end (padding instead of a shifted window).

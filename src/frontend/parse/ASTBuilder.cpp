@@ -175,15 +175,13 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
         items.push_back(e.get());
     }
     std::vector<std::string> names;
-    std::vector<SourceRange> ranges;
     for (const Expr *e : items) {
-      auto *name = llvm::dyn_cast<NameExpr>(e);
-      if (!name)
-        fail(e->range(), "'del' can only remove names in .pk files");
-      names.push_back(name->name);
-      ranges.push_back(e->range());
+      if (auto *name = llvm::dyn_cast<NameExpr>(e))
+        names.push_back(name->name);
+      else if (!llvm::isa<SubscriptExpr>(e))
+        fail(e->range(), "'del' can only remove names and items (x[i]) in .pk files");
     }
-    return std::make_unique<DelStmt>(range, std::move(names), std::move(ranges));
+    return std::make_unique<DelStmt>(range, std::move(targets), std::move(items), std::move(names));
   }
   if (dynamic_cast<P::BreakStatementContext *>(ctx))
     return std::make_unique<BreakStmt>(range);
