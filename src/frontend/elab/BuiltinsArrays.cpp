@@ -1384,8 +1384,6 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
   std::string spec = el.toStr(args.positional[0], args.rangeOf(0), "einsum subscripts");
   spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
   SourceRange specRange = args.rangeOf(0);
-  if (spec.find("...") != std::string::npos)
-    el.fail(specRange, "einsum subscripts with '...' are not supported; name every axis");
   size_t arrow = spec.find("->");
   std::vector<std::string> inputs;
   {
@@ -1401,6 +1399,45 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
   if (inputs.size() != operands)
     el.fail(specRange, "einsum '" + spec + "' names " + std::to_string(inputs.size()) +
                            " operands but " + std::to_string(operands) + " were given");
+  std::vector<ArrayPtr> arrays;
+  for (size_t i = 0; i < operands; ++i)
+    arrays.push_back(valueOperand(el, args.positional[i + 1], args.rangeOf(i + 1), "jnp.einsum"));
+  // '...' (NumPy's broadcast axes): each operand's unnamed axes get fresh
+  // letters, aligned from the right across operands; an implicit output
+  // puts them first.
+  std::string ellipsisLetters;
+  if (spec.find("...") != std::string::npos) {
+    std::vector<int64_t> counts(operands, 0);
+    int64_t most = 0;
+    for (size_t i = 0; i < operands; ++i) {
+      size_t at = inputs[i].find("...");
+      if (at == std::string::npos)
+        continue;
+      if (inputs[i].find("...", at + 3) != std::string::npos)
+        el.fail(specRange,
+                "einsum operand subscripts '" + inputs[i] + "' have more than one '...'");
+      counts[i] = arrays[i]->rank() - static_cast<int64_t>(inputs[i].size() - 3);
+      if (counts[i] < 0)
+        el.fail(specRange, "einsum '" + spec + "' names more axes than operand " +
+                               std::to_string(i) + " has (rank " +
+                               std::to_string(arrays[i]->rank()) + ")");
+      most = std::max(most, counts[i]);
+    }
+    for (char c : std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+      if (static_cast<int64_t>(ellipsisLetters.size()) < most && spec.find(c) == std::string::npos)
+        ellipsisLetters += c;
+    if (static_cast<int64_t>(ellipsisLetters.size()) < most)
+      el.fail(specRange, "einsum '" + spec + "' leaves too few letters for its '...' axes");
+    for (size_t i = 0; i < operands; ++i)
+      if (size_t at = inputs[i].find("..."); at != std::string::npos)
+        inputs[i].replace(at, 3, ellipsisLetters.substr(most - counts[i]));
+    if (arrow != std::string::npos) {
+      std::string tail = spec.substr(arrow + 2);
+      if (size_t at = tail.find("..."); at != std::string::npos)
+        tail.replace(at, 3, ellipsisLetters);
+      spec = spec.substr(0, arrow + 2) + tail;
+    }
+  }
   std::map<char, int> uses;
   for (const std::string &letters : inputs)
     for (char c : letters) {
@@ -1411,8 +1448,9 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
     }
   std::string out;
   if (arrow == std::string::npos) {
+    out = ellipsisLetters;
     for (const auto &[c, n] : uses) // implicit output: the letters used once, sorted
-      if (n == 1)
+      if (n == 1 && ellipsisLetters.find(c) == std::string::npos)
         out += c;
   } else {
     out = spec.substr(arrow + 2);
@@ -1431,7 +1469,7 @@ Obj einsumBuiltin(Elaborator &el, CallArgs &args) {
       el.fail(args.range, "jnp.einsum got an unexpected keyword argument '" + k + "'");
   std::vector<EinsumTerm> terms;
   for (size_t i = 0; i < operands; ++i) {
-    ArrayPtr a = valueOperand(el, args.positional[i + 1], args.rangeOf(i + 1), "jnp.einsum");
+    ArrayPtr a = arrays[i];
     if (inputs[i].size() != static_cast<size_t>(a->rank()))
       el.fail(specRange, "einsum '" + spec + "' gives operand " + std::to_string(i) + " " +
                              std::to_string(inputs[i].size()) + " indices but it has rank " +
