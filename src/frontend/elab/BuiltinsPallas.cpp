@@ -713,8 +713,9 @@ Obj programId(Elaborator &el, CallArgs &args) {
     return meshProgramId(el, axis, a.range(0));
   int64_t rank = static_cast<int64_t>(el.currentGrid().size());
   if (axis < 0 || axis >= rank)
-    el.fail(a.range(0), "program_id axis " + std::to_string(axis) +
-                            " is out of range for a grid of rank " + std::to_string(rank));
+    el.raise(a.range(0), "ValueError", // as JAX: code may catch it to count grid axes
+             "program_id axis " + std::to_string(axis) + " is out of range for a grid of rank " +
+                 std::to_string(rank));
   // Under jax.vmap the grid has leading axes the kernel does not see.
   uint64_t gridAxis = static_cast<uint64_t>(axis) + el.hiddenGridAxes();
   mlir::Value v = pk::ProgramIdOp::create(el.builder(), el.loc(args.range),
@@ -731,8 +732,9 @@ Obj numPrograms(Elaborator &el, CallArgs &args) {
     return meshNumPrograms(el, axis, a.range(0));
   int64_t rank = static_cast<int64_t>(el.currentGrid().size());
   if (axis < 0 || axis >= rank)
-    el.fail(a.range(0), "num_programs axis " + std::to_string(axis) +
-                            " is out of range for a grid of rank " + std::to_string(rank));
+    el.raise(a.range(0), "ValueError", // as JAX: code may catch it to count grid axes
+             "num_programs axis " + std::to_string(axis) + " is out of range for a grid of rank " +
+                 std::to_string(rank));
   if (el.isDynamicGridAxis(static_cast<size_t>(axis))) {
     // Read from data: no symbolic size stands for it.
     if (!el.inKernel())
