@@ -471,6 +471,13 @@ Obj classAttribute(Elaborator &el, const Obj &value, const std::string &name, So
         dict->entries.emplace_back(makeStr(n), v);
       return dict;
     }
+    // A class's __getattr__ answers what lookup did not find (tokamax's
+    // BlockRef delegates to the Ref it wraps). Not for dunders, which
+    // Python looks up on the type.
+    bool dunder = llvm::StringRef(name).starts_with("__") && llvm::StringRef(name).ends_with("__");
+    if (!dunder)
+      if (std::optional<Obj> got = callDunder(el, value, "__getattr__", {makeStr(name)}, r))
+        return *got;
     el.raise(r, "AttributeError", "'" + inst->cls->name + "' object has no attribute '" + name + "'", false);
   }
   auto *seq = llvm::dyn_cast<SequenceObj>(value.get());
