@@ -238,12 +238,11 @@ void MeshKernelBuilder::allocateTensorMemory(Block &entry) {
 Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top, int64_t &columns) {
   Type type = arg.getType();
   if (auto barrier = llvm::dyn_cast<pk::BarrierType>(type)) {
-    int64_t count = barrier.getNumBarriers();
-    int64_t offset = llvm::alignTo(top, 8);
-    int64_t parity = llvm::alignTo(offset + 8 * count, 4);
-    top = parity + BarrierAllocOp::parityBytes(count, plan.threadsPerBlock() / 32);
-    return BarrierAllocOp::create(b, loc, type, b.getI64IntegerAttr(offset),
-                                  b.getI64IntegerAttr(parity));
+    BarrierAllocOp::Placement at =
+        BarrierAllocOp::place(top, barrier.getNumBarriers(), plan.threadsPerBlock() / 32);
+    top = at.end;
+    return BarrierAllocOp::create(b, loc, type, b.getI64IntegerAttr(at.offset),
+                                  b.getI64IntegerAttr(at.parity));
   }
   if (auto semaphore = llvm::dyn_cast<pk::SemaphoreType>(type)) {
     // A 32-bit counter each (pkgpu.semaphore_alloc).

@@ -392,10 +392,10 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     return written;
   }
 
-  /// The bytes of a barrier array's phase parity words (pkgpu.barrier_alloc).
-  static int64_t parityBytes(::mlir::gpu::GPUFuncOp func, pk::BarrierType type) {
-    int64_t warps = func->getAttrOfType<IntegerAttr>("pkgpu.num_warps").getInt();
-    return BarrierAllocOp::parityBytes(type.getNumBarriers(), warps);
+  /// The kernel's warps, each of which keeps barrier parity words
+  /// (pkgpu.barrier_alloc).
+  static int64_t ctaWarps(::mlir::gpu::GPUFuncOp func) {
+    return func->getAttrOfType<IntegerAttr>("pkgpu.num_warps").getInt();
   }
 
   /// The kernel parameter of the tensor map `tma` copies through: a new
@@ -568,7 +568,9 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     func.walk([&](BarrierAllocOp barriers) { // an earlier loop's
       end = std::max<int64_t>(
           end, static_cast<int64_t>(barriers.getParityOffset()) +
-                   parityBytes(func, llvm::cast<pk::BarrierType>(barriers.getType())));
+                   BarrierAllocOp::parityBytes(
+                       llvm::cast<pk::BarrierType>(barriers.getType()).getNumBarriers(),
+                       ctaWarps(func)));
     });
     int64_t base = llvm::alignTo(end, kWgmmaOperandAlignment);
     int64_t perStage = 0;
@@ -632,10 +634,10 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
     if (tmaCopies) {
       auto type =
           pk::BarrierType::get(b.getContext(), {stages}, tmaCopies, b.getArrayAttr({}), false);
-      int64_t barriers = llvm::alignTo(offset, 8), parity = barriers + 8 * stages;
-      landed = BarrierAllocOp::create(b, loop.getLoc(), type, b.getI64IntegerAttr(barriers),
-                                      b.getI64IntegerAttr(parity));
-      offset = parity + parityBytes(func, type);
+      BarrierAllocOp::Placement at = BarrierAllocOp::place(offset, stages, ctaWarps(func));
+      landed = BarrierAllocOp::create(b, loop.getLoc(), type, b.getI64IntegerAttr(at.offset),
+                                      b.getI64IntegerAttr(at.parity));
+      offset = at.end;
     }
     func->setAttr("pkgpu.scratch_bytes", IntegerAttr::get(scratch.getType(), llvm::alignTo(offset, 16)));
 

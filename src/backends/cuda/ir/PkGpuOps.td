@@ -181,6 +181,16 @@ def PkGpu_BarrierAllocOp : PkGpu_Op<"barrier_alloc", []> {
     static int64_t parityBytes(int64_t barriers, int64_t ctaWarps) {
       return 4 * parityWords(barriers, ctaWarps);
     }
+    /// Where an array of `barriers` mbarriers goes at or after byte
+    /// `top`: the barriers 8-aligned at `offset`, the parity words right
+    /// after them at `parity`, and `end` the first byte past both.
+    struct Placement {
+      int64_t offset, parity, end;
+    };
+    static Placement place(int64_t top, int64_t barriers, int64_t ctaWarps) {
+      int64_t offset = (top + 7) / 8 * 8, parity = offset + 8 * barriers;
+      return {offset, parity, parity + parityBytes(barriers, ctaWarps)};
+    }
   }];
 }
 
