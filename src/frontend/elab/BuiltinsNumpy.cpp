@@ -431,8 +431,7 @@ bool tf32Allowed(Elaborator &el, const Obj &precision, SourceRange r) {
     // from narrower products (_X3, _X6, _X9) multiply in f32, at least as
     // accurate; those of narrower operands round f32 operands to TF32,
     // as Pallas's GPU lowering of precision "bfloat16" does.
-    if (llvm::StringRef(name).consume_front("dotalgorithmpreset.")) {
-      llvm::StringRef preset = llvm::StringRef(s->value).drop_front(19);
+    if (llvm::StringRef preset = s->value; preset.consume_front("DotAlgorithmPreset.")) {
       if (preset == "DEFAULT")
         return el.tf32ByDefault;
       return !(preset == "F32_F32_F32" || preset == "F64_F64_F64" || preset.ends_with("_X3") ||

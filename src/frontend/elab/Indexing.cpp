@@ -959,15 +959,10 @@ void deleteSubscript(Elaborator &el, const Obj &container, const Obj &index, Sou
     items.erase(items.begin() + idx);
     return;
   }
-  case Object::Kind::Dict: {
-    auto &entries = llvm::cast<DictObj>(*container).entries;
-    for (auto it = entries.begin(); it != entries.end(); ++it)
-      if (staticEqual(it->first, index)) {
-        entries.erase(it);
-        return;
-      }
+  case Object::Kind::Dict:
+    if (dictErase(llvm::cast<DictObj>(*container), index))
+      return;
     el.raise(r, "KeyError", repr(*index));
-  }
   case Object::Kind::Instance:
     if (callDunder(el, container, "__delitem__", {index}, r))
       return;

@@ -535,6 +535,15 @@ Obj dictGet(const DictObj &dict, const Obj &key) {
   return nullptr;
 }
 
+bool dictErase(DictObj &dict, const Obj &key) {
+  for (auto it = dict.entries.begin(); it != dict.entries.end(); ++it)
+    if (staticEqual(it->first, key)) {
+      dict.entries.erase(it);
+      return true;
+    }
+  return false;
+}
+
 void dictSet(Elaborator &el, DictObj &dict, const Obj &key, const Obj &value, SourceRange r) {
   checkHashable(el, key, r);
   for (auto &entry : dict.entries)

@@ -26,6 +26,8 @@ bool staticEqual(const Obj &a, const Obj &b);
 /// Dict access with Python key equality; keys must be static.
 Obj dictGet(const DictObj &dict, const Obj &key);
 void dictSet(Elaborator &el, DictObj &dict, const Obj &key, const Obj &value, SourceRange r);
+/// Removes `key`'s entry; false when the dict has none.
+bool dictErase(DictObj &dict, const Obj &key);
 
 } // namespace pk::elab
 

@@ -175,19 +175,6 @@ void pytreeLeaves(const Obj &tree, std::vector<Obj> &out) {
   out.push_back(tree);
 }
 
-namespace {
-
-/// Whether two dict keys are the same key (strings and ints by value).
-bool sameKey(const Obj &a, const Obj &b) {
-  if (auto *x = llvm::dyn_cast<StrObj>(a.get()))
-    return llvm::isa<StrObj>(b.get()) && x->value == llvm::cast<StrObj>(*b).value;
-  if (auto *x = llvm::dyn_cast<IntObj>(a.get()))
-    return llvm::isa<IntObj>(b.get()) && x->value == llvm::cast<IntObj>(*b).value;
-  return a == b;
-}
-
-} // namespace
-
 bool pytreeLeavesUpTo(const Obj &prefix, const Obj &tree, std::vector<Obj> &out) {
   if (isNone(prefix))
     return isNone(tree);
@@ -215,7 +202,8 @@ bool pytreeLeavesUpTo(const Obj &prefix, const Obj &tree, std::vector<Obj> &out)
       return false;
     std::vector<std::pair<Obj, Obj>> pe = sortedEntries(*p), te = sortedEntries(*t);
     for (size_t i = 0; i < pe.size(); ++i)
-      if (!sameKey(pe[i].first, te[i].first) || !pytreeLeavesUpTo(pe[i].second, te[i].second, out))
+      if (!staticEqual(pe[i].first, te[i].first) ||
+          !pytreeLeavesUpTo(pe[i].second, te[i].second, out))
         return false;
     return true;
   }
