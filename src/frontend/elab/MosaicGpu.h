@@ -196,6 +196,17 @@ Obj scoped(Elaborator &el, const Obj &allocations, const std::vector<std::string
            const std::vector<std::string> &argNames = {});
 /// pl.run_scoped(f, *types, collective_axes=, **kwtypes) in a kernel.
 Obj runScoped(Elaborator &el, CallArgs &args);
+/// plgpu.emit_pipeline(body, grid=, in_specs=, out_specs=, ...): the
+/// function that runs the pipeline over the GMEM Refs it is called with.
+Obj emitMosaicGpuPipeline(Elaborator &el, CallArgs &args);
+/// Whether JAX would hand this pallas_call to Mosaic GPU and its kernel
+/// needs Mosaic GPU's memory (plgpu scratch, transformed blocks), which
+/// only the pipelined lowering below gives it.
+bool isMosaicGpuPallasCall(const PallasCallableObj &call);
+/// `pallas_call(...)(*arrays)` lowered as Mosaic GPU lowers it: a
+/// plgpu.kernel over the parallel grid axes running an emit_pipeline over
+/// the sequential ones (MosaicGpuPallasCall.cpp).
+Obj applyMosaicGpuPallasCall(Elaborator &el, const PallasCallableObj &call, CallArgs &args);
 /// lax.axis_index(name or names) in a kernel: an i32 value.
 Obj axisIndex(Elaborator &el, const Obj &names, SourceRange r);
 /// lax.axis_size(name or names): a static int.

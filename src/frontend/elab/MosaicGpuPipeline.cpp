@@ -1008,6 +1008,8 @@ Obj emitTpuPipeline(Elaborator &el, CallArgs &args) {
 
 } // namespace
 
+Obj emitMosaicGpuPipeline(Elaborator &el, CallArgs &args) { return emitPipeline(el, args, false); }
+
 void defineTpuPipelines(Elaborator &el, NamespaceObj &tpu) {
   define(tpu, "emit_pipeline", emitTpuPipeline);
 }

@@ -282,6 +282,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     fail(args.rangeOfKeyword(args.keywords[0].first),
          "the inputs of pallas_call(...)(...) are positional, got keyword argument '" +
              args.keywords[0].first + "'; pass the arrays in the order of the kernel's Refs");
+  if (isMosaicGpuPallasCall(callable))
+    return applyMosaicGpuPallasCall(*this, callable, args);
 
   // Inputs: the scalar-prefetch ones, then those with blocks.
   size_t prefetch = static_cast<size_t>(callable.numScalarPrefetch);
@@ -459,7 +461,12 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       continue;
     }
     auto *alloc = llvm::dyn_cast<AllocationObj>(s.get());
-    if (!alloc || alloc->what != AllocationObj::What::Semaphore)
+    if (alloc && alloc->what != AllocationObj::What::Semaphore)
+      fail(callable.scratchRange,
+           "Mosaic GPU scratch (plgpu.SMEM, plgpu.ACC, plgpu.Barrier) is allocated by Mosaic "
+           "GPU's lowering of pallas_call: pass compiler_params=plgpu.CompilerParams(...) "
+           "(from jax.experimental.pallas.mosaic_gpu), as JAX needs it to pick that lowering");
+    if (!alloc)
       fail(callable.scratchRange, "scratch_shapes must hold buffers such as pltpu.VMEM((8, 128), "
                            "jnp.float32) or semaphores (pltpu.SemaphoreType.DMA), got " + repr(*s));
     scratch.push_back(alloc->type);
