@@ -188,9 +188,15 @@ std::string wgmmaProblem(RefType acc, Type a, RefType b) {
       return std::string("the ") + name + " operand's tiling " + shapeText(tiling) +
              " does not fit its swizzle: a " + std::to_string(s) + "-byte swizzle of " +
              elementName(element) + " needs TilingTransform((8, " + std::to_string(elems) + "))";
-    if (!transpose.empty() && width != 2)
-      return std::string("only 16-bit operands can be transposed, but the ") + name +
-             " operand is " + elementName(element);
+    // The tensor cores read 32- and 8-bit operands K-major only: A as
+    // stored (M x K), B transposed (a K x N view of an N x K buffer).
+    bool isB = llvm::StringRef(name) == "B";
+    if (width != 2 && transpose.empty() == isB)
+      return isB ? std::string("a ") + elementName(element) +
+                       " B operand must be K-major: pass plgpu.transpose_ref of an N x K "
+                       "buffer (the tensor cores transpose only 16-bit operands)"
+                 : std::string("only 16-bit operands can be transposed, but the A operand is ") +
+                       elementName(element);
     if (swizzle && s != swizzle)
       return "A and B must have the same swizzle, got " + std::to_string(swizzle) + " and " +
              std::to_string(s);
