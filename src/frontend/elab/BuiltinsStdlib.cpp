@@ -364,6 +364,19 @@ std::shared_ptr<NamespaceObj> makeWarnings() {
   });
   define(*ns, "filterwarnings", [](Elaborator &, CallArgs &) -> Obj { return none(); });
   define(*ns, "simplefilter", [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  define(*ns, "resetwarnings", [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  // `with warnings.catch_warnings(record=True) as caught:` gives a list,
+  // which stays empty: pkc reports warnings where they are raised.
+  define(*ns, "catch_warnings", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"record", makeBool(false), true},
+                                 {"module", none(), true},
+                                 {"action", none(), true},
+                                 {"category", none(), true},
+                                 {"lineno", none(), true},
+                                 {"append", makeBool(false), true}});
+    Obj entered = el.truthy(a[0], a.range(0)) ? makeList({}) : none();
+    return std::make_shared<ContextManagerObj>("warnings.catch_warnings", entered);
+  });
   return ns;
 }
 
