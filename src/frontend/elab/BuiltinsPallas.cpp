@@ -613,6 +613,20 @@ std::shared_ptr<NamespaceObj> makePallasTritonNamespace(Elaborator &el, const st
     return el.arrays().floatUnary(FloatUnary::Tanh, a[0], args.range);
   });
   define(n, "debug_barrier", [](Elaborator &el, CallArgs &args) -> Obj { return none(); });
+  // A hint to Triton that the first `values` elements are contiguous; pkc
+  // derives contiguity itself (KnownBits), so the value passes through.
+  define(n, "max_contiguous", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"values"}});
+    for (const Obj &v : llvm::isa<SequenceObj>(a[1].get()) ? llvm::cast<SequenceObj>(*a[1]).items
+                                                           : std::vector<Obj>{a[1]})
+      el.toInt(v, a.range(1), "max_contiguous values");
+    return a[0];
+  });
+  define(n, "elementwise_inline_asm", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.fail(args.range, "elementwise_inline_asm is not supported: pkc cannot check inline PTX, "
+                        "run it on its interpreter or simulator, or compile it for TPU; write "
+                        "the operation with jnp / lax");
+  });
   return ns;
 }
 
