@@ -186,15 +186,20 @@ private:
   }
 
   /// Whether `type` can be a wgmma accumulator of this kernel's warps
-  /// (Layout::wgmmaAccumulator): M x N with M a power of two of at least
-  /// 64 (a Layout's sizes are powers of two; wgmma itself also takes 192),
-  /// N a power of two from 8 to 256, whole warpgroups.
+  /// (wgmmaLayout): M x N with M a power of two of at least 64 (a
+  /// Layout's row tiles; wgmma itself also takes 192), N a multiple of 8
+  /// from 8 to 256, whole warpgroups.
   bool fitsWgmmaAccumulator(RankedTensorType type) const {
     if (type.getRank() != 2)
       return false;
     int64_t m = type.getDimSize(0), n = type.getDimSize(1);
-    return m >= 64 && (m & (m - 1)) == 0 && n >= 8 && n <= 256 && (n & (n - 1)) == 0 &&
-           numWarps % 4 == 0;
+    return m >= 64 && (m & (m - 1)) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && numWarps % 4 == 0;
+  }
+  /// The wgmma accumulator layout of an M x N tile: N that is not a power
+  /// of two (192) is laid out as the next one, as every Layout pads; the
+  /// padding columns' registers are never written by wgmma nor stored.
+  Layout wgmmaLayout(int64_t m, int64_t n) const {
+    return Layout::wgmmaAccumulator(m, paddedExtent(n), numWarps);
   }
 
   /// The layout plgpu.Layout `kind` names for a value of `type`, where
@@ -209,7 +214,7 @@ private:
       auto accumulator = RankedTensorType::get({m, n}, type.getElementType());
       if (!fitsWgmmaAccumulator(accumulator))
         return std::nullopt;
-      return Layout::wgmmaAccumulator(m, n, numWarps);
+      return wgmmaLayout(m, n);
     };
     if (kind == pk::GpuLayout::WGMMA && type.getRank() == 2)
       return tile(type.getDimSize(0), type.getDimSize(1));
@@ -267,7 +272,7 @@ std::optional<Layout> LayoutAssigner::loadedWgmmaOperand(pk::LoadOp load) {
   // Here no wgmma says it must fit: also every warpgroup's share of rows.
   if (!fitsWgmmaAccumulator(type) || type.getDimSize(0) % (64 * (numWarps / 4)) != 0)
     return std::nullopt;
-  return Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
+  return wgmmaLayout(type.getDimSize(0), type.getDimSize(1));
 }
 
 /// The registers wgmma reads an A operand of type `a` from, for an
@@ -444,11 +449,12 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     // The accumulator lives in the registers wgmma writes.
     auto type = llvm::cast<RankedTensorType>(wgmma.getType());
     if (!fitsWgmmaAccumulator(type))
-      return op->emitError() << "plgpu.wgmma needs an M x N accumulator with M and N powers of "
-                                "two, M at least 64 and N from 8 to 256 (the CUDA backend does "
-                                "not lay out other shapes, such as M = 192, yet); got "
+      return op->emitError() << "plgpu.wgmma needs an M x N accumulator with M a power of two "
+                                "of at least 64 and N a multiple of 8 from 8 to 256 (the CUDA "
+                                "backend does not lay out other shapes, such as M = 192, yet); "
+                                "got "
                              << type;
-    Layout l = Layout::wgmmaAccumulator(type.getDimSize(0), type.getDimSize(1), numWarps);
+    Layout l = wgmmaLayout(type.getDimSize(0), type.getDimSize(1));
     convertOperand(op, 0, l);
     // A in registers moves to wgmma's A fragments; for 16-bit A that is
     // the accumulator's own layout, so `p.astype(bf16)` of an earlier

@@ -109,7 +109,7 @@ NVVM::WGMMATypes wgmmaType(Type t) {
 
 unsigned WgmmaOp::numWarps() {
   int64_t registers = getAccumulator().getType().getNumElements();
-  return registers ? static_cast<unsigned>(getM() * getN() / (32 * registers)) : 0;
+  return registers ? static_cast<unsigned>(getM() * paddedExtent(getN()) / (32 * registers)) : 0;
 }
 
 LogicalResult WgmmaOp::verify() {
@@ -144,15 +144,18 @@ LogicalResult WgmmaOp::verify() {
       llvm::cast<LLVM::LLVMPointerType>(getB().getType()).getAddressSpace() != 3)
     return emitOpError("reads B from shared memory (!llvm.ptr<3>)");
   int64_t m = getM(), n = getN(), k = getK();
-  if (n < 8 || n > 256 || (n & (n - 1)))
-    return emitOpError("n must be a power of two from 8 to 256, got ") << n;
+  if (n < 8 || n > 256 || n % 8)
+    return emitOpError("n must be a multiple of 8 from 8 to 256, got ") << n;
+  // The registers hold the accumulator padded to a power of two of
+  // columns (Layout's sizes): n = 192 has a 256-column layout.
+  int64_t paddedN = paddedExtent(n);
   int64_t instructionK = wgmmaInstructionK(bytes);
   if (k <= 0 || k % instructionK)
     return emitOpError("k must be a positive multiple of ")
            << instructionK << " for " << a << ", got " << k;
   int64_t registers = getAccumulator().getType().getNumElements();
-  if (registers <= 0 || (m * n) % (32 * registers))
-    return emitOpError("an ") << m << " x " << n << " accumulator does not spread evenly as "
+  if (registers <= 0 || (m * paddedN) % (32 * registers))
+    return emitOpError("an ") << m << " x " << paddedN << " accumulator does not spread evenly as "
                               << registers << " registers per thread";
   unsigned warps = numWarps();
   if (warps % 4 || m % (64 * (warps / 4)))
@@ -314,7 +317,11 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
     Value descB = matrixDescriptor(rewriter, loc, op.getB(), b.descriptorBits());
 
     Type element = op.getAccumulator().getType().getElementType();
-    int64_t perSlice = n / 2;
+    // Each thread holds n / 2 of a row tile's accumulator registers, at
+    // [t * stride, t * stride + n / 2) of the vector: an n that is not a
+    // power of two is laid out as the next one (Layout::wgmmaAccumulator),
+    // whose last registers wgmma leaves alone.
+    int64_t perSlice = n / 2, stride = paddedExtent(n) / 2;
     auto sliceType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perSlice, element));
     NVVM::WGMMATypesAttr typeA = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(op.getAType()));
     NVVM::WGMMATypesAttr typeB = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(op.getBType()));
@@ -332,9 +339,15 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
     // into a register of its own right before the asm, and a register
     // written between the fence and a wgmma makes ptxas add a warpgroup
     // arrive and serialize every wgmma of the kernel (C7520).
-    SmallVector<Value> accumulator, aFragments;
-    for (int64_t i = 0; i < rowTiles * perSlice; ++i)
-      accumulator.push_back(vector::ExtractOp::create(rewriter, loc, op.getAccumulator(), i));
+    // The padding registers are read here too, before the fence, and
+    // pass through to the result.
+    int64_t registers = op.getAccumulator().getType().getNumElements();
+    SmallVector<Value> results, accumulator, aFragments;
+    for (int64_t r = 0; r < registers; ++r)
+      results.push_back(vector::ExtractOp::create(rewriter, loc, op.getAccumulator(), r));
+    for (int64_t t = 0; t < rowTiles; ++t)
+      for (int64_t r = 0; r < perSlice; ++r)
+        accumulator.push_back(results[t * stride + r]);
     if (aWords) {
       int64_t words = llvm::cast<VectorType>(aWords.getType()).getNumElements();
       for (int64_t i = 0; i < words; ++i)
@@ -343,7 +356,6 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
     }
     accumulator = tieRegisters(rewriter, loc, accumulator);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    SmallVector<Value> results;
     for (int64_t t = 0; t < rowTiles; ++t) {
       Value slice = LLVM::UndefOp::create(rewriter, loc, sliceType);
       for (int64_t r = 0; r < perSlice; ++r)
@@ -368,7 +380,7 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
                                               /*satfinite=*/nullptr);
       }
       for (int64_t r = 0; r < perSlice; ++r)
-        results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, slice, r));
+        results[t * stride + r] = LLVM::ExtractValueOp::create(rewriter, loc, slice, r);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getAccumulator().getType(), results);

@@ -103,7 +103,8 @@ def PkGpu_WgmmaOp : PkGpu_Op<"wgmma", []> {
     Element types (`a_type` = `b_type` except for fp8): f16 or bf16 with
     f32 accumulators, tf32 with f32 (K-major only), f8E4M3FN / f8E5M2 with
     f32 (K-major only), si8 / ui8 with i32 (K-major only). `m` is a multiple
-    of 64 per warpgroup, `n` a power of two from 8 to 256, `k` a multiple
+    of 64 per warpgroup, `n` a multiple of 8 from 8 to 256 (the registers
+    hold it padded to the next power of two, as Layout pads), `k` a multiple
     of the instruction's K (16 for 16-bit types, 8 for tf32, 32 for 8-bit
     types).
 

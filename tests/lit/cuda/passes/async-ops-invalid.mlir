@@ -50,8 +50,8 @@ func.func @wgmma_k(%acc: vector<32xf32>, %s: !llvm.ptr<3>) {
 // -----
 
 func.func @wgmma_n(%acc: vector<48xf32>, %s: !llvm.ptr<3>) {
-  // expected-error @below {{n must be a power of two from 8 to 256, got 96}}
-  %d = pkgpu.wgmma %acc, %s, %s {m = 64, n = 96, k = 16, a_type = bf16, b_type = bf16} : vector<48xf32>, !llvm.ptr<3>, !llvm.ptr<3> -> vector<48xf32>
+  // expected-error @below {{n must be a multiple of 8 from 8 to 256, got 100}}
+  %d = pkgpu.wgmma %acc, %s, %s {m = 64, n = 100, k = 16, a_type = bf16, b_type = bf16} : vector<48xf32>, !llvm.ptr<3>, !llvm.ptr<3> -> vector<48xf32>
   return
 }
 

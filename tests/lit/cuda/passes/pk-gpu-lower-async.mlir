@@ -106,3 +106,27 @@ gpu.module @kernels {
   }
   llvm.mlir.global external @pk_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 }
+
+// -----
+
+// N that is not a power of two: the accumulator's registers are laid out
+// for the next one (24 -> 32 columns, 16 registers per 64-row tile), and
+// each row tile's wgmma takes the first n / 2 = 12 of its 16; the other 4
+// pass through to the result, read before the fence with the rest.
+gpu.module @kernels {
+  // CHECK-LABEL: gpu.func @padded_n
+  gpu.func @padded_n(%acc: vector<32xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %smem = llvm.mlir.addressof @pk_shared_memory : !llvm.ptr<3>
+    %b = llvm.getelementptr %smem[16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+    // CHECK: %[[P12:.*]] = vector.extract %{{.*}}[12] : f32 from vector<32xf32>
+    // CHECK: %[[P31:.*]] = vector.extract %{{.*}}[31] : f32 from vector<32xf32>
+    // CHECK: nvvm.wgmma.fence.aligned
+    // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 24, k = 16>, {{.*}} -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+    // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 24, k = 16>
+    // CHECK: vector.from_elements %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[P12]], {{.*}}, %[[P31]] : vector<32xf32>
+    %d = pkgpu.wgmma %acc, %smem, %b {m = 128, n = 24, k = 16, a_type = f16, b_type = f16}
+        : vector<32xf32>, !llvm.ptr<3>, !llvm.ptr<3> -> vector<32xf32>
+    gpu.return
+  }
+  llvm.mlir.global external @pk_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+}
