@@ -490,6 +490,36 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   auto extend = std::make_shared<NamespaceObj>("jax.extend");
   extend->members["backend"] = backend;
   n.members["extend"] = extend;
+  // jax.lib.xla_bridge (older JAX, still in scripts that pick a kernel by
+  // platform): get_backend() is the backend of the one device above, whose
+  // `platform` is known as jax.default_backend()'s is.
+  auto xlaBackend = std::make_shared<NamespaceObj>("jax.lib.xla_bridge.Backend");
+  xlaBackend->opaque = true;
+  xlaBackend->why = device->why;
+  if (auto platform = device->members.find("platform"); platform != device->members.end())
+    xlaBackend->members["platform"] = platform->second;
+  xlaBackend->members["device_count"] =
+      builtin("device_count",
+              [](Elaborator &el, CallArgs &args) -> Obj { return el.bind(args, {}), makeInt(1); });
+  xlaBackend->members["local_device_count"] = xlaBackend->members["device_count"];
+  xlaBackend->members["devices"] =
+      builtin("devices", [device](Elaborator &el, CallArgs &args) -> Obj {
+        el.bind(args, {});
+        return makeList({device});
+      });
+  xlaBackend->members["local_devices"] = xlaBackend->members["devices"];
+  auto xlaBridge = std::make_shared<NamespaceObj>("jax.lib.xla_bridge");
+  xlaBridge->members["get_backend"] = builtin("jax.lib.xla_bridge.get_backend",
+                                              [xlaBackend](Elaborator &el, CallArgs &args) -> Obj {
+                                                el.bind(args, {{"platform", none()}});
+                                                return xlaBackend;
+                                              });
+  xlaBridge->members["devices"] = n.members["devices"];
+  xlaBridge->members["local_devices"] = n.members["local_devices"];
+  xlaBridge->members["default_backend"] = n.members["default_backend"];
+  auto lib = std::make_shared<NamespaceObj>("jax.lib");
+  lib->members["xla_bridge"] = xlaBridge;
+  n.members["lib"] = lib;
   auto *sharding = llvm::cast<NamespaceObj>(n.members["sharding"].get());
   sharding->members["get_abstract_mesh"] =
       builtin("jax.sharding.get_abstract_mesh", [](Elaborator &el, CallArgs &args) -> Obj {

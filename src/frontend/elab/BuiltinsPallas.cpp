@@ -870,6 +870,8 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.experimental.shard_map"] = experimental->members["shard_map"];
   m["jax.extend"] = jax.members["extend"];
   m["jax.extend.backend"] = llvm::cast<NamespaceObj>(*jax.members["extend"]).members["backend"];
+  m["jax.lib"] = jax.members["lib"];
+  m["jax.lib.xla_bridge"] = llvm::cast<NamespaceObj>(*jax.members["lib"]).members["xla_bridge"];
   m["jax.sharding"] = jax.members["sharding"];
   m["jax.ad_checkpoint"] = jax.members["ad_checkpoint"];
   m["jax.typing"] = jax.members["typing"];
