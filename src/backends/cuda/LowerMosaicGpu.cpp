@@ -525,7 +525,12 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
                       "plgpu.SMEM buffers of the kernel's scratch; these operands are not such "
                       "buffers");
   auto accType = llvm::cast<RankedTensorType>(op.getAccumulator().getType());
-  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  // A window of the accumulator's columns (plgpu.wgmma on acc.at[:, a:b]).
+  int64_t m = accType.getDimSize(0), accN = accType.getDimSize(1), column = 0, n = accN;
+  if (std::optional<ArrayRef<int64_t>> columns = op.getColumns()) {
+    column = (*columns)[0];
+    n = (*columns)[1];
+  }
   ArrayRef<int64_t> aShape = aValue ? aValue.getShape() : ArrayRef<int64_t>(a->refShape);
   Type element = aValue ? aValue.getElementType() : a->element;
   if (aShape.size() != 2 || b->refShape.size() != 2 || aShape[0] != m || b->refShape[1] != n ||
@@ -571,7 +576,8 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
       e.b.getI64IntegerAttr(n), e.b.getI64IntegerAttr(k), TypeAttr::get(element),
       TypeAttr::get(element), e.b.getI64IntegerAttr(a ? a->strips : 0),
       e.b.getI64IntegerAttr(b->strips), aTransposed ? e.b.getUnitAttr() : UnitAttr(),
-      bTransposed ? e.b.getUnitAttr() : UnitAttr(), e.b.getBoolAttr(true));
+      bTransposed ? e.b.getUnitAttr() : UnitAttr(), e.b.getBoolAttr(true),
+      n != accN ? e.b.getI64IntegerAttr(accN) : IntegerAttr(), e.b.getI64IntegerAttr(column));
   e.values.map(op.getResult(), result.getResult());
   return success();
 }

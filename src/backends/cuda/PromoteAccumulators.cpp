@@ -5,8 +5,10 @@
 // after the outline stage it must be a value. This is mem2reg over
 // structured control flow: walking each block in order with the current
 // value of every accumulator, a wgmma makes a new value
-// (`pkgpu.wgmma_tile`), a read waits for it (`pkgpu.wgmma_wait_tile 0`),
-// a store replaces it, `plgpu.wgmma_wait` waits for all of them, and an
+// (`pkgpu.wgmma_tile`; on a view of its columns, `acc.at[:, a:b]`, one
+// that computes those columns), a read waits for it
+// (`pkgpu.wgmma_wait_tile 0`; a view's read then takes its columns), a
+// store replaces it, `plgpu.wgmma_wait` waits for all of them, and an
 // scf.for or scf.if that changes one carries it as an iteration argument
 // or a result.
 //
@@ -29,11 +31,20 @@ namespace {
 
 using Values = llvm::MapVector<Value, Value>; ///< accumulator Ref -> its value now
 
+/// A view of an accumulator (`acc.at[:, a:b]`): its columns
+/// [first, first + count), all its rows.
+struct AccumulatorView {
+  Value accumulator;
+  int64_t first = 0, count = 0;
+};
+
 class Promoter {
 public:
   explicit Promoter(OpBuilder &b) : b(b) {}
 
   LogicalResult promote(Block &block, Values &current);
+  /// Erases the views of accumulators, once nothing uses them.
+  LogicalResult eraseViews();
 
 private:
   /// Whether `op` (or an op nested in it) reads or changes an accumulator.
@@ -43,8 +54,48 @@ private:
   LogicalResult wholeAccess(Operation *op, pk::RefType ref, ArrayRef<int64_t> offsets,
                             ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides, bool dynamic);
 
+  /// `view` of an accumulator (or of a view of one), as a window of its
+  /// columns; fails with an error where it is another kind of view.
+  LogicalResult recordView(pk::RefViewOp view, AccumulatorView parent);
+  bool isAccumulator(Value v, const Values &current) const {
+    return current.count(v) || views.count(v);
+  }
+
   OpBuilder &b;
+  llvm::DenseMap<Value, AccumulatorView> views;
+  SmallVector<Operation *> viewOps;
 };
+
+LogicalResult Promoter::recordView(pk::RefViewOp view, AccumulatorView parent) {
+  auto type = llvm::cast<pk::RefType>(view.getRef().getType());
+  ArrayRef<int64_t> offsets = view.getStaticOffsets(), sizes = view.getSizes();
+  bool columns = view.getOffsets().empty() && view.getDynamicSizes().empty() &&
+                 view.getSqueeze().empty() && type.getShape().size() == 2 &&
+                 llvm::all_of(view.getStrides(), [](int64_t s) { return s == 1; }) &&
+                 offsets[0] == 0 && sizes[0] == type.getShape()[0];
+  if (!columns)
+    return view.emitError("the CUDA backend views a wgmma accumulator (plgpu.ACC) only as a "
+                          "static window of its columns with all its rows (acc.at[:, a:b]) so far");
+  int64_t first = parent.first + offsets[1];
+  if (first % 8 || sizes[1] % 8)
+    return view.emitError("a view of a wgmma accumulator's columns must start and end at "
+                          "multiples of 8 (whole registers), got columns [")
+           << offsets[1] << ", " << offsets[1] + sizes[1] << ")";
+  views[view.getResult()] = {parent.accumulator, first, sizes[1]};
+  viewOps.push_back(view);
+  return success();
+}
+
+LogicalResult Promoter::eraseViews() {
+  for (Operation *op : llvm::reverse(viewOps)) {
+    if (!op->use_empty())
+      return op->emitError("a view of a wgmma accumulator is used where the CUDA backend cannot "
+                           "follow it (it takes plgpu.wgmma and reads of the whole view)");
+    op->erase();
+  }
+  viewOps.clear();
+  return success();
+}
 
 bool Promoter::touches(Operation *op, const Values &current) {
   bool found = false;
@@ -52,7 +103,7 @@ bool Promoter::touches(Operation *op, const Values &current) {
     if (llvm::isa<pk::WgmmaWaitOp, AccumulatorOp>(inner))
       found = true;
     for (Value v : inner->getOperands())
-      if (current.count(v))
+      if (isAccumulator(v, current))
         found = true;
   });
   return found;
@@ -80,12 +131,32 @@ LogicalResult Promoter::promote(Block &block, Values &current) {
       current.insert({alloc.getResult(), zero});
       continue;
     }
+    if (auto view = llvm::dyn_cast<pk::RefViewOp>(op)) {
+      Value source = view.getRef();
+      std::optional<AccumulatorView> parent;
+      if (current.count(source))
+        parent =
+            AccumulatorView{source, 0, llvm::cast<pk::RefType>(source.getType()).getShape()[1]};
+      else if (auto v = views.find(source); v != views.end())
+        parent = v->second;
+      if (parent) {
+        if (failed(recordView(view, *parent)))
+          return failure();
+        continue;
+      }
+    }
     if (auto wgmma = llvm::dyn_cast<pk::WgmmaOp>(op)) {
-      auto it = current.find(wgmma.getAcc());
+      Value acc = wgmma.getAcc();
+      DenseI64ArrayAttr columns;
+      if (auto v = views.find(acc); v != views.end()) {
+        acc = v->second.accumulator;
+        columns = b.getDenseI64ArrayAttr({v->second.first, v->second.count});
+      }
+      auto it = current.find(acc);
       if (it == current.end())
         return wgmma.emitError("plgpu.wgmma's accumulator must be a plgpu.ACC allocation");
-      it->second = WgmmaTileOp::create(b, op.getLoc(), it->second.getType(), it->second, wgmma.getA(),
-                                       wgmma.getB());
+      it->second = WgmmaTileOp::create(b, op.getLoc(), it->second.getType(), it->second,
+                                       wgmma.getA(), wgmma.getB(), columns);
       op.erase();
       continue;
     }
@@ -102,16 +173,40 @@ LogicalResult Promoter::promote(Block &block, Values &current) {
       continue;
     }
     if (auto load = llvm::dyn_cast<pk::LoadOp>(op)) {
-      auto it = current.find(load.getRef());
+      Value acc = load.getRef();
+      int64_t first = 0;
+      if (auto v = views.find(acc); v != views.end()) {
+        acc = v->second.accumulator;
+        first = v->second.first;
+      }
+      auto it = current.find(acc);
       if (it != current.end()) {
-        if (failed(wholeAccess(load, load.getRefType(), load.getStaticOffsets(), load.getSizes(),
-                               load.getStrides(), !load.getOffsets().empty() || load.getMask())))
-          return failure();
-        // Reading the accumulator waits for the wgmma ops writing it.
+        // Reading the accumulator waits for the wgmma ops writing it; a
+        // part of it (acc[:, :64], or a view's columns) is then a slice,
+        // of whole registers where it cuts at multiples of 8 columns.
         auto waited = WgmmaWaitTileOp::create(b, op.getLoc(), TypeRange{it->second.getType()},
                                               b.getI64IntegerAttr(0), ValueRange{it->second});
         it->second = waited.getResult(0);
-        load.getResult().replaceAllUsesWith(it->second);
+        Value read = it->second;
+        ArrayRef<int64_t> offsets = load.getStaticOffsets(), sizes = load.getSizes();
+        bool whole = first == 0 && sizes == load.getRefType().getShape() &&
+                     load.getType() == it->second.getType() &&
+                     llvm::all_of(offsets, [](int64_t o) { return o == 0; });
+        if (!whole) {
+          bool staticWindow = load.getOffsets().empty() && !load.getMask() &&
+                              load.getSqueeze().empty() && sizes.size() == 2 &&
+                              llvm::all_of(load.getStrides(), [](int64_t s) { return s == 1; });
+          if (!staticWindow)
+            return load.emitError("the CUDA backend reads a wgmma accumulator (plgpu.ACC) whole "
+                                  "or as a static window (acc[:, :64]); this read is not "
+                                  "supported yet");
+          read = pk::SliceOp::create(
+              b, op.getLoc(), load.getType(), read,
+              b.getDenseI64ArrayAttr({offsets[0], first + offsets[1]}),
+              b.getDenseI64ArrayAttr({offsets[0] + sizes[0], first + offsets[1] + sizes[1]}),
+              b.getDenseI64ArrayAttr({1, 1}));
+        }
+        load.getResult().replaceAllUsesWith(read);
         op.erase();
         continue;
       }
@@ -133,7 +228,7 @@ LogicalResult Promoter::promote(Block &block, Values &current) {
     }
     if (op.getNumRegions() == 0 || !touches(&op, current)) {
       for (Value v : op.getOperands())
-        if (current.count(v))
+        if (isAccumulator(v, current))
           return op.emitError("the CUDA backend cannot use a wgmma accumulator (plgpu.ACC) in '")
                  << op.getName() << "' yet";
       continue;
@@ -240,7 +335,7 @@ LogicalResult promoteAccumulators(::mlir::gpu::GPUFuncOp func) {
   OpBuilder b(func.getContext());
   Values current;
   Promoter promoter(b);
-  if (failed(promoter.promote(func.getBody().front(), current)))
+  if (failed(promoter.promote(func.getBody().front(), current)) || failed(promoter.eraseViews()))
     return failure();
   for (AccumulatorOp op : accumulators) {
     if (!op->use_empty())

@@ -109,7 +109,9 @@ NVVM::WGMMATypes wgmmaType(Type t) {
 
 unsigned WgmmaOp::numWarps() {
   int64_t registers = getAccumulator().getType().getNumElements();
-  return registers ? static_cast<unsigned>(getM() * paddedExtent(getN()) / (32 * registers)) : 0;
+  return registers
+             ? static_cast<unsigned>(getM() * paddedExtent(accumulatorColumns()) / (32 * registers))
+             : 0;
 }
 
 LogicalResult WgmmaOp::verify() {
@@ -148,7 +150,12 @@ LogicalResult WgmmaOp::verify() {
     return emitOpError("n must be a multiple of 8 from 8 to 256, got ") << n;
   // The registers hold the accumulator padded to a power of two of
   // columns (Layout's sizes): n = 192 has a 256-column layout.
-  int64_t paddedN = paddedExtent(n);
+  int64_t accN = accumulatorColumns(), column = getAccColumn();
+  if (accN < 8 || accN > 256 || accN % 8 || column < 0 || column % 8 || column + n > accN)
+    return emitOpError("computes columns [")
+           << column << ", " << column + n << ") of an accumulator of " << accN
+           << " columns; both ends must be multiples of 8 within it";
+  int64_t paddedN = paddedExtent(accN);
   int64_t instructionK = wgmmaInstructionK(bytes);
   if (k <= 0 || k % instructionK)
     return emitOpError("k must be a positive multiple of ")
@@ -321,7 +328,8 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
     // [t * stride, t * stride + n / 2) of the vector: an n that is not a
     // power of two is laid out as the next one (Layout::wgmmaAccumulator),
     // whose last registers wgmma leaves alone.
-    int64_t perSlice = n / 2, stride = paddedExtent(n) / 2;
+    int64_t perSlice = n / 2, stride = paddedExtent(op.accumulatorColumns()) / 2;
+    int64_t first = op.getAccColumn() / 2; // column c is in registers from c / 2
     auto sliceType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perSlice, element));
     NVVM::WGMMATypesAttr typeA = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(op.getAType()));
     NVVM::WGMMATypesAttr typeB = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(op.getBType()));
@@ -347,7 +355,7 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
       results.push_back(vector::ExtractOp::create(rewriter, loc, op.getAccumulator(), r));
     for (int64_t t = 0; t < rowTiles; ++t)
       for (int64_t r = 0; r < perSlice; ++r)
-        accumulator.push_back(results[t * stride + r]);
+        accumulator.push_back(results[t * stride + first + r]);
     if (aWords) {
       int64_t words = llvm::cast<VectorType>(aWords.getType()).getNumElements();
       for (int64_t i = 0; i < words; ++i)
@@ -380,7 +388,7 @@ struct WgmmaLowering : OpRewritePattern<WgmmaOp> {
                                               /*satfinite=*/nullptr);
       }
       for (int64_t r = 0; r < perSlice; ++r)
-        results[t * stride + r] = LLVM::ExtractValueOp::create(rewriter, loc, slice, r);
+        results[t * stride + first + r] = LLVM::ExtractValueOp::create(rewriter, loc, slice, r);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getAccumulator().getType(), results);

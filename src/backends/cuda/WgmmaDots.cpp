@@ -495,7 +495,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
     else
       accumulator = arith::ConstantOp::create(
           b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(b.getF32Type(), 0.0)));
-    Value product = WgmmaTileOp::create(b, loc, accType, accumulator, a, bRef);
+    Value product = WgmmaTileOp::create(b, loc, accType, accumulator, a, bRef, DenseI64ArrayAttr());
     Value done = WgmmaWaitTileOp::create(b, loc, TypeRange{accType}, b.getI64IntegerAttr(0),
                                          ValueRange{product})
                      .getResult(0);

@@ -108,6 +108,10 @@ def PkGpu_WgmmaOp : PkGpu_Op<"wgmma", []> {
     of the instruction's K (16 for 16-bit types, 8 for tf32, 32 for 8-bit
     types).
 
+    With `acc_n`, the registers hold an m x `acc_n` accumulator of which
+    the op computes the `n` columns from `acc_column` on (a multiple of 8:
+    whole registers); the others pass through.
+
     The op fences the accumulator registers (wgmma.fence), issues one
     wgmma.mma_async per 64-row slice and K step, and commits them as one
     wgmma group.
@@ -131,7 +135,9 @@ def PkGpu_WgmmaOp : PkGpu_Op<"wgmma", []> {
     DefaultValuedAttr<I64Attr, "128">:$b_swizzle,
     UnitAttr:$a_transposed,
     UnitAttr:$b_transposed,
-    DefaultValuedAttr<BoolAttr, "true">:$accumulate
+    DefaultValuedAttr<BoolAttr, "true">:$accumulate,
+    OptionalAttr<I64Attr>:$acc_n,
+    DefaultValuedAttr<I64Attr, "0">:$acc_column
   );
   let results = (outs VectorOfRankAndType<[1], [F32, I32]>:$result);
   let assemblyFormat = [{
@@ -142,6 +148,8 @@ def PkGpu_WgmmaOp : PkGpu_Op<"wgmma", []> {
   let extraClassDeclaration = [{
     /// Warps of the CTA, from the accumulator's registers per thread.
     unsigned numWarps();
+    /// The columns of the whole accumulator the registers hold (acc_n, or n).
+    int64_t accumulatorColumns() { return getAccN() ? *getAccN() : getN(); }
   }];
 }
 

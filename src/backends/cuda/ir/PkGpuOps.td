@@ -214,8 +214,14 @@ def PkGpu_WgmmaTileOp : PkGpu_Op<"wgmma_tile", []> {
     shared memory stored as `pkgpu.shared_ref ... strips` tiles. Issued
     asynchronously: the result may be read only after a
     `pkgpu.wgmma_wait_tile` has returned it.
+
+    With `columns` = [first, count] the product goes into those columns of
+    the accumulator alone (`plgpu.wgmma(acc.at[:, a:b], ...)`): B is
+    K x count, and the other columns pass through. Both are multiples of
+    8, so that the window is whole registers of every row tile.
   }];
-  let arguments = (ins AnyRankedTensor:$accumulator, AnyType:$a, AnyType:$b);
+  let arguments = (ins AnyRankedTensor:$accumulator, AnyType:$a, AnyType:$b,
+                       OptionalAttr<DenseI64ArrayAttr>:$columns);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $accumulator `,` $a `,` $b attr-dict `:` type($accumulator) `,` qualified(type($a)) `,`

@@ -134,3 +134,11 @@ func.func @tma_copy_boxes(%g: !pk.ref<64x64xbf16>, %s: !pk.ref<64x64xbf16, #pk.m
   pkgpu.tma_copy %g [0, 0] into %s, %b[%i] tensor_map 0 boxes [] bytes 8192 : !pk.ref<64x64xbf16>, !pk.ref<64x64xbf16, #pk.memory_space<shared>>, !pk.barrier<[2], arrivals 1>
   return
 }
+
+// -----
+
+func.func @wgmma_window(%acc: vector<64xf32>, %s: !llvm.ptr<3>) {
+  // expected-error @below {{computes columns [96, 160) of an accumulator of 128 columns; both ends must be multiples of 8 within it}}
+  %d = pkgpu.wgmma %acc, %s, %s {m = 64, n = 64, k = 16, a_type = f16, b_type = f16, acc_n = 128, acc_column = 96} : vector<64xf32>, !llvm.ptr<3>, !llvm.ptr<3> -> vector<64xf32>
+  return
+}

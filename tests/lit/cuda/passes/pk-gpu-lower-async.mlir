@@ -130,3 +130,25 @@ gpu.module @kernels {
   }
   llvm.mlir.global external @pk_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 }
+
+// -----
+
+// A window of an accumulator's columns (plgpu.wgmma on acc.at[:, 64:]):
+// the registers hold 64 x 128 (64 per thread); columns [64, 128) are
+// registers [32, 64), which the m64n64 wgmma takes; [0, 32) pass through.
+gpu.module @kernels {
+  // CHECK-LABEL: gpu.func @column_window
+  gpu.func @column_window(%acc: vector<64xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %smem = llvm.mlir.addressof @pk_shared_memory : !llvm.ptr<3>
+    %b = llvm.getelementptr %smem[16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+    // CHECK: %[[R0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<64xf32>
+    // CHECK: %[[R31:.*]] = vector.extract %{{.*}}[31] : f32 from vector<64xf32>
+    // CHECK: nvvm.wgmma.fence.aligned
+    // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+    // CHECK: vector.from_elements %[[R0]], {{.*}}, %[[R31]], %{{[0-9]+}}, {{.*}} : vector<64xf32>
+    %d = pkgpu.wgmma %acc, %smem, %b {m = 64, n = 64, k = 16, a_type = f16, b_type = f16, acc_n = 128, acc_column = 64}
+        : vector<64xf32>, !llvm.ptr<3>, !llvm.ptr<3> -> vector<64xf32>
+    gpu.return
+  }
+  llvm.mlir.global external @pk_shared_memory() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+}
