@@ -13,6 +13,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
+#include "frontend/elab/Operators.h"
 #include "ir/DTypeMapping.h"
 #include "ir/MosaicGpuRules.h"
 #include "ir/SmemTransforms.h"
@@ -512,7 +513,14 @@ std::vector<int64_t> SyncRefObj::shape() const {
   else
     full.assign(llvm::cast<pk::SemaphoreType>(value.getType()).getShape().begin(),
                 llvm::cast<pk::SemaphoreType>(value.getType()).getShape().end());
-  return indices.empty() ? full : std::vector<int64_t>{};
+  if (!indices.empty())
+    return {};
+  if (windowStart.empty())
+    return full;
+  std::vector<int64_t> window;
+  for (const auto &[axis, size] : windowAxes)
+    window.push_back(size);
+  return window;
 }
 
 Obj callMosaicGpu(Elaborator &el, const Obj &callee, CallArgs &args) {
@@ -627,22 +635,74 @@ Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, S
   std::vector<Obj> entries = llvm::isa<SequenceObj>(index.get())
                                  ? llvm::cast<SequenceObj>(*index).items
                                  : std::vector<Obj>{index};
-  std::vector<int64_t> shape = at->ref->shape();
+  const SyncRefObj &ref = *at->ref;
+  std::vector<int64_t> shape = ref.shape();
+  const char *what = ref.isBarrier() ? " barriers" : " semaphores";
   if (entries.size() != shape.size())
-    el.fail(r, "this array of " + std::string(at->ref->isBarrier() ? "barriers" : "semaphores") +
+    el.fail(r, "this array of " + std::string(ref.isBarrier() ? "barriers" : "semaphores") +
                    " has shape " + shapeText(shape) + "; index it with " +
-                   std::to_string(shape.size()) + " integer" + (shape.size() == 1 ? "" : "s"));
-  std::vector<mlir::Value> indices;
-  for (size_t d = 0; d < entries.size(); ++d) {
-    if (std::optional<int64_t> i = el.staticInt(entries[d]); i && (*i < 0 || *i >= shape[d]))
-      el.fail(r, "index " + std::to_string(*i) + " is out of range for " +
-                     std::to_string(shape[d]) +
-                     (at->ref->isBarrier() ? " barriers" : " semaphores"));
-    if (llvm::isa<SliceObj, DynamicSliceObj>(entries[d].get()))
-      el.fail(r, "barriers are selected one at a time: index with an integer, not a slice");
-    indices.push_back(indexValue(el, entries[d], r));
+                   std::to_string(shape.size()) + " integer" + (shape.size() == 1 ? "" : "s") +
+                   " or slice" + (shape.size() == 1 ? "" : "s"));
+  // The window so far: the whole array, or what earlier .at[...] kept.
+  std::vector<Obj> start = ref.windowStart;
+  std::vector<std::pair<size_t, int64_t>> axes = ref.windowAxes;
+  if (start.empty()) {
+    start.assign(shape.size(), makeInt(0));
+    for (size_t d = 0; d < shape.size(); ++d)
+      axes.emplace_back(d, shape[d]);
   }
-  return std::make_shared<SyncRefObj>(at->ref->which, at->ref->value, indices);
+  // Each entry narrows the window along its axis: an integer picks one
+  // element (and drops the axis), a slice keeps a static range of them.
+  std::vector<std::pair<size_t, int64_t>> kept;
+  for (size_t d = 0; d < entries.size(); ++d) {
+    auto [axis, size] = axes[d];
+    const Obj &entry = entries[d];
+    int64_t first = 0, count = 1;
+    bool slice = llvm::isa<SliceObj, DynamicSliceObj>(entry.get());
+    if (auto *s = llvm::dyn_cast<SliceObj>(entry.get())) {
+      auto bound = [&](const Obj &o, int64_t dflt) {
+        if (isNone(o))
+          return dflt;
+        std::optional<int64_t> v = el.staticInt(o);
+        if (!v)
+          el.fail(r, std::string("a slice of") + what + " needs static bounds");
+        return *v < 0 ? *v + size : *v;
+      };
+      if (!isNone(s->step) && el.staticInt(s->step) != std::optional<int64_t>(1))
+        el.fail(r, std::string("a slice of") + what + " takes consecutive ones (step 1)");
+      first = std::clamp<int64_t>(bound(s->start, 0), 0, size);
+      count = std::clamp<int64_t>(bound(s->stop, size), first, size) - first;
+    } else if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(entry.get())) {
+      std::optional<int64_t> at = el.staticInt(ds->start);
+      if (!at || ds->dynamicSize || ds->stride != 1)
+        el.fail(r, std::string("a slice of") + what + " needs a static start and size (stride 1)");
+      first = *at;
+      count = ds->size;
+    } else if (std::optional<int64_t> i = el.staticInt(entry)) {
+      if (*i < 0 || *i >= size)
+        el.fail(r, "index " + std::to_string(*i) + " is out of range for " + std::to_string(size) +
+                       what);
+      first = *i;
+    }
+    if (slice && (count < 1 || first + count > size))
+      el.fail(r, std::string("this slice selects no") + what + " of the " + std::to_string(size));
+    if (slice)
+      kept.emplace_back(axis, count);
+    Obj offset = slice || el.staticInt(entry) ? makeInt(first) : entry;
+    start[axis] = binaryOperator(el, ast::BinaryOp::Add, start[axis], offset, r);
+  }
+  // One element (every kept axis of size 1, as JAX's single barrier of a
+  // shape-(1,) Ref) is selected; a larger window stays a window.
+  if (llvm::all_of(kept, [](const auto &k) { return k.second == 1; })) {
+    std::vector<mlir::Value> indices;
+    for (const Obj &s : start)
+      indices.push_back(indexValue(el, s, r));
+    return std::make_shared<SyncRefObj>(ref.which, ref.value, indices);
+  }
+  auto window = std::make_shared<SyncRefObj>(ref.which, ref.value);
+  window->windowStart = start;
+  window->windowAxes = kept;
+  return window;
 }
 
 Obj allocateGpuMemory(Elaborator &el, MemorySpace space, CallArgs &args) {

@@ -80,9 +80,16 @@ struct SyncRefObj : MgpuObject {
             static_cast<const MgpuObject *>(o)->which == Which::SemaphoreRef);
   }
   bool isBarrier() const { return which == Which::BarrierRef; }
+  /// The shape seen from Python: the window's, or the array's.
   std::vector<int64_t> shape() const;
   mlir::Value value;
-  std::vector<mlir::Value> indices; ///< empty: the whole array
+  std::vector<mlir::Value> indices; ///< empty: the whole array (or the window)
+  /// `barrier.at[2:4]`: a window of the array, its first element along
+  /// each array axis (an int or an i32 scalar) and the array axes it
+  /// keeps with their sizes (an integer index drops its axis). Empty:
+  /// the whole array.
+  std::vector<Obj> windowStart;
+  std::vector<std::pair<size_t, int64_t>> windowAxes;
 };
 
 /// `barrier.at`: subscripting it selects one barrier (or semaphore).

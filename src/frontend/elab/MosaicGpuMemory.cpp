@@ -38,10 +38,7 @@ SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
                    ", got " + typeName(*o));
   if (sync->indices.empty()) {
     int64_t count = 1;
-    llvm::ArrayRef<int64_t> shape =
-        barrier ? llvm::cast<pk::BarrierType>(sync->value.getType()).getShape()
-                : llvm::cast<pk::SemaphoreType>(sync->value.getType()).getShape();
-    for (int64_t d : shape)
+    for (int64_t d : sync->shape()) // the array's, or its window's (barrier.at[2:4])
       count *= d;
     if (count != 1)
       el.fail(r, what + " is an array of " + std::to_string(count) +
