@@ -248,6 +248,11 @@ Obj layoutCast(Elaborator &el, const Obj &x, const Obj &layout, SourceRange xr, 
     el.fail(lr, l->name + " is a layout of tensor memory loads: pass it to "
                           "plgpu.async_load_tmem(layout=); pkc does not cast values to it");
   ArrayPtr a = el.arrays().toArray(x, xr);
+  // Outside a Mosaic GPU kernel (a pallas_call that pkc lowers itself,
+  // whose layouts it chooses) the cast is what it means to the values:
+  // nothing.
+  if (!el.activeMesh)
+    return a;
   mlir::Value v = pk::LayoutCastOp::create(el.builder(), el.loc(xr), a->value.getType(), a->value,
                                            llvm::cast<pk::GpuLayoutAttr>(l->attr));
   return el.arrays().wrap(v, a->shape, a->dtype, a->weak);
