@@ -502,12 +502,8 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
       builtin("device_count",
               [](Elaborator &el, CallArgs &args) -> Obj { return el.bind(args, {}), makeInt(1); });
   xlaBackend->members["local_device_count"] = xlaBackend->members["device_count"];
-  xlaBackend->members["devices"] =
-      builtin("devices", [device](Elaborator &el, CallArgs &args) -> Obj {
-        el.bind(args, {});
-        return makeList({device});
-      });
-  xlaBackend->members["local_devices"] = xlaBackend->members["devices"];
+  xlaBackend->members["devices"] = n.members["devices"];
+  xlaBackend->members["local_devices"] = n.members["local_devices"];
   auto xlaBridge = std::make_shared<NamespaceObj>("jax.lib.xla_bridge");
   xlaBridge->members["get_backend"] = builtin("jax.lib.xla_bridge.get_backend",
                                               [xlaBackend](Elaborator &el, CallArgs &args) -> Obj {

@@ -523,6 +523,13 @@ std::vector<int64_t> SyncRefObj::shape() const {
   return window;
 }
 
+int64_t SyncRefObj::size() const {
+  int64_t count = 1;
+  for (int64_t d : shape())
+    count *= d;
+  return count;
+}
+
 Obj callMosaicGpu(Elaborator &el, const Obj &callee, CallArgs &args) {
   if (auto *k = llvm::dyn_cast<KernelCallObj>(callee.get()))
     return applyKernelCall(el, *k, args);
@@ -684,8 +691,9 @@ Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, S
                        what);
       first = *i;
     }
-    if (slice && (count < 1 || first + count > size))
-      el.fail(r, std::string("this slice selects no") + what + " of the " + std::to_string(size));
+    if (slice && (count < 1 || first < 0 || first + count > size))
+      el.fail(r, "the slice [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                     ") is empty or reaches outside the " + std::to_string(size) + what);
     if (slice)
       kept.emplace_back(axis, count);
     Obj offset = slice || el.staticInt(entry) ? makeInt(first) : entry;

@@ -260,6 +260,19 @@ Value Elaborator::materializeSymbolic(AffineExpr expr, SourceRange r) {
   return pk::SymbolicSizeOp::create(b, loc(r), b.getI32Type(), AffineMapAttr::get(map));
 }
 
+Obj Elaborator::withPipelineGrid(const PipelineGrid *grid, llvm::function_ref<Obj()> trace) {
+  const PipelineGrid *outer = activePipelineGrid;
+  activePipelineGrid = grid;
+  try {
+    Obj result = trace();
+    activePipelineGrid = outer;
+    return result;
+  } catch (...) {
+    activePipelineGrid = outer;
+    throw;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The module
 //===----------------------------------------------------------------------===//

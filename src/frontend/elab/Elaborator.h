@@ -483,6 +483,9 @@ public:
     std::vector<Obj> indices, extents;
   };
   const PipelineGrid *activePipelineGrid = nullptr;
+  /// `trace()` with `grid` as the pipeline grid pl.program_id and
+  /// pl.num_programs answer from (restored after, also on errors).
+  Obj withPipelineGrid(const PipelineGrid *grid, llvm::function_ref<Obj()> trace);
   /// pl.run_state scopes at export level (MosaicGpuKernel.cpp).
   std::shared_ptr<MosaicGpuState> mosaicGpuState;
   /// In the body of pl.kernel over a TensorCore mesh: the mesh's axis, its

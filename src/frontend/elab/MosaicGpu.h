@@ -82,6 +82,8 @@ struct SyncRefObj : MgpuObject {
   bool isBarrier() const { return which == Which::BarrierRef; }
   /// The shape seen from Python: the window's, or the array's.
   std::vector<int64_t> shape() const;
+  /// How many barriers (or semaphores) it names: 1 for one element.
+  int64_t size() const;
   mlir::Value value;
   std::vector<mlir::Value> indices; ///< empty: the whole array (or the window)
   /// `barrier.at[2:4]`: a window of the array, its first element along

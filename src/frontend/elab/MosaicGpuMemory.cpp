@@ -37,9 +37,7 @@ SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
                             : "semaphore (plgpu.SemaphoreType.REGULAR)") +
                    ", got " + typeName(*o));
   if (sync->indices.empty()) {
-    int64_t count = 1;
-    for (int64_t d : sync->shape()) // the array's, or its window's (barrier.at[2:4])
-      count *= d;
+    int64_t count = sync->size(); // the array's, or its window's (barrier.at[2:4])
     if (count != 1)
       el.fail(r, what + " is an array of " + std::to_string(count) +
                      (barrier ? " barriers" : " semaphores") + "; pass one of them (" +

@@ -29,20 +29,6 @@ namespace pk::elab {
 
 namespace {
 
-/// plgpu.CompilerParams (Mosaic GPU's) or backend="mosaic_gpu".
-bool compiledByMosaicGpu(const PallasCallableObj &call) {
-  if (call.backend == "mosaic_gpu")
-    return true;
-  auto *p = llvm::dyn_cast_or_null<CompilerParamsObj>(call.compilerParams.get());
-  if (!p)
-    return false;
-  for (const auto &[k, v] : p->options)
-    if (k == "lowering")
-      if (auto *s = llvm::dyn_cast<StrObj>(v.get()))
-        return s->value == "mosaic_gpu";
-  return false;
-}
-
 /// The option `name` of Mosaic GPU's compiler params, or null.
 Obj mosaicGpuOption(const PallasCallableObj &call, llvm::StringRef name) {
   auto *p = llvm::dyn_cast_or_null<CompilerParamsObj>(call.compilerParams.get());
@@ -52,6 +38,15 @@ Obj mosaicGpuOption(const PallasCallableObj &call, llvm::StringRef name) {
     if (k == name)
       return v;
   return nullptr;
+}
+
+/// plgpu.CompilerParams (Mosaic GPU's, which say so as their "lowering")
+/// or backend="mosaic_gpu".
+bool compiledByMosaicGpu(const PallasCallableObj &call) {
+  if (call.backend == "mosaic_gpu")
+    return true;
+  auto *lowering = llvm::dyn_cast_or_null<StrObj>(mosaicGpuOption(call, "lowering").get());
+  return lowering && lowering->value == "mosaic_gpu";
 }
 
 /// Every leaf of a pytree of specs or scratch requests.
@@ -120,17 +115,6 @@ specsPerOperand(Elaborator &el, const Obj &specs, size_t count, SourceRange r, c
   }
   return out;
 }
-
-/// Restores the elaborator's pipeline grid when it goes out of scope.
-struct PipelineGridScope {
-  PipelineGridScope(Elaborator &el, const Elaborator::PipelineGrid *grid)
-      : el(el), outer(el.activePipelineGrid) {
-    el.activePipelineGrid = grid;
-  }
-  ~PipelineGridScope() { el.activePipelineGrid = outer; }
-  Elaborator &el;
-  const Elaborator::PipelineGrid *outer;
-};
 
 /// How the pallas_call's grid splits: which axes run as CTAs, which as
 /// the steps of the pipeline, and what pl.program_id says at a step.
@@ -261,13 +245,12 @@ Obj applyMosaicGpuPallasCall(Elaborator &el, const PallasCallableObj &call, Call
       wrapped->indexMap =
           std::make_shared<BuiltinObj>("index_map", [=](Elaborator &el, CallArgs &m) -> Obj {
             Elaborator::PipelineGrid grid = split.at(ctaIndices, m.positional);
-            PipelineGridScope scope(el, &grid);
             CallArgs mapArgs;
             mapArgs.range = m.range;
             mapArgs.callee = "index_map";
             for (const Obj &index : grid.indices)
               mapArgs.addPositional(index, m.range);
-            return el.call(indexMap, mapArgs);
+            return el.withPipelineGrid(&grid, [&] { return el.call(indexMap, mapArgs); });
           });
       return wrapped;
     };
@@ -280,7 +263,6 @@ Obj applyMosaicGpuPallasCall(Elaborator &el, const PallasCallableObj &call, Call
     auto step = std::make_shared<BuiltinObj>(call.name, [=](Elaborator &el, CallArgs &p) -> Obj {
       std::vector<Obj> stepIndices = el.iterate(p.positional[0], p.range);
       Elaborator::PipelineGrid grid = split.at(ctaIndices, stepIndices);
-      PipelineGridScope scope(el, &grid);
       CallArgs kernelArgs;
       kernelArgs.range = r;
       kernelArgs.callee = call.name;
@@ -292,7 +274,7 @@ Obj applyMosaicGpuPallasCall(Elaborator &el, const PallasCallableObj &call, Call
         kernelArgs.keywords.emplace_back(name, ref);
         kernelArgs.keywordRanges.push_back(r);
       }
-      Obj returned = el.call(userKernel, kernelArgs);
+      Obj returned = el.withPipelineGrid(&grid, [&] { return el.call(userKernel, kernelArgs); });
       if (!isNone(returned))
         el.fail(r, "a pallas_call kernel must not return a value (it returned " + repr(*returned) +
                        "); write results to the output Refs");

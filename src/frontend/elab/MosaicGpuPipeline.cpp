@@ -164,22 +164,6 @@ Elaborator::PipelineGrid stepGrid(Elaborator &el, const PipelineSpec &spec, mlir
   return grid;
 }
 
-/// `trace()` with `grid` as the pipeline grid pl.program_id and
-/// pl.num_programs answer from (restored after, also on errors).
-Obj withPipelineGrid(Elaborator &el, const Elaborator::PipelineGrid *grid,
-                     llvm::function_ref<Obj()> trace) {
-  const Elaborator::PipelineGrid *outer = el.activePipelineGrid;
-  el.activePipelineGrid = grid;
-  try {
-    Obj result = trace();
-    el.activePipelineGrid = outer;
-    return result;
-  } catch (...) {
-    el.activePipelineGrid = outer;
-    throw;
-  }
-}
-
 /// A pipeline's body, grid, in_specs and out_specs: the first four
 /// parameters of every emit_pipeline.
 std::shared_ptr<PipelineSpec> newPipelineSpec(Elaborator &el, const BoundArgs &a, SourceRange r) {
@@ -457,8 +441,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       mapArgs.callee = "index_map";
       for (const Obj &index : grid.indices)
         mapArgs.addPositional(index, blockSpec.range);
-      Obj result = withPipelineGrid(el, spec.tpu ? &grid : el.activePipelineGrid,
-                                    [&] { return el.call(blockSpec.indexMap, mapArgs); });
+      Obj result = el.withPipelineGrid(spec.tpu ? &grid : el.activePipelineGrid,
+                                       [&] { return el.call(blockSpec.indexMap, mapArgs); });
       std::vector<Obj> items = llvm::isa<SequenceObj>(result.get())
                                    ? llvm::cast<SequenceObj>(*result).items
                                    : std::vector<Obj>{result};
@@ -547,8 +531,8 @@ Obj emitPipelineOp(Elaborator &el, const PipelineSpec &spec, const std::vector<O
       size_t next = 0;
       bodyArgs.addPositional(unflatten(carryDef, carryIn, next), r);
     }
-    Obj next = withPipelineGrid(el, spec.tpu ? &grid : el.activePipelineGrid,
-                                [&] { return el.call(spec.body, bodyArgs); });
+    Obj next = el.withPipelineGrid(spec.tpu ? &grid : el.activePipelineGrid,
+                                   [&] { return el.call(spec.body, bodyArgs); });
     std::vector<mlir::Value> yielded;
     if (hasCarry) {
       std::vector<Obj> nextLeaves;

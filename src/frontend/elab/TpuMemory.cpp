@@ -38,11 +38,8 @@ std::shared_ptr<SyncRefObj> dmaSemaphore(Elaborator &el, const Obj &o, SourceRan
   if (!type || !type.isDma())
     el.fail(r, "an async copy completes on a DMA semaphore (pltpu.SemaphoreType.DMA), got " +
                    (type ? std::string("a regular semaphore") : typeName(*o)));
-  int64_t count = 1;
-  for (int64_t d : sem->shape()) // the array's, or its window's (sems.at[0:2])
-    count *= d;
-  if (sem->indices.empty() && count != 1)
-    el.fail(r, "this is an array of " + std::to_string(count) +
+  if (sem->indices.empty() && sem->size() != 1) // the array's, or its window's (sems.at[0:2])
+    el.fail(r, "this is an array of " + std::to_string(sem->size()) +
                    " DMA semaphores; pass one of them (sem.at[i])");
   return sem;
 }
