@@ -396,7 +396,23 @@ def _mark_jax(tree):
     return tree
 
 
+_PRNG_BASELINE = None
+
+
+def _reset_prng_registry():
+    """Each load runs the program anew, as a new Python process would: a
+    module that registers a PRNG (JAX's TPU PRNG kernels) may do so once
+    per load, although the harness loads a file once per case."""
+    global _PRNG_BASELINE
+    from jax._src.random import prng
+    if _PRNG_BASELINE is None:
+        _PRNG_BASELINE = dict(prng.prngs)
+    prng.prngs.clear()
+    prng.prngs.update(_PRNG_BASELINE)
+
+
 def load_pk(path, defines=None):
+    _reset_prng_registry()
     source = open(path).read()
     tree = _mark_jax(_apply_defines(ast.parse(source, path), defines or {}))
     code = compile(tree, path, "exec",

@@ -240,6 +240,7 @@ private:
       return false;
     };
     std::set<int> dropped;
+    std::map<int, int64_t> extentOf; // per tile: the results' extent along it
     ParallelAxes axes;
     for (bool changed = true; changed;) {
       changed = false;
@@ -250,15 +251,29 @@ private:
         changed = dropped.insert(c->tag).second;
         continue;
       }
-      // Each result must have each tile once.
+      // Each result must have each tile once, and all of them as many of
+      // its indices: a prefix (x[:n]) shortens a tile's axis.
+      extentOf.clear();
       for (const Obj &result : results) {
         const auto &a = llvm::cast<ArrayObj>(*result);
         ParallelAxes::Tags t = a.rank() > 0 ? axes.of(a.value) : ParallelAxes::Tags();
         for (size_t tag = firstStaticTile; tag < tiled.size(); ++tag)
           if (!dropped.count(static_cast<int>(tag)) && llvm::count(t, static_cast<int>(tag)) != 1)
             changed |= dropped.insert(static_cast<int>(tag)).second;
+        for (size_t d = 0; d < t.size(); ++d) {
+          if (t[d] < static_cast<int>(firstStaticTile) || dropped.count(t[d]))
+            continue;
+          auto [it, inserted] = extentOf.try_emplace(t[d], a.shape[d]);
+          if (!inserted && it->second != a.shape[d])
+            changed |= dropped.insert(t[d]).second;
+        }
       }
     }
+    // The tiles stop where the results do: programs past a prefix would
+    // compute nothing a result keeps.
+    for (auto [tag, extent] : extentOf)
+      if (!dropped.count(tag))
+        tiled[tag].size = Dim{extent, {}};
 
     // What the results are, whole: the blocks chosen must give them back.
     recordWholeShapes();
@@ -303,6 +318,10 @@ private:
       int64_t b = d + 1 == block.size()                             ? 4096
                   : block[d] > 8 && 8 * rest <= kWholeBlockElements ? 8
                                                                     : 1;
+      // A tile shortened by a prefix is no longer than it: x[:1] of a
+      // block of 8 rows is one row, not the block.
+      if (!constant)
+        b = std::min(b, tiled[tag].size.value);
       if (b >= block[d])
         continue;
       if (constant) {

@@ -36,6 +36,11 @@ Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRa
 /// none: at module level, or captured by a kernel (as Pallas says).
 [[noreturn]] void failModuleArrayValue(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
 
+/// jax._src.random.prng and .threefry2x32: JAX's PRNG registry and the
+/// threefry hash its TPU PRNG kernels call (BuiltinsRandom.cpp).
+std::shared_ptr<NamespaceObj> makeJaxPrngNamespace();
+std::shared_ptr<NamespaceObj> makeJaxThreefryNamespace(const std::shared_ptr<NamespaceObj> &prng);
+
 /// jax.experimental.checkify (BuiltinsCheckify.cpp).
 std::shared_ptr<NamespaceObj> makeCheckifyNamespace();
 

@@ -862,6 +862,14 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   for (const char *name : {"sync_copy", "core_barrier", "run_on_first_core"})
     helpers->members[name] = tpu->members.at(name);
   m["jax._src.pallas.mosaic.helpers"] = helpers;
+  auto prng = makeJaxPrngNamespace();
+  auto threefry = makeJaxThreefryNamespace(prng);
+  auto random = std::make_shared<NamespaceObj>("jax._src.random");
+  random->members["prng"] = prng;
+  random->members["threefry2x32"] = threefry;
+  m["jax._src.random"] = random;
+  m["jax._src.random.prng"] = prng;
+  m["jax._src.random.threefry2x32"] = threefry;
   m["jax.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax.dtypes");
   m["jax._src.dtypes"] = makeJaxDtypes(llvm::cast<NamespaceObj>(*m["jax.numpy"]), "jax._src.dtypes");
   m["jax"] = makeJaxNamespace(el, m);

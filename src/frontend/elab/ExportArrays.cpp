@@ -54,8 +54,8 @@ Obj Elaborator::arrayCodeCall(const std::string &what, CallArgs &args, std::vect
 bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &args) const {
   if (emitMode != EmitMode::Export)
     return false;
-  static const char *const kArrayNamespaces[] = {"jax.numpy.", "numpy.", "jax.lax.", "jax.nn.",
-                                                 "jax.scipy."};
+  static const char *const kArrayNamespaces[] = {"jax.numpy.", "numpy.",     "jax.lax.",
+                                                 "jax.nn.",    "jax.scipy.", "jax._src.random."};
   bool arrayFunction =
       builtinName == "abs" || builtinName == "pow" || builtinName == "jax.experimental.pallas.cdiv";
   for (const char *prefix : kArrayNamespaces)

@@ -217,11 +217,13 @@ std::optional<ParallelAxes::Conflict> ParallelAxes::visit(mlir::Operation &op) {
       out[d] = in[d];
     }
   } else if (auto slice = llvm::dyn_cast<pk::SliceOp>(op)) {
+    // A prefix (x[:n]) keeps the tag: index i of the result is index i of
+    // the operand. Its axis is shorter; the tracer runs only the tiles the
+    // results need (ArrayCodeTracer's tileParallelAxes).
     for (size_t d = 0; d < in.size(); ++d) {
       if (in[d] < 0)
         continue;
-      if (slice.getStartIndices()[d] != 0 || slice.getLimitIndices()[d] != inShape[d] ||
-          slice.getStrides()[d] != 1)
+      if (slice.getStartIndices()[d] != 0 || slice.getStrides()[d] != 1)
         return conflict(in[d]);
       out[d] = in[d];
     }
