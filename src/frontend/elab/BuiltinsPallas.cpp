@@ -810,6 +810,14 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   auto checkify = makeCheckifyNamespace();
   experimental->members["checkify"] = checkify;
   m["jax.experimental.checkify"] = checkify;
+  // Multi-process helpers that JAX's collective kernels import for their
+  // benchmarks: importing is fine, using them is an error at that use.
+  auto multihost = std::make_shared<NamespaceObj>("jax.experimental.multihost_utils");
+  multihost->opaque = true;
+  multihost->why = "jax.experimental.multihost_utils runs across host processes at run time, "
+                   "outside the kernels pkc compiles";
+  experimental->members["multihost_utils"] = multihost;
+  m["jax.experimental.multihost_utils"] = multihost;
   m["jax.experimental"] = experimental;
   // jax._src.lib.cuda_versions: JAX's kernels ask for the CUDA runtime's
   // version to steer around toolkit bugs (attention_mgpu.py refuses causal

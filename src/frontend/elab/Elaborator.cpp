@@ -327,6 +327,7 @@ mlir::OwningOpRef<ModuleOp> Elaborator::run() {
   try {
     applyDefines();
     importStack.push_back(&module);
+    importFrames.push_back(nullptr);
     exec(module.body);
     // A selection naming an export the file lacks elaborates them all, so
     // that the caller can say which there are.

@@ -534,8 +534,10 @@ private:
   std::map<std::string, Obj> modules; ///< importable namespaces by dotted name
   /// Imported .pk modules' namespaces, each run once.
   std::map<const ast::Module *, Obj> pkModules;
-  /// The module being elaborated, then the imports now running (cycles).
+  /// The module being elaborated, then the imports now running (cycles),
+  /// with the frames their top levels run in (the first: null).
   std::vector<const ast::Module *> importStack;
+  std::vector<std::shared_ptr<Frame>> importFrames;
 
   EmitMode emitMode = EmitMode::Module;
   std::vector<std::string> symbolNames;

@@ -18,6 +18,13 @@
 // Diagnostics inside an imported file point at that file's lines, with a
 // note at each import that led there.
 //
+// Cycles are Python's too: importing a module whose top level is still
+// running gives it as it is so far (a package's __init__ that imports its
+// submodules, which import siblings from the package, works), and a name
+// it has not defined yet is an error that shows the cycle. The file being
+// compiled is Python's `__main__`: importing it by name runs it again as
+// a module.
+//
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Elaborator.h"
 
@@ -93,13 +100,15 @@ Obj Elaborator::runPkModule(const ImportLoader::Result &found, const std::string
   if (auto done = pkModules.find(module); done != pkModules.end())
     return done->second;
 
-  for (size_t i = 0; i < importStack.size(); ++i) {
+  for (size_t i = 1; i < importStack.size(); ++i) {
     if (importStack[i] != module)
       continue;
-    std::string cycle;
+    auto partial = std::make_shared<NamespaceObj>(dottedName);
+    partial->members.insert(importFrames[i]->vars.begin(), importFrames[i]->vars.end());
     for (size_t j = i; j < importStack.size(); ++j)
-      cycle += sources().name(importStack[j]->file) + " imports ";
-    fail(range, "import cycle: " + cycle + sources().name(module->file));
+      partial->partialCycle += sources().name(importStack[j]->file) + " imports ";
+    partial->partialCycle += sources().name(module->file);
+    return partial;
   }
 
   // Run the module's top level in a frame of its own, as the module level
@@ -115,16 +124,19 @@ Obj Elaborator::runPkModule(const ImportLoader::Result &found, const std::string
     std::vector<CallSite> savedCalls;
     savedCalls.swap(callStack); // the import's caller is not the module's
     importStack.push_back(module);
+    importFrames.push_back(moduleFrame);
     try {
       exec(module->body);
     } catch (ElabError &e) {
       importStack.pop_back();
+      importFrames.pop_back();
       callStack.swap(savedCalls);
       globals = savedGlobals;
       e.diagnostic.addNote(range, "in module '" + dottedName + "' imported here");
       throw;
     }
     importStack.pop_back();
+    importFrames.pop_back();
     callStack.swap(savedCalls);
     globals = savedGlobals;
   }
@@ -245,8 +257,12 @@ void Elaborator::execImportFrom(const ImportFromStmt &s) {
     if (modules.count(dotted))
       member = importModule(dotted, n.range);
     else if (package && !package->opaque && !package->members.count(n.name))
-      // A package's submodule its __init__ did not import.
+      // A package's submodule its __init__ did not import (or has not yet).
       member = importPkModule(dotted, n.range);
+    if (!member && package && !package->partialCycle.empty() && !package->members.count(n.name))
+      fail(n.range, "cannot import name '" + n.name + "' from partially initialized module '" +
+                        s.module +
+                        "' (most likely due to a circular import: " + package->partialCycle + ")");
     if (!member)
       member = getAttribute(*this, module, n.name, n.range);
     setVariable(n.alias.empty() ? n.name : n.alias, member);

@@ -267,6 +267,9 @@ struct NamespaceObj : Object {
   bool opaque = false;
   std::string why;
   SourceRange importedAt;
+  /// A module whose top level is still running (an import cycle reached
+  /// it): what it has defined so far, and the cycle, for errors.
+  std::string partialCycle;
 };
 
 /// The opaque namespace in `o`, or null.
