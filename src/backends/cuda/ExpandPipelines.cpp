@@ -34,9 +34,13 @@
 // thread, as emit_pipeline stores them (JAX does not support outputs with
 // several compute threads either).
 //
+// Block dimensions are blocked, squeezed or pl.Element (the index map
+// gives the element offset), as in JAX's Mosaic GPU pipelines.
+//
 // Not expanded yet, and rejected by name: outputs of warp-specialized
 // pipelines of several compute threads or of other kernels with several
-// Pallas threads, and block dimensions other than blocked or squeezed.
+// Pallas threads, pl.Element with padding (JAX refuses it too) and
+// pl.BoundedSlice.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/OutlineMesh.h"
@@ -215,7 +219,11 @@ Value PipelineExpander::gmemWindow(unsigned i, ArrayRef<Value> blockIndices) {
   for (unsigned d = 0; d < spec.getRank(); ++d) {
     Value blockIndex =
         arith::IndexCastOp::create(b, loc, b.getIndexType(), blockIndices[first + d]);
-    offsets.push_back(arith::MulIOp::create(b, loc, blockIndex, index(spec.getBlockShape()[d])));
+    // A pl.Element axis's index is already the element offset.
+    offsets.push_back(spec.isElement(d) ? blockIndex
+                                        : arith::MulIOp::create(b, loc, blockIndex,
+                                                                index(spec.getBlockShape()[d]))
+                                              .getResult());
     staticOffsets.push_back(ShapedType::kDynamic);
     if (spec.getDimKinds()[d] == pk::BlockDimKind::Squeezed)
       squeeze.push_back(d);
@@ -455,10 +463,14 @@ LogicalResult PipelineExpander::expand() {
     return op.emitError("the CUDA backend pipelines outputs (out_specs) only in kernels of one "
                         "Pallas thread or warp-specialized pipelines of one compute thread");
   for (unsigned i = 0; i < op.getRefs().size(); ++i) {
-    for (pk::BlockDimKind kind : op.getSpec(i).getDimKinds())
-      if (kind != pk::BlockDimKind::Blocked && kind != pk::BlockDimKind::Squeezed)
-        return op.emitError("the CUDA backend pipelines blocked and squeezed block dimensions only "
-                            "(pl.Element and the like are not supported yet)");
+    pk::BlockSpecAttr spec = op.getSpec(i);
+    for (unsigned d = 0; d < spec.getRank(); ++d) {
+      if (spec.isBounded(d))
+        return op.emitError("the CUDA backend does not pipeline pl.BoundedSlice block dimensions");
+      // As in JAX's Mosaic GPU pipelines, which refuse it too.
+      if (spec.isElement(d) && (spec.getPaddingLow()[d] != 0 || spec.getPaddingHigh()[d] != 0))
+        return op.emitError("pl.Element with padding is not supported in plgpu.emit_pipeline");
+    }
     if (op.isPipelined(i))
       (i < op.getNumIns() ? pipelined : outputs).push_back(i);
   }
