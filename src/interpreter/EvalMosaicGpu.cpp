@@ -20,13 +20,32 @@ namespace pk::interp {
 
 using namespace mlir;
 
+namespace {
+
+/// Whether element `k` (row-major) of a view lies inside the array it was
+/// taken from: always, but for a view of global memory that reaches past
+/// its array (RefBuffer::inBounds), which only TMA copies take.
+bool insideArray(const RefBuffer &ref, int64_t k) {
+  if (ref.inBounds.empty())
+    return true;
+  const std::vector<int64_t> &shape = ref.viewShape();
+  for (size_t d = shape.size(); d-- > 0; k /= shape[d])
+    if (k % shape[d] >= ref.inBounds[d])
+      return false;
+  return true;
+}
+
+} // namespace
+
 TensorPtr readAll(const RefBuffer &ref) {
   TensorPtr t = makeTensor(ref.data->element, ref.viewShape());
   forEachElement(ref, [&](int64_t k, int64_t at) {
+    // Past the array, a TMA load reads zeros.
+    bool inside = insideArray(ref, k);
     if (t->element.isFloat)
-      t->f[k] = ref.data->f[at];
+      t->f[k] = inside ? ref.data->f[at] : 0.0;
     else
-      t->i[k] = ref.data->i[at];
+      t->i[k] = inside ? ref.data->i[at] : 0;
   });
   return t;
 }
@@ -34,6 +53,8 @@ TensorPtr readAll(const RefBuffer &ref) {
 void writeAll(RefBuffer &ref, const Tensor &value) {
   Tensor &data = *ref.data;
   forEachElement(ref, [&](int64_t k, int64_t at) {
+    if (!insideArray(ref, k))
+      return; // past the array, a TMA store writes nothing
     if (data.element.isFloat)
       data.f[at] = roundFloat(value.f[k], data.element);
     else
@@ -357,8 +378,9 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     writeAll(getRef(copy.getDst()), *readAll(getRef(copy.getSrc())));
     return true;
   }
+  // One grid at a time: its predecessors are done, its dependents wait.
   if (llvm::isa<pk::WaitSmemToGmemOp, pk::CommitGroupOp, pk::CommitSmemOp, pk::WgmmaWaitOp,
-                pk::SetMaxRegistersOp>(op))
+                pk::SetMaxRegistersOp, pk::GridDependencyOp>(op))
     return true;
   if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {
     set(cast.getResult(), get(cast.getValue()));

@@ -33,6 +33,8 @@
 #include "ir/DTypeMapping.h"
 #include "support/ShapeText.h"
 
+#include <algorithm>
+
 namespace pk::interp {
 
 using namespace mlir;
@@ -108,6 +110,8 @@ RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spe
   const std::vector<int64_t> &shape = array.viewShape();
   std::vector<int64_t> strides = array.elementStrides();
   RefBuffer view = array.emptyView();
+  std::vector<int64_t> inBounds;
+  bool partial = false, outside = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t start = window.starts[d], size = window.sizes[d];
     if (start < 0 || start + size > shape[d])
@@ -115,18 +119,23 @@ RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spe
                          shapeText(window.sizes) + ") of " + what +
                          " is out of bounds of its Ref of shape " + shapeText(shape),
                      op->getLoc()};
-    if (start + size > array.extentInBounds(d))
-      throw RunError{"the pipeline's block at " + shapeText(window.starts) + " (sizes " +
-                         shapeText(window.sizes) + ") of " + what +
-                         " reaches past the end of the array its Ref views (" +
-                         std::to_string(array.extentInBounds(d)) + " elements along axis " +
-                         std::to_string(d) + " are inside)",
-                     op->getLoc()};
+    // Of a global Ref that reaches past its array, the block's part past
+    // it is read as zeros and not written (TMA's bounds; copy()).
+    int64_t inside = std::clamp<int64_t>(array.extentInBounds(d) - start, 0, size);
     view.offset += start * strides[d];
     if (!spec.isSqueezed(static_cast<unsigned>(d))) {
       view.shape.push_back(size);
       view.strides.push_back(strides[d]);
+      inBounds.push_back(inside);
+    } else if (inside == 0) {
+      outside = true;
     }
+    partial |= inside < size;
+  }
+  if (partial) {
+    if (outside)
+      std::fill(inBounds.begin(), inBounds.end(), 0);
+    view.inBounds = std::move(inBounds);
   }
   return view;
 }
@@ -161,10 +170,21 @@ void copy(const RefBuffer &from, RefBuffer &to) {
       a += index[d] * fs[d];
       b += index[d] * ts[d];
     }
-    if (from.data->element.isFloat)
-      to.data->f[b] = from.data->f[a];
-    else
-      to.data->i[b] = from.data->i[a];
+    // Past the array a global block views (RefBuffer::inBounds), a load
+    // reads zeros and a store writes nothing, as TMA's do.
+    auto inside = [&](const RefBuffer &r) {
+      for (size_t d = 0; d < r.inBounds.size(); ++d)
+        if (index[d] >= r.inBounds[d])
+          return false;
+      return true;
+    };
+    if (inside(to)) {
+      bool read = inside(from);
+      if (from.data->element.isFloat)
+        to.data->f[b] = read ? from.data->f[a] : 0.0;
+      else
+        to.data->i[b] = read ? from.data->i[a] : 0;
+    }
     for (size_t d = shape.size(); d-- > 0;) {
       if (++index[d] < shape[d])
         break;

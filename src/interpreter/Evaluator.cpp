@@ -50,14 +50,16 @@ void Evaluator::eval(mlir::Operation *op) {
   if (stepsLeft-- == 0)
     fail(op, "the kernel did not finish within the interpreter's step budget; is there an "
              "endless loop? (raise the budget with --max-steps)");
-  if (partialViews &&
-      !llvm::isa<pk::RefViewOp, pk::RefTransposeOp, pk::RefReshapeOp, pk::PipelineOp>(op))
+  // TMA copies are bounded by the array: a load reads zeros past it, a
+  // store drops what lies past it (readAll, writeAll).
+  if (partialViews && !llvm::isa<pk::RefViewOp, pk::RefTransposeOp, pk::RefReshapeOp,
+                                 pk::PipelineOp, pk::CopyGmemToSmemOp, pk::CopySmemToGmemOp>(op))
     for (mlir::Value v : op->getOperands())
       if (llvm::isa<pk::RefType>(v.getType()))
         if (auto it = refs.find(v); it != refs.end() && !it->second->inBounds.empty())
           fail(op, "this Ref is a view that reaches past the end of the array it was taken from; "
-                   "pkc's interpreter reads and writes such a view only through the blocks of "
-                   "a pipeline (emit_pipeline) that lie inside the array");
+                   "pkc's interpreter reads and writes such a view only through TMA copies "
+                   "(plgpu.copy_gmem_to_smem, copy_smem_to_gmem) and the blocks of a pipeline");
   if (evalArith(op) || evalMath(op) || evalStructure(op) || evalControlFlow(op) ||
       evalMosaicGpu(op) || evalDma(op))
     return;

@@ -494,6 +494,25 @@ def Pk_LayoutCastOp : Pk_Op<"layout_cast", [Pure, AllTypesMatch<["value", "resul
   let assemblyFormat = "$value $layout attr-dict `:` type($value)";
 }
 
+def Pk_GridDependencyOp : Pk_Op<"grid_dependency", []> {
+  let summary = "programmatic dependent launch: wait for, or release, neighbouring grids";
+  let description = [{
+    `plgpu.griddepcontrol_wait()` (`wait`): waits until the grids this one
+    depends on (launched before it in the stream) have completed and their
+    memory is visible. `plgpu.griddepcontrol_launch_dependents()`
+    (`launch_dependents`): lets the grids that depend on this one start
+    before it ends. Launched in stream order, as the runtime launches, a
+    grid's predecessors are already done: neither changes a value.
+
+    ```mlir
+    pk.grid_dependency wait
+    pk.grid_dependency launch_dependents
+    ```
+  }];
+  let arguments = (ins UnitAttr:$launch_dependents);
+  let assemblyFormat = "(`launch_dependents` $launch_dependents^):(`wait`)? attr-dict";
+}
+
 def Pk_SetMaxRegistersOp : Pk_Op<"set_max_registers", []> {
   let summary = "resizes the register file of the running warpgroup";
   let description = [{

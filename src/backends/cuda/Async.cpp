@@ -140,6 +140,12 @@ Value electOne(OpBuilder &b, Location loc) {
   return NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), /*membermask=*/Value());
 }
 
+void gridDependency(OpBuilder &b, Location loc, bool launchDependents) {
+  NVVM::GriddepcontrolOp::create(b, loc,
+                                 launchDependents ? NVVM::GridDepActionKind::launch_dependents
+                                                  : NVVM::GridDepActionKind::wait);
+}
+
 void setMaxRegisters(OpBuilder &b, Location loc, unsigned count, bool increase) {
   NVVM::SetMaxRegisterOp::create(
       b, loc, b.getI32IntegerAttr(static_cast<int32_t>(count)),

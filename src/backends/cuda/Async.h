@@ -103,6 +103,10 @@ void fenceAsyncShared(mlir::OpBuilder &b, mlir::Location loc);
 
 // ---- Warpgroups and registers.
 
+/// griddepcontrol.wait, or with `launchDependents`
+/// griddepcontrol.launch_dependents (programmatic dependent launch).
+void gridDependency(mlir::OpBuilder &b, mlir::Location loc, bool launchDependents);
+
 /// The index of the executing thread's warpgroup (4 consecutive warps) in
 /// the CTA, as an i32 the compiler knows is uniform across the warp
 /// (shfl.sync of lane 0's value, as CUTLASS and Mosaic GPU do).

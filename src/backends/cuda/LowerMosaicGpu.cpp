@@ -321,8 +321,34 @@ void copyBySimt(Emitter &e, const RefInfo &from, const RefInfo &to) {
     Type memory = from.element.isInteger(1) ? e.b.getI8Type() : from.element;
     if (memory.isInteger() && !memory.isSignlessInteger())
       memory = e.b.getIntegerType(memory.getIntOrFloatBitWidth());
-    Value v = LLVM::LoadOp::create(e.b, e.loc, memory, pointerAt(e, from, coordinate));
-    LLVM::StoreOp::create(e.b, e.loc, v, pointerAt(e, to, coordinate));
+    // A global window may reach past its array (x.at[pl.ds(start, n)] near
+    // its end): as TMA does, elements past it load as zeros and are not
+    // stored.
+    const RefInfo &global = from.shared ? to : from;
+    SmallVector<Value> at = arrayCoordinate(e, global, coordinate);
+    Value inArray;
+    for (unsigned d : global.refToArray)
+      inArray = e.andOf(inArray, arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ult, at[d],
+                                                       global.sizes[d]));
+    if (!from.shared) {
+      auto load = scf::IfOp::create(e.b, e.loc, TypeRange{memory}, inArray, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard branch(e.b);
+        e.b.setInsertionPointToStart(load.thenBlock());
+        scf::YieldOp::create(
+            e.b, e.loc,
+            ValueRange{LLVM::LoadOp::create(e.b, e.loc, memory, pointerAt(e, from, coordinate))});
+        e.b.setInsertionPointToStart(load.elseBlock());
+        Value zero = arith::ConstantOp::create(e.b, e.loc, e.b.getZeroAttr(memory));
+        scf::YieldOp::create(e.b, e.loc, ValueRange{zero});
+      }
+      LLVM::StoreOp::create(e.b, e.loc, load.getResult(0), pointerAt(e, to, coordinate));
+      return;
+    }
+    e.guarded(inArray, [&] {
+      Value v = LLVM::LoadOp::create(e.b, e.loc, memory, pointerAt(e, from, coordinate));
+      LLVM::StoreOp::create(e.b, e.loc, v, pointerAt(e, to, coordinate));
+    });
   });
 }
 
@@ -713,6 +739,10 @@ std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
   if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {
     // A hint: the value is already in the layout its type carries.
     e.values.map(cast.getResult(), e.values.lookup(cast.getValue()));
+    return success();
+  }
+  if (auto dependency = llvm::dyn_cast<pk::GridDependencyOp>(op)) {
+    async::gridDependency(e.b, e.loc, dependency.getLaunchDependents());
     return success();
   }
   if (auto registers = llvm::dyn_cast<pk::SetMaxRegistersOp>(op)) {

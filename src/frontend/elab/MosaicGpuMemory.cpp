@@ -81,8 +81,15 @@ Obj copyGmemToSmem(Elaborator &el, CallArgs &args) {
     el.fail(isNone(a[4]) ? a.range(6) : a.range(4),
             "partitioned and leader-tracked collective copies are not supported: they belong to "
             "Blackwell's collective MMA (sm_100a)");
-  if (!isNone(a[5]))
-    el.fail(a.range(5), "oob_mode= is not supported yet: copies must stay inside the source");
+  // Every mode reads zeros past the source's array, as ZEROS (the
+  // default) does: what UNDEFINED allows and PROMISE_IN_BOUNDS never sees.
+  if (!isNone(a[5])) {
+    std::optional<int64_t> mode = el.staticInt(a[5]);
+    if (!mode || *mode < 0 || *mode > 2)
+      el.fail(a.range(5), "oob_mode must be a plgpu.OOBFillMode (UNDEFINED, PROMISE_IN_BOUNDS or "
+                          "ZEROS), got " +
+                              repr(*a[5]));
+  }
   mlir::Value src = materializeRef(el, refArg(el, a[0], a.range(0), "the source"), a.range(0));
   mlir::Value dst = materializeRef(el, refArg(el, a[1], a.range(1), "the destination"), a.range(1));
   std::string why = pk::asyncCopyProblem(llvm::cast<pk::RefType>(src.getType()),
@@ -389,6 +396,24 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &n, NamespaceObj &pl) {
       op.setIncrease(true);
     return noValue();
   });
+  // Mosaic GPU's IntEnum of what a TMA load reads past its source's array.
+  auto oobFillMode = std::make_shared<NamespaceObj>("plgpu.OOBFillMode");
+  oobFillMode->members["UNDEFINED"] = makeInt(0);
+  oobFillMode->members["PROMISE_IN_BOUNDS"] = makeInt(1);
+  oobFillMode->members["ZEROS"] = makeInt(2);
+  n.members["OOBFillMode"] = oobFillMode;
+  for (bool launch : {false, true})
+    define(n, launch ? "griddepcontrol_launch_dependents" : "griddepcontrol_wait",
+           [launch](Elaborator &el, CallArgs &args) -> Obj {
+             el.bind(args, {});
+             requireMesh(el, args.range,
+                         launch ? "plgpu.griddepcontrol_launch_dependents"
+                                : "plgpu.griddepcontrol_wait");
+             auto op = pk::GridDependencyOp::create(el.builder(), el.loc(args.range));
+             if (launch)
+               op.setLaunchDependents(true);
+             return noValue();
+           });
   define(n, "transpose_ref", transposeRef);
   define(n, "load", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"src"},

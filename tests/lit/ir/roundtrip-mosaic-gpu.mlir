@@ -75,6 +75,10 @@ pk.export @matmul(%a: tensor<128x128xf16> {pk.name = "a", pk.shape = affine_map<
       // CHECK: pk.set_max_registers 232 increase
       pk.set_max_registers 232 increase
       pk.set_max_registers 40
+      // CHECK: pk.grid_dependency wait
+      // CHECK: pk.grid_dependency launch_dependents
+      pk.grid_dependency wait
+      pk.grid_dependency launch_dependents
       pk.scope_yield
     }
     pk.scope_yield

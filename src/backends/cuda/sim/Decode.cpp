@@ -1130,8 +1130,9 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     return true;
   }
   // A warpgroup runs in lockstep here: a warp's sync has nothing to do.
+  // The simulator runs one grid at a time: griddepcontrol has no neighbour.
   if (llvm::isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp, NVVM::SetMaxRegisterOp,
-                NVVM::SyncWarpOp>(op)) {
+                NVVM::SyncWarpOp, NVVM::GriddepcontrolOp>(op)) {
     emit(from, into, op, Op::Nop);
     return true;
   }
