@@ -15,6 +15,9 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
+#include "support/ShapeText.h"
+
+#include "llvm/Support/MathExtras.h"
 
 namespace pk::elab {
 
@@ -90,10 +93,9 @@ std::pair<Obj, Obj> iota2x32(Elaborator &el, const std::vector<int64_t> &shape, 
   ArrayOps &ops = el.arrays();
   int64_t count = 1;
   for (int64_t d : shape)
-    count *= d;
-  if (count > (int64_t(1) << 32))
-    el.fail(r, "counters past 2^32 elements (" + std::to_string(count) +
-                   ") are not supported: their high words would be non-zero");
+    if (llvm::MulOverflow(count, d, count) || count > (int64_t(1) << 32))
+      el.fail(r, "random bits for more than 2^32 elements (shape " + shapeText(shape) +
+                     ") are not supported: their counters' high words would be non-zero");
   Obj lo = ops.constantInt(0, DType::U32, shape, r);
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
