@@ -20,28 +20,11 @@ namespace pk::interp {
 
 using namespace mlir;
 
-namespace {
-
-/// Whether element `k` (row-major) of a view lies inside the array it was
-/// taken from: always, but for a view of global memory that reaches past
-/// its array (RefBuffer::inBounds), which only TMA copies take.
-bool insideArray(const RefBuffer &ref, int64_t k) {
-  if (ref.inBounds.empty())
-    return true;
-  const std::vector<int64_t> &shape = ref.viewShape();
-  for (size_t d = shape.size(); d-- > 0; k /= shape[d])
-    if (k % shape[d] >= ref.inBounds[d])
-      return false;
-  return true;
-}
-
-} // namespace
-
 TensorPtr readAll(const RefBuffer &ref) {
   TensorPtr t = makeTensor(ref.data->element, ref.viewShape());
   forEachElement(ref, [&](int64_t k, int64_t at) {
     // Past the array, a TMA load reads zeros.
-    bool inside = insideArray(ref, k);
+    bool inside = ref.holdsElement(k);
     if (t->element.isFloat)
       t->f[k] = inside ? ref.data->f[at] : 0.0;
     else
@@ -53,7 +36,7 @@ TensorPtr readAll(const RefBuffer &ref) {
 void writeAll(RefBuffer &ref, const Tensor &value) {
   Tensor &data = *ref.data;
   forEachElement(ref, [&](int64_t k, int64_t at) {
-    if (!insideArray(ref, k))
+    if (!ref.holdsElement(k))
       return; // past the array, a TMA store writes nothing
     if (data.element.isFloat)
       data.f[at] = roundFloat(value.f[k], data.element);

@@ -172,14 +172,8 @@ void copy(const RefBuffer &from, RefBuffer &to) {
     }
     // Past the array a global block views (RefBuffer::inBounds), a load
     // reads zeros and a store writes nothing, as TMA's do.
-    auto inside = [&](const RefBuffer &r) {
-      for (size_t d = 0; d < r.inBounds.size(); ++d)
-        if (index[d] >= r.inBounds[d])
-          return false;
-      return true;
-    };
-    if (inside(to)) {
-      bool read = inside(from);
+    if (to.holdsElement(k)) {
+      bool read = from.holdsElement(k);
       if (from.data->element.isFloat)
         to.data->f[b] = read ? from.data->f[a] : 0.0;
       else

@@ -59,6 +59,15 @@ struct RefBuffer {
   int64_t extentInBounds(size_t d) const {
     return inBounds.empty() ? viewShape()[d] : inBounds[d];
   }
+  /// Whether element `k` (row-major) of the view lies inside the array:
+  /// always, unless the view reaches past it (inBounds).
+  bool holdsElement(int64_t k) const {
+    const std::vector<int64_t> &shape = viewShape();
+    for (size_t d = inBounds.size(); d-- > 0; k /= shape[d])
+      if (k % shape[d] >= inBounds[d])
+        return false;
+    return true;
+  }
 };
 
 /// Calls f(flat element index, storage offset) for each element of a

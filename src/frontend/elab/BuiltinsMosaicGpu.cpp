@@ -646,10 +646,9 @@ Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, S
   std::vector<int64_t> shape = ref.shape();
   const char *what = ref.isBarrier() ? " barriers" : " semaphores";
   if (entries.size() != shape.size())
-    el.fail(r, "this array of " + std::string(ref.isBarrier() ? "barriers" : "semaphores") +
-                   " has shape " + shapeText(shape) + "; index it with " +
-                   std::to_string(shape.size()) + " integer" + (shape.size() == 1 ? "" : "s") +
-                   " or slice" + (shape.size() == 1 ? "" : "s"));
+    el.fail(r, std::string("this array of") + what + " has shape " + shapeText(shape) +
+                   "; index it with " + std::to_string(shape.size()) + " integer" +
+                   (shape.size() == 1 ? "" : "s") + " or slice" + (shape.size() == 1 ? "" : "s"));
   // The window so far: the whole array, or what earlier .at[...] kept.
   std::vector<Obj> start = ref.windowStart;
   std::vector<std::pair<size_t, int64_t>> axes = ref.windowAxes;

@@ -108,18 +108,18 @@ std::pair<Obj, Obj> iota2x32(Elaborator &el, const std::vector<int64_t> &shape, 
 
 /// A threefry key: uint32 of shape (2,) (JAX's _is_threefry_prng_key).
 void requireKey(Elaborator &el, const Obj &key, SourceRange r, const std::string &function) {
-  if (!ArrayOps::isNumeric(key) && !llvm::isa<ArrayObj>(key.get()))
+  if (!ArrayOps::isNumeric(key))
     el.raise(r, "TypeError", function + " got invalid prng key.");
   ArrayPtr a = el.arrays().toArray(key, r);
   if (a->shape != std::vector<int64_t>{2} || a->dtype != DType::U32)
     el.raise(r, "TypeError", function + " got invalid prng key.");
 }
 
-Obj stackLast(Elaborator &el, const Obj &a, const Obj &b, SourceRange r) {
+/// jnp.stack([a, b], axis) of two arrays of one shape.
+Obj stackPair(Elaborator &el, const Obj &a, const Obj &b, int64_t axis, SourceRange r) {
   ArrayOps &ops = el.arrays();
   ArrayPtr x = ops.toArray(a, r), y = ops.toArray(b, r);
-  auto last = static_cast<int64_t>(x->shape.size());
-  return ops.concatenate({ops.expandDims(x, {last}, r), ops.expandDims(y, {last}, r)}, last, r);
+  return ops.concatenate({ops.expandDims(x, {axis}, r), ops.expandDims(y, {axis}, r)}, axis, r);
 }
 
 /// threefry_seed: the key of an integer seed, its high and low words.
@@ -139,9 +139,7 @@ Obj threefrySeed(Elaborator &el, const Obj &seed, SourceRange r) {
         ops.cast(ops.toArray(ops.binary(BinaryOp::RShift, bits, makeInt(32), r), r), DType::U32, r);
   }
   Obj low = ops.cast(s, DType::U32, r); // the low 32 bits, as & 0xFFFFFFFF keeps
-  return ops.concatenate(
-      {ops.expandDims(ops.toArray(high, r), {0}, r), ops.expandDims(ops.toArray(low, r), {0}, r)},
-      0, r);
+  return stackPair(el, high, low, 0, r);
 }
 
 /// threefry_2x32: the hash of `count`'s elements, as two halves of its
@@ -174,7 +172,7 @@ Obj threefrySplit(Elaborator &el, const Obj &key, const std::vector<int64_t> &sh
   auto [k1, k2] = unpackPair(el, key, r, "the key");
   auto [hi, lo] = iota2x32(el, shape, r);
   auto [bits1, bits2] = threefry2x32(el, k1, k2, hi, lo, r);
-  return stackLast(el, bits1, bits2, r);
+  return stackPair(el, bits1, bits2, static_cast<int64_t>(shape.size()), r);
 }
 
 Obj threefryRandomBits(Elaborator &el, const Obj &key, int64_t bitWidth,
