@@ -1,5 +1,6 @@
 //===- ArrayOps.cpp - Block-value operations with JAX semantics -----------===//
 #include "frontend/elab/ArrayOps.h"
+#include "frontend/elab/StaticArray.h"
 
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
@@ -71,8 +72,8 @@ namespace {
 /// Fails: `o` is used where a block value or number is needed.
 [[noreturn]] void notAValue(Elaborator &el, const Obj &o, SourceRange r) {
   el.checkNotOpaque(o, r);
-  if (auto *m = llvm::dyn_cast<ModuleArrayObj>(o.get()))
-    failModuleArrayValue(el, *m, r);
+  if (auto *m = llvm::dyn_cast<StaticArrayObj>(o.get()))
+    static_numpy::failValue(el, *m, r);
   if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get()))
     el.fail(r, "'" + g->name + "' is a whole array (" + std::string(shortName(g->dtype)) + "[" +
                    el.describeDims(g->shape) + "]) outside a kernel; array code outside "

@@ -9,6 +9,7 @@
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/RefBitcast.h"
 #include "frontend/elab/Sets.h"
+#include "frontend/elab/StaticArray.h"
 #include "support/ShapeText.h"
 
 namespace pk::elab {
@@ -369,10 +370,6 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     auto &ns = const_cast<NamespaceObj &>(llvm::cast<NamespaceObj>(*value));
     auto it = ns.members.find(name);
     if (it != ns.members.end()) {
-      // `module.table` of an imported .pk file, read in a kernel or export.
-      if (auto *array = llvm::dyn_cast<ModuleArrayObj>(it->second.get());
-          array && el.mode() == EmitMode::Export)
-        return materializeModuleArray(el, *array, r);
       return it->second;
     }
     if (ns.opaque) { // `absltest.main`: as opaque as its module
@@ -414,15 +411,29 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       });
     el.fail(r, "'Ref' object has no attribute '" + name + "'");
   }
-  case Object::Kind::ModuleArray: {
-    const auto &m = llvm::cast<ModuleArrayObj>(*value);
-    if (Obj found = shapeAttribute(name, m.shape, m.dtype))
-      return found;
-    if (name == "itemsize")
-      return makeInt(byteWidth(m.dtype));
-    if (el.mode() == EmitMode::Export)
-      return getAttribute(el, materializeModuleArray(el, m, r), name, r);
-    failModuleArrayValue(el, m, r);
+  case Object::Kind::StaticArray:
+    return static_numpy::attribute(el, value, name, r);
+  case Object::Kind::DynamicSlice: {
+    const auto &s = llvm::cast<DynamicSliceObj>(*value);
+    if (name == "start")
+      return s.start;
+    if (name == "size")
+      return s.dynamicSize ? s.dynamicSize : makeInt(s.size);
+    if (name == "stride")
+      return makeInt(s.stride);
+    el.raise(r, "AttributeError", "'Slice' object has no attribute '" + name + "'", false);
+  }
+  case Object::Kind::Slice: {
+    const auto &s = llvm::cast<SliceObj>(*value);
+    if (name == "start" || name == "stop" || name == "step")
+      return name == "start" ? s.start : name == "stop" ? s.stop : s.step;
+    el.raise(r, "AttributeError", "'slice' object has no attribute '" + name + "'", false);
+  }
+  case Object::Kind::Range: {
+    const auto &range = llvm::cast<RangeObj>(*value);
+    if (name == "start" || name == "stop" || name == "step")
+      return name == "start" ? range.start : name == "stop" ? range.stop : range.step;
+    el.raise(r, "AttributeError", "'range' object has no attribute '" + name + "'", false);
   }
   case Object::Kind::GlobalArray: {
     const auto &g = llvm::cast<GlobalArrayObj>(*value);

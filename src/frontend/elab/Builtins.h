@@ -28,14 +28,6 @@ Obj builtin(const std::string &name, BuiltinObj::Fn fn);
 /// arrays or static numbers.
 Obj logAddExp(Elaborator &el, const Obj &x1, const Obj &x2, bool base2, SourceRange r);
 
-/// A module-level jnp.array (ModuleArrayObj) read in an export: the array
-/// jnp.array makes there (a generated kernel).
-Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
-
-/// The error for a use of a module-level array's values where there are
-/// none: at module level, or captured by a kernel (as Pallas says).
-[[noreturn]] void failModuleArrayValue(Elaborator &el, const ModuleArrayObj &array, SourceRange r);
-
 /// jax._src.random.prng and .threefry2x32: JAX's PRNG registry and the
 /// threefry hash its TPU PRNG kernels call (BuiltinsRandom.cpp).
 std::shared_ptr<NamespaceObj> makeJaxPrngNamespace();

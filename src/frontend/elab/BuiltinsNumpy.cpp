@@ -120,43 +120,6 @@ Obj arrayFromStatic(Elaborator &el, const Obj &value, std::optional<DType> dtype
   return el.arrays().concatenate(expanded, 0, r);
 }
 
-/// Shape and element kinds of static nested data (numbers in lists and
-/// tuples); false when some item is not static or the rows are ragged.
-bool staticDataShape(const Obj &value, size_t depth, std::vector<int64_t> &shape, bool &anyFloat,
-                     bool &allBool) {
-  if (isStatic(value)) {
-    if (depth != shape.size())
-      return false;
-    anyFloat |= llvm::isa<FloatObj>(value.get());
-    allBool &= llvm::isa<BoolObj>(value.get());
-    return true;
-  }
-  auto *seq = llvm::dyn_cast<SequenceObj>(value.get());
-  if (!seq || seq->items.empty())
-    return false;
-  int64_t n = static_cast<int64_t>(seq->items.size());
-  if (depth == shape.size())
-    shape.push_back(n);
-  else if (depth > shape.size() || shape[depth] != n)
-    return false;
-  for (const Obj &item : seq->items)
-    if (!staticDataShape(item, depth + 1, shape, anyFloat, allBool))
-      return false;
-  return true;
-}
-
-/// jnp.array of static data at module level, kept as data (ModuleArrayObj)
-/// for the kernels and exports that read it; null when `value` is not
-/// such data.
-Obj moduleArray(const Obj &value, std::optional<DType> dtype) {
-  std::vector<int64_t> shape;
-  bool anyFloat = false, allBool = true;
-  if (!staticDataShape(value, 0, shape, anyFloat, allBool))
-    return nullptr;
-  DType t = dtype ? *dtype : anyFloat ? DType::F32 : allBool ? DType::Bool : DType::I32;
-  return std::make_shared<ModuleArrayObj>(value, dtype, shape, t);
-}
-
 /// Static reductions over a tuple of numbers (np.prod(shape)).
 std::optional<Obj> staticReduction(Elaborator &el, const Obj &x, int kind, SourceRange r) {
   auto *seq = llvm::dyn_cast<SequenceObj>(x.get());
@@ -318,26 +281,6 @@ Obj logAddExp(Elaborator &el, const Obj &x1, const Obj &x2, bool base2, SourceRa
   Obj sum = ops.binary(BinaryOp::Add, a, b, r);
   Obj larger = ops.maximum(a, b, r);
   return ops.where(isNan, sum, ops.binary(BinaryOp::Add, larger, tail, r), r);
-}
-
-Obj materializeModuleArray(Elaborator &el, const ModuleArrayObj &array, SourceRange r) {
-  // As jnp.array called in the export: a generated kernel makes it.
-  return el.arrayCodeAtExport("jnp.array", r, {}, [&](std::vector<Obj> &) -> Obj {
-    return arrayFromStatic(el, array.data, array.dtype, r);
-  });
-}
-
-void failModuleArrayValue(Elaborator &el, const ModuleArrayObj &array, SourceRange r) {
-  std::string what = shortName(array.dtype);
-  for (size_t d = 0; d < array.shape.size(); ++d)
-    what += (d ? ", " : "[") + std::to_string(array.shape[d]);
-  what += array.shape.empty() ? "[]" : "]";
-  if (el.mode() == EmitMode::Module)
-    el.fail(r, "the values of an array made at module level (" + what +
-                   ") are used in exports; here pkc knows its shape, dtype, ndim and size");
-  el.fail(r, "the kernel captures an array made at module level (" + what +
-                 "); pass it to the pallas_call as an input, as Pallas requires (a kernel may "
-                 "read its shape and dtype)");
 }
 
 Obj reductionBuiltin(Elaborator &el, CallArgs &args, int kind) {
@@ -598,9 +541,6 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
           return ns && ns->name == "jax.Device";
         }))
       return a[0];
-    if (el.mode() == EmitMode::Module)
-      if (Obj kept = moduleArray(a[0], dtype))
-        return kept;
     return arrayFromStatic(el, a[0], dtype, args.range);
   };
   define(n, "asarray", asarray);

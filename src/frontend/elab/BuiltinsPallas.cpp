@@ -4,6 +4,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StaticArray.h"
 
 namespace pk::elab {
 
@@ -417,6 +418,15 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
   n.members["DeviceIdType"] = deviceIdType;
   define(n, "ds", dynamicSlice);
   n.members["dslice"] = n.members["ds"];
+  // The class pl.ds returns: isinstance(s, pl.Slice), and its constructor.
+  define(n, "Slice", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"start"}, {"size"}, {"stride", makeInt(1)}});
+    CallArgs ds;
+    ds.range = args.range;
+    for (size_t i = 0; i < 3; ++i)
+      ds.addPositional(a[i], a.range(i));
+    return dynamicSlice(el, ds);
+  });
   define(n, "load", load);
   define(n, "store", store);
   define(n, "dot", pallasDot);
@@ -769,6 +779,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["numpy"] = makeNumpyNamespace(el, "numpy");
   addExtendedDTypes(*jnp);
   addExtendedDTypes(llvm::cast<NamespaceObj>(*m["numpy"]));
+  static_numpy::defineFunctions(llvm::cast<NamespaceObj>(*m["numpy"]));
   m["jax.lax"] = makeLaxNamespace(el);
   defineArrayFunctions(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   defineSortFunctions(*jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));

@@ -215,9 +215,17 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
       return name == "dict";
     case Object::Kind::Set:
       return name == (llvm::cast<SetObj>(*value).frozen ? "frozenset" : "set");
+    case Object::Kind::Slice:
+      return name == "slice";
+    case Object::Kind::DynamicSlice:
+      return name == "jax.experimental.pallas.Slice";
+    case Object::Kind::Range:
+      return name == "range";
     case Object::Kind::Array:
     case Object::Kind::GlobalArray:
       return name == "jax.Array";
+    case Object::Kind::StaticArray:
+      return name == (llvm::cast<StaticArrayObj>(*value).numpy ? "numpy.ndarray" : "jax.Array");
     case Object::Kind::Ref:
       return name == "jax.Ref";
     default:
@@ -283,8 +291,8 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
         el.fail(a.range(0), "len() of unsized object (a 0-d value)");
       return makeInt(shape[0]);
     }
-    case Object::Kind::ModuleArray: {
-      const auto &m = llvm::cast<ModuleArrayObj>(*o);
+    case Object::Kind::StaticArray: {
+      const auto &m = llvm::cast<StaticArrayObj>(*o);
       if (m.shape.empty())
         el.fail(a.range(0), "len() of unsized object (a 0-d array)");
       return makeInt(m.shape[0]);

@@ -20,6 +20,7 @@
 #include "frontend/elab/Tree.h"
 
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace pk::elab {
@@ -348,6 +349,117 @@ std::shared_ptr<NamespaceObj> makeOs() {
   define(*ns, "getenv", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"key"}, {"default", none()}});
     return a[1];
+  });
+  return ns;
+}
+
+/// json.dumps as Python writes it with the default separators.
+void writeJson(Elaborator &el, const Obj &o, std::string &out, SourceRange r, int depth) {
+  if (depth > 200)
+    el.raise(r, "RecursionError", "maximum recursion depth exceeded while encoding a JSON object");
+  auto quote = [](const std::string &text) {
+    std::string q = "\"";
+    for (unsigned char c : text) {
+      switch (c) {
+      case '"':
+        q += "\\\"";
+        break;
+      case '\\':
+        q += "\\\\";
+        break;
+      case '\n':
+        q += "\\n";
+        break;
+      case '\r':
+        q += "\\r";
+        break;
+      case '\t':
+        q += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+          q += buffer;
+        } else {
+          q += static_cast<char>(c);
+        }
+      }
+    }
+    return q + "\"";
+  };
+  switch (o->kind()) {
+  case Object::Kind::None:
+    out += "null";
+    return;
+  case Object::Kind::Bool:
+    out += llvm::cast<BoolObj>(*o).value ? "true" : "false";
+    return;
+  case Object::Kind::Int:
+    out += std::to_string(llvm::cast<IntObj>(*o).value);
+    return;
+  case Object::Kind::Float: {
+    double v = llvm::cast<FloatObj>(*o).value;
+    out += std::isnan(v) ? "NaN" : std::isinf(v) ? (v > 0 ? "Infinity" : "-Infinity") : repr(*o);
+    return;
+  }
+  case Object::Kind::Str:
+    out += quote(llvm::cast<StrObj>(*o).value);
+    return;
+  case Object::Kind::Tuple:
+  case Object::Kind::List: {
+    out += "[";
+    const auto &items = llvm::cast<SequenceObj>(*o).items;
+    for (size_t i = 0; i < items.size(); ++i) {
+      out += i ? ", " : "";
+      writeJson(el, items[i], out, r, depth + 1);
+    }
+    out += "]";
+    return;
+  }
+  case Object::Kind::Dict: {
+    out += "{";
+    bool first = true;
+    for (const auto &[key, value] : llvm::cast<DictObj>(*o).entries) {
+      out += first ? "" : ", ";
+      first = false;
+      if (auto *str = llvm::dyn_cast<StrObj>(key.get()))
+        out += quote(str->value);
+      else if (llvm::isa<IntObj, FloatObj, BoolObj, NoneObj>(key.get())) {
+        std::string text;
+        writeJson(el, key, text, r, depth + 1);
+        out += quote(text);
+      } else
+        el.raise(r, "TypeError",
+                 "keys must be str, int, float, bool or None, not " + typeName(*key));
+      out += ": ";
+      writeJson(el, value, out, r, depth + 1);
+    }
+    out += "}";
+    return;
+  }
+  default:
+    // An enum.IntEnum member is an int.
+    if (std::optional<int64_t> v = el.staticInt(o)) {
+      out += std::to_string(*v);
+      return;
+    }
+    el.raise(r, "TypeError", "Object of type " + typeName(*o) + " is not JSON serializable");
+  }
+}
+
+std::shared_ptr<NamespaceObj> makeJson() {
+  auto ns = std::make_shared<NamespaceObj>("json");
+  define(*ns, "dumps", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a =
+        el.bind(args, {{"obj"}, {"indent", none(), true}, {"sort_keys", makeBool(false), true}});
+    if (!isNone(a[1]))
+      el.fail(a.range(1), "json.dumps(indent=...) is not supported; pkc writes the one-line form");
+    if (el.truthy(a[2], a.range(2)))
+      el.fail(a.range(2), "json.dumps(sort_keys=True) is not supported");
+    std::string out;
+    writeJson(el, a[0], out, args.range, 0);
+    return makeStr(out);
   });
   return ns;
 }
@@ -880,6 +992,7 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["sys"] = makeSys();
   m["os"] = makeOs();
   m["warnings"] = makeWarnings();
+  m["json"] = makeJson();
   m["logging"] = makeLogging();
   m["inspect"] = makeInspect();
   m["itertools"] = makeItertools();

@@ -4,6 +4,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Sets.h"
+#include "frontend/elab/StaticArray.h"
 
 #include <cmath>
 
@@ -14,6 +15,10 @@ std::optional<int64_t> Elaborator::staticInt(const Obj &o) {
     return i->value;
   if (auto *bo = llvm::dyn_cast<BoolObj>(o.get()))
     return bo->value ? 1 : 0;
+  // A 0-d integer NumPy array is an int (operator.index).
+  if (auto *a = llvm::dyn_cast<StaticArrayObj>(o.get());
+      a && a->shape.empty() && !isFloat(a->dtype))
+    return a->ints[0];
   // A member of an enum.IntEnum is an int (MatmulDimension.N as minor_dim).
   if (auto *member = llvm::dyn_cast<InstanceObj>(o.get()); member && member->cls->isIntEnum)
     if (auto *i = llvm::dyn_cast_or_null<IntObj>(member->get("value").get()))
@@ -48,6 +53,8 @@ int64_t Elaborator::floatToInt(double v, SourceRange r) {
 double Elaborator::toDouble(const Obj &o, SourceRange r, const std::string &what) {
   if (auto *f = llvm::dyn_cast<FloatObj>(o.get()))
     return f->value;
+  if (auto *a = llvm::dyn_cast<StaticArrayObj>(o.get()); a && a->shape.empty() && isFloat(a->dtype))
+    return a->floats[0];
   if (std::optional<int64_t> v = staticInt(o))
     return static_cast<double>(*v);
   checkNotOpaque(o, r); // a value pkc does not have says why
@@ -81,6 +88,8 @@ bool Elaborator::truthy(const Obj &o, SourceRange r) {
     return !llvm::cast<DictObj>(*o).entries.empty();
   case Object::Kind::Set:
     return !llvm::cast<SetObj>(*o).items.empty();
+  case Object::Kind::StaticArray:
+    return static_array::truthy(*this, llvm::cast<StaticArrayObj>(*o), r);
   case Object::Kind::Array:
     fail(r, "the truth value of an array is not known at compile time; use it in an 'if' "
             "statement, pl.when, or jnp.where");
@@ -203,6 +212,8 @@ std::vector<Obj> Elaborator::iterate(const Obj &o, SourceRange r) {
       rows.push_back(subscript(*this, o, makeInt(i), r));
     return rows;
   }
+  case Object::Kind::StaticArray:
+    return static_array::rows(*this, llvm::cast<StaticArrayObj>(*o), r);
   case Object::Kind::Ref:
     fail(r, "a Ref is not iterable; index it, e.g. x_ref[i]");
   case Object::Kind::Class: {

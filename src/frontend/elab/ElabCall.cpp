@@ -3,6 +3,7 @@
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
+#include "frontend/elab/StaticArray.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -338,6 +339,9 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
     const auto &builtin = llvm::cast<BuiltinObj>(*callee);
     if (args.callee.empty())
       args.callee = builtin.name;
+    if (std::optional<Obj> computed = static_numpy::call(*this, builtin.name, args))
+      return *computed;
+    materializeStaticArguments(builtin.name, args);
     if (tracesAtExport(builtin.name, args))
       return callAtExport(builtin.name, builtin.fn, args);
     // JAX defines these with custom_jvp, whose calls Pallas's cost rules

@@ -112,13 +112,7 @@ Obj Elaborator::evalName(const NameExpr &e) {
       return symbol;
     }
   }
-  Obj value = lookup(e.name, e.range());
-  // A module-level jnp.array read in an export is the array jnp.array
-  // would make there. A kernel may ask for its shape and dtype only:
-  // Pallas refuses kernels that capture array constants.
-  if (auto *array = llvm::dyn_cast<ModuleArrayObj>(value.get()); array && emitMode == EmitMode::Export)
-    return materializeModuleArray(*this, *array, e.range());
-  return value;
+  return lookup(e.name, e.range());
 }
 
 Obj Elaborator::evalSequence(const SequenceExpr &e) {

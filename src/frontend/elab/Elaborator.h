@@ -314,6 +314,10 @@ public:
   /// code to run as a generated kernel: a jnp / lax / jax.nn function
   /// applied to whole arrays, or making one, in an export's body.
   bool tracesAtExport(const std::string &builtinName, const CallArgs &args) const;
+  /// Replaces the NumPy arrays known at compile time (StaticArray.h) among
+  /// `args` of the array function `builtinName` with the arrays JAX would
+  /// make of them; other builtins take them as they are.
+  void materializeStaticArguments(const std::string &builtinName, CallArgs &args);
   /// Calls `fn` with `args` as array code at export level.
   Obj callAtExport(const std::string &builtinName, const BuiltinObj::Fn &fn, CallArgs &args);
   /// A generated kernel's block past this many elements is tiled where the

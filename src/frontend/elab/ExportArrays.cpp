@@ -12,6 +12,7 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Object.h"
+#include "frontend/elab/StaticArray.h"
 #include "frontend/elab/Tree.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -51,9 +52,13 @@ Obj Elaborator::arrayCodeCall(const std::string &what, CallArgs &args, std::vect
       sizesAtTopLevel);
 }
 
-bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &args) const {
-  if (emitMode != EmitMode::Export)
-    return false;
+namespace {
+
+/// The function's name without its module when `builtinName` is a
+/// function of arrays (jnp, np, lax, jax.nn, ...) that computes with
+/// their values; null for the others, and for those that only read
+/// shapes and dtypes (which stay static and work with symbolic sizes).
+std::optional<std::string> arrayFunctionTail(const std::string &builtinName) {
   static const char *const kArrayNamespaces[] = {"jax.numpy.", "numpy.",     "jax.lax.",
                                                  "jax.nn.",    "jax.scipy.", "jax._src.random."};
   bool arrayFunction =
@@ -61,15 +66,36 @@ bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &
   for (const char *prefix : kArrayNamespaces)
     arrayFunction |= llvm::StringRef(builtinName).starts_with(prefix);
   if (!arrayFunction)
-    return false;
+    return std::nullopt;
   std::string tail = builtinName.substr(builtinName.rfind('.') + 1);
-  // What only reads shapes and dtypes stays static (and works with
-  // symbolic sizes).
   static const std::set<std::string> kMetadata = {
       "shape", "ndim", "size", "result_type", "dtype", "issubdtype", "isscalar", "finfo",
       "iinfo", "promote_types", "can_cast", "iscomplexobj", "isrealobj"};
   if (kMetadata.count(tail))
+    return std::nullopt;
+  return tail;
+}
+
+} // namespace
+
+void Elaborator::materializeStaticArguments(const std::string &builtinName, CallArgs &args) {
+  // NumPy data handed to JAX becomes a JAX array, as jnp.asarray makes.
+  if (!arrayFunctionTail(builtinName))
+    return;
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    args.positional[i] =
+        static_numpy::materializeLeaves(*this, args.positional[i], args.rangeOf(i));
+  for (auto &[name, value] : args.keywords)
+    value = static_numpy::materializeLeaves(*this, value, args.range);
+}
+
+bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &args) const {
+  if (emitMode != EmitMode::Export)
     return false;
+  std::optional<std::string> function = arrayFunctionTail(builtinName);
+  if (!function)
+    return false;
+  const std::string &tail = *function;
   for (const Obj &a : args.positional)
     if (holdsGlobalArray(a))
       return true;

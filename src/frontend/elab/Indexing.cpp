@@ -1,5 +1,6 @@
 //===- Indexing.cpp - `x[...]` on Refs, values and static objects ---------===//
 #include "frontend/elab/Indexing.h"
+#include "frontend/elab/StaticArray.h"
 
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Classes.h"
@@ -817,6 +818,8 @@ Obj subscript(Elaborator &el, const Obj &container, const Obj &index, SourceRang
     return refView(el, *llvm::cast<RefAtObj>(*container).ref, index, r);
   case Object::Kind::MosaicGpu:
     return mosaicGpuSubscript(el, container, index, r);
+  case Object::Kind::StaticArray:
+    return static_array::getItem(el, llvm::cast<StaticArrayObj>(*container), index, r);
   case Object::Kind::Array: {
     auto a = std::static_pointer_cast<ArrayObj>(container);
     if (hasDynamicPart(el, index))
@@ -991,6 +994,13 @@ void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, cons
   case Object::Kind::Dict:
     dictSet(el, llvm::cast<DictObj>(*container), index, value, r);
     return;
+  case Object::Kind::StaticArray: {
+    auto &array = llvm::cast<StaticArrayObj>(*container);
+    if (!array.numpy)
+      el.fail(r, "JAX arrays are immutable; use x.at[index].set(value), or build it with NumPy");
+    static_array::setItem(el, array, index, value, r);
+    return;
+  }
   case Object::Kind::Array:
     el.fail(r, "arrays are immutable; write to a Ref, or use jnp.where to build a new value");
   case Object::Kind::Instance:

@@ -1,5 +1,6 @@
 //===- Object.cpp - Constructors and repr() of elaborator objects ---------===//
 #include "frontend/elab/Object.h"
+#include "frontend/elab/StaticArray.h"
 
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Sets.h"
@@ -112,7 +113,8 @@ std::string typeName(const Object &o) {
   case K::Ref: return "Ref";
   case K::RefAt: return "Ref indexer";
   case K::GlobalArray: return "array";
-  case K::ModuleArray: return "array";
+  case K::StaticArray:
+    return llvm::cast<StaticArrayObj>(o).numpy ? "numpy.ndarray" : "Array";
   case K::Super:
     return "super";
   case K::Iterator:
@@ -359,10 +361,8 @@ std::string repr(const Object &o) {
     const auto &g = llvm::cast<GlobalArrayObj>(o);
     return std::string(shortName(g.dtype)) + dimsText(g.shape);
   }
-  case K::ModuleArray: {
-    const auto &m = llvm::cast<ModuleArrayObj>(o);
-    return "Array(" + repr(*m.data) + ", dtype=" + numpyName(m.dtype) + ")";
-  }
+  case K::StaticArray:
+    return static_array::repr(llvm::cast<StaticArrayObj>(o));
   case K::DynamicSlice: {
     const auto &d = llvm::cast<DynamicSliceObj>(o);
     return "pl.ds(" + repr(*d.start) + ", " +

@@ -84,7 +84,7 @@ public:
     CustomDerivative,
     ExtendedDType,
     ArrayAt,
-    ModuleArray,
+    StaticArray,
     Super,
     Iterator,
   };
@@ -379,20 +379,25 @@ struct GlobalArrayObj : Object {
   std::vector<Dim> physicalShape() const;
 };
 
-/// `jnp.array(...)` / `np.array(...)` of static data run at module level
-/// (`slices = jnp.array([[0, 2], [2, 3]])`): JAX would hold a concrete
-/// array there. pkc keeps the data, which a kernel or an export reading
-/// the name turns into the same array as if it had called jnp.array
-/// itself; at module level its shape, dtype, ndim and size are known.
-struct ModuleArrayObj : Object {
-  ModuleArrayObj(Obj data, std::optional<DType> given, std::vector<int64_t> shape, DType dtype)
-      : Object(Kind::ModuleArray), data(std::move(data)), given(given),
-        shape(std::move(shape)), dtype(dtype) {}
-  PK_OBJECT_CLASSOF(ModuleArray)
-  Obj data;                   ///< the static value jnp.array was given
-  std::optional<DType> given; ///< its dtype= argument
+/// An array whose elements are known at compile time (StaticArray.h): a
+/// NumPy array (`np.arange(8)`, a mask table built with NumPy), or a JAX
+/// array made from static data at module level (`slices = jnp.array([[0,
+/// 2], [2, 3]])`). Elements are stored row-major, integers and bools in
+/// `ints` (unsigned ones as their bits), floats in `floats`.
+struct StaticArrayObj : Object {
+  StaticArrayObj(std::vector<int64_t> shape, DType dtype, bool numpy)
+      : Object(Kind::StaticArray), shape(std::move(shape)), dtype(dtype), numpy(numpy) {}
+  PK_OBJECT_CLASSOF(StaticArray)
   std::vector<int64_t> shape;
   DType dtype;
+  bool numpy; ///< an np.ndarray; else a jax.Array
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+
+  int64_t size() const {
+    return static_cast<int64_t>(isFloat(dtype) ? floats.size() : ints.size());
+  }
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
 };
 
 /// `pl.ds(start, size, stride)`: a window with a possibly dynamic start.

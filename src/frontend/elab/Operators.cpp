@@ -7,6 +7,7 @@
 #include "frontend/elab/Formatting.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Sets.h"
+#include "frontend/elab/StaticArray.h"
 
 #include <cmath>
 #include <limits>
@@ -239,12 +240,47 @@ mlir::AffineExpr affineOf(Elaborator &el, const Obj &o) {
 
 } // namespace
 
+namespace {
+
+/// Whether an operation between `lhs` and `rhs` involves a NumPy array
+/// known at compile time: computed statically when both are static data
+/// (`static`), or with the array JAX makes of it when the other operand
+/// is traced (`traced`).
+enum class StaticOperands { None, Static, Traced };
+
+StaticOperands staticOperands(const Obj &lhs, const Obj &rhs) {
+  if (!llvm::isa<StaticArrayObj>(lhs.get()) && !llvm::isa<StaticArrayObj>(rhs.get()))
+    return StaticOperands::None;
+  if (static_array::isStaticData(lhs) && static_array::isStaticData(rhs))
+    return StaticOperands::Static;
+  auto traced = [](const Obj &o) {
+    return llvm::isa<ArrayObj, GlobalArrayObj, SymIntObj>(o.get());
+  };
+  return traced(lhs) || traced(rhs) ? StaticOperands::Traced : StaticOperands::None;
+}
+
+Obj asJaxOperand(Elaborator &el, const Obj &o, SourceRange r) {
+  if (auto *a = llvm::dyn_cast<StaticArrayObj>(o.get()))
+    return static_numpy::materialize(el, *a, r);
+  return o;
+}
+
+} // namespace
+
 Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
   el.checkNotOpaque(lhs, r);
   el.checkNotOpaque(rhs, r);
   if (llvm::isa<RefObj>(lhs.get()) || llvm::isa<RefObj>(rhs.get()))
     el.fail(r, std::string("unsupported operand for '") + ast::spelling(op) +
                    "': a Ref must be read first, e.g. x_ref[...]");
+  switch (staticOperands(lhs, rhs)) {
+  case StaticOperands::Static:
+    return static_array::binary(el, op, lhs, rhs, r);
+  case StaticOperands::Traced:
+    return binaryOperator(el, op, asJaxOperand(el, lhs, r), asJaxOperand(el, rhs, r), r);
+  case StaticOperands::None:
+    break;
+  }
   if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get())) {
     if (op == BinaryOp::MatMul) {
       CallArgs operands;
@@ -314,15 +350,14 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
     if (std::optional<Obj> v = callDunder(el, rhs, it->second.second, {lhs}, r))
       return *v;
   }
-  for (const Obj &operand : {lhs, rhs})
-    if (auto *array = llvm::dyn_cast<ModuleArrayObj>(operand.get()))
-      failModuleArrayValue(el, *array, r);
   el.fail(r, std::string("unsupported operand types for ") + ast::spelling(op) + ": '" +
                  typeName(*lhs) + "' and '" + typeName(*rhs) + "'");
 }
 
 Obj unaryOperator(Elaborator &el, UnaryOp op, const Obj &operand, SourceRange r) {
   el.checkNotOpaque(operand, r);
+  if (auto *array = llvm::dyn_cast<StaticArrayObj>(operand.get()))
+    return static_array::unary(el, op, *array, r);
   if (llvm::isa<GlobalArrayObj>(operand.get()) && op != UnaryOp::Not)
     return el.arrayCodeAtExport(std::string("operator ") + ast::spelling(op), r, {operand},
                                 [&](std::vector<Obj> &v) { return unaryOperator(el, op, v[0], r); });
@@ -466,6 +501,14 @@ Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs
     return makeBool(op == CompareOp::In ? found : !found);
   }
   default:
+    break;
+  }
+  switch (staticOperands(lhs, rhs)) {
+  case StaticOperands::Static:
+    return static_array::compare(el, op, lhs, rhs, r);
+  case StaticOperands::Traced:
+    return compareOperator(el, op, asJaxOperand(el, lhs, r), asJaxOperand(el, rhs, r), r);
+  case StaticOperands::None:
     break;
   }
   if (llvm::isa<GlobalArrayObj>(lhs.get()) || llvm::isa<GlobalArrayObj>(rhs.get()))

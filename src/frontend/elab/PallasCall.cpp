@@ -10,6 +10,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StaticArray.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 
@@ -282,6 +283,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     fail(args.rangeOfKeyword(args.keywords[0].first),
          "the inputs of pallas_call(...)(...) are positional, got keyword argument '" +
              args.keywords[0].first + "'; pass the arrays in the order of the kernel's Refs");
+  // NumPy arrays among the inputs are constants (jnp.asarray).
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    args.positional[i] =
+        static_numpy::materializeLeaves(*this, args.positional[i], args.rangeOf(i));
   if (isMosaicGpuPallasCall(callable))
     return applyMosaicGpuPallasCall(*this, callable, args);
 
@@ -852,17 +857,18 @@ mlir::Attribute Elaborator::buildBlockSpec(pk::PallasCallOp op, const std::strin
     map = mlir::AffineMap::get(static_cast<unsigned>(gridDims.size()), numSymbols, zeros, ctx);
   } else {
     if (auto *f = llvm::dyn_cast<FunctionObj>(indexMap.get())) {
-      size_t positional = 0;
+      // As Python binds them: the required parameters, up to all of them.
+      size_t positional = 0, withDefaults = 0;
       bool variadic = false;
       for (const ast::Parameter &p : *f->parameters) {
         if (p.kind == ast::Parameter::Kind::VarPositional)
           variadic = true;
-        else if ((p.kind == ast::Parameter::Kind::Positional ||
-                  p.kind == ast::Parameter::Kind::PositionalOnly) && !f->defaults[&p - &(*f->parameters)[0]])
-          ++positional;
+        else if (p.kind == ast::Parameter::Kind::Positional ||
+                 p.kind == ast::Parameter::Kind::PositionalOnly)
+          ++(f->defaults[&p - &(*f->parameters)[0]] ? withDefaults : positional);
       }
-      size_t refs = indexMapPrefetchTrees.size();
-      if (!variadic && positional != visibleGrid + refs)
+      size_t refs = indexMapPrefetchTrees.size(), given = visibleGrid + refs;
+      if (!variadic && (given < positional || given > positional + withDefaults))
         fail(r, "the index_map of " + what + " takes " + std::to_string(positional) +
                     (positional == 1 ? " argument" : " arguments") + " but the grid has " +
                     std::to_string(visibleGrid) +

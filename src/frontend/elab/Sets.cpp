@@ -21,7 +21,7 @@ const Object *firstUnhashable(const Obj &o) {
   case Object::Kind::Array:
   case Object::Kind::Ref:
   case Object::Kind::GlobalArray:
-  case Object::Kind::ModuleArray:
+  case Object::Kind::StaticArray:
     return o.get();
   case Object::Kind::Set:
     return llvm::cast<SetObj>(*o).frozen ? nullptr : o.get();
