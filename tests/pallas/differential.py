@@ -29,7 +29,10 @@ reference as any other.
 
 With `nosim`, the simulator does not run the case (it is still compiled
 with --assemble): a kernel whose warps of one warpgroup wait for one
-another (plgpu.WarpMesh), which the simulator runs in lockstep.
+another (plgpu.WarpMesh), which the simulator runs in lockstep, or a TPU
+kernel whose programs on a parallel grid axis all write an output it
+discards (splash attention's scratch outputs), a race on a GPU that the
+simulator reports.
 
 With `tf32=T`, the CUDA devices compare floats within rtol = atol = T
 (at least): for kernels whose TF32 dots (below) multiply values computed

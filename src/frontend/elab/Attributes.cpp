@@ -358,6 +358,18 @@ Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, Source
 
 } // namespace
 
+namespace {
+
+/// `x.astype(dtype)` of a number outside kernels: NumPy's scalars have it.
+Obj numberAsType(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"self"}, {"dtype"}});
+  DType t = static_array::toDType(el, a[1], a.range(1), true);
+  StaticArrayPtr array = static_array::fromData(el, a[0], std::nullopt, true, args.range);
+  return static_array::result(static_array::astype(el, *array, t, args.range));
+}
+
+} // namespace
+
 Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn) {
   return std::make_shared<BoundMethodObj>(self, name, std::move(fn));
 }
@@ -494,6 +506,10 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     return strMethod(el, value, name, r);
   case Object::Kind::Int:
   case Object::Kind::Bool:
+    if (name == "item") // NumPy's scalars (pkc's are Python numbers)
+      return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
+    if (name == "astype" && !el.inKernel())
+      return method(value, name, numberAsType);
     return intMethod(el, value, name, r);
   case Object::Kind::BlockSpec: {
     const auto &spec = llvm::cast<BlockSpecObj>(*value);
@@ -590,6 +606,10 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     break;
   }
   case Object::Kind::Float:
+    if (name == "item") // NumPy's scalars (pkc's are Python numbers)
+      return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
+    if (name == "astype" && !el.inKernel())
+      return method(value, name, numberAsType);
     if (name == "is_integer") {
       double v = llvm::cast<FloatObj>(*value).value;
       return method(value, name, [v](Elaborator &, CallArgs &) -> Obj {
@@ -615,6 +635,8 @@ Obj castToDType(Elaborator &el, DType dtype, CallArgs &args) {
       traced.addPositional(v[0], a.range(0));
       return castToDType(el, dtype, traced);
     });
+  if (auto *array = llvm::dyn_cast<StaticArrayObj>(x.get()); array && !el.inKernel())
+    return static_array::result(static_array::astype(el, *array, dtype, args.range));
   if (!el.inKernel()) {
     // Outside kernels there are no arrays: convert the static number.
     if (isFloat(dtype))

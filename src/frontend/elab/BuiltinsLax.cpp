@@ -450,7 +450,7 @@ std::shared_ptr<NamespaceObj> makeLaxNamespace(Elaborator &el) {
   // dot_general: defineArrayFunctions (any contracting and batch axes).
   define(n, "fori_loop", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"body_fun"}, {"init_val"}, {"unroll", none(), true}});
-    return el.foriLoop(a[0], a[1], a[2], a[3], args.range);
+    return el.foriLoop(a[0], a[1], a[2], a[3], args.range, a[4]);
   });
   define(n, "while_loop", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"cond_fun"}, {"body_fun"}, {"init_val"}});

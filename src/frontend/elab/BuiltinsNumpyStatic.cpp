@@ -314,7 +314,7 @@ std::map<std::string, Entry> &table() {
       std::optional<DType> dtype = dtypeArg(el, a, 3, numpy);
       StaticArrayPtr out =
           sa::make(el, {rows, cols}, dtype ? *dtype : sa::defaultFloat(numpy), numpy, args.range);
-      for (int64_t i = 0; i < rows; ++i)
+      for (int64_t i = 0; i < rows && k < cols && k > -rows; ++i)
         if (i + k >= 0 && i + k < cols)
           sa::storeInt(*out, i * cols + i + k, 1);
       return out;
@@ -379,9 +379,10 @@ std::map<std::string, Entry> &table() {
         BoundArgs a = el.bind(args, {{"m"}, {"k", makeInt(0)}});
         StaticArrayPtr x = arrayArg(el, a, 0, numpy);
         int64_t k = el.toInt(a[1], a.range(1), "k");
-        if (x->rank() < 2)
-          el.fail(a.range(0), std::string(lower ? "np.tril" : "np.triu") +
-                                  " takes an array of at least 2 dimensions");
+        if (x->rank() == 0)
+          el.raise(a.range(0), "ValueError", "input array must be at least 1-d");
+        if (x->rank() == 1) // NumPy masks a square of the row
+          x = sa::broadcastTo(el, *x, {x->shape[0], x->shape[0]}, args.range);
         StaticArrayPtr out = sa::astype(el, *x, x->dtype, args.range);
         int64_t rows = x->shape[x->rank() - 2], cols = x->shape.back();
         for (int64_t e = 0; e < out->size(); ++e) {
@@ -501,6 +502,15 @@ std::map<std::string, Entry> &table() {
         shape.insert(shape.begin(), 1);
       while (reps.size() < shape.size())
         reps.insert(reps.begin(), 1);
+      std::vector<int64_t> target = shape;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (reps[d] < 0 || reps[d] > (int64_t(1) << 30))
+          el.raise(a.range(1), "ValueError", "tile's reps must be between 0 and 2**30");
+        target[d] *= reps[d];
+      }
+      sa::requireBudget(el, target, args.range);
+      if (sa::elementCount(el, target, args.range) == 0)
+        return sa::make(el, target, x->dtype, x->numpy, args.range);
       StaticArrayPtr out = sa::reshape(el, *x, shape, args.range);
       for (size_t d = 0; d < shape.size(); ++d)
         out = sa::concatenate(el, std::vector<StaticArrayPtr>(reps[d], out),
@@ -683,6 +693,8 @@ std::map<std::string, Entry> &table() {
       StaticArrayPtr x = arrayArg(el, a, 0, numpy);
       if (x->dtype == DType::Bool || isUnsigned(x->dtype))
         return sa::result(x);
+      if (isFloat(x->dtype)) // |-0.0| is 0.0
+        return sa::mapFloat(el, x, static_cast<double (*)(double)>(std::fabs), args.range, numpy);
       Obj negative = sa::compare(el, CompareOp::Lt, x, makeInt(0), args.range);
       return sa::select3(el, negative, sa::unary(el, UnaryOp::Negate, *x, args.range), x,
                          args.range);

@@ -326,37 +326,40 @@ Obj loop(Elaborator &el, CallArgs &args) {
   std::optional<int64_t> step = el.staticInt(a[3]);
   if (!step || *step <= 0)
     el.fail(a.range(3), "pl.loop needs a static positive step");
-  Obj lower = a[0], upper = a[1], init = a[2];
+  Obj lower = a[0], upper = a[1], init = a[2], unroll = a[4];
   int64_t stepValue = *step;
   SourceRange range = args.range;
-  return std::make_shared<BuiltinObj>("pl.loop(...)", [lower, upper, init, stepValue,
-                                                      range](Elaborator &el, CallArgs &inner) -> Obj {
-    if (inner.positional.size() != 1)
-      el.fail(inner.range, "pl.loop(lower, upper) decorates a function of the loop index");
-    Obj body = inner.positional[0];
-    bool carried = !isNone(init);
-    auto adapter = std::make_shared<BuiltinObj>("loop body", [body, lower, stepValue, carried](
-                                                                 Elaborator &el, CallArgs &a) -> Obj {
-      Obj index = a.positional[0];
-      if (stepValue != 1)
-        index = binaryOperator(el, BinaryOp::Mul, index, makeInt(stepValue), a.range);
-      index = binaryOperator(el, BinaryOp::Add, lower, index, a.range);
-      CallArgs call;
-      call.range = a.range;
-      call.addPositional(index, a.range);
-      if (carried)
-        call.addPositional(a.positional[1], a.range);
-      Obj result = el.call(body, call);
-      return carried ? result : a.positional[1];
-    });
-    Obj count = binaryOperator(el, BinaryOp::Sub, upper, lower, range);
-    if (stepValue != 1)
-      count = binaryOperator(el, BinaryOp::FloorDiv,
-                             binaryOperator(el, BinaryOp::Add, count, makeInt(stepValue - 1), range),
-                             makeInt(stepValue), range);
-    Obj result = el.foriLoop(makeInt(0), count, adapter, carried ? init : makeTuple({}), range);
-    return carried ? result : none();
-  });
+  return std::make_shared<BuiltinObj>(
+      "pl.loop(...)",
+      [lower, upper, init, stepValue, unroll, range](Elaborator &el, CallArgs &inner) -> Obj {
+        if (inner.positional.size() != 1)
+          el.fail(inner.range, "pl.loop(lower, upper) decorates a function of the loop index");
+        Obj body = inner.positional[0];
+        bool carried = !isNone(init);
+        auto adapter = std::make_shared<BuiltinObj>(
+            "loop body", [body, lower, stepValue, carried](Elaborator &el, CallArgs &a) -> Obj {
+              Obj index = a.positional[0];
+              if (stepValue != 1)
+                index = binaryOperator(el, BinaryOp::Mul, index, makeInt(stepValue), a.range);
+              index = binaryOperator(el, BinaryOp::Add, lower, index, a.range);
+              CallArgs call;
+              call.range = a.range;
+              call.addPositional(index, a.range);
+              if (carried)
+                call.addPositional(a.positional[1], a.range);
+              Obj result = el.call(body, call);
+              return carried ? result : a.positional[1];
+            });
+        Obj count = binaryOperator(el, BinaryOp::Sub, upper, lower, range);
+        if (stepValue != 1)
+          count = binaryOperator(
+              el, BinaryOp::FloorDiv,
+              binaryOperator(el, BinaryOp::Add, count, makeInt(stepValue - 1), range),
+              makeInt(stepValue), range);
+        Obj result =
+            el.foriLoop(makeInt(0), count, adapter, carried ? init : makeTuple({}), range, unroll);
+        return carried ? result : none();
+      });
 }
 
 Obj compilerParams(const std::string &backend) {

@@ -522,8 +522,38 @@ Flow Elaborator::execDynamicWhile(const WhileStmt &s) {
 //===----------------------------------------------------------------------===//
 
 Obj Elaborator::foriLoop(const Obj &lower, const Obj &upper, const Obj &bodyFn, const Obj &init,
-                         SourceRange r) {
+                         SourceRange r, const Obj &unroll) {
   requireKernel(r, "lax.fori_loop");
+  // Fully unrolled, as JAX's scan lowers unroll=True (or an unroll of at
+  // least the trip count): the body once per index, each a weakly typed
+  // int32 constant as the scan's index would be.
+  std::optional<int64_t> first = staticInt(lower), last = staticInt(upper);
+  if (unroll && first && last && !llvm::isa<BoolObj>(lower.get()) &&
+      !llvm::isa<BoolObj>(upper.get())) {
+    bool full = false;
+    if (auto *b = llvm::dyn_cast<BoolObj>(unroll.get()))
+      full = b->value;
+    else if (std::optional<int64_t> factor = staticInt(unroll))
+      full = *factor > 1 && *factor >= *last - *first;
+    if (full) {
+      Obj carry = init;
+      for (int64_t i = *first; i < *last; ++i) {
+        CallArgs args;
+        args.range = r;
+        args.callee = "body_fun";
+        args.addPositional(arrays().constantInt(i, DType::I32, {}, r, /*weak=*/true), r);
+        args.addPositional(carry, r);
+        Obj result = call(bodyFn, args);
+        std::vector<Obj> in, out;
+        if (!sameStructure(flatten(result, out), flatten(carry, in)))
+          fail(r, "lax.fori_loop: body_fun must return a value with the same structure as "
+                  "init_val (got " +
+                      repr(*result) + " for " + repr(*init) + ")");
+        carry = result;
+      }
+      return carry;
+    }
+  }
   mlir::Value lb = loopBound(*this, lower, r), ub = loopBound(*this, upper, r);
   mlir::Value one = arrays().constantInt(1, DType::I32, {}, r)->value;
   std::vector<Obj> leaves;

@@ -4,6 +4,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StaticArray.h"
 
 namespace pk::elab {
 
@@ -299,8 +300,11 @@ void Elaborator::execAugAssign(const AugAssignStmt &s) {
     Obj index = evalSubscriptIndex(*sub);
     Obj current = subscript(*this, container, index, sub->range());
     Obj value = eval(*s.value);
-    storeSubscript(*this, container, index,
-                   binaryOperator(*this, s.op, current, value, s.range()), sub->range());
+    Obj result = binaryOperator(*this, s.op, current, value, s.range());
+    // `t[i] += v` of a NumPy array adds in place into the window t[i].
+    if (auto *window = llvm::dyn_cast<StaticArrayObj>(current.get()); window && window->numpy)
+      static_array::assignInPlace(*this, *window, result, s.range());
+    storeSubscript(*this, container, index, result, sub->range());
     return;
   }
   if (auto *attr = llvm::dyn_cast<AttributeExpr>(s.target.get())) {
@@ -314,6 +318,13 @@ void Elaborator::execAugAssign(const AugAssignStmt &s) {
   const auto &name = llvm::cast<NameExpr>(*s.target);
   Obj current = lookup(name.name, name.range());
   Obj value = eval(*s.value);
+  // `t += v` of a NumPy array changes it in place (other names for it see
+  // the change), as NumPy's in-place operators do.
+  if (auto *array = llvm::dyn_cast<StaticArrayObj>(current.get()); array && array->numpy) {
+    static_array::assignInPlace(*this, *array,
+                                binaryOperator(*this, s.op, current, value, s.range()), s.range());
+    return;
+  }
   // `lst += [...]` extends the list in place, as in Python.
   if (auto *list = llvm::dyn_cast<SequenceObj>(current.get());
       list && list->isList() && s.op == BinaryOp::Add) {

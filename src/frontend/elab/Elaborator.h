@@ -470,8 +470,10 @@ private:
 
 public:
   // Loops and branches over dynamic values used by builtins (ControlFlow.cpp).
+  /// lax.fori_loop; `unroll` (True, or at least the trip count, with
+  /// static bounds) repeats the body once per index, as JAX's scan does.
   Obj foriLoop(const Obj &lower, const Obj &upper, const Obj &body, const Obj &init,
-               SourceRange range);
+               SourceRange range, const Obj &unroll = nullptr);
   Obj whileLoop(const Obj &cond, const Obj &body, const Obj &init, SourceRange range);
   Obj cond(const Obj &predicate, const Obj &trueFn, const Obj &falseFn,
            std::vector<Obj> operands, SourceRange range);

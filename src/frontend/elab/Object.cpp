@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <sstream>
 
@@ -151,17 +153,39 @@ std::string formatFloat(double v) {
     return "nan";
   if (std::isinf(v))
     return v > 0 ? "inf" : "-inf";
-  // Python prints the shortest repr that round-trips; %.17g then trimmed
-  // is close enough for messages.
+  if (std::signbit(v))
+    return "-" + formatFloat(-v);
+  if (v == 0)
+    return "0.0";
+  // Python's repr: the shortest digits that round-trip, written in fixed
+  // notation when the decimal exponent is in [-4, 16), else scientific.
   for (int precision = 1; precision <= 17; ++precision) {
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, v);
-    if (std::strtod(buffer, nullptr) == v) {
-      std::string s = buffer;
-      if (s.find_first_of(".eEn") == std::string::npos)
-        s += ".0";
-      return s;
+    std::snprintf(buffer, sizeof buffer, "%.*e", precision - 1, v);
+    if (std::strtod(buffer, nullptr) != v)
+      continue;
+    std::string text = buffer;
+    size_t e = text.find('e');
+    int exponent = std::atoi(text.c_str() + e + 1);
+    std::string digits;
+    for (char c : text.substr(0, e))
+      if (c != '.')
+        digits += c;
+    while (digits.size() > 1 && digits.back() == '0')
+      digits.pop_back();
+    if (exponent < -4 || exponent >= 16) {
+      std::string mantissa =
+          digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+      char suffix[16];
+      std::snprintf(suffix, sizeof suffix, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+      return mantissa + suffix;
     }
+    if (exponent < 0)
+      return "0." + std::string(-exponent - 1, '0') + digits;
+    size_t whole = static_cast<size_t>(exponent) + 1;
+    if (digits.size() <= whole)
+      return digits + std::string(whole - digits.size(), '0') + ".0";
+    return digits.substr(0, whole) + "." + digits.substr(whole);
   }
   return std::to_string(v);
 }

@@ -164,11 +164,20 @@ int64_t elementCount(Elaborator &el, const std::vector<int64_t> &shape, SourceRa
   return n;
 }
 
-StaticArrayPtr make(Elaborator &el, std::vector<int64_t> shape, DType dtype, bool numpy,
-                    SourceRange r) {
+void requireBudget(Elaborator &el, const std::vector<int64_t> &shape, SourceRange r) {
   int64_t n = elementCount(el, shape, r);
   try {
     checkStaticItems(static_cast<size_t>(n));
+  } catch (StaticBudgetExceeded &) {
+    el.failStaticBudget(r);
+  }
+}
+
+StaticArrayPtr make(Elaborator &el, std::vector<int64_t> shape, DType dtype, bool numpy,
+                    SourceRange r) {
+  requireBudget(el, shape, r);
+  int64_t n = elementCount(el, shape, r);
+  try {
     countStaticItems(static_cast<size_t>(n));
   } catch (StaticBudgetExceeded &) {
     el.failStaticBudget(r);
@@ -190,6 +199,8 @@ void storeDouble(StaticArrayObj &a, int64_t k, double v) {
     a.floats[k] = roundFloat(v, a.dtype);
   else if (a.dtype == DType::Bool)
     a.ints[k] = v != 0.0;
+  else if (a.dtype == DType::I32 && !(v > -2147483649.0 && v < 2147483648.0))
+    a.ints[k] = std::numeric_limits<int32_t>::min(); // x86's answer, which NumPy gives
   else
     a.ints[k] = wrapInt(truncate(v), a.dtype);
 }
@@ -447,7 +458,8 @@ struct Operands {
   std::vector<int64_t> lhsMap, rhsMap;
 };
 
-Operands operands(Elaborator &el, const Obj &lhs, const Obj &rhs, SourceRange r) {
+Operands operands(Elaborator &el, const Obj &lhs, const Obj &rhs, SourceRange r,
+                  bool comparison = false, bool elementwise = true) {
   auto *la = llvm::dyn_cast<StaticArrayObj>(lhs.get());
   auto *ra = llvm::dyn_cast<StaticArrayObj>(rhs.get());
   Operands o;
@@ -471,7 +483,23 @@ Operands operands(Elaborator &el, const Obj &lhs, const Obj &rhs, SourceRange r)
   } else {
     o.common = promote(o.lhs->dtype, o.rhs->dtype);
   }
+  // NEP 50: a Python int meets an integer array in the array's dtype, and
+  // must fit in it.
+  for (const Obj &side : {lhs, rhs}) {
+    auto *i = llvm::dyn_cast<IntObj>(side.get());
+    if (comparison || !o.numpy || !i || !isInteger(o.common))
+      continue; // NumPy compares out-of-range ints exactly
+    StaticArrayPtr probe = make(el, {}, o.common, true, r);
+    storeInt(*probe, 0, i->value);
+    if (probe->ints[0] != i->value || (o.common == DType::U64 && i->value < 0))
+      el.raise(r, "OverflowError",
+               "Python integer " + std::to_string(i->value) + " out of bounds for " +
+                   numpyName(o.common));
+  }
+  if (!elementwise)
+    return o;
   o.shape = broadcastShapes(el, o.lhs->shape, o.rhs->shape, r);
+  requireBudget(el, o.shape, r); // before the index maps, as big as the result
   o.lhsMap = broadcastMap(o.lhs->shape, o.shape);
   o.rhsMap = broadcastMap(o.rhs->shape, o.shape);
   return o;
@@ -570,7 +598,9 @@ double floatOp(BinaryOp op, double a, double b) {
     return std::floor(a / b);
   case BinaryOp::Mod: {
     double m = std::fmod(a, b);
-    return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+    if (m == 0)
+      return std::copysign(0.0, b); // the divisor's sign, as Python's
+    return (m < 0) != (b < 0) ? m + b : m;
   }
   case BinaryOp::Pow:
     return std::pow(a, b);
@@ -584,7 +614,7 @@ std::string dtypeText(DType t) { return numpyName(t); }
 } // namespace
 
 Obj binary(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
-  Operands o = operands(el, lhs, rhs, r);
+  Operands o = operands(el, lhs, rhs, r, false, /*elementwise=*/op != BinaryOp::MatMul);
   if (op == BinaryOp::MatMul) {
     const StaticArrayObj &a = *o.lhs, &b = *o.rhs;
     if (a.rank() == 0 || b.rank() == 0 || a.rank() > 2 || b.rank() > 2)
@@ -638,7 +668,7 @@ Obj binary(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRa
     else if (op == BinaryOp::Mul)
       op = BinaryOp::BitAnd;
     else if (!bitwise)
-      t = defaultInt(o.numpy); // True // True, True ** 2: int8 in NumPy; values agree
+      t = o.numpy ? DType::I8 : defaultInt(false); // True // True is int8 in NumPy
   }
   StaticArrayPtr out = make(el, o.shape, t, o.numpy, r);
   for (int64_t k = 0; k < out->size(); ++k) {
@@ -655,7 +685,7 @@ Obj binary(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, SourceRa
 }
 
 Obj compare(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs, SourceRange r) {
-  Operands o = operands(el, lhs, rhs, r);
+  Operands o = operands(el, lhs, rhs, r, /*comparison=*/true);
   StaticArrayPtr out = make(el, o.shape, DType::Bool, o.numpy, r);
   for (int64_t k = 0; k < out->size(); ++k) {
     Num a = numAt(*o.lhs, o.lhsMap[k]), b = numAt(*o.rhs, o.rhsMap[k]);
@@ -804,8 +834,11 @@ void sliceIndices(Elaborator &el, const SliceObj &s, int64_t length, SourceRange
   };
   int64_t start = clamp(s.start, step < 0 ? upper : lower);
   int64_t stop = clamp(s.stop, step < 0 ? lower : upper);
-  int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
-                           : (start > stop ? (start - stop - step - 1) / (-step) : 0);
+  // In 128 bits: a step near 2**63 must not overflow.
+  __int128 span =
+      step > 0 ? static_cast<__int128>(stop) - start : static_cast<__int128>(start) - stop;
+  __int128 stride = step > 0 ? static_cast<__int128>(step) : -static_cast<__int128>(step);
+  int64_t count = span > 0 ? static_cast<int64_t>((span + stride - 1) / stride) : 0;
   e.start = start;
   e.count = count;
   e.step = step;
@@ -983,12 +1016,8 @@ Selection select(Elaborator &el, const StaticArrayObj &a, const Obj &index, Sour
     if (entries[i].kind == IndexEntry::Advanced)
       advancedMaps[i] = broadcastMap(entries[i].indices->shape, broadcast);
 
+  requireBudget(el, s.shape, r);
   int64_t n = elementCount(el, s.shape, r);
-  try {
-    checkStaticItems(static_cast<size_t>(n));
-  } catch (StaticBudgetExceeded &) {
-    el.failStaticBudget(r);
-  }
   s.offsets.resize(n);
   std::vector<int64_t> coord(s.shape.size(), 0);
   for (int64_t k = 0; k < n; ++k) {
@@ -1059,6 +1088,23 @@ void setItem(Elaborator &el, StaticArrayObj &a, const Obj &index, const Obj &val
     copyElement(*v, map[k], a, s.offsets[k]);
 }
 
+void assignInPlace(Elaborator &el, StaticArrayObj &target, const Obj &result, SourceRange r) {
+  StaticArrayPtr value = toStatic(el, result, r, "the result", target.numpy);
+  auto kindRank = [](DType t) {
+    return t == DType::Bool ? 0 : isUnsigned(t) ? 1 : isInteger(t) ? 2 : 3;
+  };
+  bool scalar = !llvm::isa<StaticArrayObj>(result.get());
+  if (!scalar && kindRank(value->dtype) > kindRank(target.dtype))
+    el.raise(r, "TypeError",
+             std::string("Cannot cast ufunc output from dtype('") + numpyName(value->dtype) +
+                 "') to dtype('" + numpyName(target.dtype) + "') with casting rule 'same_kind'");
+  if (broadcastShapes(el, value->shape, target.shape, r) != target.shape)
+    el.raise(r, "ValueError", "non-broadcastable output operand");
+  std::vector<int64_t> map = broadcastMap(value->shape, target.shape);
+  for (int64_t k = 0; k < target.size(); ++k)
+    copyElement(*value, map[k], target, k);
+}
+
 //===----------------------------------------------------------------------===//
 // Python protocols
 //===----------------------------------------------------------------------===//
@@ -1117,7 +1163,15 @@ Obj toList(const StaticArrayObj &a) {
 
 std::string repr(const StaticArrayObj &a) {
   int64_t k = 0;
-  std::string body = nestedText(a, 0, k);
+  std::string body;
+  if (a.size() > 1000) { // NumPy summarizes too
+    body = "<" + std::to_string(a.size()) + " elements>, shape=(";
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      body += (d ? ", " : "") + std::to_string(a.shape[d]);
+    body += a.shape.size() == 1 ? ",)" : ")";
+  } else {
+    body = nestedText(a, 0, k);
+  }
   bool implied =
       a.numpy && (a.dtype == DType::I64 || a.dtype == DType::F64 || a.dtype == DType::Bool);
   return (a.numpy ? "array(" : "Array(") + body +

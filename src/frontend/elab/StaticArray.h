@@ -32,8 +32,10 @@ namespace static_array {
 StaticArrayPtr make(Elaborator &el, std::vector<int64_t> shape, DType dtype, bool numpy,
                     SourceRange r);
 
-/// Elements of `shape`; fails past the static budget or int64.
+/// Elements of `shape`; fails past int64.
 int64_t elementCount(Elaborator &el, const std::vector<int64_t> &shape, SourceRange r);
+/// Fails unless an array of `shape` fits the static budget.
+void requireBudget(Elaborator &el, const std::vector<int64_t> &shape, SourceRange r);
 
 /// Element `k` of `a` as a double / an int (floats truncate toward zero).
 double asDouble(const StaticArrayObj &a, int64_t k);
@@ -139,6 +141,11 @@ StaticArrayPtr sort(Elaborator &el, const StaticArrayObj &a, std::optional<int64
 StaticArrayPtr unique(Elaborator &el, const StaticArrayObj &a, SourceRange r);
 /// np.where(cond, x, y).
 Obj select3(Elaborator &el, const Obj &cond, const Obj &x, const Obj &y, SourceRange r);
+
+/// `target op= value` of a NumPy array: `result` (target op value) written
+/// into `target` in place, as NumPy's in-place operators do (its dtype
+/// must cast to target's under 'same_kind', its shape be target's).
+void assignInPlace(Elaborator &el, StaticArrayObj &target, const Obj &result, SourceRange r);
 
 /// Python's truth value of an array (one element, or an error).
 bool truthy(Elaborator &el, const StaticArrayObj &a, SourceRange r);

@@ -57,6 +57,8 @@ StaticArrayPtr arange(Elaborator &el, const Obj &start, const Obj &stop, const O
   if (delta == 0)
     el.raise(r, "ZeroDivisionError", "division by zero");
   double count = std::ceil((last - first) / delta);
+  if (count > 4.0e18)
+    el.raise(r, "ValueError", "Maximum allowed size exceeded");
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   DType t = dtype ? *dtype : anyFloat ? defaultFloat(numpy) : defaultInt(numpy);
   StaticArrayPtr out = make(el, {n}, t, numpy, r);
@@ -64,7 +66,10 @@ StaticArrayPtr arange(Elaborator &el, const Obj &start, const Obj &stop, const O
     if (anyFloat || isFloat(t))
       storeDouble(*out, k, first + static_cast<double>(k) * delta);
     else
-      storeInt(*out, k, el.toInt(start, r, "start") + k * el.toInt(step, r, "step"));
+      storeInt(*out, k,
+               static_cast<int64_t>(static_cast<uint64_t>(el.toInt(start, r, "start")) +
+                                    static_cast<uint64_t>(k) *
+                                        static_cast<uint64_t>(el.toInt(step, r, "step"))));
   }
   return out;
 }
@@ -90,18 +95,21 @@ int64_t normalizeAxis(Elaborator &el, int64_t axis, int64_t rank, SourceRange r)
 
 StaticArrayPtr reshape(Elaborator &el, const StaticArrayObj &a, std::vector<int64_t> shape,
                        SourceRange r) {
-  int64_t known = 1, unknown = -1;
+  __int128 known = 1;
+  int64_t unknown = -1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == -1) {
       if (unknown >= 0)
         el.raise(r, "ValueError", "can only specify one unknown dimension");
       unknown = static_cast<int64_t>(d);
     } else {
-      known *= shape[d];
+      if (shape[d] < 0)
+        el.raise(r, "ValueError", "negative dimensions are not allowed");
+      known = std::min<__int128>(known * shape[d], __int128(1) << 64); // saturating
     }
   }
   if (unknown >= 0 && known > 0 && a.size() % known == 0)
-    shape[unknown] = a.size() / known;
+    shape[unknown] = static_cast<int64_t>(a.size() / known);
   if (elementCount(el, shape, r) != a.size())
     el.raise(r, "ValueError",
              "cannot reshape array of size " + std::to_string(a.size()) +
@@ -190,6 +198,8 @@ StaticArrayPtr pad(Elaborator &el, const StaticArrayObj &a,
   for (int64_t d = 0; d < a.rank(); ++d) {
     if (widths[d].first < 0 || widths[d].second < 0)
       el.raise(r, "ValueError", "index can't contain negative values");
+    if (widths[d].first > (int64_t(1) << 40) || widths[d].second > (int64_t(1) << 40))
+      el.raise(r, "ValueError", "array is too big");
     if (edge && a.shape[d] == 0 && (widths[d].first || widths[d].second))
       el.raise(r, "ValueError",
                "can't extend empty axis " + std::to_string(d) +
