@@ -12,6 +12,8 @@
 #include "frontend/elab/StaticArray.h"
 #include "support/ShapeText.h"
 
+#include <set>
+
 namespace pk::elab {
 
 namespace {
@@ -360,12 +362,19 @@ Obj dictMethod(Elaborator &el, const Obj &value, const std::string &name, Source
 
 namespace {
 
-/// `x.astype(dtype)` of a number outside kernels: NumPy's scalars have it.
-Obj numberAsType(Elaborator &el, CallArgs &args) {
-  BoundArgs a = el.bind(args, {{"self"}, {"dtype"}});
-  DType t = static_array::toDType(el, a[1], a.range(1), true);
-  StaticArrayPtr array = static_array::fromData(el, a[0], std::nullopt, true, args.range);
-  return static_array::result(static_array::astype(el, *array, t, args.range));
+/// NumPy's scalars are arrays of no axes, and pkc's are Python numbers:
+/// outside kernels a number answers the ndarray methods (`x.item()`,
+/// `x.astype(t)`, `x.reshape(1)`, `x.sum()`) as a 0-d array would.
+Obj numpyScalarAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
+  if (name == "item")
+    return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
+  static const std::set<std::string> kArrayMethods = {
+      "astype", "reshape", "sum",     "prod",  "max",     "min",    "mean",   "any",
+      "all",    "tolist",  "flatten", "ravel", "squeeze", "argmax", "argmin", "clip"};
+  if (el.inKernel() || !kArrayMethods.count(name))
+    return nullptr;
+  StaticArrayPtr array = static_array::fromData(el, value, std::nullopt, true, r);
+  return static_numpy::attribute(el, array, name, r);
 }
 
 } // namespace
@@ -506,10 +515,8 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     return strMethod(el, value, name, r);
   case Object::Kind::Int:
   case Object::Kind::Bool:
-    if (name == "item") // NumPy's scalars (pkc's are Python numbers)
-      return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
-    if (name == "astype" && !el.inKernel())
-      return method(value, name, numberAsType);
+    if (Obj found = numpyScalarAttribute(el, value, name, r))
+      return found;
     return intMethod(el, value, name, r);
   case Object::Kind::BlockSpec: {
     const auto &spec = llvm::cast<BlockSpecObj>(*value);
@@ -606,10 +613,8 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     break;
   }
   case Object::Kind::Float:
-    if (name == "item") // NumPy's scalars (pkc's are Python numbers)
-      return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
-    if (name == "astype" && !el.inKernel())
-      return method(value, name, numberAsType);
+    if (Obj found = numpyScalarAttribute(el, value, name, r))
+      return found;
     if (name == "is_integer") {
       double v = llvm::cast<FloatObj>(*value).value;
       return method(value, name, [v](Elaborator &, CallArgs &) -> Obj {

@@ -911,7 +911,7 @@ Obj attribute(Elaborator &el, const Obj &self, const std::string &name, SourceRa
                                    {"casting", none(), true},
                                    {"copy", none(), true}});
       const auto &x = llvm::cast<StaticArrayObj>(*a[0]);
-      return sa::astype(el, x, sa::toDType(el, a[1], a.range(1), x.numpy), args.range);
+      return sa::result(sa::astype(el, x, sa::toDType(el, a[1], a.range(1), x.numpy), args.range));
     });
   if (name == "reshape")
     return method(self, name, [](Elaborator &el, CallArgs &args) -> Obj {
