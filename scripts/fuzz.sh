@@ -62,7 +62,7 @@ cp "$root"/fuzz/seeds/manifest/*.json "$seeds/manifest/"
 # minutes under the sanitizers, on the largest, which the test suite
 # compiles under the sanitizers every run.
 cp "$root"/samples/*.pk "$root"/tests/pallas/corpus/*.pk "$root"/tests/pallas/mosaic_gpu/*.pk \
-   "$root"/tests/lit/diagnostics/*.pk "$seeds"/frontend/random-*.pk "$root"/fuzz/seeds/backends/* \
+   "$root"/tests/lit/diagnostics/*.pk "$seeds"/frontend/random-[0-9]*.pk "$root"/fuzz/seeds/backends/* \
    "$seeds/backends/"
 cp "$root"/fuzz/seeds/launch-args/* "$seeds/launch-args/"
 
