@@ -167,6 +167,78 @@ std::optional<bool> isAbstractInstance(const std::string &type, const Obj &value
 
 } // namespace
 
+namespace {
+
+/// Python's hash(): ints (and floats that are whole) hash as CPython's
+/// do; strings, tuples and the rest deterministically (CPython salts
+/// string hashes per process, so no program can expect their values).
+/// Objects without __hash__ hash by their class, not their address, so
+/// that compiling twice gives the same artifact.
+int64_t pythonHash(Elaborator &el, const Obj &o, SourceRange r, int depth) {
+  if (depth > 200)
+    el.raise(r, "RecursionError", "maximum recursion depth exceeded in hash()");
+  auto text = [](const std::string &s) {
+    uint64_t h = 1469598103934665603ull; // FNV-1a
+    for (unsigned char c : s)
+      h = (h ^ c) * 1099511628211ull;
+    return static_cast<int64_t>(h >> 2);
+  };
+  auto integer = [](__int128 v) {
+    const __int128 modulus = (__int128(1) << 61) - 1;
+    __int128 h = (v < 0 ? -v : v) % modulus;
+    int64_t out = static_cast<int64_t>(v < 0 ? -h : h);
+    return out == -1 ? -2 : out;
+  };
+  switch (o->kind()) {
+  case Object::Kind::None:
+    return 0x5f3759df;
+  case Object::Kind::Bool:
+    return llvm::cast<BoolObj>(*o).value ? 1 : 0;
+  case Object::Kind::Int:
+    return integer(llvm::cast<IntObj>(*o).value);
+  case Object::Kind::Float: {
+    double v = llvm::cast<FloatObj>(*o).value;
+    if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e18)
+      return integer(static_cast<int64_t>(v));
+    return text(repr(*o));
+  }
+  case Object::Kind::Str:
+    return text(llvm::cast<StrObj>(*o).value);
+  case Object::Kind::Tuple: {
+    uint64_t h = 0x345678;
+    for (const Obj &item : llvm::cast<SequenceObj>(*o).items)
+      h = (h ^ static_cast<uint64_t>(pythonHash(el, item, r, depth + 1))) * 1000003ull;
+    return static_cast<int64_t>(h >> 1);
+  }
+  case Object::Kind::Set:
+    if (llvm::cast<SetObj>(*o).frozen) {
+      uint64_t h = 0x1f3d5b79; // order-free
+      for (const Obj &item : llvm::cast<SetObj>(*o).items)
+        h += static_cast<uint64_t>(pythonHash(el, item, r, depth + 1)) * 0x9e3779b97f4a7c15ull;
+      return static_cast<int64_t>(h >> 1);
+    }
+    break;
+  case Object::Kind::List:
+  case Object::Kind::Dict:
+  case Object::Kind::StaticArray:
+  case Object::Kind::Array:
+  case Object::Kind::GlobalArray:
+  case Object::Kind::Ref:
+    break;
+  case Object::Kind::Instance: {
+    if (std::optional<Obj> h = callDunder(el, o, "__hash__", {}, r))
+      return el.toInt(*h, r, "__hash__'s result");
+    const auto &cls = *llvm::cast<InstanceObj>(*o).cls;
+    return text("instance of " + cls.name);
+  }
+  default:
+    return text(typeName(*o) + ":" + repr(*o));
+  }
+  el.raise(r, "TypeError", "unhashable type: '" + typeName(*o) + "'");
+}
+
+} // namespace
+
 bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange r) {
   if (auto *t = llvm::dyn_cast<SequenceObj>(type.get())) {
     for (const Obj &option : t->items)
@@ -544,6 +616,10 @@ void installPythonBuiltins(Elaborator &el, Builtins &b) {
   add(b, "isinstance", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"obj"}, {"class_or_tuple"}});
     return makeBool(isInstanceOf(el, a[0], a[1], a.range(1)));
+  });
+  add(b, "hash", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"obj"}});
+    return makeInt(pythonHash(el, a[0], a.range(0), 0));
   });
   add(b, "callable", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"obj"}});
