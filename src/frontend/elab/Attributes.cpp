@@ -403,7 +403,8 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     }
     el.raise(r, "AttributeError",
              "module '" + ns.name + "' has no attribute '" + name + "'" +
-                 (ns.name.find("pallas") != std::string::npos || ns.name.find("jax") == 0
+                 (ns.name.find("pallas") != std::string::npos || ns.name.find("jax") == 0 ||
+                          ns.name == "numpy"
                       ? " (or pkc does not support it yet; see docs/language.md)"
                       : ""),
              false);
