@@ -32,8 +32,8 @@ Obj dimsTuple(const std::vector<Dim> &shape) {
   return makeTuple(dims);
 }
 
-/// `shape`, `dtype`, `ndim` and `size` of a static-shape block value, Ref
-/// or module-level array; null for other names.
+} // namespace
+
 Obj shapeAttribute(const std::string &name, const std::vector<int64_t> &shape, DType dtype) {
   if (name == "shape")
     return shapeTuple(shape);
@@ -45,6 +45,8 @@ Obj shapeAttribute(const std::string &name, const std::vector<int64_t> &shape, D
     return makeInt(elementCount(shape));
   return nullptr;
 }
+
+namespace {
 
 /// `x.sum(...)` is `jnp.sum(x, ...)`: forward to the jnp function.
 Obj jnpMethod(Elaborator &el, const Obj &self, const std::string &name,

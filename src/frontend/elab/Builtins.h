@@ -100,6 +100,9 @@ Obj matmulBuiltin(Elaborator &el, const Obj &a, const Obj &b, const Obj &preferr
                   const Obj &precision, SourceRange r);
 /// `self.name` as a method implemented by `fn` (which gets `self` first).
 Obj method(const Obj &self, const std::string &name, BuiltinObj::Fn fn);
+/// `shape`, `dtype`, `ndim` and `size` of a static-shape block value, Ref
+/// or static array; null for other names.
+Obj shapeAttribute(const std::string &name, const std::vector<int64_t> &shape, DType dtype);
 /// Python's sorted(): `items` ordered by `key` (None: the items), stably,
 /// also with `reverse`.
 std::vector<Obj> sortItems(Elaborator &el, std::vector<Obj> items, const Obj &key, bool reverse,

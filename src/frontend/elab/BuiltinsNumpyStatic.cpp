@@ -22,6 +22,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace pk::elab::static_numpy {
 
@@ -48,24 +49,17 @@ bool isTraced(const Obj &o) {
          asOpaque(o);
 }
 
-bool holdsTraced(const CallArgs &args) {
-  bool found = false;
-  auto visit = [&](const Obj &leaf) { found |= isTraced(leaf); };
-  for (const Obj &a : args.positional)
-    forEachLeaf(a, visit);
-  for (const auto &[name, value] : args.keywords)
-    forEachLeaf(value, visit);
-  return found;
+/// Whether `holds` is true of some argument's leaves.
+bool anyArgument(const CallArgs &args, const std::function<bool(const Obj &)> &holds) {
+  if (llvm::any_of(args.positional, holds))
+    return true;
+  return llvm::any_of(args.keywords, [&](const auto &keyword) { return holds(keyword.second); });
 }
 
-bool holdsStatic(const CallArgs &args) {
-  for (const Obj &a : args.positional)
-    if (holdsStaticArray(a))
-      return true;
-  for (const auto &[name, value] : args.keywords)
-    if (holdsStaticArray(value))
-      return true;
-  return false;
+bool holdsTraced(const Obj &o) {
+  bool found = false;
+  forEachLeaf(o, [&](const Obj &leaf) { found |= isTraced(leaf); });
+  return found;
 }
 
 StaticArrayPtr arrayArg(Elaborator &el, const BoundArgs &a, size_t i, bool numpy) {
@@ -742,9 +736,9 @@ std::map<std::string, Entry> &table() {
 
 /// A method `name` of a static array that is the np function of the same
 /// name with the array first.
-Obj tableMethod(const Obj &self, const std::string &name, const std::string &function) {
-  return method(self, name, [function](Elaborator &el, CallArgs &args) -> Obj {
-    return table().at(function).fn(el, args, llvm::cast<StaticArrayObj>(*args.positional[0]).numpy);
+Obj tableMethod(const Obj &self, const std::string &name) {
+  return method(self, name, [name](Elaborator &el, CallArgs &args) -> Obj {
+    return table().at(name).fn(el, args, llvm::cast<StaticArrayObj>(*args.positional[0]).numpy);
   });
 }
 
@@ -796,9 +790,9 @@ std::optional<Obj> call(Elaborator &el, const std::string &name, CallArgs &args)
     return std::nullopt;
   std::string tail = name.substr(name.find('.', numpy ? 0 : 4) + 1);
   auto it = table().find(tail);
-  if (it == table().end() || holdsTraced(args))
+  if (it == table().end() || anyArgument(args, holdsTraced))
     return std::nullopt;
-  bool statics = holdsStatic(args);
+  bool statics = anyArgument(args, holdsStaticArray);
   if (jnp) {
     // jnp runs eagerly only at module level; elsewhere a static array
     // operand becomes the array JAX would make of it.
@@ -827,6 +821,14 @@ Obj materializeLeaves(Elaborator &el, const Obj &o, SourceRange r) {
       return materialize(el, *a, r);
     return nullptr;
   });
+}
+
+void materializeArguments(Elaborator &el, CallArgs &args) {
+  for (size_t i = 0; i < args.positional.size(); ++i)
+    args.positional[i] = materializeLeaves(el, args.positional[i], args.rangeOf(i));
+  for (size_t i = 0; i < args.keywords.size(); ++i)
+    args.keywords[i].second =
+        materializeLeaves(el, args.keywords[i].second, args.rangeOfKeyword(args.keywords[i].first));
 }
 
 Obj materialize(Elaborator &el, const StaticArrayObj &a, SourceRange r) {
@@ -876,33 +878,20 @@ void defineFunctions(NamespaceObj &numpy) {
 
 Obj attribute(Elaborator &el, const Obj &self, const std::string &name, SourceRange r) {
   const auto &a = llvm::cast<StaticArrayObj>(*self);
-  if (name == "shape") {
-    std::vector<Obj> dims;
-    for (int64_t d : a.shape)
-      dims.push_back(makeInt(d));
-    return makeTuple(std::move(dims));
-  }
-  if (name == "dtype")
-    return std::make_shared<DTypeObj>(a.dtype);
-  if (name == "ndim")
-    return makeInt(a.rank());
-  if (name == "size")
-    return makeInt(a.size());
+  if (Obj found = shapeAttribute(name, a.shape, a.dtype))
+    return found;
   if (name == "itemsize")
     return makeInt(byteWidth(a.dtype));
   if (name == "nbytes")
     return makeInt(a.size() * byteWidth(a.dtype));
   if (name == "T")
     return sa::transpose(el, a, {}, r);
-  static const std::map<std::string, std::string> kSameAsFunction = {
-      {"sum", "sum"},         {"prod", "prod"},         {"mean", "mean"},
-      {"max", "max"},         {"min", "min"},           {"any", "any"},
-      {"all", "all"},         {"argmax", "argmax"},     {"argmin", "argmin"},
-      {"cumsum", "cumsum"},   {"cumprod", "cumprod"},   {"nonzero", "nonzero"},
-      {"squeeze", "squeeze"}, {"swapaxes", "swapaxes"}, {"clip", "clip"},
-      {"argsort", "argsort"}};
-  if (auto it = kSameAsFunction.find(name); it != kSameAsFunction.end())
-    return tableMethod(self, name, it->second);
+  // Methods that are the np function of the same name with the array first.
+  static const std::set<std::string> kSameAsFunction = {
+      "sum",    "prod",   "mean",    "max",     "min",     "any",      "all",  "argmax",
+      "argmin", "cumsum", "cumprod", "nonzero", "squeeze", "swapaxes", "clip", "argsort"};
+  if (kSameAsFunction.count(name))
+    return tableMethod(self, name);
   if (name == "astype")
     return method(self, name, [](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"self"},

@@ -189,6 +189,8 @@ int64_t pythonHash(Elaborator &el, const Obj &o, SourceRange r, int depth) {
     int64_t out = static_cast<int64_t>(v < 0 ? -h : h);
     return out == -1 ? -2 : out;
   };
+  if (const Object *bad = firstUnhashable(o))
+    el.raise(r, "TypeError", "unhashable type: '" + typeName(*bad) + "'");
   switch (o->kind()) {
   case Object::Kind::None:
     return 0x5f3759df;
@@ -210,21 +212,12 @@ int64_t pythonHash(Elaborator &el, const Obj &o, SourceRange r, int depth) {
       h = (h ^ static_cast<uint64_t>(pythonHash(el, item, r, depth + 1))) * 1000003ull;
     return static_cast<int64_t>(h >> 1);
   }
-  case Object::Kind::Set:
-    if (llvm::cast<SetObj>(*o).frozen) {
-      uint64_t h = 0x1f3d5b79; // order-free
-      for (const Obj &item : llvm::cast<SetObj>(*o).items)
-        h += static_cast<uint64_t>(pythonHash(el, item, r, depth + 1)) * 0x9e3779b97f4a7c15ull;
-      return static_cast<int64_t>(h >> 1);
-    }
-    break;
-  case Object::Kind::List:
-  case Object::Kind::Dict:
-  case Object::Kind::StaticArray:
-  case Object::Kind::Array:
-  case Object::Kind::GlobalArray:
-  case Object::Kind::Ref:
-    break;
+  case Object::Kind::Set: {  // a frozenset (firstUnhashable refused a set)
+    uint64_t h = 0x1f3d5b79; // order-free
+    for (const Obj &item : llvm::cast<SetObj>(*o).items)
+      h += static_cast<uint64_t>(pythonHash(el, item, r, depth + 1)) * 0x9e3779b97f4a7c15ull;
+    return static_cast<int64_t>(h >> 1);
+  }
   case Object::Kind::Instance: {
     if (std::optional<Obj> h = callDunder(el, o, "__hash__", {}, r))
       return el.toInt(*h, r, "__hash__'s result");
@@ -234,7 +227,6 @@ int64_t pythonHash(Elaborator &el, const Obj &o, SourceRange r, int depth) {
   default:
     return text(typeName(*o) + ":" + repr(*o));
   }
-  el.raise(r, "TypeError", "unhashable type: '" + typeName(*o) + "'");
 }
 
 } // namespace

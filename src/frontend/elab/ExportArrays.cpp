@@ -82,11 +82,7 @@ void Elaborator::materializeStaticArguments(const std::string &builtinName, Call
   // NumPy data handed to JAX becomes a JAX array, as jnp.asarray makes.
   if (!arrayFunctionTail(builtinName))
     return;
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    args.positional[i] =
-        static_numpy::materializeLeaves(*this, args.positional[i], args.rangeOf(i));
-  for (auto &[name, value] : args.keywords)
-    value = static_numpy::materializeLeaves(*this, value, args.range);
+  static_numpy::materializeArguments(*this, args);
 }
 
 bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &args) const {

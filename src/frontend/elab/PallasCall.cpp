@@ -284,9 +284,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
          "the inputs of pallas_call(...)(...) are positional, got keyword argument '" +
              args.keywords[0].first + "'; pass the arrays in the order of the kernel's Refs");
   // NumPy arrays among the inputs are constants (jnp.asarray).
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    args.positional[i] =
-        static_numpy::materializeLeaves(*this, args.positional[i], args.rangeOf(i));
+  static_numpy::materializeArguments(*this, args);
   if (isMosaicGpuPallasCall(callable))
     return applyMosaicGpuPallasCall(*this, callable, args);
 

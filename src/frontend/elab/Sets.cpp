@@ -12,29 +12,6 @@ namespace {
 using ast::BinaryOp;
 using ast::CompareOp;
 
-/// The first unhashable value inside `o` (itself, or an item of a tuple),
-/// or null.
-const Object *firstUnhashable(const Obj &o) {
-  switch (o->kind()) {
-  case Object::Kind::List:
-  case Object::Kind::Dict:
-  case Object::Kind::Array:
-  case Object::Kind::Ref:
-  case Object::Kind::GlobalArray:
-  case Object::Kind::StaticArray:
-    return o.get();
-  case Object::Kind::Set:
-    return llvm::cast<SetObj>(*o).frozen ? nullptr : o.get();
-  case Object::Kind::Tuple:
-    for (const Obj &item : llvm::cast<SequenceObj>(*o).items)
-      if (const Object *inner = firstUnhashable(item))
-        return inner;
-    return nullptr;
-  default:
-    return nullptr;
-  }
-}
-
 SetObj &self(CallArgs &args) { return llvm::cast<SetObj>(*args.positional[0]); }
 
 /// The items of every positional argument after `self`, one list each
@@ -90,6 +67,27 @@ bool isSubset(const SetObj &a, const SetObj &b) {
 }
 
 } // namespace
+
+const Object *firstUnhashable(const Obj &o) {
+  switch (o->kind()) {
+  case Object::Kind::List:
+  case Object::Kind::Dict:
+  case Object::Kind::Array:
+  case Object::Kind::Ref:
+  case Object::Kind::GlobalArray:
+  case Object::Kind::StaticArray:
+    return o.get();
+  case Object::Kind::Set:
+    return llvm::cast<SetObj>(*o).frozen ? nullptr : o.get();
+  case Object::Kind::Tuple:
+    for (const Obj &item : llvm::cast<SequenceObj>(*o).items)
+      if (const Object *inner = firstUnhashable(item))
+        return inner;
+    return nullptr;
+  default:
+    return nullptr;
+  }
+}
 
 void checkHashable(Elaborator &el, const Obj &o, SourceRange r) {
   if (const Object *bad = firstUnhashable(o))

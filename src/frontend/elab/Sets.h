@@ -20,6 +20,9 @@ class Elaborator;
 /// Fails, as Python's TypeError, unless `o` may be a dict key or a set
 /// element: not a list, dict, set or array, nor a tuple holding one.
 void checkHashable(Elaborator &el, const Obj &o, SourceRange r);
+/// The first unhashable value inside `o` (itself, or an item of a tuple),
+/// or null.
+const Object *firstUnhashable(const Obj &o);
 
 /// A set (or frozenset) of `items`, duplicates dropped.
 std::shared_ptr<SetObj> makeSet(Elaborator &el, const std::vector<Obj> &items, bool frozen,

@@ -934,25 +934,9 @@ Selection select(Elaborator &el, const StaticArrayObj &a, const Obj &index, Sour
               "boolean index did not match indexed array along axis " + std::to_string(dim + d) +
                   "; size of axis is " + std::to_string(a.shape[dim + d]) +
                   " but size of corresponding boolean axis is " + std::to_string(mask.shape[d]));
-      int64_t hits = 0;
-      for (int64_t v : mask.ints)
-        hits += v != 0;
-      std::vector<StaticArrayPtr> coords;
-      for (int64_t d = 0; d < std::max<int64_t>(mask.rank(), 1); ++d)
-        coords.push_back(make(el, {hits}, DType::I64, true, r));
-      int64_t h = 0;
-      for (int64_t k = 0; k < mask.size(); ++k) {
-        if (!mask.ints[k])
-          continue;
-        int64_t rest = k;
-        for (int64_t d = mask.rank(); d-- > 0;) {
-          coords[d]->ints[h] = rest % mask.shape[d];
-          rest /= mask.shape[d];
-        }
-        ++h;
-      }
-      for (int64_t d = 0; d < mask.rank(); ++d)
-        entries.push_back({IndexEntry::Advanced, dim++, 0, 1, 1, coords[d]});
+      if (mask.rank() > 0) // the mask's true positions, one index array per axis
+        for (const StaticArrayPtr &coord : nonzero(el, mask, r))
+          entries.push_back({IndexEntry::Advanced, dim++, 0, 1, 1, coord});
     } else {
       entries.push_back({IndexEntry::Advanced, dim++, 0, 1, 1, c.array});
     }

@@ -174,6 +174,8 @@ bool holdsStaticArray(const Obj &o);
 /// `o` with each static array leaf replaced by the array JAX would make
 /// of it (materialize).
 Obj materializeLeaves(Elaborator &el, const Obj &o, SourceRange r);
+/// materializeLeaves on every argument of a call.
+void materializeArguments(Elaborator &el, CallArgs &args);
 /// The array jnp.asarray makes of `a` here: in an export, an array made
 /// by a generated kernel (64-bit dtypes narrowed, as JAX does without
 /// x64); in a kernel or at module level, an error that says why.

@@ -176,9 +176,9 @@ Obj Elaborator::applyVmap(const Obj &fun, const Obj &inAxes, const Obj &outAxes,
   if (emitMode != EmitMode::Export)
     fail(args.range, "jax.vmap is supported around pallas_calls in an @export function, not " +
                          std::string(inKernel() ? "inside a kernel" : "here"));
-  for (size_t i = 0; i < args.positional.size(); ++i)
-    args.positional[i] =
-        static_numpy::materializeLeaves(*this, args.positional[i], args.rangeOf(i));
+  // NumPy arrays, positional or by keyword, are mapped as the arrays JAX
+  // makes of them.
+  static_numpy::materializeArguments(*this, args);
   Batcher batcher{*this, vmapRange, nextVmapLevel++, std::nullopt, {}, {}};
   if (!isNone(axisSize))
     batcher.agreeOnSize(toDim(axisSize, vmapRange, "jax.vmap axis_size"), vmapRange, "axis_size");
