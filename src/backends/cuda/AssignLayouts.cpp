@@ -330,16 +330,20 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
   if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
     auto type = withLayout(llvm::cast<RankedTensorType>(constant.getType()), blocked(constant.getType()));
     auto dense = llvm::cast<DenseElementsAttr>(constant.getValue());
-    // Each register of a constant of distinct elements selects its value
-    // among all of them (lowerConstant): past a small table that is code
-    // the size of the table in every thread.
-    constexpr int64_t kMaxDistinctElements = 2048;
-    if (!dense.isSplat() && dense.getNumElements() > kMaxDistinctElements)
-      return op->emitError() << "a constant array of " << dense.getNumElements()
-                             << " elements (a NumPy array made at compile time) is more than "
-                                "the CUDA backend builds into a kernel (at most "
-                             << kMaxDistinctElements
-                             << "); pass it to the export as an argument instead";
+    // Constants of distinct elements become tables in global memory
+    // (lowerConstant), which ptxas keeps in the cubin's data; past a MiB
+    // that is a slow compile and a large artifact for what an argument
+    // carries better.
+    constexpr int64_t kMaxTableBytes = 1 << 20;
+    int64_t bits = dense.getElementType().getIntOrFloatBitWidth();
+    int64_t bytes = dense.getNumElements() * (bits < 8 ? 1 : bits / 8);
+    if (!dense.isSplat() && bytes > kMaxTableBytes)
+      return op->emitError() << "a constant array of " << dense.getNumElements() << " elements ("
+                             << bytes
+                             << " bytes; a NumPy array made at compile time) is more than the CUDA "
+                                "backend builds into a kernel (at most "
+                             << kMaxTableBytes
+                             << " bytes); pass it to the export as an argument instead";
     constant.setValueAttr(dense.reshape(type));
     constant.getResult().setType(type);
     return success();

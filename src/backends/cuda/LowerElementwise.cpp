@@ -9,6 +9,8 @@
 #include "backends/cuda/Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace pk::gpu {
@@ -28,6 +30,48 @@ LogicalResult lowerElementwise(Emitter &e, Operation *op) {
   return success();
 }
 
+namespace {
+
+/// Constants of more distinct elements than this are read from a table in
+/// global memory; smaller ones select their value among the elements in
+/// registers (a chain of selects per register, no memory traffic).
+constexpr size_t kMaxSelectedElements = 32;
+
+/// The constant's elements as an array in global memory: an internal
+/// constant global of the kernel's gpu.module, one per distinct constant.
+/// Booleans are stored as bytes, as in buffers.
+LLVM::GlobalOp constantTable(Emitter &e, DenseElementsAttr dense) {
+  auto module = e.func->getParentOfType<::mlir::gpu::GPUModuleOp>();
+  Type element = dense.getElementType();
+  int64_t count = dense.getNumElements();
+  DenseElementsAttr flat;
+  if (element.isInteger(1)) {
+    SmallVector<int8_t> bytes;
+    for (bool value : dense.getValues<bool>())
+      bytes.push_back(value ? 1 : 0);
+    flat = DenseElementsAttr::get(RankedTensorType::get({count}, e.b.getI8Type()),
+                                  ArrayRef<int8_t>(bytes));
+  } else {
+    flat = dense.reshape(RankedTensorType::get({count}, element));
+  }
+  for (auto global : module.getOps<LLVM::GlobalOp>())
+    if (global.getConstant() && global.getValueOrNull() == flat)
+      return global;
+  unsigned n = 0;
+  std::string name;
+  do
+    name = "pk_constant_" + std::to_string(n++);
+  while (module.lookupSymbol(name));
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(flat.getElementType(), static_cast<unsigned>(count));
+  return LLVM::GlobalOp::create(b, e.loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+                                flat,
+                                /*alignment=*/16, /*addrSpace=*/1);
+}
+
+} // namespace
+
 LogicalResult lowerConstant(Emitter &e, arith::ConstantOp op) {
   auto tensor = llvm::cast<RankedTensorType>(op.getType());
   auto dense = llvm::cast<DenseElementsAttr>(op.getValue());
@@ -38,11 +82,31 @@ LogicalResult lowerConstant(Emitter &e, arith::ConstantOp op) {
                                            DenseElementsAttr::get(type, dense.getSplatValue<Attribute>())));
     return success();
   }
-  // Which element a register holds depends on the thread: select it from
-  // the constant's values by the register's row-major index.
+  // Which element a register holds depends on the thread: each register
+  // takes the element at its row-major index.
   Layout layout = *layoutOf(tensor);
-  SmallVector<Attribute> values(dense.getValues<Attribute>());
+  Type element = tensor.getElementType();
   SmallVector<Value> elements;
+  if (static_cast<size_t>(dense.getNumElements()) > kMaxSelectedElements) {
+    LLVM::GlobalOp table = constantTable(e, dense);
+    Value base = e.cached("constant-" + table.getSymName().str(), [&](OpBuilder &p) -> Value {
+      return LLVM::AddressOfOp::create(p, e.loc, LLVM::LLVMPointerType::get(p.getContext(), 1),
+                                       table.getSymName());
+    });
+    // Registers in a layout's padding read the last element rather than
+    // past the table.
+    Value last =
+        hasPadding(layout, tensor.getShape()) ? e.index(dense.getNumElements() - 1) : Value();
+    for (int64_t k = 0; k < layout.numRegisters(); ++k) {
+      Value linear = e.linearIndex(e.coordinates(layout, k), tensor.getShape());
+      if (last)
+        linear = arith::MinUIOp::create(e.b, op.getLoc(), linear, last);
+      elements.push_back(e.loadValue(e.globalPointer(base, element, linear), element, element));
+    }
+    e.values.map(op.getResult(), e.fromElements(type, elements));
+    return success();
+  }
+  SmallVector<Attribute> values(dense.getValues<Attribute>());
   for (int64_t k = 0; k < layout.numRegisters(); ++k) {
     SmallVector<Value> c = e.coordinates(layout, k);
     Value linear = e.linearIndex(c, tensor.getShape());

@@ -920,10 +920,24 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     auto global = llvm::dyn_cast_or_null<LLVM::GlobalOp>(
         SymbolTable::lookupNearestSymbolFrom(op, address.getGlobalNameAttr()));
     auto array = global ? llvm::dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType()) : nullptr;
+    // A constant table (a block constant of many distinct elements): its
+    // bytes go into global memory at each launch.
+    auto table = global && global.getConstant() && global.getAddrSpace() == 1
+                     ? llvm::dyn_cast_or_null<DenseElementsAttr>(global.getValueOrNull())
+                     : nullptr;
+    if (table && array && !table.isSplat() &&
+        table.getElementType().getIntOrFloatBitWidth() % 8 == 0) {
+      emit(from, into, op, Op::AddressOf).imm = static_cast<int64_t>(k.constantTables.size()) + 1;
+      ArrayRef<char> raw = table.getRawData();
+      k.constantTables.push_back(
+          {global.getSymName().str(), std::vector<uint8_t>(raw.begin(), raw.end())});
+      return true;
+    }
     if (!global || global.getAddrSpace() != 3 || !array || array.getNumElements() != 0 ||
         global.getLinkage() != LLVM::Linkage::External)
-      return fail(op, "the simulator models one global: dynamic shared memory (an external "
-                      "zero-sized array in address space 3)");
+      return fail(op, "the simulator models two kinds of globals: dynamic shared memory (an "
+                      "external zero-sized array in address space 3) and constant tables (a "
+                      "constant array in address space 1 with dense elements)");
     emit(from, into, op, Op::AddressOf);
     k.usesSharedMemory = true;
     return true;

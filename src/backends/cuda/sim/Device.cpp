@@ -128,10 +128,19 @@ void Device::launch(const std::string &name, const uint64_t grid[3], const unsig
     for (uint32_t &id : shared)
       id = mem.allocate(Space::Shared, dynamicSharedMemory, "dynamic shared memory", kSharedFill,
                         false);
+  // The kernel's constant tables, in global memory for the launch.
+  for (const Kernel::ConstantTable &table : k.constantTables) {
+    uint32_t id =
+        mem.allocate(Space::Global, table.bytes.size(), "constant table " + table.name, 0, true);
+    std::copy(table.bytes.begin(), table.bytes.end(), mem.get(id).bytes.begin());
+    state.constantTables.push_back(id);
+  }
   auto freeShared = [&] {
     for (uint32_t id : shared)
       if (id)
         mem.free(id);
+    for (uint32_t id : state.constantTables)
+      mem.free(id);
   };
 
   // Clusters in the chosen order; a cluster's CTAs by rank (x fastest).

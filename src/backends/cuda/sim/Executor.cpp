@@ -465,6 +465,13 @@ std::string Executor::describeViolation(const Violation &v, bool isWrite, unsign
 void Executor::evalMemory(const Instr &instr, const Mask &mask) {
   switch (instr.op) {
   case Op::AddressOf: {
+    if (instr.imm > 0) {
+      uint64_t word = makePointer(launch->constantTables[static_cast<size_t>(instr.imm - 1)], 0);
+      uint64_t *r = reg(instr.out[0]);
+      for (uint16_t t : mask)
+        r[t] = word;
+      return;
+    }
     if (!shared)
       fail(instr, -1, "the kernel takes the address of dynamic shared memory, but its launch has "
                       "none (shared_memory.dynamic is 0)");

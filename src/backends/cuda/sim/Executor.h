@@ -69,6 +69,9 @@ struct LaunchState {
   /// The launch's tensor maps; a tensor map parameter's word is its index
   /// here. `address` is a pointer word of the simulator's memory.
   std::vector<rt::TensorMapDesc> tensorMaps;
+  /// The allocations holding the kernel's constant tables
+  /// (Kernel::constantTables), in order.
+  std::vector<uint32_t> constantTables;
 };
 
 /// Counters over a whole simulation.

@@ -268,6 +268,13 @@ struct Kernel {
   /// The op each instruction came from (for messages).
   std::vector<mlir::Operation *> ops;
   bool usesSharedMemory = false;
+  /// Constant tables (LLVM globals in address space 1): each launch puts
+  /// their bytes in global memory; an AddressOf's imm is 1 + the index.
+  struct ConstantTable {
+    std::string name;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<ConstantTable> constantTables;
   /// gpu.printf formats, indexed by the instruction's imm.
   std::vector<std::string> strings;
 };
