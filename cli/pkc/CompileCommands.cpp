@@ -72,6 +72,7 @@ int runCheck(const CommonOptions &common, const std::string &target,
     if (!parsed)
       return 2;
     session.setDeviceKind(parsed->deviceKind());
+    session.setPlatform(parsed->platform());
   }
   return loadWithDefines(session, common.input, common.defines) ? 0 : 1;
 }
@@ -218,8 +219,10 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
   // --emit=ir with one target prints the front end's IR as elaborated for
   // it: programs may ask what device they are for (device_kind).
   bool irForTarget = compile.emit == "ir" && compile.targets.size() == 1;
-  if (irForTarget)
+  if (irForTarget) {
     session.setDeviceKind(backends::deviceKindOf(compile.targets[0]));
+    session.setPlatform(backends::platformOf(compile.targets[0]));
+  }
   if (!compile.targets.empty() && !irForTarget) {
     if (compile.emit == "ast" || compile.emit == "ir" || compile.emit == "header") {
       session.diagnostics().error(
@@ -231,11 +234,16 @@ int runCompile(const CommonOptions &common, const CompileOptions &compile,
     }
     // Programs that ask what device they run on (device_kind) get an
     // answer only when every target is the same kind of device.
-    std::set<std::string> kinds;
-    for (const std::string &text : compile.targets)
+    // jax.default_backend() only needs them to be of one platform.
+    std::set<std::string> kinds, platforms;
+    for (const std::string &text : compile.targets) {
       kinds.insert(backends::deviceKindOf(text));
+      platforms.insert(backends::platformOf(text));
+    }
     if (kinds.size() == 1)
       session.setDeviceKind(*kinds.begin());
+    if (platforms.size() == 1)
+      session.setPlatform(*platforms.begin());
     mlir::OwningOpRef<mlir::ModuleOp> ir = loadForCompile(session, common, compile);
     if (!ir || !keepExports(session, *ir, compile.exports, common.input))
       return 1;

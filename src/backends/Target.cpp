@@ -83,6 +83,12 @@ std::string deviceKindOf(const std::string &text) {
   return target ? target->deviceKind() : "";
 }
 
+std::string platformOf(const std::string &text) {
+  std::string unused;
+  std::optional<Target> target = parseTarget(text, unused);
+  return target ? target->platform() : "";
+}
+
 std::optional<Target> parseTarget(const std::string &text, std::string &error) {
   if (text == "tpu")
     return Target{Target::Kind::Tpu, ""};

@@ -34,6 +34,9 @@ struct Target {
   /// for ("NVIDIA H100 80GB HBM3" for sm_90a, "TPU v6 lite" for tpu:v6e);
   /// empty for `tpu`, which does not say the generation.
   std::string deviceKind() const;
+  /// The platform JAX reports for that device: "tpu" or "gpu" (known for
+  /// `tpu` too).
+  std::string platform() const { return kind == Kind::Tpu ? "tpu" : "gpu"; }
 };
 
 /// Parses a --target value; on failure returns nullopt and sets `error`.
@@ -42,6 +45,9 @@ std::optional<Target> parseTarget(const std::string &text, std::string &error);
 /// The device_kind of the --target value `text` (Target::deviceKind); ""
 /// for `tpu` or a value that is not a target.
 std::string deviceKindOf(const std::string &text);
+/// The platform of the --target value `text` (Target::platform); "" for a
+/// value that is not a target.
+std::string platformOf(const std::string &text);
 
 /// The targets pkc accepts, as --target spells them.
 std::vector<std::string> supportedTargets();

@@ -171,6 +171,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Session::loadIR(const std::string &path,
     withImports.onlyExports = selectedExports;
   if (withImports.deviceKind.empty())
     withImports.deviceKind = deviceKind;
+  if (withImports.platform.empty())
+    withImports.platform = platform;
   withImports.tpuTiles |= tpuTiles;
   mlir::TimingScope elaborating = timingRoot.nest("elaborate (imports parsed here)");
   mlir::OwningOpRef<mlir::ModuleOp> ir = elaborate(*main.module, withImports, engine, *mlirContext);

@@ -54,6 +54,9 @@ public:
   /// The device kind the .pk files loaded from now on see
   /// (ElaborationOptions::deviceKind); empty: none.
   void setDeviceKind(std::string kind) { deviceKind = std::move(kind); }
+  /// The platform they see when no device kind says it
+  /// (ElaborationOptions::platform); empty: none.
+  void setPlatform(std::string name) { platform = std::move(name); }
   /// Array code of the .pk files loaded from now on is tiled for TPU
   /// blocks (ElaborationOptions::tpuTiles).
   void setTpuTiles(bool on) { tpuTiles = on; }
@@ -92,6 +95,7 @@ private:
   std::vector<std::unique_ptr<ast::Module>> modules; ///< kept alive for the IR's lifetime
   std::vector<std::string> importDirectories;
   std::string deviceKind;
+  std::string platform;
   bool tpuTiles = false;
   std::vector<std::string> selectedExports;
   std::vector<std::unique_ptr<ImportPath>> importPaths; ///< own the modules' ASTs

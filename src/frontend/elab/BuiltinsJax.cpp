@@ -449,16 +449,21 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   device->why = "pkc compiles ahead of time, for a device it does not see; of a jax.Device it "
                 "answers core_count and num_cores (132, an H100 SXM / H200; a TPU's TensorCores "
                 "for --target=tpu:GEN) and id (0)" +
-                std::string(kind.empty() ? ", and device_kind and platform only when compiling "
-                                           "for CUDA targets, one TPU generation "
-                                           "(--target=tpu:v6e, ...) or running on the interpreter"
+                std::string(kind.empty() ? ", and device_kind only when compiling for CUDA targets "
+                                           "of one architecture, one TPU generation "
+                                           "(--target=tpu:v6e, ...) or running on the "
+                                           "interpreter (platform: for targets of one platform)"
                                          : ", device_kind and platform");
+  std::string platform = el.platform();
   if (!kind.empty()) {
     device->members["device_kind"] = makeStr(kind);
-    device->members["platform"] = makeStr(kind == "cpu" ? "cpu" : tpuCores ? "tpu" : "gpu");
+    if (platform.empty())
+      platform = kind == "cpu" ? "cpu" : tpuCores ? "tpu" : "gpu";
     if (std::string cc = computeCapabilityOfDevice(kind); !cc.empty())
       device->members["compute_capability"] = makeStr(cc);
   }
+  if (!platform.empty())
+    device->members["platform"] = makeStr(platform);
   device->members["core_count"] = makeInt(tpuCores ? tpuCores : 132);
   device->members["num_cores"] = makeInt(tpuCores ? tpuCores : 132);
   device->members["id"] = makeInt(0);
@@ -471,8 +476,8 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
         if (platform == device->members.end() || !llvm::isa<StrObj>(platform->second.get()))
           el.raise(args.range, "RuntimeError",
                    "jax.default_backend() is answered only when the compilation is for one "
-                   "kind of device: CUDA targets, one TPU generation (--target=tpu:v6e, ...) or "
-                   "the interpreter");
+                   "platform: CUDA targets (\"gpu\"), TPU targets (\"tpu\") or the interpreter "
+                   "(\"cpu\"); `pkc check` answers it with --target");
         return platform->second;
       });
   for (const char *name : {"devices", "local_devices"})

@@ -80,6 +80,11 @@ struct ElaborationOptions {
   /// once; pkc check), and then a program reading it gets an error at that
   /// line.
   std::string deviceKind;
+  /// What `jax.default_backend()` and a device's `platform` answer ("cpu",
+  /// "gpu", "tpu"): known whenever every target is of one platform, even
+  /// where device_kind is not (plain --target=tpu; sm_90a with sm_80).
+  /// Empty: the platform of `deviceKind`, if any.
+  std::string platform;
   /// The compilation includes a TPU target: array code too large for one
   /// block is tiled in 128 rows rather than 8, a TPU block wherever a
   /// transpose puts the tiled axis (8 rows are a TPU tile's sublanes, not

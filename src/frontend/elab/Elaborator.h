@@ -128,6 +128,8 @@ public:
   mlir::OwningOpRef<mlir::ModuleOp> run();
   /// The device kind the program sees (ElaborationOptions::deviceKind).
   const std::string &deviceKind() const { return options.deviceKind; }
+  /// The platform the program sees (ElaborationOptions::platform).
+  const std::string &platform() const { return options.platform; }
   /// Array code is tiled for TPU blocks (ElaborationOptions::tpuTiles).
   bool tpuTiles() const { return options.tpuTiles; }
 
