@@ -1063,11 +1063,103 @@ Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &val
 
 } // namespace
 
+/// `x[index]` on a value with several integer indices, one of them an
+/// array (an expanded index: one entry per leading axis, no Ellipsis):
+/// NumPy's advanced indexing. The integer indices broadcast together and
+/// select along their axes at once; their shape takes their place when
+/// they are adjacent (`x[:, i, j]`), else it comes first (`x[i, :, j]`).
+/// Slices and pl.ds keep their axes. Entries clamp, as JAX's gathers do.
+ArrayPtr indexValueAdvanced(Elaborator &el, ArrayPtr x, const std::vector<Obj> &expanded,
+                            SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  std::vector<int64_t> advancedAxes;
+  std::vector<ArrayPtr> advancedIndices;
+  std::vector<int64_t> broadcast;
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    const Obj &e = expanded[i];
+    int64_t axis = static_cast<int64_t>(i);
+    if (isNone(e))
+      el.fail(r, "None (a new axis) cannot be combined with integer-array indexing");
+    int64_t n = x->shape[axis];
+    if (llvm::isa<SliceObj>(e.get())) {
+      std::vector<Obj> idx(axis, std::make_shared<SliceObj>(none(), none(), none()));
+      idx.push_back(e);
+      x = ops.toArray(subscript(el, x, makeTuple(idx), r), r);
+      continue;
+    }
+    if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
+      staticDsSize(el, *ds, r);
+      if (ds->stride != 1)
+        el.fail(r, "indexing a value with a strided pl.ds is not supported");
+      if (ds->size > n)
+        el.fail(r, "pl.ds size " + std::to_string(ds->size) + " exceeds axis " +
+                       std::to_string(axis) + " of size " + std::to_string(n));
+      Obj start = ds->start;
+      if (!el.staticInt(start))
+        start = ops.wrapNegativeIndex(ops.cast(ops.toArray(start, r), DType::I32, r), n, r);
+      x = dynamicSliceAxis(el, x, clampedStart(el, start, n, ds->size, r), ds->size, axis, r);
+      continue;
+    }
+    if (!ArrayOps::isNumeric(e) || llvm::isa<FloatObj>(e.get()))
+      el.fail(r, "invalid index of type '" + typeName(*e) + "'");
+    if (std::optional<int64_t> v = el.staticInt(e); v && (*v < -n || *v >= n))
+      el.fail(r, "index " + std::to_string(*v) + " is out of bounds for axis " +
+                     std::to_string(axis) + " with size " + std::to_string(n));
+    ArrayPtr idx = ops.toArray(e, r);
+    if (!isInteger(idx->dtype) && idx->dtype != DType::Bool)
+      el.fail(r, std::string("index arrays must be integers, got ") + numpyName(idx->dtype));
+    idx = ops.toArray(ops.wrapNegativeIndex(ops.cast(idx, DType::I32, r), n, r), r);
+    idx = ops.toArray(ops.minimum(ops.maximum(idx, makeInt(0), r), makeInt(n - 1), r), r);
+    broadcast = ops.broadcastShapes(broadcast, idx->shape, r);
+    advancedAxes.push_back(axis);
+    advancedIndices.push_back(idx);
+  }
+  // The indexed axes first, as one axis of their elements, row-major.
+  std::vector<int64_t> order = advancedAxes, restShape;
+  for (int64_t d = 0; d < x->rank(); ++d)
+    if (!llvm::is_contained(advancedAxes, d)) {
+      order.push_back(d);
+      restShape.push_back(x->shape[d]);
+    }
+  x = ops.transpose(x, order, r);
+  int64_t flat = 1;
+  for (size_t j = 0; j < advancedAxes.size(); ++j)
+    flat *= x->shape[j];
+  Obj linear = makeInt(0);
+  int64_t stride = 1;
+  for (size_t j = advancedAxes.size(); j-- > 0;) {
+    linear = ops.binary(BinaryOp::Add, linear,
+                        ops.binary(BinaryOp::Mul, advancedIndices[j], makeInt(stride), r), r);
+    stride *= x->shape[j];
+  }
+  std::vector<int64_t> flatShape = {flat};
+  flatShape.insert(flatShape.end(), restShape.begin(), restShape.end());
+  x = takeAlong(el, ops.reshape(x, flatShape, r),
+                ops.broadcastTo(ops.cast(ops.toArray(linear, r), DType::I32, r), broadcast, r), 0,
+                r);
+  // Adjacent integer indices: their shape goes where they were.
+  int64_t at = advancedAxes.front();
+  bool adjacent = advancedAxes.back() - at + 1 == static_cast<int64_t>(advancedAxes.size());
+  if (adjacent && at > 0) {
+    int64_t b = static_cast<int64_t>(broadcast.size());
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < at; ++d)
+      perm.push_back(b + d);
+    for (int64_t d = 0; d < b; ++d)
+      perm.push_back(d);
+    for (int64_t d = b + at; d < x->rank(); ++d)
+      perm.push_back(d);
+    x = ops.transpose(x, perm, r);
+  }
+  return x;
+}
+
 /// `x[index]` on a value where the index has parts computed in the kernel:
 /// dynamic ints and pl.ds starts (a negative one counts from the end, then
-/// the window is clamped into the axis, as lax.dynamic_slice does) and one
-/// integer array (NumPy's advanced indexing: its shape replaces the axis;
-/// its entries clamp, as JAX's gathers do).
+/// the window is clamped into the axis, as lax.dynamic_slice does) and
+/// integer arrays (NumPy's advanced indexing: one array's shape replaces
+/// its axis, several go through indexValueAdvanced; entries clamp, as
+/// JAX's gathers do).
 Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, SourceRange r) {
   ArrayOps &ops = el.arrays();
   std::vector<Obj> entries;
@@ -1090,9 +1182,17 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
     }
     expanded.push_back(e);
   }
+  // Several integer indices with an array among them select together.
+  size_t arrayIndices = 0, integerIndices = 0;
+  for (const Obj &e : expanded) {
+    auto *a = llvm::dyn_cast<ArrayObj>(e.get());
+    arrayIndices += a && a->rank() > 0;
+    integerIndices += ArrayOps::isNumeric(e) && !llvm::isa<FloatObj>(e.get());
+  }
+  if (arrayIndices > 0 && integerIndices > 1)
+    return indexValueAdvanced(el, value, expanded, r);
   ArrayPtr x = value;
   int64_t axis = 0;
-  int arrays = 0;
   std::vector<int64_t> squeeze;
   std::vector<int64_t> newAxes;
   int64_t outAxis = 0;
@@ -1135,9 +1235,6 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
     if (auto *a = llvm::dyn_cast<ArrayObj>(e.get()); a && a->rank() > 0) {
       if (!isInteger(a->dtype))
         el.fail(r, std::string("index arrays must be integers, got ") + numpyName(a->dtype));
-      if (++arrays > 1)
-        el.fail(r, "indexing a value with several integer arrays is not supported; index a Ref "
-                   "instead");
       ArrayPtr idx = std::static_pointer_cast<ArrayObj>(e);
       x = takeAlong(el, x, idx, axis, r);
       axis += idx->rank();

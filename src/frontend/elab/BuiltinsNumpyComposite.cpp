@@ -104,6 +104,47 @@ void defineNumpyComposites(NamespaceObj &n) {
     Obj negative = signBit(el, p[1], r);
     return ops.where(negative, ops.negate(magnitude, r), magnitude, r);
   });
+  define(n, "nextafter", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    SourceRange r = args.range;
+    ArrayOps &ops = el.arrays();
+    std::vector<ArrayPtr> p = inexactPair(el, a[0], a[1], r);
+    const ArrayPtr &x = p[0], &y = p[1];
+    unsigned width = bitWidth(x->dtype);
+    DType bits = width == 64 ? DType::I64 : width == 16 ? DType::I16 : DType::I32;
+    // One step of the representation: the magnitude grows when y lies
+    // beyond x, away from zero.
+    Obj towardLarger = ops.compare(CompareOp::Lt, x, y, r);
+    Obj positive = ops.compare(CompareOp::Gt, x, makeFloat(0.0), r);
+    Obj step = ops.where(ops.compare(CompareOp::Eq, towardLarger, positive, r), makeInt(1),
+                         makeInt(-1), r);
+    Obj moved = ops.bitcast(
+        ops.toArray(binaryOperator(el, BinaryOp::Add, ops.bitcast(x, bits, r), step, r), r),
+        x->dtype, r);
+    // From zero: the smallest subnormal with y's sign.
+    int64_t negativeSmallest =
+        width == 64 ? std::numeric_limits<int64_t>::min() + 1 : -(int64_t(1) << (width - 1)) + 1;
+    Obj fromZero = ops.bitcast(
+        ops.cast(
+            ops.toArray(ops.where(signBit(el, y, r), makeInt(negativeSmallest), makeInt(1), r), r),
+            bits, r),
+        x->dtype, r);
+    Obj result = ops.where(ops.compare(CompareOp::Eq, x, makeFloat(0.0), r), fromZero, moved, r);
+    result = ops.where(ops.compare(CompareOp::Eq, x, y, r), y, result, r);
+    Obj eitherNan = ops.logical(BinaryOp::BitOr, ops.isNan(x, r), ops.isNan(y, r), r);
+    return ops.where(eitherNan, binaryOperator(el, BinaryOp::Add, x, y, r), result, r);
+  });
+  define(n, "divmod", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
+    return makeTuple({binaryOperator(el, BinaryOp::FloorDiv, a[0], a[1], args.range),
+                      binaryOperator(el, BinaryOp::Mod, a[0], a[1], args.range)});
+  });
+  // pkc has no complex numbers: every array is real.
+  for (auto [name, answer] : {std::pair{"iscomplexobj", false}, std::pair{"isrealobj", true}})
+    define(n, name, [answer](Elaborator &el, CallArgs &args) -> Obj {
+      el.bind(args, {{"x"}});
+      return makeBool(answer);
+    });
   define(n, "hypot", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x1"}, {"x2"}});
     SourceRange r = args.range;

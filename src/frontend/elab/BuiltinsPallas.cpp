@@ -473,7 +473,10 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
     return el.arrays().broadcastTo(asArray(el, a[0], a.range(0)), el.toShape(a[1], a.range(1), "shape"), args.range);
   });
   define(n, "reciprocal", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"x"}, {"approx", makeBool(false), true}});
+    // full_range (Mosaic GPU) asks for accuracy over the whole float
+    // range, which a division has.
+    BoundArgs a = el.bind(
+        args, {{"x"}, {"approx", makeBool(false), true}, {"full_range", makeBool(false), true}});
     ArrayPtr x = el.arrays().toArray(a[0], a.range(0), toInexact(el.arrays().typeOf(a[0], a.range(0))));
     return binaryOperator(el, BinaryOp::Div, makeFloat(1.0), x, args.range);
   });
@@ -660,6 +663,16 @@ std::shared_ptr<NamespaceObj> makeJaxDtypes(const NamespaceObj &jnp, const std::
     BoundArgs a = el.bind(args, {{"dtype"}});
     return makeInt(bitWidth(el.toDType(a[0], a.range(0), "dtype")));
   });
+  // JAX's defaults without x64 (JAX's tests size their inputs with them);
+  // only the internal module has them.
+  if (name == "jax._src.dtypes")
+    for (auto [member, dtype] :
+         {std::pair{"default_int_dtype", DType::I32}, std::pair{"default_uint_dtype", DType::U32},
+          std::pair{"default_float_dtype", DType::F32}})
+      define(*ns, member, [dtype](Elaborator &el, CallArgs &args) -> Obj {
+        el.bind(args, {});
+        return std::make_shared<DTypeObj>(dtype);
+      });
   return ns;
 }
 
@@ -694,6 +707,13 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
       return el.applyVmap(fun, inAxes, outAxes, axisSize, at, inner);
     });
   });
+  // Automatic differentiation: kernels' custom_vjp rules (fwd, bwd) are
+  // ordinary functions an export can call; pkc does not differentiate.
+  for (const char *name : {"grad", "value_and_grad", "vjp", "jvp", "linearize", "linear_transpose",
+                           "jacfwd", "jacrev", "jacobian", "hessian"})
+    defineRefused(n, "jax", name,
+                  "pkc does not differentiate programs; call a custom_vjp's forward and backward "
+                  "rules (the functions given to .defvjp) from the export instead");
   n.members["Array"] = std::make_shared<BuiltinObj>("jax.Array", [](Elaborator &el, CallArgs &args) -> Obj {
     el.fail(args.range, "jax.Array is a type, not a function");
   });

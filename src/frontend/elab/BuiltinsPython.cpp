@@ -292,6 +292,10 @@ bool isInstanceOf(Elaborator &el, const Obj &value, const Obj &type, SourceRange
       return name == (llvm::cast<StaticArrayObj>(*value).numpy ? "numpy.ndarray" : "jax.Array");
     case Object::Kind::Ref:
       return name == "jax.Ref";
+    case Object::Kind::BlockSpec:
+      return llvm::StringRef(name).ends_with(".BlockSpec");
+    case Object::Kind::ShapeDtypeStruct:
+      return name == "jax.ShapeDtypeStruct";
     default:
       return false;
     }

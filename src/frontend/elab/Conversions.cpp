@@ -135,6 +135,11 @@ DType Elaborator::toDType(const Obj &o, SourceRange r, const std::string &what) 
     if (builtin->name == "bool")
       return DType::Bool;
   }
+  // Anything with a dtype stands for it, as np.dtype(x) reads x.dtype.
+  if (auto *s = llvm::dyn_cast<ShapeDtypeStructObj>(o.get()))
+    return s->dtype;
+  if (auto *a = llvm::dyn_cast<ArrayObj>(o.get()))
+    return a->dtype;
   fail(r, what + " must be a dtype such as jnp.float32, got " + repr(*o));
 }
 

@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <algorithm>
+
 namespace pk::elab {
 
 namespace {
@@ -386,8 +388,11 @@ bool isGatherIndex(const Obj &index) {
 }
 
 /// Coordinates for a gather or scatter: one i32 tensor of the values'
-/// shape per axis of the underlying Ref. As in Pallas, the broadcast shape
-/// of the integer indices comes first, then one axis per slice.
+/// shape per axis of the underlying Ref. The axes are NumPy's (and JAX
+/// interpret mode's): the broadcast shape of the integer indices (integer
+/// arrays and scalars) takes their place when they are adjacent
+/// (`x_ref[:, idx]` is (rows, len(idx))), else it comes first
+/// (`x_ref[idx, ::2, idx]`); one axis per slice around it.
 struct Coordinates {
   std::vector<mlir::Value> indices;
   std::vector<int64_t> shape;
@@ -437,11 +442,25 @@ Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &inde
                      "': use integers, integer arrays, slices or pl.ds");
     }
   }
+  // Where the integer indices' axes go: at the first of them when they
+  // are adjacent, counted in slices before it; else in front.
+  size_t firstAdvanced = entries.size(), lastAdvanced = 0;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (slot[i] < 0) {
+      firstAdvanced = std::min(firstAdvanced, i);
+      lastAdvanced = i;
+    }
+  size_t insertAt = 0;
+  if (firstAdvanced < entries.size() &&
+      std::all_of(slot.begin() + firstAdvanced, slot.begin() + lastAdvanced + 1,
+                  [](int s) { return s < 0; }))
+    insertAt = static_cast<size_t>(
+        std::count_if(slot.begin(), slot.begin() + firstAdvanced, [](int s) { return s >= 0; }));
+  size_t advancedRank = advancedShape.size();
   Coordinates c;
-  c.shape = advancedShape;
   for (const SliceInfo &s : slices)
     c.shape.push_back(s.count);
-  size_t advancedRank = advancedShape.size();
+  c.shape.insert(c.shape.begin() + insertAt, advancedShape.begin(), advancedShape.end());
 
   // One i32 coordinate tensor per axis of the view.
   std::vector<ArrayPtr> viewCoordinates;
@@ -450,7 +469,8 @@ Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &inde
     ArrayPtr coordinate;
     if (slot[i] >= 0) {
       const SliceInfo &s = slices[slot[i]];
-      coordinate = ops.iota(c.shape, static_cast<int64_t>(advancedRank + slot[i]), DType::I32, r);
+      size_t axis = static_cast<size_t>(slot[i]) < insertAt ? slot[i] : advancedRank + slot[i];
+      coordinate = ops.iota(c.shape, static_cast<int64_t>(axis), DType::I32, r);
       if (s.step != 1)
         coordinate = std::static_pointer_cast<ArrayObj>(
             ops.binary(ast::BinaryOp::Mul, coordinate, makeInt(s.step), r));
@@ -460,8 +480,8 @@ Coordinates gatherCoordinates(Elaborator &el, const RefObj &ref, const Obj &inde
       ArrayPtr a = ops.cast(ops.toArray(e, r), DType::I32, r);
       // Negative indices count from the end, as in jnp indexing.
       a = std::static_pointer_cast<ArrayObj>(ops.wrapNegativeIndex(a, ref.shape[i], r));
-      std::vector<int64_t> expanded(a->shape.begin(), a->shape.end());
-      expanded.insert(expanded.begin(), advancedRank - a->shape.size(), 1);
+      std::vector<int64_t> expanded(insertAt + advancedRank - a->shape.size(), 1);
+      expanded.insert(expanded.end(), a->shape.begin(), a->shape.end());
       expanded.resize(c.shape.size(), 1);
       coordinate = ops.broadcastTo(ops.reshape(a, expanded, r), c.shape, r);
     }
