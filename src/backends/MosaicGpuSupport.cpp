@@ -176,8 +176,6 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
         (llvm::isa<pk::SemaphoreReadOp>(op) && !inMeshKernel) ||
         (llvm::isa<pk::PipelineOp>(op) && llvm::cast<pk::PipelineOp>(op).isTpu()))
       missing = name.str() + " (a TPU construct)";
-    if (llvm::isa<pk::SemaphoreReadOp>(op) && inMeshKernel)
-      missing = "pl.semaphore_read in a Mosaic GPU kernel";
     if (auto reshape = llvm::dyn_cast<pk::RefReshapeOp>(op)) {
       if (foldsIntoAccesses(reshape))
         return; // pk-fold-ref-reshapes makes it loads and stores of the Ref

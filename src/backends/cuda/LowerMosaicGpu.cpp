@@ -263,6 +263,18 @@ LogicalResult lowerSemaphoreWait(Emitter &e, pk::SemaphoreWaitOp op) {
   return success();
 }
 
+/// pl.semaphore_read: every thread loads the counter with acquire
+/// semantics at GPU scope (an atomic load: signals may race with it).
+LogicalResult lowerSemaphoreRead(Emitter &e, pk::SemaphoreReadOp op) {
+  Value pointer = semaphorePointer(e, op.getSemaphore(), op.getIndices());
+  Value value = LLVM::LoadOp::create(
+      e.b, e.loc, e.b.getI32Type(), pointer, /*alignment=*/4, /*isVolatile=*/false,
+      /*isNonTemporal=*/false, /*isInvariant=*/false, /*isInvariantGroup=*/false,
+      LLVM::AtomicOrdering::acquire, "device");
+  e.values.map(op.getResult(), value);
+  return success();
+}
+
 LogicalResult recordSemaphoreAlloc(Emitter &e, SemaphoreAllocOp op) {
   auto type = llvm::cast<pk::SemaphoreType>(op.getType());
   SemaphoreInfo info;
@@ -713,6 +725,8 @@ std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
     return lowerSemaphoreSignal(e, signal);
   if (auto wait = llvm::dyn_cast<pk::SemaphoreWaitOp>(op))
     return lowerSemaphoreWait(e, wait);
+  if (auto read = llvm::dyn_cast<pk::SemaphoreReadOp>(op))
+    return lowerSemaphoreRead(e, read);
   if (auto alloc = llvm::dyn_cast<SemaphoreAllocOp>(op))
     return recordSemaphoreAlloc(e, alloc);
   if (auto view = llvm::dyn_cast<SemaphoreViewOp>(op))

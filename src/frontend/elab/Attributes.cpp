@@ -426,6 +426,36 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
     if (name == "get" || name == "set" || name == "swap" || name == "addupdate")
       return method(value, name,
                     [name](Elaborator &el, CallArgs &args) { return refAccess(el, args, name); });
+    // Python's protocol methods called by name (`o.__setitem__(..., v)` in a
+    // lambda): what the syntax does.
+    if (name == "__getitem__")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"key"}});
+        return subscript(el, a[0], a[1], args.range);
+      });
+    if (name == "__setitem__")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"self"}, {"key"}, {"value"}});
+        storeSubscript(el, a[0], a[1], a[2], args.range);
+        return none();
+      });
+    // Transposed views, as JAX's TransformedRef has them.
+    if (name == "T") {
+      std::vector<int64_t> reversed;
+      for (size_t d = ref.shape.size(); d-- > 0;)
+        reversed.push_back(static_cast<int64_t>(d));
+      return transposedRef(el, value, reversed, r);
+    }
+    if (name == "transpose")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        if (args.positional.size() < 2)
+          el.fail(args.range, "Ref.transpose takes a permutation");
+        Obj perm = args.positional.size() == 2
+                       ? args.positional[1]
+                       : makeTuple({args.positional.begin() + 1, args.positional.end()});
+        return transposedRef(el, args.positional[0], el.toShape(perm, args.range, "permutation"),
+                             args.range);
+      });
     if (name == "bitcast")
       return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"self"}, {"dtype"}});

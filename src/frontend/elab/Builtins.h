@@ -69,6 +69,16 @@ void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu);
 /// pl.program_id(axis) and pl.num_programs(axis) (BuiltinsPallas.cpp).
 Obj programId(Elaborator &el, CallArgs &args);
 Obj numPrograms(Elaborator &el, CallArgs &args);
+/// jax._src's Pallas modules (core, primitives, mosaic_gpu.pipeline, ...),
+/// each the public namespace that exports its names.
+void addInternalPallasModules(std::map<std::string, Obj> &modules,
+                              const std::shared_ptr<NamespaceObj> &pl,
+                              const std::shared_ptr<NamespaceObj> &tpu,
+                              const std::shared_ptr<NamespaceObj> &mosaicGpu);
+/// pl.program_id or pl.num_programs (`query`) of grid axis `axis`: what
+/// lax.axis_index and axis_size answer for a named grid's axis.
+Obj gridAxisQuery(Elaborator &el, Obj (*query)(Elaborator &, CallArgs &), size_t axis,
+                  SourceRange r);
 /// pltpu.get_tpu_info, get_tpu_info_for_chip, is_tpu_device, ChipVersion
 /// (TpuInfo.cpp).
 void defineTpuInfo(NamespaceObj &tpu);
@@ -79,6 +89,9 @@ int64_t tpuCoresOfDevice(const std::string &deviceKind);
 /// A CUDA device's compute capability as JAX's Device reports it ("9.0"),
 /// for the device kinds pkc names for CUDA targets; "" for others.
 std::string computeCapabilityOfDevice(const std::string &deviceKind);
+/// jax._src.test_util: its device queries (JAX's tests branch on them),
+/// answered through `defaultBackend` (jax.default_backend); opaque else.
+std::shared_ptr<NamespaceObj> makeTestUtilNamespace(Elaborator &el, const Obj &defaultBackend);
 /// pltpu.SemaphoreType, make_async_copy, async_copy, sync_copy and the
 /// semaphore ops' pltpu names (TpuMemory.cpp).
 void defineTpuMemory(Elaborator &el, NamespaceObj &tpu, NamespaceObj &pl);

@@ -542,4 +542,107 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   });
 }
 
+std::shared_ptr<NamespaceObj> makeTestUtilNamespace(Elaborator &el, const Obj &defaultBackend) {
+  // JAX's test helpers ask which device the test runs on; kernels of its
+  // tests (and modules copied from them) branch on the answers. The rest
+  // of the module stays opaque: using it is an error at that use.
+  auto ns = std::make_shared<NamespaceObj>("jax._src.test_util");
+  ns->opaque = true;
+  ns->why = "module 'jax._src.test_util' is JAX's test harness; pkc answers only its device "
+            "queries (test_device_matches, device_under_test, is_device_tpu, "
+            "is_device_tpu_at_least, is_device_cuda, is_device_rocm, "
+            "is_cuda_compute_capability_at_least, is_cuda_compute_capability_equal)";
+  auto platform = [defaultBackend](Elaborator &el, SourceRange r) {
+    CallArgs call;
+    call.range = r;
+    return llvm::cast<StrObj>(*el.call(defaultBackend, call)).value;
+  };
+  define(*ns, "device_under_test", [platform](Elaborator &el, CallArgs &args) -> Obj {
+    el.bind(args, {});
+    return makeStr(platform(el, args.range));
+  });
+  define(*ns, "test_device_matches", [platform](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"device_types"}});
+    std::string here = platform(el, args.range);
+    for (const Obj &item : el.iterate(a[0], a.range(0))) {
+      auto *s = llvm::dyn_cast<StrObj>(item.get());
+      if (!s)
+        el.fail(a.range(0), "test_device_matches takes a list of device type names");
+      if (s->value == here || (here == "gpu" && s->value == "cuda"))
+        return makeBool(true);
+    }
+    return makeBool(false);
+  });
+  // The TPU generation of device_kind ("TPU v5 lite" -> 5, "TPU7x" -> 7).
+  auto generation = [](Elaborator &el, SourceRange r) -> std::pair<int64_t, std::string> {
+    llvm::StringRef kind = el.deviceKind();
+    if (!kind.starts_with("TPU"))
+      return {0, ""};
+    llvm::StringRef rest = kind.drop_front(3).ltrim().ltrim('v');
+    llvm::StringRef digits = rest.take_while([](char c) { return c >= '0' && c <= '9'; });
+    int64_t v = 0;
+    digits.getAsInteger(10, v);
+    return {v, rest.drop_front(digits.size()).trim().str()};
+  };
+  define(*ns, "is_device_tpu", [platform, generation](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"version", none()}, {"variant", makeStr("")}});
+    if (platform(el, args.range) != "tpu")
+      return makeBool(false);
+    if (isNone(a[0]))
+      return makeBool(true);
+    if (el.deviceKind().empty())
+      el.raise(args.range, "RuntimeError",
+               "is_device_tpu(version) needs one TPU generation (--target=tpu:v6e, ...)");
+    auto [v, variant] = generation(el, args.range);
+    std::string wanted = llvm::cast<StrObj>(*a[1]).value;
+    bool variantMatches =
+        wanted.empty() || variant == wanted || (wanted == "e" && variant == "lite");
+    return makeBool(v == el.toInt(a[0], a.range(0), "version") && variantMatches);
+  });
+  define(
+      *ns, "is_device_tpu_at_least", [platform, generation](Elaborator &el, CallArgs &args) -> Obj {
+        BoundArgs a = el.bind(args, {{"version"}});
+        if (platform(el, args.range) != "tpu")
+          return makeBool(false);
+        if (el.deviceKind().empty())
+          el.raise(args.range, "RuntimeError",
+                   "is_device_tpu_at_least needs one TPU generation (--target=tpu:v6e, ...)");
+        return makeBool(generation(el, args.range).first >= el.toInt(a[0], a.range(0), "version"));
+      });
+  define(*ns, "is_device_cuda", [platform](Elaborator &el, CallArgs &args) -> Obj {
+    el.bind(args, {});
+    return makeBool(platform(el, args.range) == "gpu");
+  });
+  define(*ns, "is_device_rocm", [](Elaborator &el, CallArgs &args) -> Obj {
+    el.bind(args, {});
+    return makeBool(false);
+  });
+  for (bool atLeast : {true, false})
+    define(*ns,
+           atLeast ? "is_cuda_compute_capability_at_least" : "is_cuda_compute_capability_equal",
+           [platform, atLeast](Elaborator &el, CallArgs &args) -> Obj {
+             BoundArgs a = el.bind(args, {{"capability"}});
+             if (platform(el, args.range) != "gpu")
+               return makeBool(false);
+             std::string current = computeCapabilityOfDevice(el.deviceKind());
+             if (current.empty())
+               el.raise(args.range, "RuntimeError",
+                        "the compute capability is known only when compiling for CUDA targets of "
+                        "one architecture");
+             auto value = [](llvm::StringRef text) {
+               auto [major, minor] = text.split('.');
+               int64_t a = 0, b = 0;
+               major.getAsInteger(10, a);
+               minor.getAsInteger(10, b);
+               return a * 10 + b;
+             };
+             std::string wanted = llvm::isa<StrObj>(a[0].get())
+                                      ? llvm::cast<StrObj>(*a[0]).value
+                                      : std::to_string(el.toInt(a[0], a.range(0), "capability"));
+             int64_t have = value(current), want = value(wanted);
+             return makeBool(atLeast ? have >= want : have == want);
+           });
+  return ns;
+}
+
 } // namespace pk::elab

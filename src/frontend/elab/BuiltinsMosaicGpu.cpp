@@ -911,6 +911,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   lax.members["axis_index"] =
       std::make_shared<BuiltinObj>("lax.axis_index", [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"axis_name"}});
+        if (std::optional<size_t> axis = el.namedGridAxis(a[0]))
+          return gridAxisQuery(el, programId, *axis, args.range);
         if (Obj core = tensorCoreAxisIndex(el, a[0]))
           return core;
         if (Obj device = deviceAxisIndex(el, a[0], a.range(0)))
@@ -920,6 +922,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   lax.members["axis_size"] =
       std::make_shared<BuiltinObj>("lax.axis_size", [](Elaborator &el, CallArgs &args) -> Obj {
         BoundArgs a = el.bind(args, {{"axis_name"}});
+        if (std::optional<size_t> axis = el.namedGridAxis(a[0]))
+          return gridAxisQuery(el, numPrograms, *axis, args.range);
         if (std::optional<int64_t> cores = tensorCoreAxisSize(el, a[0]))
           return makeInt(*cores);
         if (std::optional<int64_t> devices = deviceAxisSize(el, a[0]))

@@ -770,6 +770,14 @@ Obj programId(Elaborator &el, CallArgs &args) {
   return el.arrays().wrap(v, {}, DType::I32);
 }
 
+Obj gridAxisQuery(Elaborator &el, Obj (*query)(Elaborator &, CallArgs &), size_t axis,
+                  SourceRange r) {
+  CallArgs call;
+  call.range = r;
+  call.addPositional(makeInt(static_cast<int64_t>(axis)), r);
+  return query(el, call);
+}
+
 Obj numPrograms(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"axis"}});
   int64_t axis = el.toInt(a[0], a.range(0), "num_programs axis");
@@ -904,6 +912,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   for (const char *name : {"sync_copy", "core_barrier", "run_on_first_core"})
     helpers->members[name] = tpu->members.at(name);
   m["jax._src.pallas.mosaic.helpers"] = helpers;
+  addInternalPallasModules(m, pl, tpu, mosaicGpu);
   auto prng = makeJaxPrngNamespace();
   auto threefry = makeJaxThreefryNamespace(prng);
   auto random = std::make_shared<NamespaceObj>("jax._src.random");
@@ -925,6 +934,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.sharding"] = jax.members["sharding"];
   m["jax.ad_checkpoint"] = jax.members["ad_checkpoint"];
   m["jax.typing"] = jax.members["typing"];
+  m["jax._src.test_util"] = makeTestUtilNamespace(el, jax.members["default_backend"]);
 
   auto functools = std::make_shared<NamespaceObj>("functools");
   define(*functools, "partial", [](Elaborator &el, CallArgs &args) -> Obj {
@@ -960,6 +970,57 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["math"] = makeMathNamespace(el);
   addStdlibModules(el, m);
   return m;
+}
+
+namespace {
+
+/// pallas_primitives.swap(x_ref, idx, val, mask=None): stores `val` and
+/// returns what was there (a masked load, then a masked store); where the
+/// mask is off, as JAX's, the result is `val`.
+Obj swapPrimitive(const NamespaceObj &pl, Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"x_ref_or_view"}, {"idx"}, {"val"}, {"mask", none()}});
+  auto call = [&](const char *name, std::vector<Obj> values) {
+    CallArgs c;
+    c.range = args.range;
+    for (size_t i = 0; i < values.size(); ++i)
+      c.addPositional(values[i], a.range(i));
+    if (!isNone(a[3])) {
+      c.keywords.emplace_back("mask", a[3]);
+      c.keywordRanges.push_back(a.range(3));
+    }
+    return el.call(pl.members.at(name), c);
+  };
+  Obj old = call("load", {a[0], a[1]});
+  call("store", {a[0], a[1], a[2]});
+  if (isNone(a[3]))
+    return old;
+  return el.arrays().where(a[3], old, a[2], args.range);
+}
+
+} // namespace
+
+void addInternalPallasModules(std::map<std::string, Obj> &m,
+                              const std::shared_ptr<NamespaceObj> &pl,
+                              const std::shared_ptr<NamespaceObj> &tpu,
+                              const std::shared_ptr<NamespaceObj> &mosaicGpu) {
+  // JAX's own modules behind the public names: JAX's tests and some
+  // kernels import from there (`from jax._src.pallas.mosaic_gpu import
+  // pipeline as mgpu_pipeline`). Each stands for the public namespace
+  // that exports its names.
+  for (const char *name : {"core", "pipeline", "primitives", "helpers"})
+    m[std::string("jax._src.pallas.mosaic_gpu.") + name] = mosaicGpu;
+  for (const char *name : {"core", "primitives", "pipeline"})
+    m[std::string("jax._src.pallas.mosaic.") + name] = tpu;
+  m["jax._src.pallas.core"] = pl;
+  m["jax._src.pallas.helpers"] = pl;
+  m["jax._src.pallas.pallas_call"] = pl;
+  auto primitives = std::make_shared<NamespaceObj>(*pl);
+  primitives->name = "jax._src.pallas.primitives";
+  std::weak_ptr<NamespaceObj> plWeak = pl;
+  define(*primitives, "swap", [plWeak](Elaborator &el, CallArgs &args) -> Obj {
+    return swapPrimitive(*plWeak.lock(), el, args);
+  });
+  m["jax._src.pallas.primitives"] = primitives;
 }
 
 int64_t staticDsSize(Elaborator &el, const DynamicSliceObj &ds, SourceRange r) {

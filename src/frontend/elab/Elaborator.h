@@ -270,6 +270,9 @@ public:
   mlir::Value materializeSymbolic(mlir::AffineExpr expr, SourceRange r);
   /// The grid of the pallas_call being elaborated, for pl.num_programs.
   std::vector<Dim> &currentGrid() { return grid; }
+  /// The grid axis a named grid (`grid=(("i", 2),)`) calls `name`, for
+  /// lax.axis_index / axis_size / psum in its kernel.
+  std::optional<size_t> namedGridAxis(const Obj &name) const;
   bool isDynamicGridAxis(size_t axis) const {
     return axis < dynamicGridAxes.size() && dynamicGridAxes[axis];
   }
@@ -555,6 +558,7 @@ private:
   /// Per axis of `grid`: whether its size is read from data (a grid bound),
   /// so that no symbolic size stands for it.
   std::vector<bool> dynamicGridAxes;
+  std::vector<std::string> gridNames; ///< per grid axis: its name, or ""
   size_t hiddenGrid = 0;
   std::vector<VmapLevel> vmapLevels;
   unsigned nextVmapLevel = 0;

@@ -205,6 +205,9 @@ Obj scoped(Elaborator &el, const Obj &allocations, const std::vector<std::string
            const std::vector<std::string> &argNames = {});
 /// pl.run_scoped(f, *types, collective_axes=, **kwtypes) in a kernel.
 Obj runScoped(Elaborator &el, CallArgs &args);
+/// `x_ref.T` / `x_ref.transpose(perm)`: plgpu.transpose_ref's view.
+Obj transposedRef(Elaborator &el, const Obj &ref, const std::vector<int64_t> &permutation,
+                  SourceRange r);
 /// plgpu.emit_pipeline(body, grid=, in_specs=, out_specs=, ...): the
 /// function that runs the pipeline over the GMEM Refs it is called with.
 Obj emitMosaicGpuPipeline(Elaborator &el, CallArgs &args);

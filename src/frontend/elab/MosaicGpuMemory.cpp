@@ -292,6 +292,18 @@ Obj transposeRef(Elaborator &el, CallArgs &args) {
 
 } // namespace
 
+Obj transposedRef(Elaborator &el, const Obj &ref, const std::vector<int64_t> &permutation,
+                  SourceRange r) {
+  CallArgs call;
+  call.range = r;
+  call.addPositional(ref, r);
+  std::vector<Obj> axes;
+  for (int64_t d : permutation)
+    axes.push_back(makeInt(d));
+  call.addPositional(makeTuple(axes), r);
+  return transposeRef(el, call);
+}
+
 mlir::Value indexValue(Elaborator &el, const Obj &o, SourceRange r) {
   if (std::optional<int64_t> i = el.staticInt(o))
     return mlir::arith::ConstantIndexOp::create(el.builder(), el.loc(r), *i);
@@ -457,6 +469,26 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &n, NamespaceObj &pl) {
         });
   define(pl, "semaphore_signal", semaphoreSignal);
   define(pl, "semaphore_wait", semaphoreWait);
+  // plgpu's variants add the memory scope of the atomic ("sys" or "gpu"):
+  // on one device both order what the semaphore guards.
+  for (auto [name, op] : {std::pair{"semaphore_signal", &semaphoreSignal},
+                          std::pair{"semaphore_wait", &semaphoreWait}})
+    define(
+        n, name, [op, name = std::string("plgpu.") + name](Elaborator &el, CallArgs &args) -> Obj {
+          for (size_t i = 0; i < args.keywords.size(); ++i) {
+            if (args.keywords[i].first != "memory_scope")
+              continue;
+            auto *scope = llvm::dyn_cast<StrObj>(args.keywords[i].second.get());
+            if (!scope || (scope->value != "sys" && scope->value != "gpu"))
+              el.fail(args.rangeOfKeyword("memory_scope"),
+                      name + "'s memory_scope must be \"sys\" or \"gpu\"");
+            args.keywords.erase(args.keywords.begin() + static_cast<std::ptrdiff_t>(i));
+            if (i < args.keywordRanges.size())
+              args.keywordRanges.erase(args.keywordRanges.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+          }
+          return op(el, args);
+        });
   define(pl, "semaphore_read", semaphoreRead);
   define(pl, "get_global", getGlobal);
 }

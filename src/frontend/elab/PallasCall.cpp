@@ -272,6 +272,15 @@ std::vector<BatchAxis> Elaborator::outputBatchAxes(size_t rank, const std::strin
   return batch;
 }
 
+std::optional<size_t> Elaborator::namedGridAxis(const Obj &name) const {
+  auto *s = llvm::dyn_cast<StrObj>(name.get());
+  if (!s || activeMesh || activePipelineGrid)
+    return std::nullopt;
+  for (size_t axis = 0; axis < gridNames.size(); ++axis)
+    if (gridNames[axis] == s->value)
+      return axis;
+  return std::nullopt;
+}
 
 Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &args) {
   SourceRange r = args.range;
@@ -353,8 +362,16 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   // a grid bound: the symbol after the export's (and the earlier bounds').
   std::vector<mlir::Value> gridBounds;
   std::vector<bool> dynamicAxes(levels.size(), false);
+  std::vector<std::string> names;
   if (!isNone(callable.grid))
-    for (const Obj &g : sequenceItems(*this, callable.grid, r)) {
+    for (Obj g : sequenceItems(*this, callable.grid, r)) {
+      // A named axis: `grid=(("i", 2), ...)`.
+      names.emplace_back();
+      if (auto *named = llvm::dyn_cast<SequenceObj>(g.get());
+          named && named->items.size() == 2 && llvm::isa<StrObj>(named->items[0].get())) {
+        names.back() = llvm::cast<StrObj>(*named->items[0]).value;
+        g = named->items[1];
+      }
       if (auto *bound = llvm::dyn_cast<GlobalArrayObj>(g.get())) {
         if (!bound->shape.empty() || !bound->batch.empty() || isFloat(bound->dtype) ||
             bound->dtype == DType::Bool)
@@ -504,6 +521,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
 
   std::vector<Dim> savedGrid = grid;
   std::vector<bool> savedDynamic = dynamicGridAxes;
+  std::vector<std::string> savedNames = gridNames;
+  gridNames = names;
   size_t savedHidden = hiddenGrid;
   grid.assign(gridDims.begin() + static_cast<std::ptrdiff_t>(levels.size()), gridDims.end());
   dynamicGridAxes.assign(dynamicAxes.begin() + static_cast<std::ptrdiff_t>(levels.size()),
@@ -727,6 +746,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   }
   grid = savedGrid;
   dynamicGridAxes = savedDynamic;
+  gridNames = savedNames;
   hiddenGrid = savedHidden;
 
   // The results, in out_shape's structure.

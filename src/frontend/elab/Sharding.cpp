@@ -13,6 +13,7 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
+#include "frontend/elab/Operators.h"
 #include "frontend/elab/Tree.h"
 
 #include <numeric>
@@ -214,6 +215,17 @@ void defineSharding(Elaborator &el, NamespaceObj &jax, NamespaceObj &lax) {
     std::string full = std::string("lax.") + name;
     lax.members[name] = builtin(full, [full](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"x"}, {"axis_name"}, {"axis_index_groups", none(), true}});
+      // Over a named grid axis, of a number every program has alike (the
+      // idiom that counts programs: lax.psum(1, "i")).
+      if (std::optional<size_t> axis = el.namedGridAxis(a[1])) {
+        if (!llvm::isa<IntObj, FloatObj, BoolObj, SymIntObj>(a[0].get()))
+          el.fail(a.range(0), full + " over a grid axis takes a Python number (the same in every "
+                                     "program); programs of a pallas_call do not exchange values");
+        if (full != "lax.psum")
+          return a[0];
+        return binaryOperator(el, ast::BinaryOp::Mul, a[0],
+                              gridAxisQuery(el, numPrograms, *axis, args.range), args.range);
+      }
       if (!namesDeviceAxes(el, a[1]))
         el.fail(a.range(1), full + " reduces over the axes of a jax.shard_map mesh; " +
                                 repr(*a[1]) + " is not one here");

@@ -977,8 +977,13 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     return true;
   }
   if (auto load = llvm::dyn_cast<LLVM::LoadOp>(op)) {
-    if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
-      return fail(op, "an atomic load");
+    if (load.getOrdering() != LLVM::AtomicOrdering::not_atomic) {
+      // pl.semaphore_read: a 32-bit atomic load through any pointer.
+      if (!load.getType().isInteger(32))
+        return fail(op, "an atomic load other than of an i32");
+      emit(from, into, op, Op::AtomicLoad);
+      return true;
+    }
     std::optional<ValueType> t = classify(load.getType());
     if (t->kind == Kind::Ptr || (t->isVector && t->kind == Kind::I1))
       return fail(op, "a load of pointers or of a vector of i1");

@@ -124,6 +124,21 @@ void Executor::evalAtomic(const Instr &instr, const Mask &mask) {
 
 void Executor::evalSemaphore(const Instr &instr, const Mask &mask) {
   bool wait = instr.op == Op::SemWait;
+  if (instr.op == Op::AtomicLoad) {
+    uint64_t *result = reg(instr.out[0]);
+    for (uint16_t t : mask) {
+      uint64_t pointer = reg(instr.in[0])[t];
+      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      uint8_t *bytes = nullptr;
+      Violation v = memory.atomic(pointer, memory.spaceOf(pointer), 4, 4, bytes, who);
+      if (v.kind != Violation::Kind::None)
+        fail(instr, t, describeViolation(v, false, 4));
+      uint32_t value = 0;
+      std::memcpy(&value, bytes, 4);
+      result[t] = value;
+    }
+    return;
+  }
   for (uint16_t t : mask) {
     uint64_t pointer = reg(instr.in[0])[t];
     uint32_t operand = static_cast<uint32_t>(reg(instr.in[1])[t]);

@@ -217,6 +217,7 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return evalAtomic(instr, mask);
   case Op::SemSignal:
   case Op::SemWait:
+  case Op::AtomicLoad:
     return evalSemaphore(instr, mask);
   case Op::For:
     return evalFor(instr, mask);

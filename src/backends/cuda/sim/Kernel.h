@@ -172,6 +172,7 @@ enum class Op : uint16_t {
   // value, then (imm 0) subtracts it.
   SemSignal,
   SemWait,
+  AtomicLoad, ///< an i32 read as an atomic (pl.semaphore_read), any address space
   // Ampere's cp.async (EvalAsync.cpp): a thread's copies land when it
   // waits for their group, not before; until then the destination holds
   // poison.
