@@ -96,8 +96,19 @@ std::unique_ptr<Allocation> allocate(Block &block) {
   return alloc;
 }
 
-/// acc = (accumulate ? acc : 0) + a @ b for an (m, k) @ (k, n) product.
-void multiplyAccumulate(RefBuffer &acc, const Tensor &a, const Tensor &b, bool accumulate) {
+/// Whether the elements of a Ref or value of type `t` are unsigned
+/// integers (held sign-extended, read zero-extended).
+bool unsignedElements(mlir::Type t) {
+  mlir::Type element = llvm::isa<pk::RefType>(t) ? llvm::cast<pk::RefType>(t).getElementType()
+                                                : mlir::getElementTypeOrSelf(t);
+  auto integer = llvm::dyn_cast<mlir::IntegerType>(element);
+  return integer && integer.isUnsigned();
+}
+
+/// acc = (accumulate ? acc : 0) + a @ b for an (m, k) @ (k, n) product;
+/// integer operands zero-extend where `aUnsigned` / `bUnsigned`.
+void multiplyAccumulate(RefBuffer &acc, const Tensor &a, const Tensor &b, bool accumulate,
+                        bool aUnsigned = false, bool bUnsigned = false) {
   TensorPtr c = readAll(acc);
   int64_t m = c->shape[0], n = c->shape[1], k = a.shape[1];
   const ElementKind &out = c->element;
@@ -110,9 +121,12 @@ void multiplyAccumulate(RefBuffer &acc, const Tensor &a, const Tensor &b, bool a
         double before = accumulate ? c->f[i * n + j] : 0.0;
         c->f[i * n + j] = roundFloat(before + roundFloat(sum, out), out);
       } else {
+        auto read = [](const Tensor &t, int64_t at, bool isUnsigned) {
+          return isUnsigned ? static_cast<int64_t>(asUnsigned(t.i[at], t.element.width)) : t.i[at];
+        };
         int64_t sum = 0;
         for (int64_t p = 0; p < k; ++p)
-          sum += a.i[i * k + p] * b.i[p * n + j];
+          sum += read(a, i * k + p, aUnsigned) * read(b, p * n + j, bUnsigned);
         int64_t before = accumulate ? c->i[i * n + j] : 0;
         c->i[i * n + j] = wrapInt(before + sum, out.width);
       }
@@ -375,13 +389,15 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
   if (auto mma = llvm::dyn_cast<pk::WgmmaOp>(op)) {
     TensorPtr a = llvm::isa<pk::RefType>(mma.getA().getType()) ? readAll(getRef(mma.getA()))
                                                                : get(mma.getA());
-    multiplyAccumulate(getRef(mma.getAcc()), *a, *readAll(getRef(mma.getB())), true);
+    multiplyAccumulate(getRef(mma.getAcc()), *a, *readAll(getRef(mma.getB())), true,
+                       unsignedElements(mma.getA().getType()), unsignedElements(mma.getB().getType()));
     return true;
   }
   if (auto mma = llvm::dyn_cast<pk::Tcgen05MmaOp>(op)) {
     bool accumulate = !mma.getAccumulate() || get(mma.getAccumulate())->i[0] != 0;
     multiplyAccumulate(getRef(mma.getAcc()), *readAll(getRef(mma.getA())),
-                       *readAll(getRef(mma.getB())), accumulate);
+                       *readAll(getRef(mma.getB())), accumulate, unsignedElements(mma.getA().getType()),
+                       unsignedElements(mma.getB().getType()));
     if (mma.getBarrier())
       arrive(*barrierAt(mma.getBarrier(), mma.getBarrierIndices()).second);
     return true;

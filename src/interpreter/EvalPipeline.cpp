@@ -105,8 +105,11 @@ Window windowOf(Operation *op, pk::BlockSpecAttr spec, const std::vector<int64_t
 }
 
 /// `window` of the global Ref `array`, as a view (squeezed axes dropped).
+/// A Mosaic GPU pipeline's blocks (`tmaBounds`) may reach past the Ref, as
+/// TMA's boxes may: that part reads as zeros and is not written. A TPU
+/// pipeline's must lie in it.
 RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spec,
-                    const Window &window, const std::string &what) {
+                    const Window &window, const std::string &what, bool tmaBounds) {
   const std::vector<int64_t> &shape = array.viewShape();
   std::vector<int64_t> strides = array.elementStrides();
   RefBuffer view = array.emptyView();
@@ -114,14 +117,15 @@ RefBuffer blockView(Operation *op, const RefBuffer &array, pk::BlockSpecAttr spe
   bool partial = false, outside = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t start = window.starts[d], size = window.sizes[d];
-    if (start < 0 || start + size > shape[d])
+    if (start < 0 || (start + size > shape[d] && !tmaBounds))
       throw RunError{"the pipeline's block at " + shapeText(window.starts) + " (sizes " +
                          shapeText(window.sizes) + ") of " + what +
                          " is out of bounds of its Ref of shape " + shapeText(shape),
                      op->getLoc()};
     // Of a global Ref that reaches past its array, the block's part past
     // it is read as zeros and not written (TMA's bounds; copy()).
-    int64_t inside = std::clamp<int64_t>(array.extentInBounds(d) - start, 0, size);
+    int64_t inside =
+        std::clamp<int64_t>(std::min(array.extentInBounds(d), shape[d]) - start, 0, size);
     view.offset += start * strides[d];
     if (!spec.isSqueezed(static_cast<unsigned>(d))) {
       view.shape.push_back(size);
@@ -311,7 +315,7 @@ void Evaluator::evalPipeline(Operation *operation) {
         if (op.isPipelined(static_cast<unsigned>(i))) {
           pk::BlockSpecAttr spec = op.getSpec(static_cast<unsigned>(i));
           RefBuffer to = bufferPart(*state->slots[i][slot], spec, windows[i]);
-          copy(blockView(operation, *arrays[i], spec, windows[i], what(i)), to);
+          copy(blockView(operation, *arrays[i], spec, windows[i], what(i), !tpu), to);
         }
       state->fetched[s] = true;
     }
@@ -337,7 +341,7 @@ void Evaluator::evalPipeline(Operation *operation) {
         // step that wrote it wins).
         if (tpu || blocks[i] != state->lastStore[i] || s == steps - 1) {
           pk::BlockSpecAttr spec = op.getSpec(static_cast<unsigned>(i));
-          RefBuffer target = blockView(operation, *arrays[i], spec, windows[i], what(i));
+          RefBuffer target = blockView(operation, *arrays[i], spec, windows[i], what(i), !tpu);
           copy(bufferPart(*state->slots[i][slot], spec, windows[i]), target);
           state->lastStore[i] = blocks[i];
         }
@@ -345,8 +349,9 @@ void Evaluator::evalPipeline(Operation *operation) {
       if (s == steps - 1 && !tpu)
         for (size_t i = numIns; i < numOperands; ++i)
           if (op.isPipelined(static_cast<unsigned>(i)) && invariant[i]) {
-            RefBuffer target = blockView(operation, *arrays[i],
-                                         op.getSpec(static_cast<unsigned>(i)), windows[i], what(i));
+            RefBuffer target =
+                blockView(operation, *arrays[i], op.getSpec(static_cast<unsigned>(i)), windows[i],
+                          what(i), /*tmaBounds=*/true);
             copy(*state->slots[i][slot], target);
           }
     }

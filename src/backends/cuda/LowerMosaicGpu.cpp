@@ -575,16 +575,27 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
       aShape[1] != b->refShape[0])
     return e.fail(op, "plgpu.wgmma multiplies an M x K by a K x N operand into an M x N "
                       "accumulator; the shapes do not match");
-  if (!(element.isF16() || element.isBF16() || element.isF32()) || b->element != element ||
-      !accType.getElementType().isF32())
+  // 8-bit integers multiply into i32 (wgmma's s8 / u8: signless i8 is
+  // int8), floats into f32.
+  bool integer = element.isInteger(8);
+  bool floats = element.isF16() || element.isBF16() || element.isF32();
+  Type accElement = accType.getElementType();
+  if (!(floats || integer) || b->element != element || (floats && !accElement.isF32()) ||
+      (integer && !accElement.isInteger(32)) || (integer && aValue))
     return e.fail(op, "the CUDA backend lowers plgpu.wgmma for f16, bf16 and f32 (tf32) operands "
-                      "with an f32 accumulator so far");
+                      "with an f32 accumulator, and int8 / uint8 operands in shared memory with an "
+                      "int32 accumulator, so far");
+  if (integer && !llvm::cast<IntegerType>(element).isUnsigned())
+    element = IntegerType::get(e.b.getContext(), 8, IntegerType::Signed);
   unsigned bytes = elementBytes(element);
   int64_t k = aShape[1];
   if (k % wgmmaInstructionK(bytes) != 0)
     return e.fail(op, "plgpu.wgmma needs K a multiple of " +
                           std::to_string(wgmmaInstructionK(bytes)) + " for " +
-                          (bytes == 4 ? "f32 (tf32)" : "16-bit") + " operands");
+                          (bytes == 4   ? "f32 (tf32)"
+                           : bytes == 1 ? "8-bit"
+                                        : "16-bit") +
+                          " operands");
   // An operand is a whole stored tile, or a window of one starting on a
   // strip (columns) and on a group of 8 rows.
   for (const RefInfo *r : {a, b}) {
@@ -603,8 +614,9 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
   bool aTransposed = a && !rowsFirst(a), bTransposed = rowsFirst(b);
   // wgmma transposes 16-bit operands only.
   if (bytes != 2 && (aTransposed || bTransposed))
-    return e.fail(op, "plgpu.wgmma reads f32 (tf32) operands K-major only: A as an M x K buffer "
-                      "and B as a transposed view (plgpu.transpose_ref) of an N x K buffer");
+    return e.fail(op, std::string("plgpu.wgmma reads ") + (bytes == 4 ? "f32 (tf32)" : "8-bit") +
+                          " operands K-major only: A as an M x K buffer and B as a transposed view "
+                          "(plgpu.transpose_ref) of an N x K buffer");
   SmallVector<Value> zeros(2, e.index(0));
   Value aOperand = a ? pointerAt(e, *a, zeros) : e.values.lookup(op.getA());
   Value bPointer = pointerAt(e, *b, zeros);

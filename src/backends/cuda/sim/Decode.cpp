@@ -435,37 +435,43 @@ bool Decoder::decodeWgmma(Block &into, NVVM::WgmmaMmaAsyncOp wgmma) {
   Operation *op = wgmma.getOperation();
   NVVM::MMAShapeAttr shape = wgmma.getShape();
   auto halves = [](NVVM::WGMMATypes t) { return t == NVVM::WGMMATypes::f16 || t == NVVM::WGMMATypes::bf16; };
+  auto bytes8 = [](NVVM::WGMMATypes t) { return t == NVVM::WGMMATypes::s8 || t == NVVM::WGMMATypes::u8; };
   NVVM::WGMMATypes a = wgmma.getTypeA(), b = wgmma.getTypeB();
-  bool tf32 = a == NVVM::WGMMATypes::tf32;
+  bool tf32 = a == NVVM::WGMMATypes::tf32, integer = bytes8(a) && bytes8(b);
   auto it = fields.find(wgmma.getInouts());
   int64_t n = shape.getN();
-  if (shape.getM() != 64 || shape.getK() != (tf32 ? 8 : 16) || !(halves(a) || tf32) || a != b ||
-      (tf32 && (wgmma.getLayoutA() != NVVM::MMALayout::row ||
-                wgmma.getLayoutB() != NVVM::MMALayout::col)) ||
-      wgmma.getTypeD() != NVVM::WGMMATypes::f32 || wgmma.getSatfinite() || it == fields.end() ||
+  if (shape.getM() != 64 || shape.getK() != (tf32 ? 8 : integer ? 32 : 16) ||
+      !(halves(a) || tf32 || integer) || (a != b && !integer) ||
+      ((tf32 || integer) && (wgmma.getLayoutA() != NVVM::MMALayout::row ||
+                             wgmma.getLayoutB() != NVVM::MMALayout::col)) ||
+      wgmma.getTypeD() != (integer ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32) ||
+      wgmma.getSatfinite() || it == fields.end() ||
       static_cast<int64_t>(it->second.size()) != n / 2 ||
       wgmma.getScaleA() != NVVM::WGMMAScaleIn::one || wgmma.getScaleB() != NVVM::WGMMAScaleIn::one)
     return fail(op, "a wgmma other than m64nNk16 with f16 or bf16 operands or m64nNk8 with K-major "
-                    "tf32 ones, and f32 accumulators");
+                    "tf32 ones, and f32 accumulators, or m64nNk32 with K-major s8 / u8 ones and "
+                    "s32 accumulators");
   Instr instr = operandsOnly(op, Op::Wgmma);
   instr.in.clear();
   instr.in.push_back(*use(wgmma.getDescriptorA()));
   instr.in.push_back(*use(wgmma.getDescriptorB()));
   for (int32_t slot : it->second)
     instr.in.push_back(slot);
-  instr.kind = tf32 ? Kind::F32 : a == NVVM::WGMMATypes::bf16 ? Kind::BF16 : Kind::F16;
-  instr.resultKind = Kind::F32;
+  instr.kind = tf32 ? Kind::F32 : integer ? Kind::I8 : a == NVVM::WGMMATypes::bf16 ? Kind::BF16 : Kind::F16;
+  instr.resultKind = integer ? Kind::I32 : Kind::F32;
   instr.imm = n;
+  if (integer) // whether A and B are signed
+    instr.list = {a == NVVM::WGMMATypes::s8 ? 1 : 0, b == NVVM::WGMMATypes::s8 ? 1 : 0};
   // Flags: bit 0 D scaled by one (accumulate), bit 1 A MN-major, bit 2 B
   // MN-major (the NVVM layouts: A row and B col are K-major).
   instr.imm2 = (wgmma.getScaleD() == NVVM::WGMMAScaleOut::one ? 1 : 0) |
                (wgmma.getLayoutA() == NVVM::MMALayout::col ? 2 : 0) |
                (wgmma.getLayoutB() == NVVM::MMALayout::row ? 4 : 0);
-  ValueType f32;
-  f32.kind = Kind::F32;
+  ValueType accumulator;
+  accumulator.kind = instr.resultKind;
   auto &list = fields[wgmma.getResults()];
   for (int64_t i = 0; i < n / 2; ++i) {
-    instr.out.push_back(define(Value(), f32));
+    instr.out.push_back(define(Value(), accumulator));
     list.push_back(instr.out.back());
   }
   into.body.push_back(std::move(instr));

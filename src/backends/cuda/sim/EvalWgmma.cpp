@@ -4,7 +4,8 @@
 // one wgmma.mma_async.m64nNk16 of a warpgroup computes D = A B (+ D) for
 // A 64 x 16 (in shared memory, or for 16-bit types in registers) and B 16 x N (m64nNk8 and 64 x 8, 8 x N for tf32, whose
 // 32-bit elements are read K-major only and truncated to their 19 high
-// bits, as the tensor cores read f32 words) read from shared memory
+// bits, as the tensor cores read f32 words; m64nNk32 for s8 / u8, K-major,
+// into s32 accumulators that wrap) read from shared memory
 // through their matrix
 // descriptors ("Matrix Descriptor Format": start address, leading and
 // stride byte offsets, swizzle mode), D in the accumulator fragment of
@@ -71,9 +72,10 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     MatrixDescriptor a = decodeWgmmaDescriptor(da), b = decodeWgmmaDescriptor(db);
     if ((!aRegisters && !a.span) || !b.span)
       fail(instr, first, "a wgmma operand without a swizzle (the interleaved layouts are not modelled)");
-    bool tf32 = instr.kind == Kind::F32;
-    unsigned size = tf32 ? 4 : 2, depth = tf32 ? 8 : 16;
-    auto read = [&](uint64_t address) {
+    bool tf32 = instr.kind == Kind::F32, integer = instr.kind == Kind::I8;
+    unsigned size = tf32 ? 4 : integer ? 1 : 2, depth = tf32 ? 8 : integer ? 32 : 16;
+    // 8-bit integers: exact in a double; `operand` 0 is A, 1 is B.
+    auto read = [&](uint64_t address, int operand) {
       uint8_t bytes[4] = {};
       uint64_t pointer = makePointer(shared, static_cast<int64_t>(address));
       Accessor who{interval, launch->launch, linearCta, first, instr.id};
@@ -83,9 +85,11 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
       uint32_t word = 0;
       std::memcpy(&word, bytes, size); // little-endian, as the GPU
       wgmmas[first / 128].open.push_back({address, word, static_cast<uint8_t>(size)});
+      if (integer)
+        return instr.list[operand] ? static_cast<double>(static_cast<int8_t>(word)) : static_cast<double>(word);
       return floatWordToDouble(instr.kind, tf32 ? word & 0xFFFFE000u : word);
     };
-    double A[64][16], B[16][256];
+    double A[64][32], B[32][256];
     if (aRegisters) {
       // "Register fragment wgmma A" (16-bit types): thread i (warp w,
       // lane l) holds in word j the elements (row 16 w + l / 4 + 8 (j % 2),
@@ -103,20 +107,26 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     } else {
       for (unsigned m = 0; m < 64; ++m)
         for (unsigned k = 0; k < depth; ++k)
-          A[m][k] = read(operandElementAddress(a, aMnMajor, m, k, size));
+          A[m][k] = read(operandElementAddress(a, aMnMajor, m, k, size), 0);
     }
     for (unsigned k = 0; k < depth; ++k)
       for (unsigned c = 0; c < n; ++c)
-        B[k][c] = read(operandElementAddress(b, bMnMajor, c, k, size));
+        B[k][c] = read(operandElementAddress(b, bMnMajor, c, k, size), 1);
     for (unsigned i = 0; i < 128; ++i) {
       uint16_t thread = static_cast<uint16_t>(first + i);
       unsigned w = i / 32, l = i % 32;
       for (unsigned r = 0; r < n / 2; ++r) {
         unsigned row = 16 * w + l / 4 + 8 * ((r % 4) / 2), column = 8 * (r / 4) + 2 * (l % 4) + r % 2;
-        double sum = accumulate ? floatWordToDouble(Kind::F32, reg(instr.in[2 + r])[thread]) : 0.0;
         double products = 0;
         for (unsigned k = 0; k < depth; ++k)
           products += A[row][k] * B[k][column];
+        if (integer) { // s32: the sum wraps (no .satfinite)
+          uint32_t sum = accumulate ? static_cast<uint32_t>(reg(instr.in[2 + r])[thread]) : 0u;
+          sum += static_cast<uint32_t>(static_cast<int64_t>(products));
+          reg(instr.out[r])[thread] = sum;
+          continue;
+        }
+        double sum = accumulate ? floatWordToDouble(Kind::F32, reg(instr.in[2 + r])[thread]) : 0.0;
         reg(instr.out[r])[thread] = doubleToFloatWord(Kind::F32, sum + products);
       }
     }

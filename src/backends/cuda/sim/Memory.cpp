@@ -155,10 +155,23 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
   if (v.kind != Violation::Kind::None)
     return v;
   bool global = a->space == Space::Global;
-  for (unsigned i = 0; i < size; ++i)
-    if (findRace(a->shadow[offset + i], who, global, /*againstReads=*/true, /*againstAtomics=*/true,
-                 offset + i, v))
+  // A store of the value already there does not race with another store
+  // (every order leaves the same memory: CTAs that each store a result
+  // they all computed); it still races with reads and atomics.
+  bool sameValue = std::memcmp(a->bytes.data() + offset, in, size) == 0;
+  const Violation located = v;
+  for (unsigned i = 0; i < size; ++i) {
+    const Allocation::Shadow &s = a->shadow[offset + i];
+    if (!findRace(s, who, global, /*againstReads=*/true, /*againstAtomics=*/true, offset + i, v))
+      continue;
+    if (!sameValue || !v.otherWasWrite || v.otherWasAtomic)
       return v;
+    Allocation::Shadow withoutWriter = s;
+    withoutWriter.writeInterval = withoutWriter.writeLaunch = 0; // numbering starts at 1
+    v = located;
+    if (findRace(withoutWriter, who, global, true, true, offset + i, v))
+      return v;
+  }
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
     s.writeInterval = who.interval;

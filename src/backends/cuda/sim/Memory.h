@@ -10,7 +10,9 @@
 //    its CTA wrote (or, for a write, read) since the last barrier; and in
 //    global memory, a CTA reading or writing a byte that another CTA of
 //    the same launch wrote (or, for a write, read), since CTAs run in
-//    parallel on a GPU;
+//    parallel on a GPU; a store of the value already there is not
+//    reported against another store (every order leaves the same memory:
+//    CTAs that each store a result they all computed);
 //  - atomics race with plain accesses (of other threads or CTAs) to the
 //    same bytes, not with each other;
 //  - reads of bytes nothing has written (uninitialized shared memory,
