@@ -419,6 +419,9 @@ private:
     case Expr::Kind::Ellipsis:
       line(depth, "Ellipsis", e.range());
       return;
+    case Expr::Kind::Imaginary:
+      line(depth, "Imaginary " + llvm::cast<ImaginaryExpr>(e).text, e.range());
+      return;
     case Expr::Kind::Tuple:
     case Expr::Kind::List: {
       const auto &s = llvm::cast<SequenceExpr>(e);

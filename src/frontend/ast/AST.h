@@ -42,6 +42,7 @@ public:
     Bool,
     None,
     Ellipsis,
+    Imaginary,
     Tuple,
     List,
     Dict,
@@ -136,6 +137,16 @@ class EllipsisExpr : public Expr {
 public:
   explicit EllipsisExpr(SourceRange r) : Expr(Kind::Ellipsis, r) {}
   PK_AST_EXPR_CLASSOF(Ellipsis)
+};
+
+/// An imaginary literal (`1j`): pkc has no complex numbers, so evaluating
+/// one is an error; a module may still hold one in code it never runs.
+class ImaginaryExpr : public Expr {
+public:
+  ImaginaryExpr(SourceRange r, std::string text)
+      : Expr(Kind::Imaginary, r), text(std::move(text)) {}
+  PK_AST_EXPR_CLASSOF(Imaginary)
+  std::string text;
 };
 
 /// `(a, b)`, `a, b` and `[a, b]`.

@@ -370,6 +370,18 @@ namespace {
 Obj numpyScalarAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   if (name == "item")
     return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
+  // A 0-d array's shape (`x = jnp.int32(42)` sizing an out_shape), with
+  // JAX's types for Python numbers.
+  if (!el.inKernel() && (name == "shape" || name == "ndim" || name == "size" || name == "dtype")) {
+    if (name == "shape")
+      return makeTuple({});
+    if (name != "dtype")
+      return makeInt(name == "size" ? 1 : 0);
+    DType dtype = llvm::isa<BoolObj>(value.get())    ? DType::Bool
+                  : llvm::isa<FloatObj>(value.get()) ? DType::F32
+                                                     : DType::I32;
+    return std::make_shared<DTypeObj>(dtype);
+  }
   static const std::set<std::string> kArrayMethods = {
       "astype", "reshape", "sum",     "prod",  "max",     "min",    "mean",   "any",
       "all",    "tolist",  "flatten", "ravel", "squeeze", "argmax", "argmin", "clip"};

@@ -56,6 +56,8 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
 /// jnp / lax functions defined as calls of others (BuiltinsAliases.cpp);
 /// after every other jnp and lax function.
 void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax);
+/// lax.exp_p and its kin: `.name` and `.bind(*operands, **params)`.
+void defineLaxPrimitives(NamespaceObj &lax);
 /// Python's re module on static strings (BuiltinsRegex.cpp).
 std::shared_ptr<NamespaceObj> makeRegexModule();
 /// An array argument of a function on block values (`what` names it in

@@ -960,6 +960,41 @@ enum class AtUpdate { Set, Add, Multiply, Divide, Min, Max, Power };
 Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &value, AtUpdate kind,
              SourceRange r) {
   ArrayOps &ops = el.arrays();
+  JaxType xt{x->dtype, x->weak};
+  // A boolean mask of the array's shape with a scalar update
+  // (`x.at[jnp.isnan(x)].set(0)`): the update where the mask holds.
+  if (auto *mask = llvm::dyn_cast<ArrayObj>(index.get()); mask && mask->dtype == DType::Bool) {
+    ArrayPtr u = ops.toArray(value, r);
+    if (mask->shape != x->shape || u->rank() != 0)
+      el.fail(r, "x.at[mask] updates take a boolean mask of the array's shape (" +
+                     shapeText(x->shape) + ") and a scalar; for other masks use jnp.where");
+    Obj combined;
+    switch (kind) {
+    case AtUpdate::Set:
+      combined = u;
+      break;
+    case AtUpdate::Add:
+      combined = ops.binary(BinaryOp::Add, x, u, r);
+      break;
+    case AtUpdate::Multiply:
+      combined = ops.binary(BinaryOp::Mul, x, u, r);
+      break;
+    case AtUpdate::Divide:
+      combined = ops.binary(BinaryOp::Div, x, u, r);
+      break;
+    case AtUpdate::Power:
+      combined = ops.power(x, u, r);
+      break;
+    case AtUpdate::Min:
+      combined = ops.minimum(x, u, r);
+      break;
+    default:
+      combined = ops.maximum(x, u, r);
+      break;
+    }
+    ArrayPtr c = ops.broadcastTo(ops.castTo(ops.toArray(combined, r), xt, r), x->shape, r);
+    return ops.where(index, c, x, r);
+  }
   std::vector<Obj> entries;
   if (auto *t = llvm::dyn_cast<SequenceObj>(index.get()); t && !t->isList())
     entries = t->items;
@@ -1036,7 +1071,6 @@ Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &val
   std::vector<int64_t> target = updateShape;
   u = ops.broadcastTo(u, target, r);
   u = ops.reshape(u, windowShape, r);
-  JaxType xt{x->dtype, x->weak};
   if (kind == AtUpdate::Set) {
     u = ops.castTo(u, xt, r);
     auto [mask, placed] = placeUpdate(el, x, u, starts, r, /*clamp=*/false);

@@ -685,4 +685,79 @@ std::shared_ptr<NamespaceObj> makeNnNamespace(Elaborator &el) {
   return ns;
 }
 
+void defineLaxPrimitives(NamespaceObj &lax) {
+  // JAX's primitives behind lax's element-wise functions: tests bind them
+  // directly (`functools.partial(lax.exp_p.bind, accuracy=None)`). Each
+  // is an object with the primitive's name and a bind() that calls the
+  // function (an `accuracy` of None is the function's default).
+  static const std::pair<const char *, const char *> kPrimitives[] = {
+      {"neg", "neg"},
+      {"not", "bitwise_not"},
+      {"abs", "abs"},
+      {"exp", "exp"},
+      {"exp2", "exp2"},
+      {"tanh", "tanh"},
+      {"logistic", "logistic"},
+      {"rsqrt", "rsqrt"},
+      {"log", "log"},
+      {"log1p", "log1p"},
+      {"expm1", "expm1"},
+      {"sin", "sin"},
+      {"cos", "cos"},
+      {"tan", "tan"},
+      {"sqrt", "sqrt"},
+      {"cbrt", "cbrt"},
+      {"floor", "floor"},
+      {"ceil", "ceil"},
+      {"sign", "sign"},
+      {"erf", "erf"},
+      {"erf_inv", "erf_inv"},
+      {"is_finite", "is_finite"},
+      {"population_count", "population_count"},
+      {"clz", "clz"},
+      {"add", "add"},
+      {"sub", "sub"},
+      {"mul", "mul"},
+      {"div", "div"},
+      {"rem", "rem"},
+      {"max", "max"},
+      {"min", "min"},
+      {"pow", "pow"},
+      {"atan2", "atan2"},
+      {"and", "bitwise_and"},
+      {"or", "bitwise_or"},
+      {"xor", "bitwise_xor"},
+      {"eq", "eq"},
+      {"ne", "ne"},
+      {"lt", "lt"},
+      {"le", "le"},
+      {"gt", "gt"},
+      {"ge", "ge"},
+      {"shift_left", "shift_left"},
+      {"shift_right_logical", "shift_right_logical"},
+      {"shift_right_arithmetic", "shift_right_arithmetic"}};
+  for (auto [name, function] : kPrimitives) {
+    auto it = lax.members.find(function);
+    if (it == lax.members.end())
+      continue;
+    Obj fn = it->second;
+    auto primitive = std::make_shared<NamespaceObj>(std::string("jax.lax.") + name + "_p");
+    primitive->members["name"] = makeStr(name);
+    primitive->members["bind"] =
+        builtin(primitive->name + ".bind", [fn](Elaborator &el, CallArgs &args) -> Obj {
+          CallArgs call = args;
+          call.keywords.clear();
+          call.keywordRanges.clear();
+          for (size_t i = 0; i < args.keywords.size(); ++i)
+            if (!(args.keywords[i].first == "accuracy" && isNone(args.keywords[i].second))) {
+              call.keywords.push_back(args.keywords[i]);
+              if (i < args.keywordRanges.size())
+                call.keywordRanges.push_back(args.keywordRanges[i]);
+            }
+          return el.call(fn, call);
+        });
+    lax.members[std::string(name) + "_p"] = primitive;
+  }
+}
+
 } // namespace pk::elab

@@ -364,9 +364,37 @@ Obj plKernel(Elaborator &el, CallArgs &args) {
   Obj scratch = isNone(a[5]) ? a[4] : a[5];
   if (isTensorCoreMesh(a[2]))
     return tensorCoreKernel(el, a[2], a[0], outType, scratch, a[6], a[10], args.range);
+  // Over a plgpu.WarpMesh (in a Mosaic GPU kernel): the body runs in each
+  // warp of the running Pallas thread when called, as pl.core_map's does.
+  if (auto *warps = llvm::dyn_cast<WarpMeshObj>(a[2].get())) {
+    if (!isNone(outType) || !isNone(scratch))
+      el.fail(isNone(outType) ? args.range : outRange,
+              "pl.kernel over a plgpu.WarpMesh runs in the warps of the running Pallas thread; "
+              "it takes no out_type or scratch_types (write the kernel's Refs)");
+    std::string axis = warps->axisName;
+    SourceRange r = args.range;
+    auto overWarps = [axis, r](Obj body) -> Obj {
+      return builtin("pl.kernel(mesh=plgpu.WarpMesh(...))",
+                     [axis, r, body](Elaborator &el, CallArgs &call) -> Obj {
+                       if (!call.positional.empty() || !call.keywords.empty())
+                         el.fail(call.range,
+                                 "a pl.kernel over a plgpu.WarpMesh takes no arguments");
+                       warpMap(el, axis, body, /*passIndex=*/false, r);
+                       return none();
+                     });
+    };
+    if (!isNone(a[0]))
+      return overWarps(a[0]);
+    return builtin("pl.kernel(mesh=plgpu.WarpMesh(...))",
+                   [overWarps](Elaborator &el, CallArgs &inner) -> Obj {
+                     if (inner.positional.size() != 1)
+                       el.fail(inner.range, "pl.kernel(mesh=...) decorates a kernel function");
+                     return overWarps(inner.positional[0]);
+                   });
+  }
   auto m = std::dynamic_pointer_cast<MeshObj>(a[2]);
   if (!m)
-    el.fail(a.range(2), "pl.kernel needs a mesh: plgpu.Mesh(...) or "
+    el.fail(a.range(2), "pl.kernel needs a mesh: plgpu.Mesh(...), plgpu.WarpMesh(...) or "
                         "pltpu.create_tensorcore_mesh(...), got " +
                             typeName(*a[2]));
   auto call = std::make_shared<KernelCallObj>();

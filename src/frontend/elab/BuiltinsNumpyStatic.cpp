@@ -798,8 +798,11 @@ std::optional<Obj> call(Elaborator &el, const std::string &name, CallArgs &args)
     // operand becomes the array JAX would make of it.
     if (el.mode() != EmitMode::Module || (!statics && !it->second.creation))
       return std::nullopt;
-  } else if (!statics && el.mode() != EmitMode::Module && el.mode() != EmitMode::Export) {
-    return std::nullopt; // np.arange(8) in a kernel is an iota, as before
+  } else if (!statics && el.mode() != EmitMode::Module && el.mode() != EmitMode::Export &&
+             tail != "ndindex") {
+    // np.arange(8) in a kernel is an iota, as before; np.ndindex makes
+    // tuples of ints, which a kernel iterates as well.
+    return std::nullopt;
   }
   Obj result = it->second.fn(el, args, numpy);
   if (!result)

@@ -6,6 +6,8 @@
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/StaticArray.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 namespace pk::elab {
 
 using ast::BinaryOp;
@@ -324,6 +326,11 @@ Obj loop(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"lower"}, {"upper"}, {"init_carry", none(), true},
                                {"step", makeInt(1), true}, {"unroll", none(), true}});
   std::optional<int64_t> step = el.staticInt(a[3]);
+  // A constant array (`jnp.astype(3, jnp.int32)`) is as static.
+  if (auto *array = llvm::dyn_cast<ArrayObj>(a[3].get()); !step && array && array->rank() == 0)
+    if (auto constant = array->value.getDefiningOp<mlir::arith::ConstantOp>())
+      if (auto value = llvm::dyn_cast<mlir::IntegerAttr>(constant.getValue()))
+        step = value.getInt();
   if (!step || *step <= 0)
     el.fail(a.range(3), "pl.loop needs a static positive step");
   Obj lower = a[0], upper = a[1], init = a[2], unroll = a[4];
@@ -815,6 +822,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   defineArrayFunctions(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   defineSortFunctions(*jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
   defineAliases(el, *jnp, llvm::cast<NamespaceObj>(*m["jax.lax"]));
+  defineLaxPrimitives(llvm::cast<NamespaceObj>(*m["jax.lax"]));
   auto nn = makeNnNamespace(el);
   nn->members["logsumexp"] = jnp->members["logsumexp"];
   m["jax.nn"] = nn;

@@ -39,6 +39,10 @@ Obj Elaborator::evalExpression(const Expr &expr) {
     return none();
   case Expr::Kind::Ellipsis:
     return std::make_shared<EllipsisObj>();
+  case Expr::Kind::Imaginary:
+    fail(expr.range(), "complex numbers are not supported (" +
+                           llvm::cast<ImaginaryExpr>(expr).text +
+                           "): pkc's arrays and numbers are real");
   case Expr::Kind::Tuple:
   case Expr::Kind::List:
     return evalSequence(llvm::cast<SequenceExpr>(expr));

@@ -100,8 +100,9 @@ bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &
       return true;
   // Arrays made from nothing: jnp.zeros((1,), jnp.int32) as an operand.
   static const std::set<std::string> kCreation = {
-      "zeros", "ones", "full", "empty", "array", "asarray", "arange", "eye", "identity",
-      "linspace", "iota", "broadcasted_iota", "tri"};
+      "zeros",  "ones",        "full",     "empty",    "array", "asarray",
+      "arange", "eye",         "identity", "linspace", "iota",  "broadcasted_iota",
+      "tri",    "broadcast_to"};
   return kCreation.count(tail) > 0;
 }
 

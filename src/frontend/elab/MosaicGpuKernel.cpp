@@ -431,25 +431,28 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
             "the inputs of a plgpu.kernel are positional, got keyword argument '" +
                 args.keywords[0].first + "'");
   std::vector<KernelOperand> inputs, outputs;
-  // A None input is an empty pytree, as in JAX: the kernel gets None for
-  // its Ref (JAX's hopper_matmul_mgpu.py passes c=None without a C term).
-  std::vector<bool> inputAbsent;
+  // Each input is a pytree of arrays, as in JAX: the kernel gets the same
+  // structure of Refs (a None input, an empty pytree, is None: JAX's
+  // hopper_matmul_mgpu.py passes c=None without a C term).
   for (size_t i = 0; i < args.positional.size(); ++i) {
-    inputAbsent.push_back(isNone(args.positional[i]));
-    if (inputAbsent.back())
-      continue;
-    auto *array = llvm::dyn_cast<GlobalArrayObj>(args.positional[i].get());
-    if (!array)
-      el.fail(args.rangeOf(i), "plgpu.kernel inputs must be arrays (export parameters or results "
-                               "of other kernels), got " +
-                                   repr(*args.positional[i]));
-    if (!array->batch.empty())
-      el.fail(args.rangeOf(i), "jax.vmap over a Mosaic GPU kernel is not supported");
-    inputs.push_back(
-        {array->value,
-         staticShape(el, array->shape, "input " + std::to_string(i) + " ('" + array->name + "')",
-                     args.rangeOf(i)),
-         array->dtype});
+    std::vector<Obj> leaves;
+    pytreeLeaves(args.positional[i], leaves);
+    for (const Obj &leaf : leaves) {
+      auto *array = llvm::dyn_cast<GlobalArrayObj>(leaf.get());
+      if (!array)
+        el.fail(args.rangeOf(i),
+                "plgpu.kernel inputs must be arrays (export parameters or results "
+                "of other kernels), None, or tuples, lists and dicts of them; got " +
+                    repr(*leaf));
+      if (!array->batch.empty())
+        el.fail(args.rangeOf(i), "jax.vmap over a Mosaic GPU kernel is not supported");
+      inputs.push_back(
+          {array->value,
+           staticShape(el, array->shape,
+                       "input " + std::to_string(inputs.size()) + " ('" + array->name + "')",
+                       args.rangeOf(i)),
+           array->dtype});
+    }
   }
   // out_shape: one array type or a tuple / list of them (none: no outputs).
   // A None in the list is an empty pytree, as in JAX: no output there, and
@@ -494,9 +497,11 @@ Obj applyKernelCall(Elaborator &el, const KernelCallObj &k, CallArgs &args) {
       el, k.mesh, k.name, inputs, outputs, {}, kernelParams(el, k.compilerParams, k.range), k.range,
       [&](const std::vector<std::shared_ptr<RefObj>> &refs) {
         std::vector<Obj> positional;
+        std::vector<Obj> inputRefs(refs.begin(),
+                                   refs.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
         size_t next = 0;
-        for (bool none_ : inputAbsent)
-          positional.push_back(none_ ? none() : Obj(refs[next++]));
+        for (const Obj &tree : args.positional)
+          positional.push_back(pytreeRebuild(tree, inputRefs, next));
         for (bool none_ : absent)
           positional.push_back(none_ ? none() : Obj(refs[next++]));
         auto run = [&](const Obj &scratchRefs) {

@@ -292,8 +292,18 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     fail(args.rangeOfKeyword(args.keywords[0].first),
          "the inputs of pallas_call(...)(...) are positional, got keyword argument '" +
              args.keywords[0].first + "'; pass the arrays in the order of the kernel's Refs");
-  // NumPy arrays among the inputs are constants (jnp.asarray).
+  // NumPy arrays among the inputs are constants (jnp.asarray), and so are
+  // Python numbers, as JAX makes them (0-d int32, float32 or bool arrays).
   static_numpy::materializeArguments(*this, args);
+  for (size_t i = 0; i < args.positional.size(); ++i) {
+    Obj number = args.positional[i];
+    if (!llvm::isa<IntObj, FloatObj, BoolObj>(number.get()))
+      continue;
+    SourceRange at = args.rangeOf(i);
+    args.positional[i] = arrayCodeAtExport("jnp.asarray", at, {}, [&](std::vector<Obj> &) -> Obj {
+      return arrays().toArray(number, at);
+    });
+  }
   if (isMosaicGpuPallasCall(callable))
     return applyMosaicGpuPallasCall(*this, callable, args);
 

@@ -791,6 +791,7 @@ void ASTBuilder::checkTarget(const Expr &e, bool augmented) const {
   case Expr::Kind::Bool:
   case Expr::Kind::None:
   case Expr::Kind::Ellipsis:
+  case Expr::Kind::Imaginary:
     fail(e.range(), "cannot assign to literal");
   default:
     fail(e.range(), "cannot assign to expression");
@@ -1196,8 +1197,8 @@ ExprPtr ASTBuilder::buildAtom(P::AtomContext *ctx) {
     return std::make_unique<NameExpr>(range, name->NAME()->getText());
   if (auto *number = dynamic_cast<P::NumberAtomContext *>(ctx))
     return buildNumber(number->NUMBER());
-  if (dynamic_cast<P::ImaginaryAtomContext *>(ctx))
-    fail(range, "complex numbers are not supported");
+  if (auto *imaginary = dynamic_cast<P::ImaginaryAtomContext *>(ctx))
+    return std::make_unique<ImaginaryExpr>(range, imaginary->getText());
   if (auto *strings = dynamic_cast<P::StringAtomContext *>(ctx))
     return buildStrings(strings);
   if (dynamic_cast<P::EllipsisAtomContext *>(ctx))
