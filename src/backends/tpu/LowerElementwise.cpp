@@ -5,12 +5,15 @@
 // tensor constant becomes a dense vector constant, and a bitcast of a
 // vector is tpu.bitcast (arith.bitcast stays for scalars), as Pallas
 // lowers bitcast_convert_type; so is pk.bitcast, which packs rows between
-// widths, as Pallas lowers pltpu.bitcast.
+// widths, as Pallas lowers pltpu.bitcast; and jnp.isfinite's |x| < inf
+// is the negation of tpu.weird, as Pallas lowers lax.is_finite.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/tpu/BodyLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 namespace pk::backends::tpu {
 
@@ -39,6 +42,33 @@ LogicalResult lowerBitcast(Operation *op, BodyLowering &l) {
   return success();
 }
 
+/// `|x| < inf` (the elaborator's jnp.isfinite): not(tpu.weird(x)). Other
+/// comparisons are rebuilt as they are.
+LogicalResult lowerCompareFloat(Operation *op, BodyLowering &l) {
+  auto cmp = llvm::cast<arith::CmpFOp>(op);
+  auto abs = cmp.getLhs().getDefiningOp<math::AbsFOp>();
+  FloatAttr limit;
+  DenseElementsAttr splat;
+  bool infinite = matchPattern(cmp.getRhs(), m_Constant(&limit))
+                      ? limit.getValue().isPosInfinity()
+                      : matchPattern(cmp.getRhs(), m_Constant(&splat)) && splat.isSplat() &&
+                            llvm::isa<FloatType>(splat.getElementType()) &&
+                            splat.getSplatValue<APFloat>().isPosInfinity();
+  Type type = BodyLowering::convertType(cmp.getType());
+  OpBuilder &b = l.builder();
+  if (cmp.getPredicate() != arith::CmpFPredicate::OLT || !abs || !infinite)
+    return l.lowerStructurally(op);
+  Value weird = mosaic::WeirdOp::create(b, op->getLoc(), type, l.lookup(abs.getOperand()));
+  Value ones =
+      llvm::isa<VectorType>(type)
+          ? arith::ConstantOp::create(b, op->getLoc(), type,
+                                      DenseElementsAttr::get(llvm::cast<ShapedType>(type), true))
+                .getResult()
+          : arith::ConstantIntOp::create(b, op->getLoc(), 1, 1).getResult();
+  l.map(cmp.getResult(), arith::XOrIOp::create(b, op->getLoc(), weird, ones));
+  return success();
+}
+
 LogicalResult lowerPackingBitcast(Operation *op, BodyLowering &l) {
   auto bitcast = llvm::cast<pk::BitcastOp>(op);
   Type type = BodyLowering::convertType(bitcast.getType());
@@ -52,6 +82,7 @@ LogicalResult lowerPackingBitcast(Operation *op, BodyLowering &l) {
 void addElementwiseRules(RuleTable &rules) {
   rules[TypeID::get<arith::ConstantOp>()] = lowerConstant;
   rules[TypeID::get<arith::BitcastOp>()] = lowerBitcast;
+  rules[TypeID::get<arith::CmpFOp>()] = lowerCompareFloat;
   rules[TypeID::get<pk::BitcastOp>()] = lowerPackingBitcast;
 }
 

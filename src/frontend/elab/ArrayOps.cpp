@@ -607,23 +607,20 @@ ArrayPtr ArrayOps::floorDivide(const ArrayPtr &a, const ArrayPtr &b, DType dtype
     // quotient = lax.div(x1, x2)
     // select = (lax.sign(x1) != lax.sign(x2)) & (lax.rem(x1, x2) != 0)
     // where(select, quotient - 1, quotient)
+    // (One op a statement, in that order: the order of a call's arguments
+    // is the compiler's, and the IR must not depend on it; in JAX's order,
+    // the TPU module is Pallas's.)
     mlir::Value quotient = arith::DivSIOp::create(bld, loc, a->value, b->value);
+    mlir::Value aSign = std::static_pointer_cast<ArrayObj>(sign(a, r))->value;
+    mlir::Value bSign = std::static_pointer_cast<ArrayObj>(sign(b, r))->value;
+    mlir::Value signsDiffer =
+        arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::ne, aSign, bSign);
     mlir::Value rem = arith::RemSIOp::create(bld, loc, a->value, b->value);
-    ArrayPtr zero = constantInt(0, dtype, a->shape, r), one = constantInt(1, dtype, a->shape, r);
-    auto cmp = [&](arith::CmpIPredicate p, mlir::Value x, mlir::Value y) -> mlir::Value {
-      return arith::CmpIOp::create(bld, loc, p, x, y);
-    };
-    // (One op a statement: the order of a call's arguments is the
-    // compiler's, and the IR must not depend on it.)
-    mlir::Value aPositive = cmp(arith::CmpIPredicate::sgt, a->value, zero->value);
-    mlir::Value bPositive = cmp(arith::CmpIPredicate::sgt, b->value, zero->value);
-    mlir::Value aNegative = cmp(arith::CmpIPredicate::slt, a->value, zero->value);
-    mlir::Value bNegative = cmp(arith::CmpIPredicate::slt, b->value, zero->value);
-    mlir::Value positivesDiffer = arith::XOrIOp::create(bld, loc, aPositive, bPositive);
-    mlir::Value negativesDiffer = arith::XOrIOp::create(bld, loc, aNegative, bNegative);
-    mlir::Value signsDiffer = arith::OrIOp::create(bld, loc, positivesDiffer, negativesDiffer);
-    mlir::Value adjust = arith::AndIOp::create(
-        bld, loc, signsDiffer, cmp(arith::CmpIPredicate::ne, rem, zero->value));
+    ArrayPtr zero = constantInt(0, dtype, a->shape, r);
+    mlir::Value remNonZero =
+        arith::CmpIOp::create(bld, loc, arith::CmpIPredicate::ne, rem, zero->value);
+    mlir::Value adjust = arith::AndIOp::create(bld, loc, signsDiffer, remNonZero);
+    ArrayPtr one = constantInt(1, dtype, a->shape, r);
     mlir::Value lower = arith::SubIOp::create(bld, loc, quotient, one->value);
     return wrap(select(adjust, lower, quotient, r), a->shape, dtype);
   }
@@ -857,17 +854,30 @@ Obj ArrayOps::sign(const Obj &x, SourceRange r) {
   if (a->dtype == DType::Bool)
     return a;
   Obj zero = makeInt(0);
+  // Integers as Pallas lowers lax.sign: (x > 0) - (x < 0), and x != 0
+  // unsigned, with the comparisons widened (arith.extui).
+  if (!isFloat(a->dtype)) {
+    OpBuilder &bld = el.builder();
+    Location loc = el.loc(r);
+    mlir::Type type = a->value.getType();
+    if (isUnsigned(a->dtype)) {
+      auto nonZero = std::static_pointer_cast<ArrayObj>(compare(CompareOp::Ne, a, zero, r));
+      return wrap(arith::ExtUIOp::create(bld, loc, type, nonZero->value), a->shape, a->dtype,
+                  a->weak);
+    }
+    auto positive = std::static_pointer_cast<ArrayObj>(compare(CompareOp::Gt, a, zero, r));
+    mlir::Value up = arith::ExtUIOp::create(bld, loc, type, positive->value);
+    auto negative = std::static_pointer_cast<ArrayObj>(compare(CompareOp::Lt, a, zero, r));
+    mlir::Value down = arith::ExtUIOp::create(bld, loc, type, negative->value);
+    return wrap(arith::SubIOp::create(bld, loc, up, down), a->shape, a->dtype, a->weak);
+  }
   auto positive = std::static_pointer_cast<ArrayObj>(compare(CompareOp::Gt, a, zero, r));
-  bool fp = isFloat(a->dtype);
-  ArrayPtr one = fp ? constant(1.0, a->dtype, a->shape, r) : constantInt(1, a->dtype, a->shape, r);
-  if (isUnsigned(a->dtype))
-    return cast(positive, a->dtype, r, a->weak);
+  ArrayPtr one = constant(1.0, a->dtype, a->shape, r);
   auto negative = std::static_pointer_cast<ArrayObj>(compare(CompareOp::Lt, a, zero, r));
-  ArrayPtr minusOne = fp ? constant(-1.0, a->dtype, a->shape, r) : constantInt(-1, a->dtype, a->shape, r);
-  // Zero (and NaN, for floats) map to themselves.
-  mlir::Value rest = fp ? a->value : constantInt(0, a->dtype, a->shape, r)->value;
-  mlir::Value v = select(positive->value, one->value,
-                         select(negative->value, minusOne->value, rest, r), r);
+  ArrayPtr minusOne = constant(-1.0, a->dtype, a->shape, r);
+  // Zero and NaN map to themselves.
+  mlir::Value v =
+      select(positive->value, one->value, select(negative->value, minusOne->value, a->value, r), r);
   return wrap(v, a->shape, a->dtype, a->weak);
 }
 

@@ -357,12 +357,16 @@ Obj loop(Elaborator &el, CallArgs &args) {
               Obj result = el.call(body, call);
               return carried ? result : a.positional[1];
             });
+        // pl_utils.cdiv(upper - lower, step): lax.div(a + (step - 1), step),
+        // truncating as lax.div does (the same for the counts that run).
         Obj count = binaryOperator(el, BinaryOp::Sub, upper, lower, range);
-        if (stepValue != 1)
-          count = binaryOperator(
-              el, BinaryOp::FloorDiv,
-              binaryOperator(el, BinaryOp::Add, count, makeInt(stepValue - 1), range),
-              makeInt(stepValue), range);
+        if (stepValue != 1) {
+          Obj rounded = binaryOperator(el, BinaryOp::Add, count, makeInt(stepValue - 1), range);
+          count =
+              llvm::isa<ArrayObj>(rounded.get())
+                  ? truncatedDivision(el, /*remainder=*/false, rounded, makeInt(stepValue), range)
+                  : binaryOperator(el, BinaryOp::FloorDiv, rounded, makeInt(stepValue), range);
+        }
         Obj result =
             el.foriLoop(makeInt(0), count, adapter, carried ? init : makeTuple({}), range, unroll);
         return carried ? result : none();

@@ -134,6 +134,20 @@ def Mosaic_ConcatenateOp : Mosaic_Op<"concatenate", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Mosaic_WeirdOp : Mosaic_Op<"weird", [Pure, SameOperandsAndResultShape]> {
+  let summary = "true where a float is NaN or infinite";
+  let description = [{
+    Pallas lowers `lax.is_finite` as the negation of this op.
+
+    ```mlir
+    %w = tpu.weird %x : vector<8x128xf32> -> vector<8x128xi1>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyFloat, VectorOfAnyRankOf<[AnyFloat]>]>:$input);
+  let results = (outs AnyTypeOf<[I1, VectorOfAnyRankOf<[I1]>]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Mosaic_BitcastOp : Mosaic_Op<"bitcast", [Pure]> {
   let summary = "reinterprets a vector's bits as another element type";
   let description = [{
