@@ -869,7 +869,6 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
       {"cluster_ref", "Refs to another CTA's shared memory are not modelled yet"},
       {"RefUnion", "aliased scratch allocations are not modelled yet"},
       {"transform_ref", "use plgpu.transpose_ref or allocation transforms"},
-      {"async_prefetch", "L2 prefetches are not modelled yet"},
       {"async_store_smem", "use plgpu.copy_smem_to_gmem"},
       {"barrier_test", "poll barriers with plgpu.barrier_wait"},
       {"print_layout", "pkc kernels do not print"},
@@ -882,6 +881,19 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
       {"RefType", "Mosaic GPU's Ref kinds are not exposed"}};
   for (auto [name, why] : others)
     n.members[name] = unsupported(std::string("plgpu.") + name, why);
+  // An L2 prefetch is a hint: the copy that follows reads the data either
+  // way, so pkc checks the call and emits nothing for it.
+  define(n, "async_prefetch", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(
+        args, {{"ref"}, {"collective_axes", none(), true}, {"leader_tracked", none(), true}});
+    el.requireKernel(args.range, "plgpu.async_prefetch");
+    refArg(el, a[0], a.range(0), "plgpu.async_prefetch's argument");
+    if (!isNone(a[2]))
+      el.fail(a.range(2),
+              "plgpu.async_prefetch(leader_tracked=) belongs to Blackwell's collective MMA, "
+              "which pkc does not model");
+    return none();
+  });
 
   defineMosaicGpuMemory(el, n, pl);
   defineMosaicGpuTensorMemory(el, n);
