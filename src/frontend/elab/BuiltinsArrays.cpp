@@ -1097,6 +1097,34 @@ Obj atUpdate(Elaborator &el, const ArrayPtr &x, const Obj &index, const Obj &val
 
 } // namespace
 
+/// `x` with axis `axis` narrowed by a static slice (its step too).
+ArrayPtr sliceValueAxis(Elaborator &el, const ArrayPtr &x, int64_t axis, const Obj &slice,
+                        SourceRange r) {
+  std::vector<Obj> index(static_cast<size_t>(axis),
+                         std::make_shared<SliceObj>(none(), none(), none()));
+  index.push_back(slice);
+  return el.arrays().toArray(subscript(el, x, makeTuple(index), r), r);
+}
+
+/// `x` with axis `axis` narrowed to a pl.ds window of unit stride: a
+/// negative start counts from the end, then the window is clamped into
+/// the axis, as lax.dynamic_slice does.
+ArrayPtr dsValueAxis(Elaborator &el, const ArrayPtr &x, int64_t axis, const DynamicSliceObj &ds,
+                     SourceRange r) {
+  ArrayOps &ops = el.arrays();
+  int64_t n = x->shape[axis];
+  staticDsSize(el, ds, r);
+  if (ds.stride != 1)
+    el.fail(r, "indexing a value with a strided pl.ds is not supported");
+  if (ds.size > n)
+    el.fail(r, "pl.ds size " + std::to_string(ds.size) + " exceeds axis " + std::to_string(axis) +
+                   " of size " + std::to_string(n));
+  Obj start = ds.start;
+  if (!el.staticInt(start))
+    start = ops.wrapNegativeIndex(ops.cast(ops.toArray(start, r), DType::I32, r), n, r);
+  return dynamicSliceAxis(el, x, clampedStart(el, start, n, ds.size, r), ds.size, axis, r);
+}
+
 /// `x[index]` on a value with several integer indices, one of them an
 /// array (an expanded index: one entry per leading axis, no Ellipsis):
 /// NumPy's advanced indexing. The integer indices broadcast together and
@@ -1116,22 +1144,11 @@ ArrayPtr indexValueAdvanced(Elaborator &el, ArrayPtr x, const std::vector<Obj> &
       el.fail(r, "None (a new axis) cannot be combined with integer-array indexing");
     int64_t n = x->shape[axis];
     if (llvm::isa<SliceObj>(e.get())) {
-      std::vector<Obj> idx(axis, std::make_shared<SliceObj>(none(), none(), none()));
-      idx.push_back(e);
-      x = ops.toArray(subscript(el, x, makeTuple(idx), r), r);
+      x = sliceValueAxis(el, x, axis, e, r);
       continue;
     }
     if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
-      staticDsSize(el, *ds, r);
-      if (ds->stride != 1)
-        el.fail(r, "indexing a value with a strided pl.ds is not supported");
-      if (ds->size > n)
-        el.fail(r, "pl.ds size " + std::to_string(ds->size) + " exceeds axis " +
-                       std::to_string(axis) + " of size " + std::to_string(n));
-      Obj start = ds->start;
-      if (!el.staticInt(start))
-        start = ops.wrapNegativeIndex(ops.cast(ops.toArray(start, r), DType::I32, r), n, r);
-      x = dynamicSliceAxis(el, x, clampedStart(el, start, n, ds->size, r), ds->size, axis, r);
+      x = dsValueAxis(el, x, axis, *ds, r);
       continue;
     }
     if (!ArrayOps::isNumeric(e) || llvm::isa<FloatObj>(e.get()))
@@ -1237,31 +1254,13 @@ Obj indexValueDynamic(Elaborator &el, const ArrayPtr &value, const Obj &index, S
     }
     int64_t n = x->shape[axis];
     if (llvm::isa<SliceObj>(e.get())) {
-      ArrayPtr v = x;
-      x = ops.toArray(subscript(el, v, makeTuple([&] {
-                                  std::vector<Obj> idx(axis, std::make_shared<SliceObj>(none(), none(), none()));
-                                  idx.push_back(e);
-                                  return idx;
-                                }()),
-                                r),
-                      r);
+      x = sliceValueAxis(el, x, axis, e, r);
       ++axis;
       ++outAxis;
       continue;
     }
     if (auto *ds = llvm::dyn_cast<DynamicSliceObj>(e.get())) {
-      staticDsSize(el, *ds, r);
-      if (ds->stride != 1)
-        el.fail(r, "indexing a value with a strided pl.ds is not supported");
-      if (ds->size > n)
-        el.fail(r, "pl.ds size " + std::to_string(ds->size) + " exceeds axis " + std::to_string(axis) +
-                       " of size " + std::to_string(n));
-      Obj start = ds->start;
-      if (!el.staticInt(start)) {
-        ArrayPtr sv = ops.cast(ops.toArray(start, r), DType::I32, r);
-        start = ops.wrapNegativeIndex(sv, n, r);
-      }
-      x = dynamicSliceAxis(el, x, clampedStart(el, start, n, ds->size, r), ds->size, axis, r);
+      x = dsValueAxis(el, x, axis, *ds, r);
       ++axis;
       ++outAxis;
       continue;
