@@ -335,8 +335,7 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
     // that is a slow compile and a large artifact for what an argument
     // carries better.
     constexpr int64_t kMaxTableBytes = 1 << 20;
-    int64_t bits = dense.getElementType().getIntOrFloatBitWidth();
-    int64_t bytes = dense.getNumElements() * (bits < 8 ? 1 : bits / 8);
+    int64_t bytes = dense.getNumElements() * elementBytes(dense.getElementType());
     if (!dense.isSplat() && bytes > kMaxTableBytes)
       return op->emitError() << "a constant array of " << dense.getNumElements() << " elements ("
                              << bytes

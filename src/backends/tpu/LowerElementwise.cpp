@@ -47,17 +47,11 @@ LogicalResult lowerBitcast(Operation *op, BodyLowering &l) {
 LogicalResult lowerCompareFloat(Operation *op, BodyLowering &l) {
   auto cmp = llvm::cast<arith::CmpFOp>(op);
   auto abs = cmp.getLhs().getDefiningOp<math::AbsFOp>();
-  FloatAttr limit;
-  DenseElementsAttr splat;
-  bool infinite = matchPattern(cmp.getRhs(), m_Constant(&limit))
-                      ? limit.getValue().isPosInfinity()
-                      : matchPattern(cmp.getRhs(), m_Constant(&splat)) && splat.isSplat() &&
-                            llvm::isa<FloatType>(splat.getElementType()) &&
-                            splat.getSplatValue<APFloat>().isPosInfinity();
+  if (cmp.getPredicate() != arith::CmpFPredicate::OLT || !abs ||
+      !matchPattern(cmp.getRhs(), m_PosInfFloat()))
+    return l.lowerStructurally(op);
   Type type = BodyLowering::convertType(cmp.getType());
   OpBuilder &b = l.builder();
-  if (cmp.getPredicate() != arith::CmpFPredicate::OLT || !abs || !infinite)
-    return l.lowerStructurally(op);
   Value weird = mosaic::WeirdOp::create(b, op->getLoc(), type, l.lookup(abs.getOperand()));
   Value ones =
       llvm::isa<VectorType>(type)

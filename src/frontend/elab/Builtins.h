@@ -91,6 +91,10 @@ int64_t tpuCoresOfDevice(const std::string &deviceKind);
 /// A CUDA device's compute capability as JAX's Device reports it ("9.0"),
 /// for the device kinds pkc names for CUDA targets; "" for others.
 std::string computeCapabilityOfDevice(const std::string &deviceKind);
+/// The numbers of a compute capability ("9.0" -> {9, 0}), to compare as
+/// JAX's helpers do; a part that is not an int raises Python's ValueError
+/// at `r`.
+std::vector<int64_t> computeCapabilityParts(Elaborator &el, const std::string &text, SourceRange r);
 /// jax._src.test_util: its device queries (JAX's tests branch on them),
 /// answered through `defaultBackend` (jax.default_backend); opaque else.
 std::shared_ptr<NamespaceObj> makeTestUtilNamespace(Elaborator &el, const Obj &defaultBackend);

@@ -28,6 +28,20 @@ std::string computeCapabilityOfDevice(const std::string &deviceKind) {
   return "";
 }
 
+std::vector<int64_t> computeCapabilityParts(Elaborator &el, const std::string &text,
+                                            SourceRange r) {
+  std::vector<int64_t> parts;
+  llvm::SmallVector<llvm::StringRef> pieces;
+  llvm::StringRef(text).split(pieces, '.');
+  for (llvm::StringRef part : pieces) {
+    int64_t v = 0;
+    if (part.getAsInteger(10, v))
+      el.raise(r, "ValueError", "invalid literal for int() with base 10: '" + part.str() + "'");
+    parts.push_back(v);
+  }
+  return parts;
+}
+
 namespace {
 
 /// jax.tree.map(f, tree, *rest), or with `withPath` map_with_path: `f`
@@ -629,17 +643,11 @@ std::shared_ptr<NamespaceObj> makeTestUtilNamespace(Elaborator &el, const Obj &d
                el.raise(args.range, "RuntimeError",
                         "the compute capability is known only when compiling for CUDA targets of "
                         "one architecture");
-             auto value = [](llvm::StringRef text) {
-               auto [major, minor] = text.split('.');
-               int64_t a = 0, b = 0;
-               major.getAsInteger(10, a);
-               minor.getAsInteger(10, b);
-               return a * 10 + b;
-             };
              std::string wanted = llvm::isa<StrObj>(a[0].get())
                                       ? llvm::cast<StrObj>(*a[0]).value
                                       : std::to_string(el.toInt(a[0], a.range(0), "capability"));
-             int64_t have = value(current), want = value(wanted);
+             std::vector<int64_t> have = computeCapabilityParts(el, current, a.range(0)),
+                                  want = computeCapabilityParts(el, wanted, a.range(0));
              return makeBool(atLeast ? have >= want : have == want);
            });
   return ns;

@@ -745,15 +745,11 @@ void defineLaxPrimitives(NamespaceObj &lax) {
     primitive->members["name"] = makeStr(name);
     primitive->members["bind"] =
         builtin(primitive->name + ".bind", [fn](Elaborator &el, CallArgs &args) -> Obj {
+          // An `accuracy` of None is the function's default; any other
+          // reaches the function, which names it.
           CallArgs call = args;
-          call.keywords.clear();
-          call.keywordRanges.clear();
-          for (size_t i = 0; i < args.keywords.size(); ++i)
-            if (!(args.keywords[i].first == "accuracy" && isNone(args.keywords[i].second))) {
-              call.keywords.push_back(args.keywords[i]);
-              if (i < args.keywordRanges.size())
-                call.keywordRanges.push_back(args.keywordRanges[i]);
-            }
+          if (Obj accuracy = call.takeKeyword("accuracy"); accuracy && !isNone(accuracy))
+            call = args;
           return el.call(fn, call);
         });
     lax.members[std::string(name) + "_p"] = primitive;

@@ -903,20 +903,8 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
     std::string current = computeCapabilityOfDevice(kind);
     if (current.empty())
       return makeBool(false); // not a CUDA GPU
-    auto parse = [&](const std::string &text) {
-      std::vector<int64_t> parts;
-      llvm::SmallVector<llvm::StringRef> pieces;
-      llvm::StringRef(text).split(pieces, '.');
-      for (llvm::StringRef part : pieces) {
-        int64_t v = 0;
-        if (part.getAsInteger(10, v))
-          el.raise(a.range(0), "ValueError",
-                   "invalid literal for int() with base 10: '" + part.str() + "'");
-        parts.push_back(v);
-      }
-      return parts;
-    };
-    return makeBool(parse(current) >= parse(wanted));
+    return makeBool(computeCapabilityParts(el, current, a.range(0)) >=
+                    computeCapabilityParts(el, wanted, a.range(0)));
   });
   m["jax._src.cudnn.fused_attention_stablehlo"] = fusedAttention;
   // Where pltpu's helpers live in JAX; real kernels import them from there.

@@ -30,6 +30,19 @@ SourceRange CallArgs::rangeOfKeyword(const std::string &name) const {
   return range;
 }
 
+Obj CallArgs::takeKeyword(const std::string &name) {
+  for (size_t i = 0; i < keywords.size(); ++i) {
+    if (keywords[i].first != name)
+      continue;
+    Obj value = keywords[i].second;
+    keywords.erase(keywords.begin() + static_cast<std::ptrdiff_t>(i));
+    if (i < keywordRanges.size())
+      keywordRanges.erase(keywordRanges.begin() + static_cast<std::ptrdiff_t>(i));
+    return value;
+  }
+  return nullptr;
+}
+
 Elaborator::Elaborator(const ast::Module &module, const ElaborationOptions &options,
                        DiagnosticEngine &diagnostics, MLIRContext &context)
     : module(module), options(options), diagnostics(diagnostics), ctx(&context), b(&context) {

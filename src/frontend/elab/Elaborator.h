@@ -79,6 +79,9 @@ struct CallArgs {
     return i < positionalRanges.size() ? positionalRanges[i] : range;
   }
   SourceRange rangeOfKeyword(const std::string &name) const;
+  /// Removes the keyword argument `name` and returns its value (null when
+  /// it was not given): a wrapper that handles it before the call it makes.
+  Obj takeKeyword(const std::string &name);
   void addPositional(Obj value, SourceRange r) {
     positional.push_back(std::move(value));
     positionalRanges.push_back(r);

@@ -473,22 +473,16 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &n, NamespaceObj &pl) {
   // on one device both order what the semaphore guards.
   for (auto [name, op] : {std::pair{"semaphore_signal", &semaphoreSignal},
                           std::pair{"semaphore_wait", &semaphoreWait}})
-    define(
-        n, name, [op, name = std::string("plgpu.") + name](Elaborator &el, CallArgs &args) -> Obj {
-          for (size_t i = 0; i < args.keywords.size(); ++i) {
-            if (args.keywords[i].first != "memory_scope")
-              continue;
-            auto *scope = llvm::dyn_cast<StrObj>(args.keywords[i].second.get());
-            if (!scope || (scope->value != "sys" && scope->value != "gpu"))
-              el.fail(args.rangeOfKeyword("memory_scope"),
-                      name + "'s memory_scope must be \"sys\" or \"gpu\"");
-            args.keywords.erase(args.keywords.begin() + static_cast<std::ptrdiff_t>(i));
-            if (i < args.keywordRanges.size())
-              args.keywordRanges.erase(args.keywordRanges.begin() + static_cast<std::ptrdiff_t>(i));
-            break;
-          }
-          return op(el, args);
-        });
+    define(n, name,
+           [op, name = std::string("plgpu.") + name](Elaborator &el, CallArgs &args) -> Obj {
+             SourceRange at = args.rangeOfKeyword("memory_scope");
+             if (Obj scope = args.takeKeyword("memory_scope")) {
+               auto *text = llvm::dyn_cast<StrObj>(scope.get());
+               if (!text || (text->value != "sys" && text->value != "gpu"))
+                 el.fail(at, name + "'s memory_scope must be \"sys\" or \"gpu\"");
+             }
+             return op(el, args);
+           });
   define(pl, "semaphore_read", semaphoreRead);
   define(pl, "get_global", getGlobal);
 }

@@ -933,10 +933,16 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
                      : nullptr;
     if (table && array && !table.isSplat() &&
         table.getElementType().getIntOrFloatBitWidth() % 8 == 0) {
-      emit(from, into, op, Op::AddressOf).imm = static_cast<int64_t>(k.constantTables.size()) + 1;
-      ArrayRef<char> raw = table.getRawData();
-      k.constantTables.push_back(
-          {global.getSymName().str(), std::vector<uint8_t>(raw.begin(), raw.end())});
+      // One allocation per table however often the kernel takes its address.
+      std::string name = global.getSymName().str();
+      auto known = llvm::find_if(k.constantTables,
+                                 [&](const Kernel::ConstantTable &t) { return t.name == name; });
+      if (known == k.constantTables.end()) {
+        ArrayRef<char> raw = table.getRawData();
+        k.constantTables.push_back({name, std::vector<uint8_t>(raw.begin(), raw.end())});
+        known = std::prev(k.constantTables.end());
+      }
+      emit(from, into, op, Op::AddressOf).imm = (known - k.constantTables.begin()) + 1;
       return true;
     }
     if (!global || global.getAddrSpace() != 3 || !array || array.getNumElements() != 0 ||
