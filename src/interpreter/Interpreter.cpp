@@ -92,6 +92,14 @@ bool writesTo(mlir::Value ref) {
   return false;
 }
 
+/// Whether an operand stays where it is (pl.ANY, pltpu.HBM, plgpu.GMEM):
+/// the kernel's Ref is the whole array in memory, not a block copied in.
+bool staysInMemory(pk::BlockSpecAttr spec) {
+  auto space = llvm::dyn_cast_or_null<pk::MemorySpaceAttr>(spec.getMemorySpace());
+  return space && (space.getValue() == MemorySpace::Any || space.getValue() == MemorySpace::HBM ||
+                   space.getValue() == MemorySpace::GPUGlobal);
+}
+
 class ExportRunner {
 public:
   ExportRunner(const RunOptions &options) : evaluator(options.maxSteps) {}
@@ -168,6 +176,26 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
     // Inputs are written back only if the kernel writes to them.
     o.writeBack = i >= numIn || writesTo(kernel.getArgument(prefetch + i));
   }
+  // An output aliasing an input that stays in memory is that input's
+  // buffer: what the kernel writes through either Ref (a DMA into the
+  // input's, stores into the output's block) is the output. Where the
+  // output stays in memory too, both Refs are the same memory.
+  llvm::ArrayRef<int64_t> aliases = op.getInputOutputAliases();
+  std::vector<std::optional<size_t>> sameRefAs(operands.size());
+  for (size_t a = 0; a + 1 < aliases.size(); a += 2) {
+    size_t in = static_cast<size_t>(aliases[a]) - prefetch, out = numIn + aliases[a + 1];
+    // (A block cut past the array's end pads it: then the buffers differ in
+    // shape, and the output keeps its own, starting with the input's data.)
+    if (aliases[a] < static_cast<int64_t>(prefetch) || !staysInMemory(operands[in].spec) ||
+        operands[out].padded != operands[in].padded || operands[out].low != operands[in].low)
+      continue;
+    operands[out].array = operands[in].array;
+    if (staysInMemory(operands[out].spec)) {
+      sameRefAs[out] = in;
+      operands[in].writeBack = true;
+      operands[out].writeBack = false;
+    }
+  }
   // Scratch buffers and semaphores live for the whole call.
   std::vector<RefBuffer> scratch;
   std::vector<std::unique_ptr<SemaphoreArray>> semaphores;
@@ -234,6 +262,10 @@ std::vector<TensorPtr> ExportRunner::runPallasCall(pk::PallasCallOp op,
         if (start < 0)
           start += o.padded[d];
         starts[i].push_back(std::max<int64_t>(0, std::min(start, o.padded[d] - o.block[d])));
+      }
+      if (sameRefAs[i]) {
+        evaluator.bindRef(kernel.getArgument(prefetch + i), &operands[*sameRefAs[i]].ref);
+        continue;
       }
       copyBlock(*o.array, starts[i], o.block, *o.ref.data, /*toSmall=*/true);
       evaluator.bindRef(kernel.getArgument(prefetch + i), &o.ref);
