@@ -44,12 +44,13 @@ TRUE: 'True';
 TRY: 'try';
 WHILE: 'while';
 WITH: 'with';
+YIELD: 'yield';
 
 // Python keywords outside the subset. They are tokens of their own so that
 // the parser can say "'class' is not supported" instead of a confusing
 // syntax error.
 UNSUPPORTED_KEYWORD
-  : 'yield' | 'async' | 'await'
+  : 'async' | 'await'
   ;
 
 NAME: [a-zA-Z_] [a-zA-Z_0-9]*;

@@ -24,6 +24,7 @@ simpleStatements: simpleStatement (SEMI simpleStatement)* SEMI? NEWLINE;
 simpleStatement
   : expressionList assignmentTail?                            # expressionStatement
   | RETURN expressionList?                                    # returnStatement
+  | YIELD expressionList?                                     # yieldStatement
   | PASS                                                      # passStatement
   | DEL expressionList                                        # delStatement
   | BREAK                                                     # breakStatement

@@ -131,6 +131,15 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
                         << target.arch;
       return;
     }
+    // Each Pallas thread is a warpgroup of 128 CUDA threads, and a CTA has
+    // at most 1024 (JAX's interpreter runs more; a GPU cannot).
+    if (auto mesh = llvm::dyn_cast<pk::MeshKernelOp>(op);
+        mesh && mesh.getNumThreads() > 8 && reported.insert("threads").second) {
+      op->emitError() << "this kernel has " << mesh.getNumThreads()
+                      << " Pallas threads (num_threads), " << 128 * mesh.getNumThreads()
+                      << " CUDA threads a CTA; a CTA holds at most 1024 (8 warpgroups)";
+      return;
+    }
     // The tensor cores' instructions belong to one architecture each.
     bool blackwell = llvm::isa<pk::Tcgen05MmaOp, pk::Tcgen05CommitArriveOp, pk::AsyncLoadTmemOp,
                                pk::AsyncStoreTmemOp, pk::WaitLoadTmemOp, pk::CommitTmemOp,

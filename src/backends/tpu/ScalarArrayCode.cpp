@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/tpu/Passes.h"
 
+#include "ir/DTypeMapping.h"
 #include "ir/Reductions.h"
 #include "ir/WholeRef.h"
 
@@ -249,9 +250,15 @@ private:
     return w;
   }
 
+  /// The element type of values read from `ref`: signless (a u32 Ref
+  /// holds ui32, and reads give i32).
+  Type valueElement(pk::RefType ref) {
+    return pk::signlessType(b.getContext(), *pk::dtypeOf(ref.getElementType()));
+  }
+
   Value loadRef(Value ref, ArrayRef<Value> indices) {
     ElementWindow w = elementWindow(indices);
-    Type element = llvm::cast<pk::RefType>(ref.getType()).getElementType();
+    Type element = valueElement(llvm::cast<pk::RefType>(ref.getType()));
     return pk::LoadOp::create(b, loc, element, ref, w.offsets, w.dynamic, w.ones, w.ones, w.squeeze,
                               /*mask=*/Value(), /*other=*/Value(), /*padded=*/false);
   }
@@ -448,7 +455,7 @@ private:
       Elements e;
       e.buffer = load.getRef();
       e.shape.assign(ref.getShape().begin(), ref.getShape().end());
-      e.element = ref.getElementType();
+      e.element = valueElement(ref);
       values[load.getResult()] = e;
       return;
     }

@@ -179,6 +179,13 @@ private:
         expression(*r.value, depth + 1);
       return;
     }
+    case Stmt::Kind::Yield: {
+      const auto &y = llvm::cast<YieldStmt>(s);
+      line(depth, "Yield", s.range());
+      if (y.value)
+        expression(*y.value, depth + 1);
+      return;
+    }
     case Stmt::Kind::Pass:
       line(depth, "Pass", s.range());
       return;

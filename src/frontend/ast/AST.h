@@ -383,6 +383,7 @@ public:
     AugAssign,
     AnnAssign,
     Return,
+    Yield,
     Pass,
     Break,
     Continue,
@@ -460,6 +461,15 @@ class ReturnStmt : public Stmt {
 public:
   ReturnStmt(SourceRange r, ExprPtr value) : Stmt(Kind::Return, r), value(std::move(value)) {}
   PK_AST_STMT_CLASSOF(Return)
+  ExprPtr value; // may be null
+};
+
+/// `yield` / `yield value` as a statement: the one place a generator
+/// function (run by @contextlib.contextmanager) hands its caller a value.
+class YieldStmt : public Stmt {
+public:
+  YieldStmt(SourceRange r, ExprPtr value) : Stmt(Kind::Yield, r), value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(Yield)
   ExprPtr value; // may be null
 };
 

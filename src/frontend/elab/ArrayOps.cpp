@@ -87,6 +87,8 @@ namespace {
 JaxType ArrayOps::typeOf(const Obj &o, SourceRange r) {
   if (auto *a = llvm::dyn_cast<ArrayObj>(o.get()))
     return {a->dtype, a->weak};
+  if (std::optional<DType> t = numpyScalarType(*o))
+    return {withoutX64(*t), false};
   if (llvm::isa<IntObj, SymIntObj>(o.get()))
     return pythonIntType();
   if (llvm::isa<FloatObj>(o.get()))

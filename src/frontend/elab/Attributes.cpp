@@ -369,7 +369,12 @@ namespace {
 /// `x.astype(t)`, `x.reshape(1)`, `x.sum()`) as a 0-d array would.
 Obj numpyScalarAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r) {
   if (name == "item")
-    return method(value, name, [](Elaborator &, CallArgs &args) { return args.positional[0]; });
+    return method(value, name, [](Elaborator &, CallArgs &args) {
+      return static_array::pythonNumber(args.positional[0]);
+    });
+  if (name == "dtype")
+    if (std::optional<DType> t = numpyScalarType(*value))
+      return std::make_shared<DTypeObj>(*t);
   // A 0-d array's shape (`x = jnp.int32(42)` sizing an out_shape), with
   // JAX's types for Python numbers.
   if (!el.inKernel() && (name == "shape" || name == "ndim" || name == "size" || name == "dtype")) {
@@ -689,15 +694,20 @@ Obj castToDType(Elaborator &el, DType dtype, CallArgs &args) {
     return static_array::result(static_array::astype(el, *array, dtype, args.range));
   if (!el.inKernel()) {
     // Outside kernels there are no arrays: convert the static number.
-    if (isFloat(dtype))
-      return makeFloat(el.toDouble(x, a.range(0), std::string(numpyName(dtype)) + "() argument"));
+    // np.float32(x) and jnp.float32(x) are typed scalars, which JAX types
+    // strongly (bf16 + np.float32(1) is f32).
+    std::string what = std::string(numpyName(dtype)) + "() argument";
     if (dtype == DType::Bool)
       return makeBool(el.truthy(x, a.range(0)));
     if (llvm::isa<SymIntObj>(x.get()))
       return x;
+    if (isFloat(dtype))
+      return static_array::numpyScalar(el, dtype, makeFloat(el.toDouble(x, a.range(0), what)),
+                                       a.range(0));
     if (auto *f = llvm::dyn_cast<FloatObj>(x.get()))
-      return makeInt(static_cast<int64_t>(f->value));
-    return makeInt(el.toInt(x, a.range(0), std::string(numpyName(dtype)) + "() argument"));
+      return static_array::numpyScalar(el, dtype, makeInt(el.floatToInt(f->value, a.range(0))),
+                                       a.range(0));
+    return static_array::numpyScalar(el, dtype, makeInt(el.toInt(x, a.range(0), what)), a.range(0));
   }
   if (llvm::isa<SequenceObj>(x.get())) {
     CallArgs call;

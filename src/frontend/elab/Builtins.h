@@ -68,6 +68,20 @@ std::shared_ptr<ArrayObj> valueOperand(Elaborator &el, const Obj &o, SourceRange
 void defineSortFunctions(NamespaceObj &jnp, NamespaceObj &lax);
 /// pltpu.roll and pltpu.repeat (BuiltinsArrays.cpp).
 void defineTpuArrayFunctions(Elaborator &el, NamespaceObj &tpu);
+/// The dtype of a semaphore Ref of `kind` (pl.semaphore,
+/// pltpu.dma_semaphore, pl.barrier_semaphore): a dtype jnp.issubdtype
+/// answers for and no array holds (BuiltinsPallas.cpp).
+Obj semaphoreDType(pk::SemaphoreKind kind);
+/// A context manager that changes nothing pkc computes, made by calling
+/// `name(...)` with any arguments (jax.named_scope, ...; BuiltinsJax.cpp).
+Obj namingContext(const std::string &name);
+/// jax.empty_ref, jax.new_ref and jax.freeze: buffers a kernel makes
+/// (JaxRefs.cpp).
+void defineJaxRefs(NamespaceObj &jax);
+/// JAX's interpret-mode parameters and switches (pltpu.InterpretParams,
+/// force_tpu_interpret_mode, the GPU interpreter's module), accepted and
+/// unused (BuiltinsInterpret.cpp).
+void defineInterpretModes(NamespaceObj &tpu, std::map<std::string, Obj> &modules);
 /// pl.program_id(axis) and pl.num_programs(axis) (BuiltinsPallas.cpp).
 Obj programId(Elaborator &el, CallArgs &args);
 Obj numPrograms(Elaborator &el, CallArgs &args);

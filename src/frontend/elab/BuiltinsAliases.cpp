@@ -510,6 +510,22 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
       return sliced;
     return el.arrays().squeeze(sliced, {axis}, args.range);
   });
+  // jnp.unstack(x, axis): the slices at each index of the axis, as JAX
+  // makes them with lax.index_in_dim.
+  define(jnp, "unstack", [&lax](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"axis", makeInt(0)}});
+    ArrayPtr x = el.arrays().toArray(a[0], a.range(0));
+    if (x->rank() == 0)
+      el.raise(a.range(0), "ValueError",
+               "Unstack requires arrays with rank > 0, however a "
+               "scalar array was passed.");
+    int64_t axis = el.normalizeAxis(a[1], x->rank(), a.range(1));
+    std::vector<Obj> slices;
+    for (int64_t i = 0; i < x->shape[axis]; ++i)
+      slices.push_back(callMember(el, lax, "index_in_dim", {x, makeInt(i), makeInt(axis)},
+                                  args.range, {{"keepdims", makeBool(false)}}));
+    return makeTuple(std::move(slices));
+  });
   define(lax, "dynamic_index_in_dim", [&lax](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a =
         el.bind(args, {{"operand"}, {"index"}, {"axis", makeInt(0)}, {"keepdims", makeBool(true)}});

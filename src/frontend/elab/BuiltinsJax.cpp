@@ -42,6 +42,12 @@ std::vector<int64_t> computeCapabilityParts(Elaborator &el, const std::string &t
   return parts;
 }
 
+Obj namingContext(const std::string &name) {
+  return builtin(name, [name](Elaborator &, CallArgs &) -> Obj {
+    return std::make_shared<ContextManagerObj>(name, none());
+  });
+}
+
 namespace {
 
 /// jax.tree.map(f, tree, *rest), or with `withPath` map_with_path: `f`
@@ -141,14 +147,6 @@ std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool pr
     return a[0];
   });
   return ns;
-}
-
-/// A context manager that changes nothing pkc computes, made by calling
-/// `name(...)` with any arguments.
-Obj namingContext(const std::string &name) {
-  return builtin(name, [name](Elaborator &, CallArgs &) -> Obj {
-    return std::make_shared<ContextManagerObj>(name, none());
-  });
 }
 
 Obj customDerivative(const std::string &kind) {
@@ -307,6 +305,13 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
        {"named_scope", "ensure_compile_time_eval", "disable_jit", "numpy_dtype_promotion",
         "checking_leaks", "default_device", "log_compiles"})
     n.members[name] = namingContext(std::string("jax.") + name);
+  // jax.named_call(fun, name=): a name for profiles; the function unchanged.
+  define(n, "named_call", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"fun"}, {"name", none(), true}});
+    if (!isCallable(a[0]))
+      el.fail(a.range(0), "jax.named_call takes a function, got " + typeName(*a[0]));
+    return a[0];
+  });
   auto profiler = std::make_shared<NamespaceObj>("jax.profiler");
   profiler->members["TraceAnnotation"] = namingContext("jax.profiler.TraceAnnotation");
   profiler->members["annotate_function"] = builtin(
@@ -439,11 +444,10 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   // Parts of JAX that only run outside kernels, on devices: importing and
   // naming them is fine, using them in a .pk program is an error at that use.
   for (const char *part : {"random", "config", "sharding", "distributed", "export"}) {
-    auto opaque = std::make_shared<NamespaceObj>(std::string("jax.") + part);
-    opaque->opaque = true;
-    opaque->why = std::string("jax.") + part +
-                  " runs on devices at run time, outside the kernels pkc compiles";
-    n.members[part] = opaque;
+    n.members[part] =
+        opaqueNamespace(std::string("jax.") + part,
+                        std::string("jax.") + part +
+                            " runs on devices at run time, outside the kernels pkc compiles");
   }
   // The device a kernel will run on is not known ahead of time. Programs
   // that size a persistent grid by it (JAX's hopper_matmul_mgpu.py:
@@ -560,12 +564,12 @@ std::shared_ptr<NamespaceObj> makeTestUtilNamespace(Elaborator &el, const Obj &d
   // JAX's test helpers ask which device the test runs on; kernels of its
   // tests (and modules copied from them) branch on the answers. The rest
   // of the module stays opaque: using it is an error at that use.
-  auto ns = std::make_shared<NamespaceObj>("jax._src.test_util");
-  ns->opaque = true;
-  ns->why = "module 'jax._src.test_util' is JAX's test harness; pkc answers only its device "
-            "queries (test_device_matches, device_under_test, is_device_tpu, "
-            "is_device_tpu_at_least, is_device_cuda, is_device_rocm, "
-            "is_cuda_compute_capability_at_least, is_cuda_compute_capability_equal)";
+  auto ns = opaqueNamespace(
+      "jax._src.test_util",
+      "module 'jax._src.test_util' is JAX's test harness; pkc answers only its device queries "
+      "(test_device_matches, device_under_test, is_device_tpu, is_device_tpu_at_least, "
+      "is_device_cuda, is_device_rocm, is_cuda_compute_capability_at_least, "
+      "is_cuda_compute_capability_equal)");
   auto platform = [defaultBackend](Elaborator &el, SourceRange r) {
     CallArgs call;
     call.range = r;

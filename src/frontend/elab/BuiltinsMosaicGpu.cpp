@@ -620,6 +620,8 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
         el.fail(r, "this barrier is already one element of its array");
       return std::make_shared<SyncAtObj>(sync);
     }
+    if (auto sem = llvm::dyn_cast<pk::SemaphoreType>(sync->value.getType()); sem && name == "dtype")
+      return semaphoreDType(sem.getKind());
     if (name == "shape") {
       std::vector<Obj> dims;
       for (int64_t d : sync->shape())
@@ -920,6 +922,11 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
           });
     }
     auto m = std::dynamic_pointer_cast<MeshObj>(a[0]);
+    if (!m && isTensorCoreMesh(a[0]))
+      el.fail(a.range(0), "pl.core_map over a TensorCore mesh (pltpu.create_tensorcore_mesh) is "
+                          "not supported yet: it runs on Refs made outside kernels (jax.new_ref, "
+                          "pl.run_state); write the kernel with pl.kernel(body, out_type=..., "
+                          "mesh=...), which passes the Refs to its body");
     if (!m)
       el.fail(a.range(0),
               "pl.core_map needs a mesh (plgpu.Mesh(...) or plgpu.WarpMesh(...)), got " +
@@ -947,6 +954,30 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
         });
   });
   define(pl, "run_scoped", runScoped);
+  // pl.with_scoped(*types, **named_types): a decorator; calling the
+  // decorated f(*args) runs pl.run_scoped(partial(f, *args), *types, ...).
+  define(pl, "with_scoped", [](Elaborator &, CallArgs &args) -> Obj {
+    CallArgs scope = args;
+    return std::make_shared<BuiltinObj>(
+        "pl.with_scoped(...)", [scope](Elaborator &el, CallArgs &decorated) -> Obj {
+          BoundArgs f = el.bind(decorated, {{"f"}});
+          Obj function = f[0];
+          return std::make_shared<BuiltinObj>(
+              "pl.with_scoped function", [scope, function](Elaborator &el, CallArgs &call) -> Obj {
+                if (!call.keywords.empty())
+                  el.fail(call.rangeOfKeyword(call.keywords[0].first),
+                          "a pl.with_scoped function takes its arguments positionally");
+                auto bound = std::make_shared<PartialObj>();
+                bound->function = function;
+                bound->args = call.positional;
+                CallArgs run = scope;
+                run.range = call.range;
+                run.positional.insert(run.positional.begin(), bound);
+                run.positionalRanges.insert(run.positionalRanges.begin(), call.range);
+                return runScoped(el, run);
+              });
+        });
+  });
   define(pl, "kernel", plKernel);
   lax.members["axis_index"] =
       std::make_shared<BuiltinObj>("lax.axis_index", [](Elaborator &el, CallArgs &args) -> Obj {

@@ -9,6 +9,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StaticArray.h"
 
 #include <cmath>
 #include <limits>
@@ -231,11 +232,13 @@ Obj typeInfo(Elaborator &el, CallArgs &args, bool isFloatInfo) {
     case DType::F64: max = std::numeric_limits<double>::max(); tiny = std::numeric_limits<double>::min(); eps = std::numeric_limits<double>::epsilon(); break;
     default: max = std::numeric_limits<float>::max(); tiny = std::numeric_limits<float>::min(); eps = std::numeric_limits<float>::epsilon(); break;
     }
-    info->members["max"] = makeFloat(max);
-    info->members["min"] = makeFloat(-max);
-    info->members["tiny"] = makeFloat(tiny);
-    info->members["smallest_normal"] = makeFloat(tiny);
-    info->members["eps"] = makeFloat(eps);
+    // NumPy scalars of the dtype, which JAX types strongly.
+    auto scalar = [&](double v) { return std::make_shared<FloatObj>(v, t); };
+    info->members["max"] = scalar(max);
+    info->members["min"] = scalar(-max);
+    info->members["tiny"] = scalar(tiny);
+    info->members["smallest_normal"] = scalar(tiny);
+    info->members["eps"] = scalar(eps);
     return info;
   }
   if (!isInteger(t))
@@ -440,9 +443,28 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
     n.members[category] = std::make_shared<NamespaceObj>(std::string("numpy.") + category);
   define(n, "issubdtype", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"arg1"}, {"arg2"}});
+    auto *category = llvm::dyn_cast<NamespaceObj>(a[1].get());
+    if (category && category->name.rfind("numpy.", 0) != 0)
+      category = nullptr;
+    // Dtypes no array of pkc's holds: int4, float8_*, the semaphores.
+    auto *e1 = llvm::dyn_cast<ExtendedDTypeObj>(a[0].get());
+    auto *e2 = llvm::dyn_cast<ExtendedDTypeObj>(a[1].get());
+    if (e1 && e2)
+      return makeBool(e1->name == e2->name || (e1->kind == 's' && e2->name == "semaphore_dtype"));
+    if (e1 && category) {
+      std::string k = category->name.substr(6);
+      char kind = e1->kind;
+      return makeBool(k == "generic" || (k == "number" && kind != 's') ||
+                      ((k == "inexact" || k == "floating") && kind == 'f') ||
+                      (k == "integer" && (kind == 'i' || kind == 'u')) ||
+                      (k == "signedinteger" && kind == 'i') ||
+                      (k == "unsignedinteger" && kind == 'u'));
+    }
     DType t = el.toDType(a[0], a.range(0), "issubdtype's first argument");
-    if (auto *c = llvm::dyn_cast<NamespaceObj>(a[1].get()); c && c->name.rfind("numpy.", 0) == 0) {
-      std::string k = c->name.substr(6);
+    if (e2)
+      return makeBool(false);
+    if (category) {
+      std::string k = category->name.substr(6);
       return makeBool(k == "generic" || (k == "number" && t != DType::Bool) ||
                       ((k == "inexact" || k == "floating") && isFloat(t)) ||
                       (k == "integer" && isInteger(t)) ||
@@ -545,6 +567,18 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
   };
   define(n, "asarray", asarray);
   define(n, "array", asarray);
+  // A copy of a value is the value (pkc's arrays are immutable); a NumPy
+  // array, which code may then change in place, is copied.
+  define(n, "copy", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"a"}, {"order", none(), true}, {"subok", none(), true}});
+    if (auto *s = llvm::dyn_cast<StaticArrayObj>(a[0].get()))
+      return static_array::astype(el, *s, s->dtype, args.range);
+    if (llvm::isa<RefObj>(a[0].get()))
+      el.fail(a.range(0), "copy takes an array; read the Ref first (x_ref[...])");
+    if (!ArrayOps::isNumeric(a[0]) && !llvm::isa<GlobalArrayObj>(a[0].get()))
+      el.fail(a.range(0), "copy takes an array, got " + typeName(*a[0]));
+    return a[0];
+  });
   define(n, "eye", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"N"}, {"M", none()}, {"k", makeInt(0)}, {"dtype", none()}});
     int64_t rows = el.toInt(a[0], a.range(0), "N");

@@ -742,12 +742,7 @@ Obj tableMethod(const Obj &self, const std::string &name) {
   });
 }
 
-DType canonical(DType t) {
-  return t == DType::I64   ? DType::I32
-         : t == DType::U64 ? DType::U32
-         : t == DType::F64 ? DType::F32
-                           : t;
-}
+DType canonical(DType t) { return withoutX64(t); }
 
 /// The arith.constant holding `a`'s elements as `dtype`.
 Obj denseConstant(Elaborator &el, const StaticArrayObj &a, DType dtype, SourceRange r) {
@@ -932,11 +927,11 @@ Obj attribute(Elaborator &el, const Obj &self, const std::string &name, SourceRa
     return method(self, name, [](Elaborator &el, CallArgs &args) -> Obj {
       const auto &x = llvm::cast<StaticArrayObj>(*args.positional[0]);
       if (args.positional.size() > 1)
-        return sa::elementObj(x, el.toInt(args.positional[1], args.rangeOf(1), "index"));
+        return sa::pythonElement(x, el.toInt(args.positional[1], args.rangeOf(1), "index"));
       if (x.size() != 1)
         el.raise(args.range, "ValueError",
                  "can only convert an array of size 1 to a Python scalar");
-      return sa::elementObj(x, 0);
+      return sa::pythonElement(x, 0);
     });
   if (name == "tobytes")
     return method(self, name, [](Elaborator &, CallArgs &args) -> Obj {

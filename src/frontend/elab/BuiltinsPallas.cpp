@@ -12,6 +12,21 @@ namespace pk::elab {
 
 using ast::BinaryOp;
 
+Obj semaphoreDType(pk::SemaphoreKind kind) {
+  // JAX's semaphore dtypes are classes under pallas_core.semaphore_dtype;
+  // kind 's' marks the family for jnp.issubdtype, and equal names are the
+  // same dtype.
+  switch (kind) {
+  case pk::SemaphoreKind::Regular:
+    return std::make_shared<ExtendedDTypeObj>("semaphore", 0, 's');
+  case pk::SemaphoreKind::Barrier:
+    return std::make_shared<ExtendedDTypeObj>("barrier_semaphore", 0, 's');
+  case pk::SemaphoreKind::DMA:
+    return std::make_shared<ExtendedDTypeObj>("dma_semaphore", 0, 's');
+  }
+  llvm_unreachable("a semaphore kind");
+}
+
 namespace {
 
 ArrayPtr asArray(Elaborator &el, const Obj &o, SourceRange r) { return el.arrays().toArray(o, r); }
@@ -87,6 +102,7 @@ Obj blockSpec(Elaborator &el, CallArgs &args) {
   if (!isNone(a[4]) && !llvm::isa<IndexingModeObj>(a[4].get()))
     el.fail(a.range(4), "indexing_mode must be pl.Blocked() or pl.Unblocked(...)");
   if (!isNone(a[3])) {
+    el.checkNotOpaque(a[3], a.range(3)); // pltpu.SEMAPHORE says why
     auto *space = llvm::dyn_cast<MemorySpaceObj>(a[3].get());
     if (!space)
       el.fail(a.range(3), "memory_space must be a memory space such as pltpu.VMEM or pl.ANY");
@@ -132,10 +148,15 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   auto call = std::make_shared<PallasCallableObj>();
   call->range = args.range;
   call->kernel = a[0];
-  if (!llvm::isa<FunctionObj, PartialObj, BuiltinObj>(call->kernel.get()))
+  // Any callable: a def, a partial, what pltpu.emit_pipeline returns (a
+  // kernel of the pallas_call's HBM Refs), an object with __call__.
+  if (!isCallable(call->kernel) && !llvm::isa<CallableObj>(call->kernel.get()))
     el.fail(a.range(0), "pallas_call's first argument must be the kernel function, got " +
                             typeName(*call->kernel));
   call->outShape = a[1];
+  // As JAX: a list of outputs comes back as a tuple (only the top level).
+  if (auto *list = llvm::dyn_cast<SequenceObj>(a[1].get()); list && list->isList())
+    call->outShape = makeTuple(list->items);
   call->grid = a[3];
   call->inSpecs = a[4];
   call->outSpecs = a[5];
@@ -178,6 +199,8 @@ Obj pallasCall(Elaborator &el, CallArgs &args) {
   else if (auto *p = llvm::dyn_cast<PartialObj>(call->kernel.get());
            p && llvm::isa<FunctionObj>(p->function.get()))
     call->name = llvm::cast<FunctionObj>(*p->function).name;
+  else if (auto *c = llvm::dyn_cast<CallableObj>(call->kernel.get()))
+    call->name = c->name; // what pltpu.emit_pipeline returns: "pipeline", as in JAX
   else
     call->name = "kernel";
   return call;
@@ -421,6 +444,11 @@ std::shared_ptr<NamespaceObj> makePallasNamespace(Elaborator &el) {
     return makeTuple(strides);
   });
   defineRefused(n, "pl", "delay", "pkc has no cycle delays");
+  // The semaphore dtypes (jnp.issubdtype(sem_ref.dtype, pl.semaphore));
+  // semaphore_dtype and barrier_semaphore are jax._src.pallas.core's.
+  n.members["semaphore"] = semaphoreDType(pk::SemaphoreKind::Regular);
+  n.members["barrier_semaphore"] = semaphoreDType(pk::SemaphoreKind::Barrier);
+  n.members["semaphore_dtype"] = std::make_shared<ExtendedDTypeObj>("semaphore_dtype", 0, 's');
   defineRefused(n, "pl", "MemoryRef",
                 "pkc's memory spaces are the TPU's VMEM, SMEM, ANY and HBM (pltpu.VMEM(shape, "
                 "dtype) makes scratch buffers) and the GPU's; host memory is not one");
@@ -579,6 +607,19 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
         n, "pltpu", mxu,
         "pkc does not drive the MXU's registers directly; use jnp.dot or lax.dot_general");
   defineRefused(n, "pltpu", "delay", "pkc has no cycle delays");
+  n.members["dma_semaphore"] = semaphoreDType(pk::SemaphoreKind::DMA);
+  // Semaphores as pallas_call operands (a DMA started in one kernel and
+  // waited for in the next): named, so that using them says why not.
+  n.members["SEMAPHORE"] = opaqueNamespace(
+      "pltpu.SEMAPHORE", "semaphores as pallas_call inputs and outputs (memory_space="
+                         "pltpu.SEMAPHORE) are not supported yet: a kernel's semaphores are its "
+                         "scratch (pltpu.SemaphoreType in scratch_shapes), and its DMAs finish "
+                         "before it ends");
+  n.members["BufferedRef"] = opaqueNamespace(
+      "pltpu.BufferedRef", "pltpu.BufferedRef (buffers made for pltpu.emit_pipeline's "
+                           "allocations=) is not supported: pkc's pipeline allocates its own "
+                           "buffers");
+  n.members["semaphore"] = semaphoreDType(pk::SemaphoreKind::Regular); // deprecated there
   n.members["VMEM"] = memorySpace(MemorySpace::VMEM);
   n.members["SMEM"] = memorySpace(MemorySpace::SMEM);
   n.members["ANY"] = memorySpace(MemorySpace::Any);
@@ -586,6 +627,7 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
   auto spaces = std::make_shared<NamespaceObj>("pltpu.MemorySpace");
   for (const char *s : {"VMEM", "SMEM", "ANY", "HBM"})
     spaces->members[s] = n.members[s];
+  spaces->members["SEMAPHORE"] = n.members["SEMAPHORE"];
   n.members["MemorySpace"] = spaces;
   n.members["TPUMemorySpace"] = spaces;
   // A placement hint on an operand of a later pallas_call; the value is
@@ -651,7 +693,7 @@ std::shared_ptr<NamespaceObj> makePallasTritonNamespace(Elaborator &el, const st
   });
   define(n, "elementwise_inline_asm", [](Elaborator &el, CallArgs &args) -> Obj {
     el.fail(args.range, "elementwise_inline_asm is not supported: pkc cannot check inline PTX, "
-                        "run it on its interpreter or simulator, or compile it for TPU; write "
+                        "and its interpreter, simulator and TPU backend cannot run it; write "
                         "the operation with jnp / lax");
   });
   return ns;
@@ -696,6 +738,7 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
   n.members["experimental"] = modules["jax.experimental"];
   n.members["scipy"] = modules["jax.scipy"];
   n.members["dtypes"] = modules["jax.dtypes"];
+  defineJaxRefs(n);
   define(n, "ShapeDtypeStruct", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"shape"}, {"dtype"}, {"sharding", none(), true},
                                  {"weak_type", none(), true}});
@@ -913,6 +956,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
     helpers->members[name] = tpu->members.at(name);
   m["jax._src.pallas.mosaic.helpers"] = helpers;
   addInternalPallasModules(m, pl, tpu, mosaicGpu);
+  defineInterpretModes(*tpu, m);
   auto prng = makeJaxPrngNamespace();
   auto threefry = makeJaxThreefryNamespace(prng);
   auto random = std::make_shared<NamespaceObj>("jax._src.random");

@@ -303,6 +303,31 @@ std::shared_ptr<NamespaceObj> makeContextlib() {
     BoundArgs a = el.bind(args, {{"enter_result", none()}});
     return std::make_shared<ContextManagerObj>("contextlib.nullcontext", a[0]);
   });
+  // @contextlib.contextmanager: calling the decorated generator function
+  // makes a context that runs the `with` body at its yield (Generators.cpp).
+  define(*ns, "contextmanager", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"func"}});
+    auto function = std::dynamic_pointer_cast<FunctionObj>(a[0]);
+    if (!function || !el.isGenerator(*function))
+      el.fail(a.range(0), "contextlib.contextmanager decorates a generator function (a def with "
+                          "a yield), got " +
+                              typeName(*a[0]));
+    Obj factory = builtin(function->name, [function](Elaborator &, CallArgs &call) -> Obj {
+      auto context = std::make_shared<ContextManagerObj>(function->name + "(...)", none());
+      CallArgs arguments = call;
+      context->run = [function, arguments](Elaborator &el,
+                                           const std::function<Flow(const Obj &)> &body) {
+        CallArgs args = arguments;
+        return el.runContextGenerator(*function, args, body);
+      };
+      return context;
+    });
+    // A partial of nothing: in a class body it binds self, as the
+    // function Python's contextmanager returns does.
+    auto method = std::make_shared<PartialObj>();
+    method->function = factory;
+    return method;
+  });
   define(*ns, "suppress", [](Elaborator &el, CallArgs &args) -> Obj {
     el.fail(args.range, "contextlib.suppress is not supported; use try/except");
   });

@@ -120,6 +120,9 @@ bool Elaborator::truthy(const Obj &o, SourceRange r) {
 DType Elaborator::toDType(const Obj &o, SourceRange r, const std::string &what) {
   if (auto *d = llvm::dyn_cast<DTypeObj>(o.get()))
     return d->dtype;
+  if (auto *e = llvm::dyn_cast<ExtendedDTypeObj>(o.get()); e && e->kind == 's')
+    fail(r, what + " must be an array dtype; " + e->name +
+                " is the dtype of semaphore Refs, which hold no values");
   if (auto *e = llvm::dyn_cast<ExtendedDTypeObj>(o.get()))
     fail(r, "the dtype " + e->name + " is not supported: pkc's backends do not compute with " +
                 e->name + " values (use int8, float16, bfloat16, float32, ...)");

@@ -426,6 +426,9 @@ Obj Elaborator::call(const Obj &callee, CallArgs &args) {
   case Object::Kind::Descriptor:
     return call(llvm::cast<DescriptorObj>(*callee).function, args);
   case Object::Kind::ContextManager:
+    if (llvm::cast<ContextManagerObj>(*callee).run)
+      fail(args.range, "a @contextlib.contextmanager context used as a decorator is not "
+                       "supported; enter it with a with statement");
     // Used as a decorator (`@jax.named_scope("x")`): the function unchanged.
     if (args.positional.size() != 1 || !args.keywords.empty())
       fail(args.range, "'" + llvm::cast<ContextManagerObj>(*callee).name +
@@ -531,6 +534,10 @@ void Elaborator::bindParameters(const FunctionObj &f, CallArgs &args, Frame &tar
 }
 
 Obj Elaborator::callFunction(const FunctionObj &f, CallArgs &args, bool noteCallSite) {
+  if (isGenerator(f))
+    fail(args.range, "'" + f.name +
+                         "' is a generator function (it has a yield), which pkc runs "
+                         "only as a @contextlib.contextmanager context in a with statement");
   auto activation = std::make_shared<Frame>();
   activation->parent = f.closure;
   activation->locals = &localsOf(f);

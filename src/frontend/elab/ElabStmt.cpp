@@ -79,6 +79,8 @@ Flow Elaborator::exec(const Stmt &s) {
     lastJump = s.range();
     return Flow::Return;
   }
+  case Stmt::Kind::Yield:
+    return execYield(llvm::cast<YieldStmt>(s));
   case Stmt::Kind::Pass:
     return Flow::Normal;
   case Stmt::Kind::Break:
@@ -401,44 +403,53 @@ namespace pk::elab {
 
 using namespace ast;
 
-Flow Elaborator::execWith(const WithStmt &s) {
-  // Enter each context in order, run the body, exit in reverse order. The
-  // contexts pkc knows change nothing it computes (jax.named_scope, ...);
-  // a class with __enter__ / __exit__ runs them.
-  std::vector<Obj> entered;
+Flow Elaborator::execWith(const WithStmt &s) { return execWithItems(s, 0); }
+
+Flow Elaborator::execWithItems(const WithStmt &s, size_t index) {
+  // Each context wraps the rest of the items and the body. The contexts
+  // pkc knows change nothing it computes (jax.named_scope, ...); a class
+  // with __enter__ / __exit__ runs them; a @contextlib.contextmanager
+  // generator runs the rest at its yield.
+  if (index == s.items.size())
+    return exec(s.body);
+  const WithStmt::Item &item = s.items[index];
+  Obj context = eval(*item.context);
+  auto *cm = llvm::dyn_cast<ContextManagerObj>(context.get());
+  if (cm && cm->run)
+    return cm->run(*this, [&](const Obj &value) {
+      if (item.target)
+        assign(*item.target, value);
+      return execWithItems(s, index + 1);
+    });
+  Obj value;
+  if (cm) {
+    value = cm->value ? cm->value : none();
+  } else if (std::optional<Obj> v =
+                 callDunder(*this, context, "__enter__", {}, item.context->range())) {
+    value = *v;
+  } else {
+    fail(item.context->range(),
+         "'" + typeName(*context) + "' object does not support the context manager protocol");
+  }
   // Contexts with hooks (jax.default_matmul_precision) are left even when
   // the body raises: an enclosing `try` may go on.
-  std::vector<ContextManagerObj *> hooked;
   struct LeaveHooked {
     Elaborator &el;
-    std::vector<ContextManagerObj *> &contexts;
+    ContextManagerObj *context;
     ~LeaveHooked() {
-      for (auto it = contexts.rbegin(); it != contexts.rend(); ++it)
-        (*it)->exit(el);
+      if (context)
+        context->exit(el);
     }
-  } leave{*this, hooked};
-  for (const WithStmt::Item &item : s.items) {
-    Obj context = eval(*item.context);
-    Obj value;
-    if (auto *cm = llvm::dyn_cast<ContextManagerObj>(context.get())) {
-      value = cm->value ? cm->value : none();
-      if (cm->enter) {
-        cm->enter(*this);
-        hooked.push_back(cm);
-      }
-    } else if (std::optional<Obj> v =
-                   callDunder(*this, context, "__enter__", {}, item.context->range()))
-      value = *v;
-    else
-      fail(item.context->range(), "'" + typeName(*context) +
-                                      "' object does not support the context manager protocol");
-    entered.push_back(context);
-    if (item.target)
-      assign(*item.target, value);
+  } leave{*this, nullptr};
+  if (cm && cm->enter) {
+    cm->enter(*this);
+    leave.context = cm;
   }
-  Flow flow = exec(s.body);
-  for (auto it = entered.rbegin(); it != entered.rend(); ++it)
-    callDunder(*this, *it, "__exit__", {none(), none(), none()}, s.range());
+  if (item.target)
+    assign(*item.target, value);
+  Flow flow = execWithItems(s, index + 1);
+  if (!cm)
+    callDunder(*this, context, "__exit__", {none(), none(), none()}, s.range());
   return flow;
 }
 
@@ -479,6 +490,24 @@ void handlerTypes(Elaborator &el, const Obj &type, SourceRange r, std::vector<st
 } // namespace
 
 Flow Elaborator::execTry(const TryStmt &s) {
+  Flow flow = Flow::Normal;
+  try {
+    flow = execTryClauses(s);
+  } catch (ElabError &e) {
+    if (e.exception.empty())
+      throw;
+    // A Python exception leaving the statement runs `finally` first; a
+    // jump out of the `finally` drops it, as in Python.
+    Flow finalFlow = exec(s.finalBody);
+    if (finalFlow != Flow::Normal)
+      return finalFlow;
+    throw;
+  }
+  Flow finalFlow = exec(s.finalBody);
+  return finalFlow != Flow::Normal ? finalFlow : flow;
+}
+
+Flow Elaborator::execTryClauses(const TryStmt &s) {
   Flow flow = Flow::Normal;
   bool raised = false;
   try {
@@ -522,8 +551,7 @@ Flow Elaborator::execTry(const TryStmt &s) {
   }
   if (!raised && flow == Flow::Normal)
     flow = exec(s.orelse);
-  Flow finalFlow = exec(s.finalBody);
-  return finalFlow != Flow::Normal ? finalFlow : flow;
+  return flow;
 }
 
 } // namespace pk::elab

@@ -48,8 +48,6 @@ struct NotAffine {
   SourceRange range;
 };
 
-enum class Flow { Normal, Break, Continue, Return };
-
 /// The variables of one function activation (or of the module).
 struct Frame {
   std::unordered_map<std::string, Obj> vars;
@@ -64,6 +62,9 @@ struct Frame {
   ClassObj *classBody = nullptr; ///< set while a class body runs in this frame
   bool comprehension = false; ///< a comprehension's scope (`:=` assigns past it)
   const FunctionObj *function = nullptr; ///< the function this frame runs, if any
+  /// In a generator run as a context manager: runs the `with` body at the
+  /// `yield` (Generators.cpp). Null elsewhere, where `yield` is an error.
+  const std::function<void(const Obj &, SourceRange)> *onYield = nullptr;
 };
 
 /// The arguments of one call, with their source ranges.
@@ -418,6 +419,13 @@ private:
   /// Records `name: type [= value]` in a class body as a field.
   void recordClassAnnotation(const ast::AnnAssignStmt &s, const Obj &value);
   Flow execWith(const ast::WithStmt &s);
+  /// The `with` items from `item` on, then the body (each item's context
+  /// wraps the rest).
+  Flow execWithItems(const ast::WithStmt &s, size_t item);
+  Flow execYield(const ast::YieldStmt &s);
+  /// A `try` statement's body, handlers and `else` (its `finally` is
+  /// execTry's).
+  Flow execTryClauses(const ast::TryStmt &s);
   Flow execTry(const ast::TryStmt &s);
   Flow execMatch(const ast::MatchStmt &s); // ElabMatch.cpp
   void execImportFrom(const ast::ImportFromStmt &s);
@@ -445,6 +453,16 @@ private:
   void bindParameters(const FunctionObj &f, CallArgs &args, Frame &frame);
   const std::set<std::string> &localsOf(const FunctionObj &f);
 
+public:
+  /// Whether `f` is a generator function (it has a `yield`).
+  bool isGenerator(const FunctionObj &f);
+  /// Runs the generator function `f(*args)` as a context manager: `body`
+  /// (the `with` body, given what the generator yields) runs at its yield.
+  /// The body's flow (a `return` from the caller, ...) is the result.
+  Flow runContextGenerator(const FunctionObj &f, CallArgs &args,
+                           const std::function<Flow(const Obj &)> &body);
+
+private:
   bool skipsDefinedAssignment(const ast::Expr &target);
 
   // pallas_call pieces (PallasCall.cpp).
@@ -572,6 +590,7 @@ private:
   };
   std::vector<CallSite> callStack;
   std::map<const void *, std::set<std::string>> localsCache;
+  std::map<const void *, bool> generatorCache; ///< isGenerator, by function body
   /// The exceptions the `except` clauses running now handle, innermost
   /// last: what a bare `raise` raises again.
   std::vector<ElabError> handledExceptions;

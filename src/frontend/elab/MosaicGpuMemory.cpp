@@ -193,6 +193,26 @@ Obj wgmma(Elaborator &el, CallArgs &args) {
   return noValue();
 }
 
+/// `plgpu.wgmma_accumulator_load(acc, wait_n=0)`: `plgpu.wgmma_wait(wait_n)`
+/// (none when wait_n is None), then `acc[...]`. Reading an accumulator
+/// already waits for the wgmma ops that write it (PromoteAccumulators), so
+/// a larger wait_n never lets pkc read registers the tensor cores still own.
+Obj wgmmaAccumulatorLoad(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"acc"}, {"wait_n", makeInt(0), true}});
+  requireMesh(el, args.range, "plgpu.wgmma_accumulator_load");
+  RefObj &acc = refArg(el, a[0], a.range(0), "the accumulator");
+  if (llvm::cast<pk::RefType>(acc.value.getType()).getSpace() != MemorySpace::GPUAccumulator)
+    el.fail(a.range(0), "plgpu.wgmma_accumulator_load reads a wgmma accumulator (plgpu.ACC), got "
+                        "a Ref in another memory space");
+  if (!isNone(a[1])) {
+    int64_t count = el.toInt(a[1], a.range(1), "wait_n");
+    if (count < 0)
+      el.fail(a.range(1), "wait_n must not be negative, got " + std::to_string(count));
+    pk::WgmmaWaitOp::create(el.builder(), el.loc(args.range), count);
+  }
+  return loadRef(el, acc, std::make_shared<EllipsisObj>(), nullptr, nullptr, args.range);
+}
+
 Obj semaphoreSignal(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"sem_or_view"},
                                {"inc", makeInt(1)},
@@ -388,6 +408,7 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &n, NamespaceObj &pl) {
     pk::WgmmaWaitOp::create(el.builder(), el.loc(args.range), count);
     return noValue();
   });
+  define(n, "wgmma_accumulator_load", wgmmaAccumulatorLoad);
   define(n, "layout_cast", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"x"}, {"new_layout"}});
     el.requireKernel(args.range, "plgpu.layout_cast");

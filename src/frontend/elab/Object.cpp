@@ -24,6 +24,21 @@ Obj none() {
 Obj makeBool(bool v) { return std::make_shared<BoolObj>(v); }
 Obj makeInt(int64_t v) { return std::make_shared<IntObj>(v); }
 Obj makeFloat(double v) { return std::make_shared<FloatObj>(v); }
+
+std::shared_ptr<NamespaceObj> opaqueNamespace(std::string name, std::string why) {
+  auto ns = std::make_shared<NamespaceObj>(std::move(name));
+  ns->opaque = true;
+  ns->why = std::move(why);
+  return ns;
+}
+
+std::optional<DType> numpyScalarType(const Object &o) {
+  if (auto *i = llvm::dyn_cast<IntObj>(&o))
+    return i->numpyType;
+  if (auto *f = llvm::dyn_cast<FloatObj>(&o))
+    return f->numpyType;
+  return std::nullopt;
+}
 namespace {
 thread_local uint64_t itemsLeft = UINT64_MAX;
 } // namespace

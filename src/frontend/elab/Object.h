@@ -119,16 +119,24 @@ struct BoolObj : Object {
   bool value;
 };
 
+// Numbers. A Python number has no dtype, and JAX types it weakly (`x * 2`
+// keeps x's dtype). A NumPy scalar (np.float32(1), np.finfo(t).eps, an
+// element of a NumPy array) carries `numpyType`, and JAX types it strongly
+// (bf16 + np.float32(1) is f32); static arithmetic keeps it (NEP 50).
 struct IntObj : Object {
-  explicit IntObj(int64_t v) : Object(Kind::Int), value(v) {}
+  explicit IntObj(int64_t v, std::optional<DType> numpyType = std::nullopt)
+      : Object(Kind::Int), value(v), numpyType(numpyType) {}
   PK_OBJECT_CLASSOF(Int)
   int64_t value;
+  std::optional<DType> numpyType;
 };
 
 struct FloatObj : Object {
-  explicit FloatObj(double v) : Object(Kind::Float), value(v) {}
+  explicit FloatObj(double v, std::optional<DType> numpyType = std::nullopt)
+      : Object(Kind::Float), value(v), numpyType(numpyType) {}
   PK_OBJECT_CLASSOF(Float)
   double value;
+  std::optional<DType> numpyType;
 };
 
 struct StrObj : Object {
@@ -271,6 +279,10 @@ struct NamespaceObj : Object {
   /// it): what it has defined so far, and the cycle, for errors.
   std::string partialCycle;
 };
+
+/// A namespace pkc names but does not have: using it (or anything in it)
+/// is an error that says `why`.
+std::shared_ptr<NamespaceObj> opaqueNamespace(std::string name, std::string why);
 
 /// The opaque namespace in `o`, or null.
 inline const NamespaceObj *asOpaque(const Obj &o) {
@@ -619,6 +631,9 @@ struct DescriptorObj : Object {
   Obj function;
 };
 
+/// How a statement ends: normally, or with a jump its enclosing code takes.
+enum class Flow { Normal, Break, Continue, Return };
+
 /// A context manager or decorator that only names things or changes
 /// nothing pkc computes: `jax.named_scope("x")`, `contextlib.nullcontext()`.
 /// `with` binds `value`; as a decorator it returns the function unchanged.
@@ -631,6 +646,10 @@ struct ContextManagerObj : Object {
   /// Run when a `with` enters and leaves the context (leaving also when
   /// its body raises); empty for contexts that change nothing pkc computes.
   std::function<void(Elaborator &)> enter, exit;
+  /// A context that runs the `with` body itself, handing it the `as`
+  /// value (a @contextlib.contextmanager generator, at its yield); the
+  /// body's flow is the result.
+  std::function<Flow(Elaborator &, const std::function<Flow(const Obj &)> &body)> run;
 };
 
 /// `jax.custom_vjp(f)` / `jax.custom_jvp(f)`: calls run `function` (the
@@ -676,6 +695,8 @@ struct ArrayAtObj : Object {
 Obj none();
 Obj makeBool(bool v);
 Obj makeInt(int64_t v);
+/// The dtype of a NumPy scalar; none for anything else (Python numbers).
+std::optional<DType> numpyScalarType(const Object &o);
 Obj makeFloat(double v);
 Obj makeStr(std::string v);
 /// Static evaluation's memory budget counts what it builds: every item of

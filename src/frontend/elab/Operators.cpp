@@ -259,6 +259,27 @@ StaticOperands staticOperands(const Obj &lhs, const Obj &rhs) {
   return traced(lhs) || traced(rhs) ? StaticOperands::Traced : StaticOperands::None;
 }
 
+/// The dtype of `lhs op rhs` on static numbers where one is a NumPy
+/// scalar, as NEP 50 types it (a Python int takes the scalar's dtype, a
+/// Python float makes an integer scalar float64); none for two Python
+/// numbers.
+std::optional<DType> numpyResultType(BinaryOp op, const Obj &lhs, const Obj &rhs) {
+  std::optional<DType> a = numpyScalarType(*lhs), b = numpyScalarType(*rhs);
+  if (!a && !b)
+    return std::nullopt;
+  DType t;
+  if (a && b) {
+    t = static_array::promote(*a, *b);
+  } else {
+    DType scalar = a ? *a : *b;
+    const Obj &python = a ? rhs : lhs;
+    t = llvm::isa<FloatObj>(python.get()) && !isFloat(scalar) ? DType::F64 : scalar;
+  }
+  if (op == BinaryOp::Div && !isFloat(t))
+    t = DType::F64;
+  return t;
+}
+
 Obj asJaxOperand(Elaborator &el, const Obj &o, SourceRange r) {
   if (auto *a = llvm::dyn_cast<StaticArrayObj>(o.get()))
     return static_numpy::materialize(el, *a, r);
@@ -322,9 +343,12 @@ Obj binaryOperator(Elaborator &el, BinaryOp op, const Obj &lhs, const Obj &rhs, 
     bool bothBool = llvm::isa<BoolObj>(lhs.get()) && llvm::isa<BoolObj>(rhs.get());
     if (bothBool && (op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor))
       return makeBool(intValue(staticIntOp(el, op, intValue(lhs), intValue(rhs), r)) != 0);
-    if (isInt(lhs) && isInt(rhs))
-      return staticIntOp(el, op, intValue(lhs), intValue(rhs), r);
-    return staticFloatOp(el, op, floatValue(lhs), floatValue(rhs), r);
+    Obj result = isInt(lhs) && isInt(rhs)
+                     ? staticIntOp(el, op, intValue(lhs), intValue(rhs), r)
+                     : staticFloatOp(el, op, floatValue(lhs), floatValue(rhs), r);
+    if (std::optional<DType> t = numpyResultType(op, lhs, rhs))
+      return static_array::numpyScalar(el, *t, result, r);
+    return result;
   }
   if (Obj result = sequenceOp(el, op, lhs, rhs, r))
     return result;
@@ -385,6 +409,9 @@ Obj unaryOperator(Elaborator &el, UnaryOp op, const Obj &operand, SourceRange r)
     return makeBool(!el.truthy(operand, r));
   case UnaryOp::Plus:
   case UnaryOp::Negate:
+    if (std::optional<DType> t = numpyScalarType(*operand); t && op == UnaryOp::Negate)
+      return static_array::numpyScalar(
+          el, *t, unaryOperator(el, op, static_array::pythonNumber(operand), r), r);
     if (auto *f = llvm::dyn_cast<FloatObj>(operand.get()))
       return makeFloat(op == UnaryOp::Negate ? -f->value : f->value);
     if (isInt(operand)) {

@@ -413,8 +413,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   // None leaf gives the kernel None and the caller None).
   std::vector<Obj> outShapes;
   pytreeLeaves(callable.outShape, outShapes);
-  if (outShapes.empty())
-    fail(callable.outShapeRange, "pallas_call needs at least one output in out_shape");
+  // No outputs (out_shape=None, or []): JAX runs a kernel whose effects
+  // nothing can see. pkc elaborates it, for its errors and static checks,
+  // and then drops it.
+  bool noOutputs = outShapes.empty();
   for (size_t i = 0; i < outShapes.size(); ++i) {
     const Obj &o = outShapes[i];
     std::vector<Dim> dims;
@@ -759,6 +761,11 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   gridNames = savedNames;
   hiddenGrid = savedHidden;
 
+  if (noOutputs) {
+    op.erase();
+    size_t none = 0;
+    return pytreeRebuild(callable.outShape, {}, none);
+  }
   // The results, in out_shape's structure.
   std::vector<Obj> results;
   for (size_t i = 0; i < numOutputs; ++i) {

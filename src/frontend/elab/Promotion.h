@@ -27,6 +27,15 @@ inline JaxType pythonIntType() { return {DType::I32, true}; }
 inline JaxType pythonFloatType() { return {DType::F32, true}; }
 inline JaxType pythonBoolType() { return {DType::Bool, false}; }
 
+/// The dtype JAX gives data of dtype `t` with 64-bit mode off
+/// (jnp.asarray(np.float64(1)) is float32).
+inline DType withoutX64(DType t) {
+  return t == DType::I64   ? DType::I32
+         : t == DType::U64 ? DType::U32
+         : t == DType::F64 ? DType::F32
+                           : t;
+}
+
 /// jnp.result_type of two operands.
 JaxType promoteTypes(JaxType a, JaxType b);
 

@@ -143,6 +143,51 @@ void defineSharding(Elaborator &el, NamespaceObj &jax, NamespaceObj &lax) {
     named->members["spec"] = a[1];
     return named;
   });
+  // Abstract meshes name axes and sizes without devices (code traces under
+  // them, `with jax.sharding.use_abstract_mesh(m):`); they change nothing
+  // pkc computes.
+  define(*sharding, "AbstractDevice", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a =
+        el.bind(args, {{"device_kind"}, {"num_cores", none()}, {"platform", makeStr("")}});
+    auto device = std::make_shared<NamespaceObj>("jax.sharding.AbstractDevice");
+    device->members["device_kind"] = makeStr(el.toStr(a[0], a.range(0), "device_kind"));
+    device->members["num_cores"] = a[1];
+    device->members["platform"] = a[2];
+    return device;
+  });
+  define(*sharding, "AbstractMesh", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"axis_sizes"},
+                                 {"axis_names"},
+                                 {"axis_types", none()},
+                                 {"abstract_device", none(), true}});
+    std::vector<int64_t> sizes = el.toShape(a[0], a.range(0), "axis_sizes");
+    std::vector<std::string> names = axisNames(el, a[1], a.range(1), "mesh axis name");
+    if (names.size() != sizes.size())
+      el.raise(a.range(1), "ValueError",
+               "AbstractMesh has " + std::to_string(sizes.size()) + " axis sizes and " +
+                   std::to_string(names.size()) + " axis names");
+    auto mesh = std::make_shared<NamespaceObj>("jax.sharding.AbstractMesh");
+    auto shape = std::make_shared<DictObj>();
+    std::vector<Obj> sizeObjs, nameObjs, pairs;
+    int64_t size = sizes.empty() ? 0 : 1;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      sizeObjs.push_back(makeInt(sizes[i]));
+      nameObjs.push_back(makeStr(names[i]));
+      pairs.push_back(makeTuple({makeStr(names[i]), makeInt(sizes[i])}));
+      shape->entries.emplace_back(makeStr(names[i]), makeInt(sizes[i]));
+      if (sizes[i] < 1 || __builtin_mul_overflow(size, sizes[i], &size))
+        el.fail(a.range(0), "axis_sizes must be positive and their product fit in 64 bits");
+    }
+    mesh->members["axis_sizes"] = makeTuple(sizeObjs);
+    mesh->members["axis_names"] = makeTuple(nameObjs);
+    mesh->members["shape"] = shape;
+    mesh->members["shape_tuple"] = makeTuple(pairs);
+    mesh->members["size"] = makeInt(size);
+    mesh->members["empty"] = makeBool(names.empty());
+    mesh->members["abstract_device"] = a[3];
+    return mesh;
+  });
+  sharding->members["use_abstract_mesh"] = namingContext("jax.sharding.use_abstract_mesh");
   auto axisType = std::make_shared<NamespaceObj>("jax.sharding.AxisType");
   for (const char *t : {"Auto", "Explicit", "Manual"})
     axisType->members[t] = makeStr(t);

@@ -112,7 +112,9 @@ void storeNum(StaticArrayObj &a, int64_t k, const Num &n) {
     storeInt(a, k, static_cast<int64_t>(n.i));
 }
 
-bool isPythonScalar(const Obj &o) { return llvm::isa<IntObj, FloatObj, BoolObj>(o.get()); }
+bool isNumber(const Obj &o) { return llvm::isa<IntObj, FloatObj, BoolObj>(o.get()); }
+/// A Python number, which NEP 50 makes weak (not a NumPy scalar).
+bool isPythonScalar(const Obj &o) { return isNumber(o) && !numpyScalarType(*o); }
 
 int floatRank(DType t) { return t == DType::F64 ? 3 : t == DType::F32 ? 2 : 1; }
 
@@ -221,12 +223,39 @@ void copyElement(const StaticArrayObj &src, int64_t from, StaticArrayObj &dst, i
     storeInt(dst, to, src.ints[from], src.dtype == DType::U64);
 }
 
-Obj elementObj(const StaticArrayObj &a, int64_t k) {
+Obj pythonElement(const StaticArrayObj &a, int64_t k) {
   if (isFloat(a.dtype))
     return makeFloat(a.floats[k]);
   if (a.dtype == DType::Bool)
     return makeBool(a.ints[k] != 0);
   return makeInt(a.ints[k]);
+}
+
+Obj elementObj(const StaticArrayObj &a, int64_t k) {
+  // jax.Array elements stay numbers: pkc does not track which are weak.
+  if (!a.numpy || a.dtype == DType::Bool)
+    return pythonElement(a, k);
+  if (isFloat(a.dtype))
+    return std::make_shared<FloatObj>(a.floats[k], a.dtype);
+  return std::make_shared<IntObj>(a.ints[k], a.dtype);
+}
+
+Obj pythonNumber(const Obj &number) {
+  if (auto *i = llvm::dyn_cast<IntObj>(number.get()); i && i->numpyType)
+    return makeInt(i->value);
+  if (auto *f = llvm::dyn_cast<FloatObj>(number.get()); f && f->numpyType)
+    return makeFloat(f->value);
+  return number;
+}
+
+Obj numpyScalar(Elaborator &el, DType dtype, const Obj &number, SourceRange r) {
+  StaticArrayPtr a = make(el, {}, dtype, true, r);
+  if (auto *f = llvm::dyn_cast<FloatObj>(number.get()))
+    isFloat(dtype) ? storeDouble(*a, 0, f->value) : storeInt(*a, 0, el.floatToInt(f->value, r));
+  else
+    isFloat(dtype) ? storeDouble(*a, 0, el.toDouble(number, r, "the value"))
+                   : storeInt(*a, 0, el.toInt(number, r, "the value"));
+  return elementObj(*a, 0);
 }
 
 Obj result(const StaticArrayPtr &a) { return a->shape.empty() ? elementObj(*a, 0) : Obj(a); }
@@ -249,7 +278,7 @@ DType toDType(Elaborator &el, const Obj &o, SourceRange r, bool numpy) {
 //===----------------------------------------------------------------------===//
 
 bool isStaticData(const Obj &o) {
-  if (isPythonScalar(o) || llvm::isa<StaticArrayObj>(o.get()))
+  if (isNumber(o) || llvm::isa<StaticArrayObj>(o.get()))
     return true;
   auto *seq = llvm::dyn_cast<SequenceObj>(o.get());
   return seq && !seq->namedTuple && llvm::all_of(seq->items, isStaticData);
@@ -274,12 +303,14 @@ bool inferShape(const Obj &o, size_t depth, std::vector<int64_t> &shape,
     merge(a->dtype);
     return true;
   }
-  if (isPythonScalar(o)) {
+  if (isNumber(o)) {
     if (depth != shape.size())
       return false;
-    merge(llvm::isa<BoolObj>(o.get())  ? DType::Bool
-          : llvm::isa<IntObj>(o.get()) ? defaultInt(numpy)
-                                       : defaultFloat(numpy));
+    std::optional<DType> scalar = numpyScalarType(*o);
+    merge(scalar                        ? *scalar
+          : llvm::isa<BoolObj>(o.get()) ? DType::Bool
+          : llvm::isa<IntObj>(o.get())  ? defaultInt(numpy)
+                                        : defaultFloat(numpy));
     return true;
   }
   const auto &items = llvm::cast<SequenceObj>(*o).items;
@@ -469,6 +500,8 @@ Operands operands(Elaborator &el, const Obj &lhs, const Obj &rhs, SourceRange r,
   if (!o.numpy) {
     // A jax.Array operand: JAX's lattice, Python scalars weak.
     auto jaxType = [](const Obj &x, const StaticArrayObj &a) {
+      if (!isPythonScalar(x))
+        return JaxType{a.dtype, false};
       if (llvm::isa<IntObj>(x.get()))
         return pythonIntType();
       if (llvm::isa<FloatObj>(x.get()))
@@ -487,7 +520,7 @@ Operands operands(Elaborator &el, const Obj &lhs, const Obj &rhs, SourceRange r,
   // must fit in it.
   for (const Obj &side : {lhs, rhs}) {
     auto *i = llvm::dyn_cast<IntObj>(side.get());
-    if (comparison || !o.numpy || !i || !isInteger(o.common))
+    if (comparison || !o.numpy || !i || i->numpyType || !isInteger(o.common))
       continue; // NumPy compares out-of-range ints exactly
     StaticArrayPtr probe = make(el, {}, o.common, true, r);
     storeInt(*probe, 0, i->value);
@@ -1120,7 +1153,7 @@ namespace {
 
 Obj nested(const StaticArrayObj &a, size_t dim, int64_t &k) {
   if (dim == a.shape.size())
-    return elementObj(a, k++);
+    return pythonElement(a, k++);
   std::vector<Obj> items;
   for (int64_t i = 0; i < a.shape[dim]; ++i)
     items.push_back(nested(a, dim + 1, k));
@@ -1129,7 +1162,7 @@ Obj nested(const StaticArrayObj &a, size_t dim, int64_t &k) {
 
 std::string nestedText(const StaticArrayObj &a, size_t dim, int64_t &k) {
   if (dim == a.shape.size()) {
-    Obj e = elementObj(a, k++);
+    Obj e = pythonElement(a, k++);
     return elab::repr(*e);
   }
   std::string t = "[";

@@ -46,8 +46,16 @@ void storeInt(StaticArrayObj &a, int64_t k, int64_t v, bool fromUnsigned = false
 /// Copies element `from` of `src` into element `to` of `dst`, converting.
 void copyElement(const StaticArrayObj &src, int64_t from, StaticArrayObj &dst, int64_t to);
 
-/// The Python number for element `k` (bool, int or float).
+/// Element `k` as indexing and iteration give it: of a NumPy array, a
+/// NumPy scalar of its dtype; of a jax.Array, a number (bool, int or float).
 Obj elementObj(const StaticArrayObj &a, int64_t k);
+/// `number` as a Python number: a NumPy scalar's value without its dtype.
+Obj pythonNumber(const Obj &number);
+/// Element `k` as a Python number (`.item()`, `.tolist()`).
+Obj pythonElement(const StaticArrayObj &a, int64_t k);
+/// The NumPy scalar `np.<dtype>(number)`: the number converted to `dtype`
+/// (rounded, or wrapped as NumPy wraps integers).
+Obj numpyScalar(Elaborator &el, DType dtype, const Obj &number, SourceRange r);
 /// A 0-d array as a Python number; other arrays as they are.
 Obj result(const StaticArrayPtr &a);
 

@@ -53,10 +53,21 @@ Obj specsLike(const Obj &tree, const Obj &spec) {
 
 /// The body as the pallas_call's kernel: it first records its core's index
 /// (the program id, read before any pipeline renames program ids) for
-/// lax.axis_index.
-Obj bodyOnCores(const Obj &body, MeshAxis axis) {
+/// lax.axis_index. Scratch given as a dict reaches the body as keyword
+/// arguments, as JAX passes it (`scratchByName`).
+Obj bodyOnCores(const Obj &body, MeshAxis axis, bool scratchByName) {
   return std::make_shared<BuiltinObj>(
-      "pl.kernel body", [body, axis](Elaborator &el, CallArgs &args) -> Obj {
+      "pl.kernel body", [body, axis, scratchByName](Elaborator &el, CallArgs &args) -> Obj {
+        if (scratchByName && !args.positional.empty())
+          if (auto named = std::dynamic_pointer_cast<DictObj>(args.positional.back())) {
+            args.positional.pop_back();
+            if (args.positionalRanges.size() > args.positional.size())
+              args.positionalRanges.resize(args.positional.size());
+            for (const auto &[key, ref] : named->entries) {
+              args.keywords.emplace_back(el.toStr(key, args.range, "a scratch name"), ref);
+              args.keywordRanges.push_back(args.range);
+            }
+          }
         CallArgs first;
         first.range = args.range;
         first.addPositional(makeInt(0), args.range);
@@ -170,7 +181,7 @@ Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj
     CallArgs call;
     call.range = r;
     call.callee = "pl.kernel";
-    call.addPositional(bodyOnCores(kernelBody, axis), r);
+    call.addPositional(bodyOnCores(kernelBody, axis, llvm::isa<DictObj>(scratch.get())), r);
     auto keyword = [&](const char *key, const Obj &value) {
       call.keywords.emplace_back(key, value);
       call.keywordRanges.push_back(r);

@@ -108,6 +108,9 @@ public:
         message = "expected ':'";
       } else if (type == PkLexer::UNSUPPORTED_KEYWORD) {
         message = "'" + text + "' is not supported in .pk files";
+      } else if (type == PkLexer::YIELD) {
+        message = "'yield' is supported as a statement ('yield' or 'yield value') in a "
+                  "@contextlib.contextmanager function, not in an expression";
       } else if (type == PkLexer::WALRUS) {
         message = "':=' (an assignment expression) is not allowed here";
       } else if (expected.size() == 1) {
