@@ -22,7 +22,11 @@ statement: simpleStatements | compoundStatement;
 simpleStatements: simpleStatement (SEMI simpleStatement)* SEMI? NEWLINE;
 
 simpleStatement
-  : expressionList assignmentTail?                            # expressionStatement
+  // `type Alias[T] = value` (PEP 695): `type` is a soft keyword, a name
+  // followed by the alias's name.
+  : {_input->LT(1)->getText() == "type" && _input->LA(2) == NAME}?
+    NAME aliasName=NAME typeParameters? ASSIGN expression     # typeAliasStatement
+  | expressionList assignmentTail?                            # expressionStatement
   | RETURN expressionList?                                    # returnStatement
   | YIELD expressionList?                                     # yieldStatement
   | PASS                                                      # passStatement

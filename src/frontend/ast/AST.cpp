@@ -186,6 +186,12 @@ private:
         expression(*y.value, depth + 1);
       return;
     }
+    case Stmt::Kind::TypeAlias: {
+      const auto &t = llvm::cast<TypeAliasStmt>(s);
+      line(depth, "TypeAlias " + t.name, s.range());
+      expression(*t.value, depth + 1);
+      return;
+    }
     case Stmt::Kind::Pass:
       line(depth, "Pass", s.range());
       return;
@@ -586,6 +592,41 @@ private:
 
 void dump(const Module &module, const SourceManager &sources, llvm::raw_ostream &os) {
   Dumper(os).module(module, sources);
+}
+
+void forEachNestedBody(const Stmt &s, llvm::function_ref<void(const StmtList &)> visit) {
+  switch (s.kind()) {
+  case Stmt::Kind::For:
+    visit(llvm::cast<ForStmt>(s).body);
+    visit(llvm::cast<ForStmt>(s).orelse);
+    break;
+  case Stmt::Kind::While:
+    visit(llvm::cast<WhileStmt>(s).body);
+    visit(llvm::cast<WhileStmt>(s).orelse);
+    break;
+  case Stmt::Kind::If:
+    visit(llvm::cast<IfStmt>(s).body);
+    visit(llvm::cast<IfStmt>(s).orelse);
+    break;
+  case Stmt::Kind::With:
+    visit(llvm::cast<WithStmt>(s).body);
+    break;
+  case Stmt::Kind::Try: {
+    const auto &t = llvm::cast<TryStmt>(s);
+    visit(t.body);
+    for (const TryStmt::Handler &h : t.handlers)
+      visit(h.body);
+    visit(t.orelse);
+    visit(t.finalBody);
+    break;
+  }
+  case Stmt::Kind::Match:
+    for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(s).cases)
+      visit(c.body);
+    break;
+  default:
+    break;
+  }
 }
 
 } // namespace pk::ast

@@ -15,6 +15,7 @@
 
 #include "support/SourceManager.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Casting.h"
 
 #include <cstdint>
@@ -384,6 +385,7 @@ public:
     AnnAssign,
     Return,
     Yield,
+    TypeAlias,
     Pass,
     Break,
     Continue,
@@ -471,6 +473,17 @@ public:
   YieldStmt(SourceRange r, ExprPtr value) : Stmt(Kind::Yield, r), value(std::move(value)) {}
   PK_AST_STMT_CLASSOF(Yield)
   ExprPtr value; // may be null
+};
+
+/// `type Name[T] = value` (PEP 695): Python evaluates `value` when the
+/// alias is used; its type parameters name nothing.
+class TypeAliasStmt : public Stmt {
+public:
+  TypeAliasStmt(SourceRange r, std::string name, ExprPtr value)
+      : Stmt(Kind::TypeAlias, r), name(std::move(name)), value(std::move(value)) {}
+  PK_AST_STMT_CLASSOF(TypeAlias)
+  std::string name;
+  ExprPtr value;
 };
 
 class PassStmt : public Stmt {
@@ -682,6 +695,11 @@ public:
 };
 
 #undef PK_AST_STMT_CLASSOF
+
+/// Calls `visit` on each statement list nested directly in `s` (the
+/// bodies of for, while, if, with, try and match; not of definitions,
+/// which are scopes of their own).
+void forEachNestedBody(const Stmt &s, llvm::function_ref<void(const StmtList &)> visit);
 
 /// One parsed .pk file.
 struct Module {

@@ -41,44 +41,6 @@ void collectPatternNames(const Pattern &p, std::set<std::string> &out) {
     collectPatternNames(e, out);
 }
 
-/// Calls `visit` on each statement list nested directly in `s` (the
-/// bodies of for, while, if, with, try and match; not of definitions,
-/// which are scopes of their own).
-void forEachNestedBody(const Stmt &s, llvm::function_ref<void(const StmtList &)> visit) {
-  switch (s.kind()) {
-  case Stmt::Kind::For:
-    visit(llvm::cast<ForStmt>(s).body);
-    visit(llvm::cast<ForStmt>(s).orelse);
-    break;
-  case Stmt::Kind::While:
-    visit(llvm::cast<WhileStmt>(s).body);
-    visit(llvm::cast<WhileStmt>(s).orelse);
-    break;
-  case Stmt::Kind::If:
-    visit(llvm::cast<IfStmt>(s).body);
-    visit(llvm::cast<IfStmt>(s).orelse);
-    break;
-  case Stmt::Kind::With:
-    visit(llvm::cast<WithStmt>(s).body);
-    break;
-  case Stmt::Kind::Try: {
-    const auto &t = llvm::cast<TryStmt>(s);
-    visit(t.body);
-    for (const TryStmt::Handler &h : t.handlers)
-      visit(h.body);
-    visit(t.orelse);
-    visit(t.finalBody);
-    break;
-  }
-  case Stmt::Kind::Match:
-    for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(s).cases)
-      visit(c.body);
-    break;
-  default:
-    break;
-  }
-}
-
 void collectAssigned(const StmtList &body, std::set<std::string> &out) {
   for (const StmtPtr &s : body) {
     switch (s->kind()) {
@@ -119,6 +81,9 @@ void collectAssigned(const StmtList &body, std::set<std::string> &out) {
     case Stmt::Kind::Match:
       for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(*s).cases)
         collectPatternNames(c.pattern, out);
+      break;
+    case Stmt::Kind::TypeAlias:
+      out.insert(llvm::cast<TypeAliasStmt>(*s).name);
       break;
     case Stmt::Kind::Del: // `del x` makes x local, as an assignment does
       for (const std::string &name : llvm::cast<DelStmt>(*s).names)

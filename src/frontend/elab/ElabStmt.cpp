@@ -81,6 +81,22 @@ Flow Elaborator::exec(const Stmt &s) {
   }
   case Stmt::Kind::Yield:
     return execYield(llvm::cast<YieldStmt>(s));
+  case Stmt::Kind::TypeAlias: {
+    // Python evaluates the value when the alias is used, and code around
+    // kernels uses aliases in annotations, which pkc does not evaluate:
+    // a value that cannot be evaluated here makes an alias that says why
+    // where it is used.
+    const auto &alias = llvm::cast<TypeAliasStmt>(s);
+    Obj value;
+    try {
+      value = eval(*alias.value);
+    } catch (ElabError &e) {
+      value = opaqueNamespace(alias.name, "the type alias " + alias.name +
+                                              " has no value here: " + e.diagnostic.message);
+    }
+    setVariable(alias.name, value);
+    return Flow::Normal;
+  }
   case Stmt::Kind::Pass:
     return Flow::Normal;
   case Stmt::Kind::Break:

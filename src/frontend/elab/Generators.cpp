@@ -19,44 +19,17 @@ using namespace ast;
 
 namespace {
 
-bool yieldsIn(const StmtList &body);
-
-/// Whether `s` yields (not counting functions and classes it defines).
-bool yields(const Stmt &s) {
-  switch (s.kind()) {
-  case Stmt::Kind::Yield:
-    return true;
-  case Stmt::Kind::If:
-    return yieldsIn(llvm::cast<IfStmt>(s).body) || yieldsIn(llvm::cast<IfStmt>(s).orelse);
-  case Stmt::Kind::For:
-    return yieldsIn(llvm::cast<ForStmt>(s).body) || yieldsIn(llvm::cast<ForStmt>(s).orelse);
-  case Stmt::Kind::While:
-    return yieldsIn(llvm::cast<WhileStmt>(s).body) || yieldsIn(llvm::cast<WhileStmt>(s).orelse);
-  case Stmt::Kind::With:
-    return yieldsIn(llvm::cast<WithStmt>(s).body);
-  case Stmt::Kind::Try: {
-    const auto &t = llvm::cast<TryStmt>(s);
-    if (yieldsIn(t.body) || yieldsIn(t.orelse) || yieldsIn(t.finalBody))
-      return true;
-    for (const TryStmt::Handler &h : t.handlers)
-      if (yieldsIn(h.body))
-        return true;
-    return false;
-  }
-  case Stmt::Kind::Match:
-    for (const MatchStmt::Case &c : llvm::cast<MatchStmt>(s).cases)
-      if (yieldsIn(c.body))
-        return true;
-    return false;
-  default:
-    return false;
-  }
-}
-
+/// Whether `body` yields (not counting the functions and classes it
+/// defines, which are scopes of their own).
 bool yieldsIn(const StmtList &body) {
-  for (const StmtPtr &s : body)
-    if (yields(*s))
+  for (const StmtPtr &s : body) {
+    if (llvm::isa<YieldStmt>(*s))
       return true;
+    bool nested = false;
+    forEachNestedBody(*s, [&](const StmtList &inner) { nested = nested || yieldsIn(inner); });
+    if (nested)
+      return true;
+  }
   return false;
 }
 

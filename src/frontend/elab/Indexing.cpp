@@ -610,7 +610,15 @@ void rejectBitcastView(Elaborator &el, const RefObj &ref, SourceRange r) {
                "takes Refs)");
 }
 
+void requireRefMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
+  if (!ref.value)
+    el.fail(r, "this Ref of pl.run_state has memory only in the body of a pl.core_map over it; "
+               "a pallas_call using it is not supported yet (pass the array to the pallas_call "
+               "instead)");
+}
+
 void requirePlainRef(Elaborator &el, const RefObj &ref, SourceRange r) {
+  requireRefMemory(el, ref, r);
   rejectRaggedView(el, ref, r);
   rejectBitcastView(el, ref, r);
 }
@@ -626,6 +634,7 @@ void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r) {
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded) {
   el.requireKernel(r, "reading a Ref");
+  requireRefMemory(el, ref, r);
   rejectTensorMemory(el, ref, r, true);
   if (ref.isBitcast()) {
     if ((mask && !isNone(mask)) || (other && !isNone(other)))
@@ -680,6 +689,7 @@ Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask
 std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &index,
                                 SourceRange r) {
   el.requireKernel(r, "x_ref.at[...]");
+  requireRefMemory(el, ref, r);
   if (ref.isBitcast())
     return viewOfBitcastView(el, ref, index, r);
   if (ref.view && !ref.view->gather.empty())
@@ -710,6 +720,7 @@ std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &in
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded) {
   el.requireKernel(r, "writing a Ref");
+  requireRefMemory(el, ref, r);
   rejectTensorMemory(el, ref, r, false);
   if (ref.isBitcast()) {
     if (mask && !isNone(mask))
@@ -789,6 +800,7 @@ ArrayPtr storedValue(Elaborator &el, const RefObj &ref, const Obj &value,
 Obj atomicRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, pk::AtomicKind kind, SourceRange r) {
   el.requireKernel(r, "an atomic update of a Ref");
+  requireRefMemory(el, ref, r);
   rejectTensorMemory(el, ref, r, false);
   if (ref.view && !ref.view->gather.empty())
     el.fail(r, "atomic updates through a Ref view made with integer-array indices are not supported");
@@ -813,6 +825,7 @@ Obj atomicRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &va
 Obj atomicCompareSwap(Elaborator &el, const RefObj &ref, const Obj &compare, const Obj &value,
                       SourceRange r) {
   el.requireKernel(r, "an atomic compare-and-swap");
+  requireRefMemory(el, ref, r);
   if (!ref.shape.empty())
     el.fail(r, "atomic_cas needs a Ref of one element (shape ()), got shape " + shapeText(ref.shape) +
                    "; select the element with x_ref.at[i]");

@@ -24,6 +24,9 @@ void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r);
 void rejectBitcastView(Elaborator &el, const RefObj &ref, SourceRange r);
 /// Both: `ref` is a Ref or an ordinary window of one.
 void requirePlainRef(Elaborator &el, const RefObj &ref, SourceRange r);
+/// Refuses a pl.run_state Ref where it has no memory: outside the
+/// pl.core_map kernel that gives it some (in a pallas_call, say).
+void requireRefMemory(Elaborator &el, const RefObj &ref, SourceRange r);
 
 /// One axis of a basic index: elements `start + k * step` for `k <
 /// count`, or the single element `start` with the axis squeezed. `start`

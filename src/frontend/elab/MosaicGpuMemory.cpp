@@ -336,8 +336,7 @@ mlir::Value indexValue(Elaborator &el, const Obj &o, SourceRange r) {
 }
 
 mlir::Value materializeRef(Elaborator &el, const RefObj &ref, SourceRange r, bool allowRagged) {
-  if (!ref.value)
-    el.fail(r, "this Ref of pl.run_state exists only inside a pl.core_map kernel body");
+  requireRefMemory(el, ref, r);
   rejectBitcastView(el, ref, r);
   if (!allowRagged)
     rejectRaggedView(el, ref, r);

@@ -28,6 +28,7 @@ std::shared_ptr<RefObj> copyRef(Elaborator &el, const Obj &o, SourceRange r, con
   if (!ref)
     el.fail(r, std::string("the copy's ") + what + " must be a Ref (x_ref or x_ref.at[...]), got " +
                    typeName(*o));
+  requireRefMemory(el, *ref, r);
   return ref;
 }
 

@@ -164,6 +164,9 @@ StmtPtr ASTBuilder::buildSimpleStatement(P::SimpleStatementContext *ctx) {
   if (auto *s = dynamic_cast<P::ReturnStatementContext *>(ctx))
     return std::make_unique<ReturnStmt>(
         range, s->expressionList() ? buildExpressionList(s->expressionList()) : nullptr);
+  if (auto *s = dynamic_cast<P::TypeAliasStatementContext *>(ctx))
+    return std::make_unique<TypeAliasStmt>(range, s->aliasName->getText(),
+                                           buildExpression(s->expression()));
   if (auto *s = dynamic_cast<P::YieldStatementContext *>(ctx))
     return std::make_unique<YieldStmt>(
         range, s->expressionList() ? buildExpressionList(s->expressionList()) : nullptr);
