@@ -701,13 +701,7 @@ Obj castToDType(Elaborator &el, DType dtype, CallArgs &args) {
       return makeBool(el.truthy(x, a.range(0)));
     if (llvm::isa<SymIntObj>(x.get()))
       return x;
-    if (isFloat(dtype))
-      return static_array::numpyScalar(el, dtype, makeFloat(el.toDouble(x, a.range(0), what)),
-                                       a.range(0));
-    if (auto *f = llvm::dyn_cast<FloatObj>(x.get()))
-      return static_array::numpyScalar(el, dtype, makeInt(el.floatToInt(f->value, a.range(0))),
-                                       a.range(0));
-    return static_array::numpyScalar(el, dtype, makeInt(el.toInt(x, a.range(0), what)), a.range(0));
+    return static_array::numpyScalar(el, dtype, x, a.range(0), what);
   }
   if (llvm::isa<SequenceObj>(x.get())) {
     CallArgs call;

@@ -451,27 +451,29 @@ std::shared_ptr<NamespaceObj> makeNumpyNamespace(Elaborator &el, const std::stri
     auto *e2 = llvm::dyn_cast<ExtendedDTypeObj>(a[1].get());
     if (e1 && e2)
       return makeBool(e1->name == e2->name || (e1->kind == 's' && e2->name == "semaphore_dtype"));
-    if (e1 && category) {
+    // NumPy's kind of the first dtype: 'b', 'i', 'u', 'f', or an extended
+    // dtype's ('s' for the semaphores).
+    char kind = 0;
+    std::optional<DType> t;
+    if (e1) {
+      kind = e1->kind;
+    } else {
+      t = el.toDType(a[0], a.range(0), "issubdtype's first argument");
+      kind = *t == DType::Bool ? 'b' : isFloat(*t) ? 'f' : isUnsigned(*t) ? 'u' : 'i';
+    }
+    if (category) {
       std::string k = category->name.substr(6);
-      char kind = e1->kind;
-      return makeBool(k == "generic" || (k == "number" && kind != 's') ||
+      return makeBool(k == "generic" || (k == "number" && kind != 'b' && kind != 's') ||
                       ((k == "inexact" || k == "floating") && kind == 'f') ||
                       (k == "integer" && (kind == 'i' || kind == 'u')) ||
                       (k == "signedinteger" && kind == 'i') ||
                       (k == "unsignedinteger" && kind == 'u'));
     }
-    DType t = el.toDType(a[0], a.range(0), "issubdtype's first argument");
+    if (e1) // outside categories, pkc compares only the dtypes it computes with
+      el.toDType(a[0], a.range(0), "issubdtype's first argument");
     if (e2)
       return makeBool(false);
-    if (category) {
-      std::string k = category->name.substr(6);
-      return makeBool(k == "generic" || (k == "number" && t != DType::Bool) ||
-                      ((k == "inexact" || k == "floating") && isFloat(t)) ||
-                      (k == "integer" && isInteger(t)) ||
-                      (k == "signedinteger" && isSignedInteger(t)) ||
-                      (k == "unsignedinteger" && isUnsigned(t)));
-    }
-    return makeBool(t == el.toDType(a[1], a.range(1), "issubdtype's second argument"));
+    return makeBool(*t == el.toDType(a[1], a.range(1), "issubdtype's second argument"));
   });
   define(n, "promote_types", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"a"}, {"b"}});

@@ -248,13 +248,14 @@ Obj pythonNumber(const Obj &number) {
   return number;
 }
 
-Obj numpyScalar(Elaborator &el, DType dtype, const Obj &number, SourceRange r) {
+Obj numpyScalar(Elaborator &el, DType dtype, const Obj &number, SourceRange r,
+                const std::string &what) {
   StaticArrayPtr a = make(el, {}, dtype, true, r);
   if (auto *f = llvm::dyn_cast<FloatObj>(number.get()))
     isFloat(dtype) ? storeDouble(*a, 0, f->value) : storeInt(*a, 0, el.floatToInt(f->value, r));
   else
-    isFloat(dtype) ? storeDouble(*a, 0, el.toDouble(number, r, "the value"))
-                   : storeInt(*a, 0, el.toInt(number, r, "the value"));
+    isFloat(dtype) ? storeDouble(*a, 0, el.toDouble(number, r, what))
+                   : storeInt(*a, 0, el.toInt(number, r, what));
   return elementObj(*a, 0);
 }
 

@@ -54,8 +54,9 @@ Obj pythonNumber(const Obj &number);
 /// Element `k` as a Python number (`.item()`, `.tolist()`).
 Obj pythonElement(const StaticArrayObj &a, int64_t k);
 /// The NumPy scalar `np.<dtype>(number)`: the number converted to `dtype`
-/// (rounded, or wrapped as NumPy wraps integers).
-Obj numpyScalar(Elaborator &el, DType dtype, const Obj &number, SourceRange r);
+/// (rounded, or wrapped as NumPy wraps integers); `what` names it in errors.
+Obj numpyScalar(Elaborator &el, DType dtype, const Obj &number, SourceRange r,
+                const std::string &what = "the value");
 /// A 0-d array as a Python number; other arrays as they are.
 Obj result(const StaticArrayPtr &a);
 
