@@ -52,8 +52,19 @@ class _IndexingMode:
         self.padding = padding
 
 
-def _blocked(block_size=None):
-    return _IndexingMode(False) if block_size is None else _real_blocked(block_size)
+class _BlockedMeta(type):
+    """pl.Blocked() as an indexing mode (older Pallas) and pl.Blocked(n) as
+    a block dimension; still a class JAX's own code can match on."""
+
+    def __call__(cls, block_size=None):
+        return _IndexingMode(False) if block_size is None else _real_blocked(block_size)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _real_blocked)
+
+
+class _blocked(metaclass=_BlockedMeta):
+    pass
 
 
 def _unblocked(padding=None):
@@ -245,7 +256,12 @@ def _plgpu_kernel(body=None, out_shape=None, *, scratch_shapes=None, scratch_typ
 
 
 def _core_map(mesh, **kwargs):
-    kwargs["interpret"] = _gpu_interpret_params()
+    """pl.core_map runs in JAX's TPU interpret mode over a TensorCore mesh,
+    in its GPU one over a plgpu mesh."""
+    if type(mesh).__name__ == "TensorCoreMesh":
+        kwargs["interpret"] = pltpu.InterpretParams()
+    else:
+        kwargs["interpret"] = _gpu_interpret_params()
     return _real_core_map(mesh, **kwargs)
 
 

@@ -90,6 +90,9 @@ def _pallas_call(kernel, out_shape, **kwargs):
 
 
 pl.pallas_call = _pallas_call
+# Kernels over a TensorCore mesh too.
+pl.kernel = pk_prelude._real_pl_kernel
+pl.core_map = pk_prelude._real_core_map
 
 
 def new_context():

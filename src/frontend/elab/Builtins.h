@@ -152,6 +152,11 @@ bool isTensorCoreMesh(const Obj &mesh);
 /// for it) as a callable that runs it once per core on whole-array Refs.
 Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj &outType,
                      const Obj &scratch, const Obj &compilerParams, const Obj &name, SourceRange r);
+/// pl.core_map(mesh, compiler_params=, name=) over a TensorCore mesh: a
+/// decorator that runs its function once per core on the Refs made
+/// outside kernels (StateRefs.h).
+Obj tensorCoreMap(Elaborator &el, const Obj &mesh, const Obj &compilerParams, const Obj &name,
+                  SourceRange r);
 /// lax.axis_index / lax.axis_size of the TensorCore mesh's axis, when
 /// `names` is it inside such a kernel; null otherwise.
 Obj tensorCoreAxisIndex(Elaborator &el, const Obj &names);

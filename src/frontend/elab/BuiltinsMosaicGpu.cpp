@@ -923,14 +923,11 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
     }
     auto m = std::dynamic_pointer_cast<MeshObj>(a[0]);
     if (!m && isTensorCoreMesh(a[0]))
-      el.fail(a.range(0), "pl.core_map over a TensorCore mesh (pltpu.create_tensorcore_mesh) is "
-                          "not supported yet: it runs on Refs made outside kernels (jax.new_ref, "
-                          "pl.run_state); write the kernel with pl.kernel(body, out_type=..., "
-                          "mesh=...), which passes the Refs to its body");
+      return tensorCoreMap(el, a[0], a[1], a[4], args.range);
     if (!m)
-      el.fail(a.range(0),
-              "pl.core_map needs a mesh (plgpu.Mesh(...) or plgpu.WarpMesh(...)), got " +
-                  typeName(*a[0]));
+      el.fail(a.range(0), "pl.core_map needs a mesh (plgpu.Mesh(...), plgpu.WarpMesh(...) or "
+                          "pltpu.create_tensorcore_mesh(...)), got " +
+                              typeName(*a[0]));
     if (!isNone(a[4]))
       m = std::make_shared<MeshObj>(*m), m->kernelName = el.toStr(a[4], a.range(4), "name");
     SourceRange r = args.range;

@@ -32,7 +32,7 @@
 namespace pk::elab {
 
 struct MeshInfo;
-struct MosaicGpuState;
+struct StateRefScopes;
 
 /// Unwinds the elaborator with a diagnostic. `exception` names the Python
 /// exception when the error is one a program can catch (`raise`, a failed
@@ -518,8 +518,9 @@ public:
   /// `trace()` with `grid` as the pipeline grid pl.program_id and
   /// pl.num_programs answer from (restored after, also on errors).
   Obj withPipelineGrid(const PipelineGrid *grid, llvm::function_ref<Obj()> trace);
-  /// pl.run_state scopes at export level (MosaicGpuKernel.cpp).
-  std::shared_ptr<MosaicGpuState> mosaicGpuState;
+  /// The Refs of whole arrays made outside kernels in this export
+  /// (StateRefs.cpp).
+  std::shared_ptr<StateRefScopes> stateRefs;
   /// In the body of pl.kernel over a TensorCore mesh: the mesh's axis, its
   /// size, and this program's index along it (TpuKernel.cpp).
   struct TpuCoreAxis {

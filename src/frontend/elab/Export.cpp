@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/StateRefs.h"
 #include "frontend/elab/StaticArray.h"
 #include "ir/DTypeMapping.h"
 #include "ir/ExportSignature.h"
@@ -219,6 +220,7 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
   {
     ModeGuard mode(*this, EmitMode::Export);
     b.setInsertionPointToEnd(entry);
+    resetStateRefs(*this);
     result = callFunction(f, args, /*noteCallSite=*/false);
     // A NumPy array returned from jax.jit is a constant array.
     result = static_numpy::materializeLeaves(*this, result, f.def->nameRange);

@@ -612,9 +612,10 @@ void rejectBitcastView(Elaborator &el, const RefObj &ref, SourceRange r) {
 
 void requireRefMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
   if (!ref.value)
-    el.fail(r, "this Ref of pl.run_state has memory only in the body of a pl.core_map over it; "
-               "a pallas_call using it is not supported yet (pass the array to the pallas_call "
-               "instead)");
+    el.fail(r, "this Ref of a whole array (pl.run_state, jax.new_ref, jax.empty_ref) has memory "
+               "only in the body of a pl.core_map over it; reading or writing it elsewhere, or a "
+               "pallas_call using it, is not supported yet (pass the array to the pallas_call, or "
+               "read it with jax.freeze)");
 }
 
 void requirePlainRef(Elaborator &el, const RefObj &ref, SourceRange r) {

@@ -12,31 +12,14 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StateRefs.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 #include "support/ShapeText.h"
 
 namespace pk::elab {
 
-/// pl.run_state scopes open at export level: the Refs f received and the
-/// arrays they hold now.
-struct StateScope {
-  std::vector<std::shared_ptr<RefObj>> refs;
-  std::vector<std::shared_ptr<GlobalArrayObj>> arrays;
-  SourceRange range;
-};
-
-struct MosaicGpuState {
-  std::vector<StateScope *> scopes;
-};
-
 namespace {
-
-MosaicGpuState &stateOf(Elaborator &el) {
-  if (!el.mosaicGpuState)
-    el.mosaicGpuState = std::make_shared<MosaicGpuState>();
-  return *el.mosaicGpuState;
-}
 
 /// A pytree whose leaves satisfy a predicate (allocations, arrays).
 struct Tree {
@@ -593,48 +576,19 @@ Obj runState(Elaborator &el, const Obj &f, const Obj &initial, SourceRange r) {
   }
   if (el.mode() != EmitMode::Export)
     el.fail(r, "pl.run_state runs inside an @export function or a kernel");
-  std::vector<Obj> leaves;
-  Tree tree = flattenWhere(
-      el, initial, [](const Obj &o) { return llvm::isa<GlobalArrayObj>(o.get()); }, leaves, r,
-      "pl.run_state takes arrays (a tuple of them for several)");
-  StateScope scope;
-  scope.range = r;
-  std::vector<Obj> refs;
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    auto array = std::static_pointer_cast<GlobalArrayObj>(leaves[i]);
-    std::vector<int64_t> shape =
-        staticShape(el, array->shape, "pl.run_state operand " + std::to_string(i), r);
-    // The Ref has no IR value until a pl.core_map launches a kernel.
-    auto ref = std::make_shared<RefObj>(mlir::Value(), shape, array->dtype);
-    scope.refs.push_back(ref);
-    scope.arrays.push_back(array);
-    refs.push_back(ref);
-  }
-  MosaicGpuState &state = stateOf(el);
-  state.scopes.push_back(&scope);
-  size_t next = 0;
-  try {
-    call(rebuild(tree, refs, next));
-  } catch (...) {
-    state.scopes.pop_back();
-    throw;
-  }
-  state.scopes.pop_back();
-  std::vector<Obj> finals(scope.arrays.begin(), scope.arrays.end());
-  next = 0;
-  return rebuild(tree, finals, next);
+  return runStateAtExport(el, f, initial, r);
 }
 
 Obj coreMap(Elaborator &el, const std::shared_ptr<MeshObj> &mesh, const Obj &body, SourceRange r) {
-  MosaicGpuState &state = stateOf(el);
-  if (state.scopes.empty())
-    el.fail(r, "pl.core_map runs inside pl.run_state, which turns the arrays the kernel reads and "
-               "writes into Refs (or use plgpu.kernel)");
-  StateScope &scope = *state.scopes.back();
+  std::vector<StateRef *> state = liveStateRefs(el);
+  if (state.empty())
+    el.fail(r, "pl.core_map runs on Refs made outside kernels (pl.run_state, jax.new_ref, "
+               "jax.empty_ref), and none is alive here (or use plgpu.kernel, which passes its "
+               "operands to the kernel)");
   std::vector<KernelOperand> operands;
   std::vector<int64_t> aliases;
-  for (size_t i = 0; i < scope.arrays.size(); ++i) {
-    operands.push_back({scope.arrays[i]->value, scope.refs[i]->shape, scope.arrays[i]->dtype});
+  for (size_t i = 0; i < state.size(); ++i) {
+    operands.push_back({state[i]->array->value, state[i]->ref->shape, state[i]->array->dtype});
     aliases.push_back(static_cast<int64_t>(i));
     aliases.push_back(static_cast<int64_t>(i));
   }
@@ -647,22 +601,24 @@ Obj coreMap(Elaborator &el, const std::shared_ptr<MeshObj> &mesh, const Obj &bod
   pk::MeshKernelOp op = meshKernel(
       el, mesh, name, operands, operands, aliases, nullptr, r,
       [&](const std::vector<std::shared_ptr<RefObj>> &refs) {
-        // The run_state Refs are the kernel's outputs, which start with
-        // the inputs' contents.
-        for (size_t i = 0; i < scope.refs.size(); ++i)
-          scope.refs[i]->value = refs[scope.refs.size() + i]->value;
-        CallArgs args;
-        args.range = r;
-        args.callee = name;
-        Obj returned = el.call(body, args);
-        for (auto &ref : scope.refs)
-          ref->value = mlir::Value();
-        if (!isNone(returned))
-          el.fail(r, "a pl.core_map body must not return a value; write to the Refs instead");
+        // The Refs are the kernel's outputs, which start with the inputs'
+        // contents.
+        std::vector<mlir::Value> memory;
+        for (size_t i = 0; i < state.size(); ++i)
+          memory.push_back(refs[state.size() + i]->value);
+        withStateMemory(state, memory, [&] {
+          CallArgs args;
+          args.range = r;
+          args.callee = name;
+          if (!isNone(el.call(body, args)))
+            el.fail(r, "a pl.core_map body must not return a value; write to the Refs instead");
+        });
       });
-  for (size_t i = 0; i < scope.arrays.size(); ++i)
-    scope.arrays[i] = std::make_shared<GlobalArrayObj>(
-        op.getResult(i), scope.arrays[i]->shape, scope.arrays[i]->dtype, scope.arrays[i]->name);
+  for (size_t i = 0; i < state.size(); ++i) {
+    const GlobalArrayObj &old = *state[i]->array;
+    state[i]->array =
+        std::make_shared<GlobalArrayObj>(op.getResult(i), old.shape, old.dtype, old.name);
+  }
   return none();
 }
 

@@ -213,6 +213,23 @@ Obj wgmmaAccumulatorLoad(Elaborator &el, CallArgs &args) {
   return loadRef(el, acc, std::make_shared<EllipsisObj>(), nullptr, nullptr, args.range);
 }
 
+/// Whether a signal with these `device_id=` and `core_index=` reaches
+/// the kernel's own core: both absent, or naming a TensorCore mesh of one
+/// core (pl.core_map / pl.kernel over pltpu.create_tensorcore_mesh), where
+/// every core index is this core's.
+bool signalsOwnCore(Elaborator &el, const Obj &deviceId, const Obj &coreIndex) {
+  auto oneCore = [&](const Obj &axis) {
+    std::optional<int64_t> cores = tensorCoreAxisSize(el, axis);
+    return cores && *cores == 1;
+  };
+  if (!isNone(deviceId)) {
+    auto *d = llvm::dyn_cast<DictObj>(deviceId.get());
+    if (!d || d->entries.size() != 1 || !oneCore(d->entries[0].first))
+      return false;
+  }
+  return isNone(coreIndex) || (el.tpuCoreAxis && el.tpuCoreAxis->size == 1);
+}
+
 Obj semaphoreSignal(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"sem_or_view"},
                                {"inc", makeInt(1)},
@@ -220,7 +237,7 @@ Obj semaphoreSignal(Elaborator &el, CallArgs &args) {
                                {"device_id_type", none(), true},
                                {"core_index", none(), true}});
   el.requireKernel(args.range, "pl.semaphore_signal");
-  if (!isNone(a[2]) || !isNone(a[4]))
+  if (!signalsOwnCore(el, a[2], a[4]))
     el.fail(isNone(a[2]) ? a.range(4) : a.range(2),
             "signalling a semaphore of another device or core is not supported: pkc compiles "
             "kernels for one device");

@@ -16,7 +16,12 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StateRefs.h"
 #include "frontend/elab/Tree.h"
+
+#include "llvm/ADT/BitVector.h"
+
+#include <algorithm>
 
 namespace pk::elab {
 
@@ -160,6 +165,177 @@ bool isTensorCoreMesh(const Obj &mesh) {
   return ns && ns->name == kMeshName;
 }
 
+namespace {
+
+/// pl.BlockSpec(memory_space=SPACE).
+Obj spaceSpec(Elaborator &el, MemorySpace space, SourceRange r) {
+  Obj pallas = el.importModule("jax.experimental.pallas", r);
+  CallArgs specArgs;
+  specArgs.range = r;
+  specArgs.keywords.emplace_back("memory_space", std::make_shared<MemorySpaceObj>(space));
+  specArgs.keywordRanges.push_back(r);
+  return el.call(getAttribute(el, pallas, "BlockSpec", r), specArgs);
+}
+
+/// The name Pallas gives the kernel of `body` when the call names none:
+/// the function's (through functools.partial), or None.
+Obj nameOf(const Obj &body, const Obj &name) {
+  if (!isNone(name))
+    return name;
+  if (auto *f = llvm::dyn_cast<FunctionObj>(body.get()))
+    return makeStr(f->name);
+  if (auto *p = llvm::dyn_cast<PartialObj>(body.get()))
+    return nameOf(p->function, name);
+  return none();
+}
+
+/// The compiler parameters of a kernel over a TensorCore mesh: the user's,
+/// with the grid's one axis "parallel" (the mesh's dimension semantics;
+/// JAX refuses any given for it).
+Obj onCoresParams(Elaborator &el, const Obj &params, SourceRange r) {
+  auto withSemantics = std::make_shared<CompilerParamsObj>("tpu");
+  if (!isNone(params)) {
+    auto *given = llvm::dyn_cast<CompilerParamsObj>(params.get());
+    if (!given || (given->backend != "tpu" && !given->backend.empty()))
+      el.raise(r, "ValueError", "compiler_params must be a pltpu.CompilerParams");
+    for (const auto &[key, value] : given->options) {
+      if (key != "dimension_semantics")
+        withSemantics->options.emplace_back(key, value);
+      else if (!isNone(value))
+        el.raise(r, "ValueError", "dimension_semantics must be None for TensorCoreMesh");
+    }
+  }
+  withSemantics->options.emplace_back("dimension_semantics", makeTuple({makeStr("parallel")}));
+  return withSemantics;
+}
+
+/// What a kernel over the cores gets besides its inputs.
+struct CoreCall {
+  Obj outShape, outSpecs;
+  /// Keyword arguments of the pallas_call passed on when not None
+  /// (scratch_shapes, compiler_params, name, input_output_aliases).
+  std::vector<std::pair<const char *, Obj>> optional;
+};
+
+/// The pallas_call Pallas makes of a kernel over a TensorCore mesh: one
+/// program per core, every input in memory space ANY; called on `inputs`.
+Obj callOnCores(Elaborator &el, MeshAxis axis, const Obj &kernel, const CoreCall &c,
+                CallArgs &inputs, SourceRange r) {
+  if (!inputs.keywords.empty())
+    el.fail(inputs.range, "a pl.kernel takes its inputs as positional arguments");
+  Obj anySpec = spaceSpec(el, MemorySpace::Any, r);
+  std::vector<Obj> inSpecs;
+  for (const Obj &input : inputs.positional)
+    inSpecs.push_back(specsLike(input, anySpec));
+  CallArgs call;
+  call.range = r;
+  call.callee = "pl.kernel";
+  call.addPositional(kernel, r);
+  auto keyword = [&](const char *key, const Obj &value) {
+    call.keywords.emplace_back(key, value);
+    call.keywordRanges.push_back(r);
+  };
+  keyword("out_shape", c.outShape);
+  keyword("grid", makeTuple({makeInt(axis.size)}));
+  keyword("in_specs", makeList(inSpecs));
+  keyword("out_specs", c.outSpecs);
+  for (const auto &[key, value] : c.optional)
+    if (!isNone(value))
+      keyword(key, value);
+  Obj pallas = el.importModule("jax.experimental.pallas", r);
+  Obj callable = el.call(getAttribute(el, pallas, "pallas_call", r), call);
+  return el.call(callable, inputs);
+}
+
+/// Whether every use of the kernel's Ref `ref` only reads it: loads,
+/// gathers, async copies from it and pipelines taking it as an input.
+bool onlyRead(mlir::Value ref) {
+  for (mlir::OpOperand &use : ref.getUses()) {
+    mlir::Operation *op = use.getOwner();
+    if (llvm::isa<pk::LoadOp, pk::GatherOp>(op))
+      continue;
+    // An async copy's start and wait name its source first.
+    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp>(op) && use.getOperandNumber() == 0 &&
+        op->getOperand(1) != ref)
+      continue;
+    if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op);
+        pipeline && use.getOperandNumber() < pipeline.getInSpecs().size())
+      continue; // its refs come first, inputs before outputs
+    return false;
+  }
+  return true;
+}
+
+/// `call` (a core_map over `n` Refs, each an input aliased to the output
+/// of the same index, whose Ref the body uses) rebuilt as Pallas builds
+/// it: inputs only for the Refs the body uses, outputs only for those it
+/// writes (a Ref it only reads it reads through the input). Returns the
+/// new call, or null when the body writes no Ref (then nothing runs, as
+/// with any kernel without outputs); `written[i]` says whether Ref i has
+/// an output.
+pk::PallasCallOp keepUsedRefs(pk::PallasCallOp call, size_t n, std::vector<bool> &written) {
+  mlir::Block &kernel = call.getKernelBlock();
+  std::vector<bool> used(n);
+  written.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    mlir::Value in = kernel.getArgument(static_cast<unsigned>(i));
+    mlir::Value out = kernel.getArgument(static_cast<unsigned>(n + i));
+    used[i] = !out.use_empty();
+    written[i] = used[i] && !onlyRead(out);
+    if (used[i] && !written[i])
+      out.replaceAllUsesWith(in);
+  }
+  mlir::OpBuilder b(call);
+  if (std::find(written.begin(), written.end(), true) == written.end()) {
+    call.erase();
+    return nullptr;
+  }
+  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<mlir::Type> results;
+  llvm::SmallVector<mlir::Attribute> inSpecs, outSpecs, outShapes, names;
+  llvm::SmallVector<int64_t> aliases;
+  llvm::BitVector erased(kernel.getNumArguments());
+  mlir::ArrayAttr oldNames = call.getKernelArgNamesAttr();
+  for (size_t i = 0; i < n; ++i) {
+    if (!used[i]) {
+      erased.set(static_cast<unsigned>(i));
+      continue;
+    }
+    inputs.push_back(call.getInputs()[i]);
+    inSpecs.push_back(call.getInSpecs()[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!written[i]) {
+      erased.set(static_cast<unsigned>(n + i));
+      continue;
+    }
+    aliases.push_back(static_cast<int64_t>(std::count(used.begin(), used.begin() + i, true)));
+    aliases.push_back(static_cast<int64_t>(results.size()));
+    results.push_back(call.getResult(static_cast<unsigned>(i)).getType());
+    outSpecs.push_back(call.getOutSpecs()[i]);
+    outShapes.push_back(call.getOutShapes()[i]);
+  }
+  if (oldNames)
+    for (unsigned a = 0; a < kernel.getNumArguments(); ++a)
+      if (!erased.test(a))
+        names.push_back(oldNames[a]);
+  auto rebuilt = pk::PallasCallOp::create(
+      b, call.getLoc(), results, inputs, call.getGridBounds(), call.getNameAttr(),
+      call.getGridAttr(), b.getArrayAttr(inSpecs), b.getArrayAttr(outSpecs),
+      b.getArrayAttr(outShapes), call.getScratchTypesAttr(), b.getDenseI64ArrayAttr(aliases),
+      call.getCompilerParamsAttr(), oldNames ? b.getArrayAttr(names) : nullptr,
+      call.getNumScalarPrefetchAttr());
+  for (mlir::NamedAttribute attr : call->getDiscardableAttrs())
+    rebuilt->setAttr(attr.getName(), attr.getValue());
+  rebuilt.getKernel().takeBody(call.getKernel());
+  rebuilt.getIndexMap().takeBody(call.getIndexMap());
+  rebuilt.getKernelBlock().eraseArguments(erased);
+  call.erase();
+  return rebuilt;
+}
+
+} // namespace
+
 Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj &outType,
                      const Obj &scratch, const Obj &compilerParams, const Obj &name,
                      SourceRange r) {
@@ -167,57 +343,27 @@ Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj
   if (isNone(outType))
     el.fail(r, "pl.kernel needs out_type: the shapes and dtypes of its outputs");
   auto launch = [=](Elaborator &el, const Obj &kernelBody, CallArgs &inputs) -> Obj {
-    if (!inputs.keywords.empty())
-      el.fail(inputs.range, "a pl.kernel takes its inputs as positional arguments");
-    Obj pallas = el.importModule("jax.experimental.pallas", r);
-    CallArgs specArgs;
-    specArgs.range = r;
-    specArgs.keywords.emplace_back("memory_space", getAttribute(el, pallas, "ANY", r));
-    specArgs.keywordRanges.push_back(r);
-    Obj anySpec = el.call(getAttribute(el, pallas, "BlockSpec", r), specArgs);
-    std::vector<Obj> inSpecs;
-    for (const Obj &input : inputs.positional)
-      inSpecs.push_back(specsLike(input, anySpec));
-    CallArgs call;
-    call.range = r;
-    call.callee = "pl.kernel";
-    call.addPositional(bodyOnCores(kernelBody, axis, llvm::isa<DictObj>(scratch.get())), r);
-    auto keyword = [&](const char *key, const Obj &value) {
-      call.keywords.emplace_back(key, value);
-      call.keywordRanges.push_back(r);
-    };
+    CoreCall c;
+    c.outShape = mapTree(outType, [](const Obj &leaf) -> Obj {
+      auto *s = llvm::dyn_cast<ScratchShapeObj>(leaf.get());
+      if (!s)
+        return leaf;
+      std::vector<Dim> dims;
+      for (int64_t d : s->shape)
+        dims.push_back(Dim{d, {}});
+      return std::make_shared<ShapeDtypeStructObj>(dims, s->dtype);
+    });
     // An output given as a memory space's shape (`pltpu.HBM(shape,
     // dtype)`, `pltpu.VMEM(...)`) lives there: its spec says so.
-    auto spaceSpec = [&](MemorySpace space) {
-      CallArgs spaceArgs;
-      spaceArgs.range = r;
-      spaceArgs.keywords.emplace_back("memory_space", std::make_shared<MemorySpaceObj>(space));
-      spaceArgs.keywordRanges.push_back(r);
-      return el.call(getAttribute(el, pallas, "BlockSpec", r), spaceArgs);
-    };
-    keyword("out_shape", mapTree(outType, [](const Obj &leaf) -> Obj {
-              auto *s = llvm::dyn_cast<ScratchShapeObj>(leaf.get());
-              if (!s)
-                return leaf;
-              std::vector<Dim> dims;
-              for (int64_t d : s->shape)
-                dims.push_back(Dim{d, {}});
-              return std::make_shared<ShapeDtypeStructObj>(dims, s->dtype);
-            }));
-    keyword("grid", makeTuple({makeInt(axis.size)}));
-    keyword("in_specs", makeList(inSpecs));
-    keyword("out_specs", mapTree(outType, [&](const Obj &leaf) -> Obj {
-              auto *s = llvm::dyn_cast<ScratchShapeObj>(leaf.get());
-              return s && s->space != MemorySpace::HBM ? spaceSpec(s->space) : anySpec;
-            }));
-    if (!isNone(scratch))
-      keyword("scratch_shapes", scratch);
-    if (!isNone(compilerParams))
-      keyword("compiler_params", compilerParams);
-    if (!isNone(name))
-      keyword("name", name);
-    Obj callable = el.call(getAttribute(el, pallas, "pallas_call", r), call);
-    return el.call(callable, inputs);
+    c.outSpecs = mapTree(outType, [&](const Obj &leaf) -> Obj {
+      auto *s = llvm::dyn_cast<ScratchShapeObj>(leaf.get());
+      return spaceSpec(el, s ? s->space : MemorySpace::Any, r);
+    });
+    c.optional = {{"scratch_shapes", scratch},
+                  {"compiler_params", onCoresParams(el, compilerParams, r)},
+                  {"name", nameOf(kernelBody, name)}};
+    return callOnCores(el, axis, bodyOnCores(kernelBody, axis, llvm::isa<DictObj>(scratch.get())),
+                       c, inputs, r);
   };
   auto bound = [launch](const Obj &kernelBody) -> Obj {
     return std::make_shared<BuiltinObj>("pl.kernel(...)",
@@ -232,6 +378,73 @@ Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj
         if (args.positional.size() != 1 || !args.keywords.empty())
           el.fail(args.range, "pl.kernel(...) decorates one kernel function");
         return bound(args.positional[0]);
+      });
+}
+
+Obj tensorCoreMap(Elaborator &el, const Obj &mesh, const Obj &compilerParams, const Obj &name,
+                  SourceRange r) {
+  MeshAxis axis = meshAxis(mesh);
+  return std::make_shared<BuiltinObj>(
+      "pl.core_map(...)", [=](Elaborator &el, CallArgs &decorated) -> Obj {
+        if (decorated.positional.size() != 1 || !decorated.keywords.empty())
+          el.fail(decorated.range, "pl.core_map(mesh) decorates a kernel function of no arguments");
+        Obj body = decorated.positional[0];
+        std::vector<StateRef *> state = liveStateRefs(el);
+        if (state.empty())
+          el.fail(r, "pl.core_map runs on Refs made outside kernels (jax.new_ref, "
+                     "jax.empty_ref, pl.run_state), and none is alive here; a kernel that "
+                     "writes no Ref computes nothing (or use pl.kernel(body, out_type=..., "
+                     "mesh=...), which passes its operands to the kernel)");
+        // Every live Ref is an input aliased to the output of the same
+        // index, whose Ref the body reads and writes (the output's: the
+        // CUDA launch copies an aliased input into its output first, and
+        // the kernel then updates that copy). Those the body leaves alone
+        // or only reads are then taken out again (keepUsedRefs).
+        CoreCall c;
+        std::vector<Obj> shapes, specs;
+        auto aliases = std::make_shared<DictObj>();
+        CallArgs inputs;
+        inputs.range = r;
+        for (size_t i = 0; i < state.size(); ++i) {
+          shapes.push_back(std::make_shared<ShapeDtypeStructObj>(state[i]->array->shape,
+                                                                 state[i]->array->dtype));
+          specs.push_back(spaceSpec(el, MemorySpace::Any, r));
+          aliases->entries.emplace_back(makeInt(static_cast<int64_t>(i)),
+                                        makeInt(static_cast<int64_t>(i)));
+          inputs.addPositional(state[i]->array, r);
+        }
+        c.outShape = makeTuple(shapes);
+        c.outSpecs = makeTuple(specs);
+        c.optional = {{"compiler_params", onCoresParams(el, compilerParams, r)},
+                      {"name", nameOf(body, name)},
+                      {"input_output_aliases", aliases}};
+        auto onRefs = std::make_shared<BuiltinObj>(
+            "pl.core_map body", [state, body, r](Elaborator &el, CallArgs &refs) -> Obj {
+              std::vector<mlir::Value> memory;
+              for (size_t i = 0; i < state.size(); ++i)
+                memory.push_back(llvm::cast<RefObj>(*refs.positional[state.size() + i]).value);
+              withStateMemory(state, memory, [&] {
+                CallArgs none;
+                none.range = r;
+                if (!isNone(el.call(body, none)))
+                  el.fail(r, "a pl.core_map body must not return a value; write to the Refs "
+                             "instead");
+              });
+              return none();
+            });
+        Obj results = callOnCores(el, axis, bodyOnCores(onRefs, axis, false), c, inputs, r);
+        std::vector<Obj> arrays = el.iterate(results, r);
+        auto call = llvm::cast<GlobalArrayObj>(*arrays[0]).value.getDefiningOp<pk::PallasCallOp>();
+        std::vector<bool> written;
+        call = keepUsedRefs(call, state.size(), written);
+        for (size_t i = 0, output = 0; i < state.size(); ++i) {
+          if (!written[i])
+            continue;
+          const GlobalArrayObj &old = *state[i]->array;
+          state[i]->array = std::make_shared<GlobalArrayObj>(
+              call.getResult(static_cast<unsigned>(output++)), old.shape, old.dtype, old.name);
+        }
+        return none();
       });
 }
 

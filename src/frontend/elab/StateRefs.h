@@ -1,0 +1,52 @@
+//===- StateRefs.h - Refs of whole arrays made outside kernels --*- C++ -*-===//
+//
+// pl.run_state(f)(arrays), and jax.new_ref / jax.empty_ref in an export,
+// make Refs of whole arrays that no kernel owns yet. They have memory only
+// in the kernels that run on them, a pl.core_map over a mesh (Mosaic GPU's
+// plgpu.Mesh, a TPU's TensorCore mesh): such a kernel takes every Ref alive
+// where it is called as an operand aliased to an output, and the arrays
+// the Refs hold afterwards are its results. jax.freeze(ref) and the end of
+// pl.run_state read those arrays, as JAX discharges the Refs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PK_FRONTEND_ELAB_STATEREFS_H
+#define PK_FRONTEND_ELAB_STATEREFS_H
+
+#include "frontend/elab/Object.h"
+
+#include <functional>
+
+namespace pk::elab {
+
+class Elaborator;
+
+/// A Ref made outside kernels and the array it holds now. `ref->value` is
+/// null except while a kernel running on it is elaborated.
+struct StateRef {
+  std::shared_ptr<RefObj> ref;
+  std::shared_ptr<GlobalArrayObj> array;
+};
+
+/// The Refs alive now: the export's jax.new_ref / jax.empty_ref Refs,
+/// then those of each open pl.run_state, outermost first.
+std::vector<StateRef *> liveStateRefs(Elaborator &el);
+/// The live state Ref `ref` is (not a view of one), or null.
+StateRef *findStateRef(Elaborator &el, const RefObj &ref);
+/// A Ref of the export holding `array` (jax.new_ref outside kernels).
+std::shared_ptr<RefObj> newExportRef(Elaborator &el, std::shared_ptr<GlobalArrayObj> array,
+                                     SourceRange r);
+/// pl.run_state(f)(initial) at export level: `f` gets Refs holding the
+/// arrays of `initial` (a pytree of them); the result is the arrays they
+/// hold when it returns, in the same tree.
+Obj runStateAtExport(Elaborator &el, const Obj &f, const Obj &initial, SourceRange r);
+/// Runs `body` with the Refs of `refs` backed by `memory` (one value each:
+/// the kernel's outputs aliased to them), then leaves them without memory
+/// again, also when `body` fails.
+void withStateMemory(const std::vector<StateRef *> &refs, const std::vector<mlir::Value> &memory,
+                     const std::function<void()> &body);
+/// Forgets the previous export's Refs; called as each export begins.
+void resetStateRefs(Elaborator &el);
+
+} // namespace pk::elab
+
+#endif // PK_FRONTEND_ELAB_STATEREFS_H
