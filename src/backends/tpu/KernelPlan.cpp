@@ -219,6 +219,7 @@ KernelPlan planCall(pk::PallasCallOp call, pk::ExportOp exportOp, unsigned callI
     w.windowed = w.memorySpace != mosaic::MemorySpace::Any &&
                  w.memorySpace != mosaic::MemorySpace::HBM;
     w.trivial = isTrivialWindow(spec, w.arrayShape);
+    w.meshWhole = w.windowed && w.trivial && call->hasAttr("pk.core_map");
     w.elementWindow = llvm::any_of(spec.getDimKinds(),
                                    [](pk::BlockDimKind k) { return k == pk::BlockDimKind::Element; });
     if (DictionaryAttr mode = pipelineModeOf(call, specIndex))

@@ -41,6 +41,11 @@ struct Window {
   /// gives such VMEM windows one buffer (pipeline_mode synchronous).
   bool trivial = false;
   bool elementWindow = false; ///< any pl.Element axis: #tpu.element_window
+  /// A whole-array window of a kernel over a TensorCore mesh (pl.kernel,
+  /// pl.core_map; the pallas_call is marked pk.core_map): Pallas lowers
+  /// those through mpmd_map, which gives the window an affine map of
+  /// zeros as transform_indices and nothing else.
+  bool meshWhole = false;
   /// The BlockSpec's pipeline_mode=pl.Buffered(n): n, or 0 when not given.
   int64_t bufferCount = 0;
 

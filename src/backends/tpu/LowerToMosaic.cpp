@@ -42,10 +42,16 @@ RefBinding binding(Value memref, Value pkRef, pk::BlockSpecAttr spec = {}) {
   return {memref, refAxes(spec), ref.getElementType().isInteger(1)};
 }
 
-DictionaryAttr windowParams(OpBuilder &b, const Window &w) {
+DictionaryAttr windowParams(OpBuilder &b, const Window &w, unsigned gridRank) {
   if (!w.windowed)
     return b.getDictionaryAttr({}); // ANY / HBM: reached by DMA, not windowed
   NamedAttrList params;
+  if (w.meshWhole) {
+    SmallVector<AffineExpr> zeros(w.spec.getRank(), getAffineConstantExpr(0, b.getContext()));
+    params.append("transform_indices",
+                  AffineMapAttr::get(AffineMap::get(gridRank, 0, zeros, b.getContext())));
+    return params.getDictionary(b.getContext());
+  }
   params.append("transform_indices",
                 FlatSymbolRefAttr::get(b.getContext(), "transform_" + std::to_string(w.specIndex)));
   params.append("window_bounds", b.getDenseI64ArrayAttr(w.windowBounds));
@@ -157,7 +163,7 @@ LogicalResult buildKernelModule(OpBuilder &b, const KernelPlan &plan) {
     kernel->setAttr("iteration_bounds", b.getDenseI64ArrayAttr(plan.iterationBounds));
     SmallVector<Attribute> params;
     for (const Window &w : plan.windows)
-      params.push_back(windowParams(b, w));
+      params.push_back(windowParams(b, w, plan.grid.size()));
     kernel->setAttr("window_params", b.getArrayAttr(params));
   }
 
@@ -192,7 +198,7 @@ LogicalResult buildKernelModule(OpBuilder &b, const KernelPlan &plan) {
 
   if (plan.hasGrid())
     for (const Window &w : plan.windows)
-      if (w.windowed && failed(buildTransform(mb, plan, w)))
+      if (w.windowed && !w.meshWhole && failed(buildTransform(mb, plan, w)))
         return failure();
   return success();
 }

@@ -772,12 +772,14 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
     el.fail(args.range, "jax.Array is a type, not a function");
   });
   // `from jax import Ref` for annotations (`def kernel(x_ref: Ref)`) and
-  // isinstance; Refs are made by pallas_call, not by calling the type.
+  // isinstance; Refs are made by pallas_call and jax.new_ref, not by
+  // calling the type.
   n.members["Ref"] =
       std::make_shared<BuiltinObj>("jax.Ref", [](Elaborator &el, CallArgs &args) -> Obj {
         el.fail(args.range, "jax.Ref is a type, not a function: kernels receive their Refs from "
-                            "pallas_call (jax.new_ref is not supported)");
+                            "pallas_call, and jax.new_ref makes one");
       });
+  llvm::cast<NamespaceObj>(*n.members.at("ref")).members["Ref"] = n.members["Ref"];
   auto debug = std::make_shared<NamespaceObj>("jax.debug");
   define(*debug, "print", [](Elaborator &el, CallArgs &args) -> Obj {
     return debugPrint(el, args, "jax.debug.print");
@@ -887,6 +889,33 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   // pl.empty is lax.empty; pl.empty_like maps it over a tree.
   pl->members["empty"] = llvm::cast<NamespaceObj>(*m["jax.lax"]).members.at("empty");
   pl->members["empty_like"] = llvm::cast<NamespaceObj>(*m["jax.lax"]).members.at("empty_like");
+  // pl.empty_ref_like(pltpu.SMEM((8,), jnp.int32)) or (a ShapeDtypeStruct)
+  // is jax.empty_ref of its shape and dtype, in its memory space (pl.ANY).
+  define(*pl, "empty_ref_like", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    Obj type = a[0], space;
+    if (auto *s = llvm::dyn_cast<ScratchShapeObj>(a[0].get())) {
+      std::vector<Dim> dims;
+      for (int64_t d : s->shape)
+        dims.push_back(Dim{d, {}});
+      type = std::make_shared<ShapeDtypeStructObj>(dims, s->dtype);
+      space = std::make_shared<MemorySpaceObj>(s->space);
+    } else if (llvm::isa<ShapeDtypeStructObj>(a[0].get())) {
+      space = std::make_shared<MemorySpaceObj>(MemorySpace::Any);
+    } else {
+      el.raise(a.range(0), "ValueError",
+               "empty_ref_like does not support " + typeName(*a[0]) +
+                   " (it takes a memory space's shape, such as pltpu.VMEM((8, 128), "
+                   "jnp.float32), or a jax.ShapeDtypeStruct)");
+    }
+    CallArgs ref;
+    ref.range = args.range;
+    ref.addPositional(type, a.range(0));
+    ref.keywords.emplace_back("memory_space", space);
+    ref.keywordRanges.push_back(a.range(0));
+    return el.call(getAttribute(el, el.importModule("jax", args.range), "empty_ref", args.range),
+                   ref);
+  });
   auto tpu = makePallasTpuNamespace(el);
   defineTpuArrayFunctions(el, *tpu);
   auto triton = makePallasTritonNamespace(el, "jax.experimental.pallas.triton", pl);

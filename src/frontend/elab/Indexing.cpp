@@ -1,5 +1,6 @@
 //===- Indexing.cpp - `x[...]` on Refs, values and static objects ---------===//
 #include "frontend/elab/Indexing.h"
+#include "frontend/elab/StateRefs.h"
 #include "frontend/elab/StaticArray.h"
 
 #include "frontend/elab/Builtins.h"
@@ -632,8 +633,25 @@ void rejectRaggedView(Elaborator &el, const RefObj &ref, SourceRange r) {
                "again");
 }
 
+namespace {
+
+/// The Ref of a whole array `ref` is, when it is read or written in the
+/// export (outside the kernels that give it memory).
+StateRef *exportStateRef(Elaborator &el, const RefObj &ref, const Obj &mask, SourceRange r) {
+  if (ref.value || el.mode() != EmitMode::Export)
+    return nullptr;
+  StateRef *state = findStateRef(el, ref);
+  if (state && mask && !isNone(mask))
+    el.fail(r, "a masked read or write of a Ref outside kernels is not supported");
+  return state;
+}
+
+} // namespace
+
 Obj loadRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &mask,
             const Obj &other, SourceRange r, bool padded) {
+  if (StateRef *state = exportStateRef(el, ref, mask, r))
+    return readStateRef(el, *state, index, r);
   el.requireKernel(r, "reading a Ref");
   requireRefMemory(el, ref, r);
   rejectTensorMemory(el, ref, r, true);
@@ -720,6 +738,8 @@ std::shared_ptr<RefObj> refView(Elaborator &el, const RefObj &ref, const Obj &in
 
 void storeRef(Elaborator &el, const RefObj &ref, const Obj &index, const Obj &value,
               const Obj &mask, SourceRange r, bool padded) {
+  if (StateRef *state = exportStateRef(el, ref, mask, r))
+    return writeStateRef(el, *state, index, value, r);
   el.requireKernel(r, "writing a Ref");
   requireRefMemory(el, ref, r);
   rejectTensorMemory(el, ref, r, false);

@@ -12,6 +12,7 @@
 #include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
+#include "frontend/elab/Operators.h"
 #include "frontend/elab/StateRefs.h"
 #include "ir/DTypeMapping.h"
 
@@ -74,22 +75,27 @@ std::shared_ptr<RefObj> kernelBuffer(Elaborator &el, const char *what,
   return std::make_shared<RefObj>(buffer, shape, dtype);
 }
 
-/// Whether `what` makes a Ref of a whole array: in an export, outside
-/// kernels. Its memory space must be one whole arrays live in.
-bool makesStateRef(Elaborator &el, const char *what, const Obj &space, SourceRange r) {
+/// Where the Ref `what` makes lives when it is a Ref of a whole array
+/// (made in an export, outside kernels); nullopt otherwise. Such a Ref
+/// lives in pl.ANY (HBM, GMEM), or on a TPU in VMEM or SMEM.
+std::optional<MemorySpace> stateRefSpace(Elaborator &el, const char *what, const Obj &space,
+                                         SourceRange r) {
   if (el.mode() != EmitMode::Export || enclosingPallasCall(el))
-    return false;
+    return std::nullopt;
   if (isNone(space))
-    return true;
+    return MemorySpace::Any;
   auto *s = llvm::dyn_cast<MemorySpaceObj>(space.get());
-  if (!s || (s->space != MemorySpace::Any && s->space != MemorySpace::HBM &&
-             s->space != MemorySpace::GPUGlobal))
-    el.fail(r, std::string(what) +
-                   " outside kernels makes a Ref of a whole array, which lives "
-                   "in pl.ANY, pltpu.HBM or plgpu.GMEM, got " +
-                   (s ? "memory space '" + pk::stringifyMemorySpace(s->space).str() + "'"
-                      : repr(*space)));
-  return true;
+  if (s && (s->space == MemorySpace::Any || s->space == MemorySpace::GPUGlobal))
+    return MemorySpace::Any;
+  if (s && (s->space == MemorySpace::HBM || s->space == MemorySpace::VMEM ||
+            s->space == MemorySpace::SMEM))
+    return s->space;
+  el.fail(r, std::string(what) +
+                 " outside kernels makes a Ref of a whole array, which lives in "
+                 "pl.ANY, pltpu.HBM, plgpu.GMEM or (on a TPU) pltpu.VMEM or "
+                 "pltpu.SMEM, got " +
+                 (s ? "memory space '" + pk::stringifyMemorySpace(s->space).str() + "'"
+                    : repr(*space)));
 }
 
 /// `jnp.NAME(args...)` traced in the export.
@@ -106,6 +112,51 @@ std::shared_ptr<GlobalArrayObj> exportArray(Elaborator &el, const char *name,
   return global;
 }
 
+/// The memory space of a Ref: where the kernel's buffer is, or where a
+/// Ref of a whole array lives.
+MemorySpace memorySpaceOf(Elaborator &el, const RefObj &ref) {
+  if (ref.value)
+    if (auto type = llvm::dyn_cast<pk::RefType>(ref.value.getType()))
+      return type.getSpace().value_or(MemorySpace::Any);
+  if (StateRef *state = findStateRef(el, ref))
+    return state->space;
+  return MemorySpace::Any;
+}
+
+/// jax.typeof(x): x's abstract value, a ShapedArray (shape, dtype, ndim,
+/// size, weak_type) or, for a Ref, an AbstractRef (those, memory_space
+/// and inner_aval).
+Obj typeOf(Elaborator &el, const Obj &x, SourceRange r) {
+  auto aval = std::make_shared<NamespaceObj>("ShapedArray");
+  bool weak = llvm::isa<IntObj, FloatObj, BoolObj>(x.get());
+  if (weak) {
+    DType dtype = llvm::isa<BoolObj>(x.get())  ? DType::Bool
+                  : llvm::isa<IntObj>(x.get()) ? DType::I32
+                                               : DType::F32;
+    aval->members["shape"] = makeTuple({});
+    aval->members["dtype"] = std::make_shared<DTypeObj>(dtype);
+  } else {
+    aval->members["shape"] = getAttribute(el, x, "shape", r);
+    aval->members["dtype"] = getAttribute(el, x, "dtype", r);
+  }
+  int64_t size = 1;
+  std::vector<Obj> dims = el.iterate(aval->members["shape"], r);
+  for (const Obj &d : dims)
+    if (auto *i = llvm::dyn_cast<IntObj>(d.get()))
+      size *= i->value;
+  aval->members["ndim"] = makeInt(static_cast<int64_t>(dims.size()));
+  aval->members["size"] = makeInt(size);
+  aval->members["weak_type"] = makeBool(weak);
+  auto *ref = llvm::dyn_cast<RefObj>(x.get());
+  if (!ref)
+    return aval;
+  auto abstractRef = std::make_shared<NamespaceObj>("AbstractRef");
+  abstractRef->members = aval->members;
+  abstractRef->members["memory_space"] = std::make_shared<MemorySpaceObj>(memorySpaceOf(el, *ref));
+  abstractRef->members["inner_aval"] = aval;
+  return abstractRef;
+}
+
 } // namespace
 
 void defineJaxRefs(NamespaceObj &jax) {
@@ -114,7 +165,7 @@ void defineJaxRefs(NamespaceObj &jax) {
     std::vector<int64_t> shape =
         el.toShape(getAttribute(el, a[0], "shape", a.range(0)), a.range(0), "the Ref's shape");
     DType dtype = el.toDType(getAttribute(el, a[0], "dtype", a.range(0)), a.range(0), "dtype");
-    if (makesStateRef(el, "jax.empty_ref", a[1], a.range(1))) {
+    if (std::optional<MemorySpace> space = stateRefSpace(el, "jax.empty_ref", a[1], a.range(1))) {
       std::vector<Obj> dims;
       for (int64_t d : shape)
         dims.push_back(makeInt(d));
@@ -122,7 +173,7 @@ void defineJaxRefs(NamespaceObj &jax) {
                           exportArray(el, "empty",
                                       {makeTuple(dims), std::make_shared<DTypeObj>(dtype)},
                                       args.range),
-                          args.range);
+                          *space, args.range);
     }
     return kernelBuffer(el, "jax.empty_ref", shape, dtype, memorySpaceArg(el, a[1], a.range(1)),
                         args.range);
@@ -130,11 +181,11 @@ void defineJaxRefs(NamespaceObj &jax) {
   define(jax, "new_ref", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a =
         el.bind(args, {{"init_val"}, {"memory_space", none(), true}, {"kind", none(), true}});
-    if (makesStateRef(el, "jax.new_ref", a[1], a.range(1))) {
+    if (std::optional<MemorySpace> space = stateRefSpace(el, "jax.new_ref", a[1], a.range(1))) {
       auto array = std::dynamic_pointer_cast<GlobalArrayObj>(a[0]);
       if (!array)
         array = exportArray(el, "asarray", {a[0]}, a.range(0));
-      return newExportRef(el, array, args.range);
+      return newExportRef(el, array, *space, args.range);
     }
     requireBufferSite(el, "jax.new_ref", args.range);
     ArrayPtr init = el.arrays().toArray(a[0], a.range(0));
@@ -153,6 +204,58 @@ void defineJaxRefs(NamespaceObj &jax) {
         return state->array;
     return loadRef(el, *ref, std::make_shared<EllipsisObj>(), nullptr, nullptr, args.range);
   });
+  define(jax, "typeof", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}});
+    return typeOf(el, a[0], a.range(0));
+  });
+
+  // jax.ref: the same functions, and Ref reads and writes as functions
+  // (get(ref, idx) is ref[idx]; an empty idx is the whole Ref).
+  auto ref = std::make_shared<NamespaceObj>("jax.ref");
+  for (const char *name : {"new_ref", "empty_ref", "freeze"})
+    ref->members[name] = jax.members.at(name);
+  auto refArg = [](Elaborator &el, const Obj &o, SourceRange r, const char *what) -> RefObj & {
+    auto *ref = llvm::dyn_cast<RefObj>(o.get());
+    if (!ref)
+      el.fail(r, std::string(what) + " takes a Ref, got " + typeName(*o));
+    return *ref;
+  };
+  auto wholeIfEmpty = [](const Obj &idx) -> Obj {
+    auto *seq = llvm::dyn_cast<SequenceObj>(idx.get());
+    return seq && seq->items.empty() ? std::make_shared<EllipsisObj>() : idx;
+  };
+  define(*ref, "get", [=](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"idx", makeTuple({})}});
+    return loadRef(el, refArg(el, a[0], a.range(0), "jax.ref.get"), wholeIfEmpty(a[1]), nullptr,
+                   nullptr, args.range);
+  });
+  define(*ref, "set", [=](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"idx"}, {"value"}});
+    storeRef(el, refArg(el, a[0], a.range(0), "jax.ref.set"), wholeIfEmpty(a[1]), a[2], nullptr,
+             args.range);
+    return none();
+  });
+  define(*ref, "swap", [=](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"idx"}, {"value"}});
+    RefObj &target = refArg(el, a[0], a.range(0), "jax.ref.swap");
+    Obj old = loadRef(el, target, wholeIfEmpty(a[1]), nullptr, nullptr, args.range);
+    storeRef(el, target, wholeIfEmpty(a[1]), a[2], nullptr, args.range);
+    return old;
+  });
+  define(*ref, "addupdate", [=](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"ref"}, {"idx"}, {"value"}});
+    RefObj &target = refArg(el, a[0], a.range(0), "jax.ref.addupdate");
+    Obj index = wholeIfEmpty(a[1]);
+    Obj sum =
+        binaryOperator(el, ast::BinaryOp::Add,
+                       loadRef(el, target, index, nullptr, nullptr, args.range), a[2], args.range);
+    storeRef(el, target, index, sum, nullptr, args.range);
+    return none();
+  });
+  jax.members["ref"] = ref;
+  // The name older JAX gave jax.new_ref.
+  if (auto *experimental = llvm::dyn_cast_or_null<NamespaceObj>(jax.members["experimental"].get()))
+    experimental->members["mutable_array"] = jax.members.at("new_ref");
 }
 
 } // namespace pk::elab

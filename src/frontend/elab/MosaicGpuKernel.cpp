@@ -588,6 +588,10 @@ Obj coreMap(Elaborator &el, const std::shared_ptr<MeshObj> &mesh, const Obj &bod
   std::vector<KernelOperand> operands;
   std::vector<int64_t> aliases;
   for (size_t i = 0; i < state.size(); ++i) {
+    if (state[i]->space != MemorySpace::Any)
+      el.fail(r, "a pl.core_map over a Mosaic GPU mesh runs on Refs in GMEM; a Ref made in "
+                 "memory space '" +
+                     pk::stringifyMemorySpace(state[i]->space).str() + "' is alive here");
     operands.push_back({state[i]->array->value, state[i]->ref->shape, state[i]->array->dtype});
     aliases.push_back(static_cast<int64_t>(i));
     aliases.push_back(static_cast<int64_t>(i));

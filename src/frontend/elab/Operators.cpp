@@ -507,10 +507,11 @@ Obj compareOperator(Elaborator &el, CompareOp op, const Obj &lhs, const Obj &rhs
   switch (op) {
   case CompareOp::Is:
   case CompareOp::IsNot: {
-    // Identity: singletons and dtypes compare by value, the rest by object.
+    // Identity: singletons, dtypes and memory spaces (enum members in
+    // JAX) compare by value, the rest by object.
     bool same = lhs.get() == rhs.get() ||
                 (lhs->kind() == rhs->kind() &&
-                 llvm::isa<NoneObj, EllipsisObj, BoolObj, DTypeObj>(lhs.get()) &&
+                 llvm::isa<NoneObj, EllipsisObj, BoolObj, DTypeObj, MemorySpaceObj>(lhs.get()) &&
                  staticEqual(lhs, rhs));
     return makeBool(op == CompareOp::Is ? same : !same);
   }

@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/StateRefs.h"
 
+#include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
+#include "frontend/elab/Indexing.h"
 #include "frontend/elab/Tree.h"
 
 #include <deque>
@@ -73,10 +75,27 @@ StateRef *findStateRef(Elaborator &el, const RefObj &ref) {
 }
 
 std::shared_ptr<RefObj> newExportRef(Elaborator &el, std::shared_ptr<GlobalArrayObj> array,
-                                     SourceRange r) {
+                                     MemorySpace space, SourceRange r) {
   std::shared_ptr<RefObj> ref = refHolding(el, *array, r);
-  scopesOf(el).exportRefs.push_back({ref, std::move(array)});
+  scopesOf(el).exportRefs.push_back({ref, std::move(array), space});
   return ref;
+}
+
+Obj readStateRef(Elaborator &el, const StateRef &ref, const Obj &index, SourceRange r) {
+  return subscript(el, ref.array, index, r);
+}
+
+void writeStateRef(Elaborator &el, StateRef &ref, const Obj &index, const Obj &value,
+                   SourceRange r) {
+  Obj at = subscript(el, getAttribute(el, ref.array, "at", r), index, r);
+  CallArgs args;
+  args.range = r;
+  args.addPositional(value, r);
+  auto updated =
+      std::dynamic_pointer_cast<GlobalArrayObj>(el.call(getAttribute(el, at, "set", r), args));
+  if (!updated || updated->dtype != ref.array->dtype || !(updated->shape == ref.array->shape))
+    el.fail(r, "internal error: an update of a Ref's array changed it");
+  ref.array = updated;
 }
 
 Obj runStateAtExport(Elaborator &el, const Obj &f, const Obj &initial, SourceRange r) {
@@ -87,7 +106,7 @@ Obj runStateAtExport(Elaborator &el, const Obj &f, const Obj &initial, SourceRan
     auto array = std::dynamic_pointer_cast<GlobalArrayObj>(leaf);
     if (!array)
       el.fail(r, "pl.run_state takes arrays (a tuple of them for several), got " + repr(*leaf));
-    scope.push_back({refHolding(el, *array, r), array});
+    scope.push_back({refHolding(el, *array, r), array, MemorySpace::Any});
     return scope.back().ref;
   });
   StateRefScopes &scopes = scopesOf(el);

@@ -25,6 +25,9 @@ class Elaborator;
 struct StateRef {
   std::shared_ptr<RefObj> ref;
   std::shared_ptr<GlobalArrayObj> array;
+  /// Where the kernels see it: pl.ANY (HBM, GMEM) or, on a TPU, VMEM or
+  /// SMEM (the whole array there while the kernel runs).
+  MemorySpace space = MemorySpace::Any;
 };
 
 /// The Refs alive now: the export's jax.new_ref / jax.empty_ref Refs,
@@ -32,9 +35,17 @@ struct StateRef {
 std::vector<StateRef *> liveStateRefs(Elaborator &el);
 /// The live state Ref `ref` is (not a view of one), or null.
 StateRef *findStateRef(Elaborator &el, const RefObj &ref);
-/// A Ref of the export holding `array` (jax.new_ref outside kernels).
+/// A Ref of the export holding `array` in `space` (jax.new_ref outside
+/// kernels).
 std::shared_ptr<RefObj> newExportRef(Elaborator &el, std::shared_ptr<GlobalArrayObj> array,
-                                     SourceRange r);
+                                     MemorySpace space, SourceRange r);
+/// `ref[index]` in the export, outside the kernels: the array it holds,
+/// indexed.
+Obj readStateRef(Elaborator &el, const StateRef &ref, const Obj &index, SourceRange r);
+/// `ref[index] = value` in the export: the Ref then holds
+/// `array.at[index].set(value)`.
+void writeStateRef(Elaborator &el, StateRef &ref, const Obj &index, const Obj &value,
+                   SourceRange r);
 /// pl.run_state(f)(initial) at export level: `f` gets Refs holding the
 /// arrays of `initial` (a pytree of them); the result is the arrays they
 /// hold when it returns, in the same tree.

@@ -212,6 +212,8 @@ Obj onCoresParams(Elaborator &el, const Obj &params, SourceRange r) {
 /// What a kernel over the cores gets besides its inputs.
 struct CoreCall {
   Obj outShape, outSpecs;
+  /// One per input; when empty, every input is in memory space ANY.
+  std::vector<Obj> inSpecs;
   /// Keyword arguments of the pallas_call passed on when not None
   /// (scratch_shapes, compiler_params, name, input_output_aliases).
   std::vector<std::pair<const char *, Obj>> optional;
@@ -223,10 +225,12 @@ Obj callOnCores(Elaborator &el, MeshAxis axis, const Obj &kernel, const CoreCall
                 CallArgs &inputs, SourceRange r) {
   if (!inputs.keywords.empty())
     el.fail(inputs.range, "a pl.kernel takes its inputs as positional arguments");
-  Obj anySpec = spaceSpec(el, MemorySpace::Any, r);
-  std::vector<Obj> inSpecs;
-  for (const Obj &input : inputs.positional)
-    inSpecs.push_back(specsLike(input, anySpec));
+  std::vector<Obj> inSpecs = c.inSpecs;
+  if (inSpecs.empty()) {
+    Obj anySpec = spaceSpec(el, MemorySpace::Any, r);
+    for (const Obj &input : inputs.positional)
+      inSpecs.push_back(specsLike(input, anySpec));
+  }
   CallArgs call;
   call.range = r;
   call.callee = "pl.kernel";
@@ -245,6 +249,19 @@ Obj callOnCores(Elaborator &el, MeshAxis axis, const Obj &kernel, const CoreCall
   Obj pallas = el.importModule("jax.experimental.pallas", r);
   Obj callable = el.call(getAttribute(el, pallas, "pallas_call", r), call);
   return el.call(callable, inputs);
+}
+
+/// Marks the pallas_call that made `results` (a pytree of its outputs) as
+/// a kernel over a TensorCore mesh (pk.core_map in docs/ir.md).
+void markCoreMap(const Obj &results) {
+  std::vector<Obj> leaves;
+  pytreeLeaves(results, leaves);
+  for (const Obj &leaf : leaves)
+    if (auto *array = llvm::dyn_cast<GlobalArrayObj>(leaf.get()))
+      if (auto call = array->value.getDefiningOp<pk::PallasCallOp>()) {
+        call->setAttr("pk.core_map", mlir::UnitAttr::get(call->getContext()));
+        return;
+      }
 }
 
 /// Whether every use of the kernel's Ref `ref` only reads it: loads,
@@ -362,8 +379,10 @@ Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj
     c.optional = {{"scratch_shapes", scratch},
                   {"compiler_params", onCoresParams(el, compilerParams, r)},
                   {"name", nameOf(kernelBody, name)}};
-    return callOnCores(el, axis, bodyOnCores(kernelBody, axis, llvm::isa<DictObj>(scratch.get())),
-                       c, inputs, r);
+    Obj results = callOnCores(
+        el, axis, bodyOnCores(kernelBody, axis, llvm::isa<DictObj>(scratch.get())), c, inputs, r);
+    markCoreMap(results);
+    return results;
   };
   auto bound = [launch](const Obj &kernelBody) -> Obj {
     return std::make_shared<BuiltinObj>("pl.kernel(...)",
@@ -408,13 +427,14 @@ Obj tensorCoreMap(Elaborator &el, const Obj &mesh, const Obj &compilerParams, co
         for (size_t i = 0; i < state.size(); ++i) {
           shapes.push_back(std::make_shared<ShapeDtypeStructObj>(state[i]->array->shape,
                                                                  state[i]->array->dtype));
-          specs.push_back(spaceSpec(el, MemorySpace::Any, r));
+          specs.push_back(spaceSpec(el, state[i]->space, r));
           aliases->entries.emplace_back(makeInt(static_cast<int64_t>(i)),
                                         makeInt(static_cast<int64_t>(i)));
           inputs.addPositional(state[i]->array, r);
         }
         c.outShape = makeTuple(shapes);
         c.outSpecs = makeTuple(specs);
+        c.inSpecs = specs;
         c.optional = {{"compiler_params", onCoresParams(el, compilerParams, r)},
                       {"name", nameOf(body, name)},
                       {"input_output_aliases", aliases}};
@@ -437,6 +457,8 @@ Obj tensorCoreMap(Elaborator &el, const Obj &mesh, const Obj &compilerParams, co
         auto call = llvm::cast<GlobalArrayObj>(*arrays[0]).value.getDefiningOp<pk::PallasCallOp>();
         std::vector<bool> written;
         call = keepUsedRefs(call, state.size(), written);
+        if (call)
+          call->setAttr("pk.core_map", mlir::UnitAttr::get(call->getContext()));
         for (size_t i = 0, output = 0; i < state.size(); ++i) {
           if (!written[i])
             continue;
