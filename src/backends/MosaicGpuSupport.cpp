@@ -112,11 +112,22 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
     if (!cuda) {
       if (tpuLowers(op))
         return;
-      if (llvm::isa<pk::RunScopedOp>(op) && !op->getParentOfType<pk::MeshKernelOp>()) {
+      if (auto scoped = llvm::dyn_cast<pk::RunScopedOp>(op);
+          scoped && !op->getParentOfType<pk::MeshKernelOp>()) {
+        bool inMemory = llvm::any_of(scoped.getBodyBlock().getArgumentTypes(), [](mlir::Type t) {
+          auto ref = llvm::dyn_cast<pk::RefType>(t);
+          std::optional<MemorySpace> space = ref ? ref.getSpace() : std::nullopt;
+          return space && (*space == MemorySpace::HBM || *space == MemorySpace::Any);
+        });
         if (reported.insert(name).second)
-          op->emitError() << "on TPU pl.run_scoped allocates pltpu.VMEM / pltpu.SMEM buffers and "
-                             "semaphores; Mosaic GPU allocations (plgpu.SMEM, plgpu.Barrier, "
-                             "plgpu.ACC) cannot be compiled for it";
+          op->emitError() << (inMemory
+                                  ? "the TPU backend does not lower pl.run_scoped buffers in "
+                                    "pltpu.HBM or pl.ANY yet (it allocates pltpu.VMEM / "
+                                    "pltpu.SMEM buffers and semaphores); this kernel runs on "
+                                    "pkc's interpreter for now (pkc run --device=interpreter)"
+                                  : "on TPU pl.run_scoped allocates pltpu.VMEM / pltpu.SMEM "
+                                    "buffers and semaphores; Mosaic GPU allocations (plgpu.SMEM, "
+                                    "plgpu.Barrier, plgpu.ACC) cannot be compiled for it");
         return;
       }
       if (reported.insert(name).second)

@@ -609,8 +609,17 @@ bool PipelineOp::isIndexInvariant(unsigned i) {
 }
 
 bool PipelineOp::isTpu() {
-  return !getRefs().empty() &&
-         !inSpace(llvm::cast<RefType>(getRefs()[0].getType()), MemorySpace::GPUGlobal);
+  if (!getRefs().empty())
+    return !inSpace(llvm::cast<RefType>(getRefs()[0].getType()), MemorySpace::GPUGlobal);
+  // No operands: where it runs tells which pipeline it is. Mosaic GPU's
+  // run in plgpu.kernel bodies and in Mosaic GPU pallas_calls.
+  if ((*this)->getParentOfType<MeshKernelOp>())
+    return false;
+  auto call = (*this)->getParentOfType<PallasCallOp>();
+  DictionaryAttr params = call ? call.getCompilerParamsAttr() : nullptr;
+  auto gpu = params ? params.getAs<DictionaryAttr>("gpu") : nullptr;
+  auto lowering = gpu ? gpu.getAs<StringAttr>("lowering") : nullptr;
+  return !(lowering && lowering.getValue() == "mosaic_gpu");
 }
 
 BarrierType PipelineOp::consumedBarrierType() {

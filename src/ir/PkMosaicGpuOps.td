@@ -675,8 +675,8 @@ def Pk_PipelineOp : Pk_Op<"pipeline", [AttrSizedOperandSegments, RecursiveMemory
   let assemblyFormat = [{
     `(` $refs `)` (`init` `(` $inits^ `)`)? `grid` custom<DynamicIndexList>($dynamic_grid, $grid)
     `max_concurrent_steps`
-    $max_concurrent_steps (`warp_specialized` $warp_specialized^)? attr-dict `:`
-    `(` type($refs) `)` (`,` `(` type($inits)^ `)`)? (`->` type($results)^)?
+    $max_concurrent_steps (`warp_specialized` $warp_specialized^)? attr-dict
+    (`:` `(` type($refs)^ `)`)? (`,` `(` type($inits)^ `)`)? (`->` type($results)^)?
     `index_map` $index_map `body` $body
   }];
   let hasVerifier = 1;

@@ -900,8 +900,29 @@ private:
 Obj Elaborator::arrayCodeAtExport(const std::string &what, SourceRange r, std::vector<Obj> inputs,
                                   const std::function<Obj(std::vector<Obj> &)> &compute,
                                   bool sizesAtTopLevel) {
+  if (inKernelBody())
+    for (const Obj &input : inputs)
+      forEachLeaf(input, [&](const Obj &leaf) {
+        if (auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get()))
+          failCapturedArray(*g, r);
+      });
   ArrayCodeTracer tracer(*this, what, r, sizesAtTopLevel);
   return tracer.run(inputs, compute);
+}
+
+bool Elaborator::inKernelBody() {
+  mlir::Block *block = builder().getInsertionBlock();
+  for (mlir::Operation *op = block ? block->getParentOp() : nullptr; op; op = op->getParentOp())
+    if (llvm::isa<pk::PallasCallOp, pk::MeshKernelOp>(op))
+      return true;
+  return false;
+}
+
+void Elaborator::failCapturedArray(const GlobalArrayObj &array, SourceRange r) {
+  fail(r, "the kernel captures an array of the export: " + array.name + " (" +
+              std::string(shortName(array.dtype)) + "[" + describeDims(array.shape) +
+              "]); a kernel reads arrays only through its Refs: pass it to the pallas_call (or "
+              "pl.kernel) as an input, as Pallas requires");
 }
 
 } // namespace pk::elab

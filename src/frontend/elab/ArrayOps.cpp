@@ -74,11 +74,12 @@ namespace {
   el.checkNotOpaque(o, r);
   if (auto *m = llvm::dyn_cast<StaticArrayObj>(o.get()))
     static_numpy::failValue(el, *m, r);
-  if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get()))
+  if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get())) {
+    if (el.inKernelBody())
+      el.failCapturedArray(*g, r);
     el.fail(r, "'" + g->name + "' is a whole array (" + std::string(shortName(g->dtype)) + "[" +
-                   el.describeDims(g->shape) + "]) outside a kernel; array code outside "
-                   "pallas_call is not supported yet: pass it to pallas_call and compute in the "
-                   "kernel");
+                   el.describeDims(g->shape) + "]) where a block value or a number is needed");
+  }
   el.fail(r, "expected a block value or a number, got " + typeName(*o) + " (" + repr(*o) + ")");
 }
 

@@ -620,6 +620,13 @@ std::shared_ptr<NamespaceObj> makePallasTpuNamespace(Elaborator &el) {
                            "allocations=) is not supported: pkc's pipeline allocates its own "
                            "buffers");
   n.members["semaphore"] = semaphoreDType(pk::SemaphoreKind::Regular); // deprecated there
+  // The kinds of TPU core a mesh runs on; pkc's meshes are TensorCores.
+  auto coreType = std::make_shared<NamespaceObj>("pltpu.CoreType");
+  for (const auto &[name, value] : {std::pair{"TC", "tc"},
+                                    {"SC_SCALAR_SUBCORE", "sc_scalar_subcore"},
+                                    {"SC_VECTOR_SUBCORE", "sc_vector_subcore"}})
+    coreType->members[name] = makeStr(value);
+  n.members["CoreType"] = coreType;
   n.members["VMEM"] = memorySpace(MemorySpace::VMEM);
   n.members["SMEM"] = memorySpace(MemorySpace::SMEM);
   n.members["ANY"] = memorySpace(MemorySpace::Any);
@@ -926,6 +933,14 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   pl->members["triton"] = triton;
   pl->members["gpu"] = gpu;
   pl->members["mosaic_gpu"] = mosaicGpu;
+  // SparseCore kernels: a module TPU test files import beside pltpu;
+  // importing it is fine, using it is an error at that use.
+  auto sparseCore = opaqueNamespace(
+      "jax.experimental.pallas.tpu_sc",
+      "SparseCore kernels (jax.experimental.pallas.tpu_sc) are not supported: pkc compiles "
+      "kernels for the TensorCore");
+  pl->members["tpu_sc"] = sparseCore;
+  m["jax.experimental.pallas.tpu_sc"] = sparseCore;
   m["jax.experimental.pallas"] = pl;
   m["jax.experimental.pallas.tpu"] = tpu;
   m["jax.experimental.pallas.triton"] = triton;
@@ -1094,6 +1109,13 @@ void addInternalPallasModules(std::map<std::string, Obj> &m,
     return swapPrimitive(*plWeak.lock(), el, args);
   });
   m["jax._src.pallas.primitives"] = primitives;
+  // pl.run_state is JAX's state discharge's run_state.
+  auto discharge = std::make_shared<NamespaceObj>("jax._src.state.discharge");
+  discharge->members["run_state"] = pl->members.at("run_state");
+  auto state = std::make_shared<NamespaceObj>("jax._src.state");
+  state->members["discharge"] = discharge;
+  m["jax._src.state"] = state;
+  m["jax._src.state.discharge"] = discharge;
 }
 
 int64_t staticDsSize(Elaborator &el, const DynamicSliceObj &ds, SourceRange r) {

@@ -297,6 +297,13 @@ public:
   /// `jax.vmap(fun, in_axes, out_axes, axis_size=)(args)` (Vmap.cpp).
   Obj applyVmap(const Obj &fun, const Obj &inAxes, const Obj &outAxes, const Obj &axisSize,
                 SourceRange vmapRange, CallArgs &args);
+  /// Whether code is being built in a kernel's body (a pallas_call's or a
+  /// Mosaic GPU kernel's), not at export level (export-level loop and
+  /// branch bodies elaborate in kernel mode too).
+  bool inKernelBody();
+  /// Fails: a kernel uses `array`, a whole array of the export, which it
+  /// can only reach through a Ref.
+  [[noreturn]] void failCapturedArray(const GlobalArrayObj &array, SourceRange r);
 
   /// Array code at export level (ExportArrays.cpp): runs `compute` on block
   /// values standing for the whole arrays among `inputs` (GlobalArray
