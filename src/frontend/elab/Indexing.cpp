@@ -612,10 +612,10 @@ void rejectBitcastView(Elaborator &el, const RefObj &ref, SourceRange r) {
 }
 
 void requireRefMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
-  if (!ref.value)
+  if (!ref.value && !takeStateMemory(el, ref, r))
     el.fail(r, "this Ref of a whole array (pl.run_state, jax.new_ref, jax.empty_ref) has memory "
-               "only in the body of a pl.core_map over it; reading or writing it elsewhere, or a "
-               "pallas_call using it, is not supported yet (pass the array to the pallas_call, or "
+               "only in the kernels that run on it: a pl.core_map, or a pallas_call or pl.kernel "
+               "whose kernel uses it; it cannot be used here (pass the array to the kernel, or "
                "read it with jax.freeze)");
 }
 

@@ -10,6 +10,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StateRefs.h"
 #include "frontend/elab/StaticArray.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
@@ -761,8 +762,13 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   gridNames = savedNames;
   hiddenGrid = savedHidden;
 
+  // Refs of whole arrays the kernel used became operands; their outputs
+  // come first.
+  op = finishStateOperands(*this, op);
+  unsigned stateOutputs = op.getNumResults() - static_cast<unsigned>(numOutputs);
   if (noOutputs) {
-    op.erase();
+    if (!stateOutputs)
+      op.erase();
     size_t none = 0;
     return pytreeRebuild(callable.outShape, {}, none);
   }
@@ -770,7 +776,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
   std::vector<Obj> results;
   for (size_t i = 0; i < numOutputs; ++i) {
     const Operand &o = operands[numInputs + i];
-    auto result = std::make_shared<GlobalArrayObj>(op.getResult(i), o.dims, o.dtype,
+    auto result = std::make_shared<GlobalArrayObj>(op.getResult(stateOutputs + i), o.dims, o.dtype,
                                                    callable.name + " output " + std::to_string(i));
     result->batch = o.batch;
     results.push_back(result);

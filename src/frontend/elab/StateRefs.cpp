@@ -11,6 +11,9 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Tree.h"
+#include "ir/DTypeMapping.h"
+
+#include "llvm/ADT/DenseMap.h"
 
 #include <deque>
 
@@ -19,6 +22,9 @@ namespace pk::elab {
 struct StateRefScopes {
   std::deque<StateRef> exportRefs;
   std::vector<std::vector<StateRef> *> runStates;
+  /// For each pallas_call whose kernel is being elaborated: the Refs of
+  /// whole arrays its kernel took, in the order it first used them.
+  llvm::DenseMap<mlir::Operation *, std::vector<StateRef *>> callOperands;
 };
 
 namespace {
@@ -139,6 +145,141 @@ void withStateMemory(const std::vector<StateRef *> &refs, const std::vector<mlir
   for (size_t i = 0; i < refs.size(); ++i)
     refs[i]->ref->value = memory[i];
   body();
+}
+
+namespace {
+
+/// The pallas_call whose kernel is being built at the insertion point, or
+/// null (outside kernels, in index maps, in Mosaic GPU kernels).
+pk::PallasCallOp kernelBeingBuilt(Elaborator &el) {
+  mlir::Block *block = el.builder().getInsertionBlock();
+  mlir::Region *region = block ? block->getParent() : nullptr;
+  for (mlir::Operation *op = region ? region->getParentOp() : nullptr; op;
+       region = op->getParentRegion(), op = region ? region->getParentOp() : nullptr) {
+    if (llvm::isa<pk::MeshKernelOp>(op))
+      return nullptr;
+    if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
+      return region == &call.getKernel() ? call : nullptr;
+  }
+  return nullptr;
+}
+
+mlir::Attribute wholeArraySpec(pk::PallasCallOp call, const StateRef &s) {
+  mlir::MLIRContext *ctx = call.getContext();
+  size_t rank = s.ref->shape.size();
+  std::vector<int64_t> zeros(rank, 0);
+  std::vector<pk::BlockDimKind> kinds(rank, pk::BlockDimKind::Blocked);
+  std::vector<mlir::AffineExpr> origin(rank, mlir::getAffineConstantExpr(0, ctx));
+  auto map = mlir::AffineMap::get(call.getGridRank(), call.getNumExportSymbols(), origin, ctx);
+  return pk::BlockSpecAttr::get(ctx, s.ref->shape, kinds, zeros, zeros, map,
+                                pk::MemorySpaceAttr::get(ctx, s.space));
+}
+
+/// `list` with `count` copies of `value` inserted at `at`.
+llvm::SmallVector<mlir::Attribute> inserted(llvm::ArrayRef<mlir::Attribute> list, size_t at,
+                                            llvm::ArrayRef<mlir::Attribute> values) {
+  llvm::SmallVector<mlir::Attribute> result(list.begin(), list.end());
+  result.insert(result.begin() + static_cast<std::ptrdiff_t>(at), values.begin(), values.end());
+  return result;
+}
+
+} // namespace
+
+bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
+  StateRef *s = findStateRef(el, ref);
+  pk::PallasCallOp call = s ? kernelBeingBuilt(el) : nullptr;
+  if (!call)
+    return false;
+  if (!el.activeVmaps().empty())
+    el.fail(r, "a pallas_call under jax.vmap whose kernel uses a Ref made outside kernels is not "
+               "supported; pass the array to the pallas_call");
+  std::vector<StateRef *> &taken = scopesOf(el).callOperands[call];
+  mlir::MLIRContext *ctx = call.getContext();
+  unsigned prefetch = static_cast<unsigned>(call.getNumScalarPrefetch());
+  unsigned inputs = static_cast<unsigned>(call.getInputs().size()) - prefetch;
+  unsigned k = static_cast<unsigned>(taken.size());
+  auto type = pk::RefType::get(s->ref->shape, storageType(ctx, s->array->dtype),
+                               pk::MemorySpaceAttr::get(ctx, s->space));
+  mlir::Block &kernel = call.getKernelBlock();
+  kernel.insertArgument(prefetch + k, type, el.loc(r));
+  // Written through the output, as core_map's Refs are (the CUDA launch
+  // copies an aliased input into its output first).
+  mlir::Value out = kernel.insertArgument(prefetch + (k + 1) + inputs + k, type, el.loc(r));
+  taken.push_back(s);
+  s->ref->value = out;
+  return true;
+}
+
+pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call) {
+  StateRefScopes &scopes = scopesOf(el);
+  auto found = scopes.callOperands.find(call);
+  if (found == scopes.callOperands.end())
+    return call;
+  std::vector<StateRef *> taken = std::move(found->second);
+  scopes.callOperands.erase(found);
+  for (StateRef *s : taken)
+    s->ref->value = mlir::Value();
+
+  mlir::OpBuilder b(call);
+  mlir::MLIRContext *ctx = call.getContext();
+  size_t n = taken.size(), prefetch = call.getNumScalarPrefetch();
+  size_t inputs = call.getInputs().size() - prefetch;
+  llvm::SmallVector<mlir::Value> operands(call.getInputs().begin(), call.getInputs().end());
+  llvm::SmallVector<mlir::Type> results;
+  llvm::SmallVector<mlir::Attribute> specs, shapes, noNames, noModes;
+  for (size_t k = 0; k < n; ++k) {
+    const StateRef &s = *taken[k];
+    operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(prefetch + k), s.array->value);
+    results.push_back(s.array->value.getType());
+    specs.push_back(wholeArraySpec(call, s));
+    llvm::SmallVector<mlir::AffineExpr> dims;
+    for (int64_t d : s.ref->shape)
+      dims.push_back(mlir::getAffineConstantExpr(d, ctx));
+    shapes.push_back(
+        mlir::AffineMapAttr::get(mlir::AffineMap::get(0, call.getNumExportSymbols(), dims, ctx)));
+    noNames.push_back(b.getStringAttr(""));
+    noModes.push_back(b.getDictionaryAttr({}));
+  }
+  for (mlir::Type t : call.getResultTypes())
+    results.push_back(t);
+  // Pallas's aliases count inputs with the scalar-prefetch ones.
+  llvm::SmallVector<int64_t> aliases;
+  for (size_t k = 0; k < n; ++k) {
+    aliases.push_back(static_cast<int64_t>(prefetch + k));
+    aliases.push_back(static_cast<int64_t>(k));
+  }
+  llvm::ArrayRef<int64_t> old = call.getInputOutputAliases();
+  for (size_t i = 0; i + 1 < old.size(); i += 2) {
+    aliases.push_back(old[i] + (old[i] >= static_cast<int64_t>(prefetch) ? int64_t(n) : 0));
+    aliases.push_back(old[i + 1] + static_cast<int64_t>(n));
+  }
+  mlir::ArrayAttr names = call.getKernelArgNamesAttr();
+  if (names) // the kernel's Refs: prefetch, inputs, outputs, scratch
+    names = b.getArrayAttr(
+        inserted(inserted(names.getValue(), prefetch, noNames), prefetch + n + inputs, noNames));
+  auto rebuilt = pk::PallasCallOp::create(
+      b, call.getLoc(), results, operands, call.getGridBounds(), call.getNameAttr(),
+      call.getGridAttr(), b.getArrayAttr(inserted(call.getInSpecs().getValue(), 0, specs)),
+      b.getArrayAttr(inserted(call.getOutSpecs().getValue(), 0, specs)),
+      b.getArrayAttr(inserted(call.getOutShapes().getValue(), 0, shapes)),
+      call.getScratchTypesAttr(), b.getDenseI64ArrayAttr(aliases), call.getCompilerParamsAttr(),
+      names, call.getNumScalarPrefetchAttr());
+  for (mlir::NamedAttribute attr : call->getDiscardableAttrs())
+    rebuilt->setAttr(attr.getName(), attr.getValue());
+  // Pipeline modes are per spec, inputs then outputs.
+  if (auto modes = call->getAttrOfType<mlir::ArrayAttr>("pk.pipeline_modes"))
+    rebuilt->setAttr(
+        "pk.pipeline_modes",
+        b.getArrayAttr(inserted(inserted(modes.getValue(), 0, noModes), n + inputs, noModes)));
+  rebuilt.getKernel().takeBody(call.getKernel());
+  rebuilt.getIndexMap().takeBody(call.getIndexMap());
+  call.erase();
+  for (size_t k = 0; k < n; ++k) {
+    const GlobalArrayObj &array = *taken[k]->array;
+    taken[k]->array = std::make_shared<GlobalArrayObj>(rebuilt.getResult(static_cast<unsigned>(k)),
+                                                       array.shape, array.dtype, array.name);
+  }
+  return rebuilt;
 }
 
 void resetStateRefs(Elaborator &el) { el.stateRefs.reset(); }

@@ -13,6 +13,7 @@
 #define PK_FRONTEND_ELAB_STATEREFS_H
 
 #include "frontend/elab/Object.h"
+#include "ir/PkDialect.h"
 
 #include <functional>
 
@@ -55,6 +56,17 @@ Obj runStateAtExport(Elaborator &el, const Obj &f, const Obj &initial, SourceRan
 /// again, also when `body` fails.
 void withStateMemory(const std::vector<StateRef *> &refs, const std::vector<mlir::Value> &memory,
                      const std::function<void()> &body);
+/// Gives `ref` memory where it is used in a kernel being elaborated, when
+/// it is a Ref of a whole array and the kernel a pallas_call's (also
+/// pl.kernel's): as Pallas discharges such a Ref, the call takes it as an
+/// input aliased to an output, both in its memory space, ahead of its own
+/// (finishStateOperands adds the operands). False when it gives none.
+bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r);
+/// After `call`'s kernel is elaborated: `call` rebuilt with the operands
+/// its kernel's Refs of whole arrays took (inputs after the scalar-prefetch
+/// ones, outputs first), the Refs then holding those outputs; `call`
+/// itself when it took none.
+pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call);
 /// Forgets the previous export's Refs; called as each export begins.
 void resetStateRefs(Elaborator &el);
 
