@@ -909,6 +909,11 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
       space = std::make_shared<MemorySpaceObj>(s->space);
     } else if (llvm::isa<ShapeDtypeStructObj>(a[0].get())) {
       space = std::make_shared<MemorySpaceObj>(MemorySpace::Any);
+    } else if (auto *alloc = llvm::dyn_cast<AllocationObj>(a[0].get());
+               alloc && alloc->what == AllocationObj::What::Semaphore) {
+      el.fail(a.range(0), "semaphores made outside kernels (pl.empty_ref_like of a semaphore "
+                          "type) are not supported yet: allocate them in the kernel "
+                          "(pl.run_scoped, scratch_shapes)");
     } else {
       el.raise(a.range(0), "ValueError",
                "empty_ref_like does not support " + typeName(*a[0]) +
@@ -1109,12 +1114,10 @@ void addInternalPallasModules(std::map<std::string, Obj> &m,
     return swapPrimitive(*plWeak.lock(), el, args);
   });
   m["jax._src.pallas.primitives"] = primitives;
-  // pl.run_state is JAX's state discharge's run_state.
+  // pl.run_state is JAX's state discharge's run_state (the rest of
+  // jax._src.state stays opaque).
   auto discharge = std::make_shared<NamespaceObj>("jax._src.state.discharge");
   discharge->members["run_state"] = pl->members.at("run_state");
-  auto state = std::make_shared<NamespaceObj>("jax._src.state");
-  state->members["discharge"] = discharge;
-  m["jax._src.state"] = state;
   m["jax._src.state.discharge"] = discharge;
 }
 
