@@ -2,7 +2,9 @@
 //
 // The bookkeeping of StateRefs.h. The export's Refs live in a deque (their
 // addresses stay put as more are made); each open pl.run_state keeps its
-// Refs on the C++ stack and registers them while `f` runs.
+// Refs on the C++ stack and registers them while `f` runs. The kernels that
+// run on them are pallas_calls made again with the operands the Refs take
+// (keepCoreMapRefs, finishStateOperands): an op's results cannot change.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/StateRefs.h"
@@ -13,7 +15,10 @@
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
 
 #include <deque>
 
@@ -175,7 +180,49 @@ mlir::Attribute wholeArraySpec(pk::PallasCallOp call, const StateRef &s) {
                                 pk::MemorySpaceAttr::get(ctx, s.space));
 }
 
-/// `list` with `count` copies of `value` inserted at `at`.
+/// `call` made again with these operands, results and their attributes
+/// (the kernel and index_map regions moved over, the rest kept); `call`
+/// is erased.
+pk::PallasCallOp recreate(pk::PallasCallOp call, llvm::ArrayRef<mlir::Value> inputs,
+                          llvm::ArrayRef<mlir::Type> results,
+                          llvm::ArrayRef<mlir::Attribute> inSpecs,
+                          llvm::ArrayRef<mlir::Attribute> outSpecs,
+                          llvm::ArrayRef<mlir::Attribute> outShapes,
+                          llvm::ArrayRef<int64_t> aliases, mlir::ArrayAttr names) {
+  mlir::OpBuilder b(call);
+  auto rebuilt = pk::PallasCallOp::create(
+      b, call.getLoc(), results, inputs, call.getGridBounds(), call.getNameAttr(),
+      call.getGridAttr(), b.getArrayAttr(inSpecs), b.getArrayAttr(outSpecs),
+      b.getArrayAttr(outShapes), call.getScratchTypesAttr(), b.getDenseI64ArrayAttr(aliases),
+      call.getCompilerParamsAttr(), names, call.getNumScalarPrefetchAttr());
+  for (mlir::NamedAttribute attr : call->getDiscardableAttrs())
+    rebuilt->setAttr(attr.getName(), attr.getValue());
+  rebuilt.getKernel().takeBody(call.getKernel());
+  rebuilt.getIndexMap().takeBody(call.getIndexMap());
+  call.erase();
+  return rebuilt;
+}
+
+/// Whether every use of the kernel's Ref `ref` only reads it: loads,
+/// gathers, async copies from it and pipelines taking it as an input.
+bool onlyRead(mlir::Value ref) {
+  for (mlir::OpOperand &use : ref.getUses()) {
+    mlir::Operation *op = use.getOwner();
+    if (llvm::isa<pk::LoadOp, pk::GatherOp>(op))
+      continue;
+    // An async copy's start and wait name its source first.
+    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp>(op) && use.getOperandNumber() == 0 &&
+        op->getOperand(1) != ref)
+      continue;
+    if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op);
+        pipeline && use.getOperandNumber() < pipeline.getInSpecs().size())
+      continue; // its refs come first, inputs before outputs
+    return false;
+  }
+  return true;
+}
+
+/// `list` with `values` inserted at `at`.
 llvm::SmallVector<mlir::Attribute> inserted(llvm::ArrayRef<mlir::Attribute> list, size_t at,
                                             llvm::ArrayRef<mlir::Attribute> values) {
   llvm::SmallVector<mlir::Attribute> result(list.begin(), list.end());
@@ -208,6 +255,58 @@ bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
   taken.push_back(s);
   s->ref->value = out;
   return true;
+}
+
+pk::PallasCallOp keepCoreMapRefs(pk::PallasCallOp call, size_t n, std::vector<bool> &written) {
+  mlir::Block &kernel = call.getKernelBlock();
+  std::vector<bool> used(n);
+  written.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    mlir::Value in = kernel.getArgument(static_cast<unsigned>(i));
+    mlir::Value out = kernel.getArgument(static_cast<unsigned>(n + i));
+    used[i] = !out.use_empty();
+    written[i] = used[i] && !onlyRead(out);
+    if (used[i] && !written[i])
+      out.replaceAllUsesWith(in);
+  }
+  mlir::OpBuilder b(call);
+  if (std::find(written.begin(), written.end(), true) == written.end()) {
+    call.erase();
+    return nullptr;
+  }
+  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<mlir::Type> results;
+  llvm::SmallVector<mlir::Attribute> inSpecs, outSpecs, outShapes, names;
+  llvm::SmallVector<int64_t> aliases;
+  llvm::BitVector erased(kernel.getNumArguments());
+  mlir::ArrayAttr oldNames = call.getKernelArgNamesAttr();
+  for (size_t i = 0; i < n; ++i) {
+    if (!used[i]) {
+      erased.set(static_cast<unsigned>(i));
+      continue;
+    }
+    inputs.push_back(call.getInputs()[i]);
+    inSpecs.push_back(call.getInSpecs()[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!written[i]) {
+      erased.set(static_cast<unsigned>(n + i));
+      continue;
+    }
+    aliases.push_back(static_cast<int64_t>(std::count(used.begin(), used.begin() + i, true)));
+    aliases.push_back(static_cast<int64_t>(results.size()));
+    results.push_back(call.getResult(static_cast<unsigned>(i)).getType());
+    outSpecs.push_back(call.getOutSpecs()[i]);
+    outShapes.push_back(call.getOutShapes()[i]);
+  }
+  if (oldNames)
+    for (unsigned a = 0; a < kernel.getNumArguments(); ++a)
+      if (!erased.test(a))
+        names.push_back(oldNames[a]);
+  auto rebuilt = recreate(call, inputs, results, inSpecs, outSpecs, outShapes, aliases,
+                          oldNames ? b.getArrayAttr(names) : nullptr);
+  rebuilt.getKernelBlock().eraseArguments(erased);
+  return rebuilt;
 }
 
 pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call) {
@@ -257,23 +356,15 @@ pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call) {
   if (names) // the kernel's Refs: prefetch, inputs, outputs, scratch
     names = b.getArrayAttr(
         inserted(inserted(names.getValue(), prefetch, noNames), prefetch + n + inputs, noNames));
-  auto rebuilt = pk::PallasCallOp::create(
-      b, call.getLoc(), results, operands, call.getGridBounds(), call.getNameAttr(),
-      call.getGridAttr(), b.getArrayAttr(inserted(call.getInSpecs().getValue(), 0, specs)),
-      b.getArrayAttr(inserted(call.getOutSpecs().getValue(), 0, specs)),
-      b.getArrayAttr(inserted(call.getOutShapes().getValue(), 0, shapes)),
-      call.getScratchTypesAttr(), b.getDenseI64ArrayAttr(aliases), call.getCompilerParamsAttr(),
-      names, call.getNumScalarPrefetchAttr());
-  for (mlir::NamedAttribute attr : call->getDiscardableAttrs())
-    rebuilt->setAttr(attr.getName(), attr.getValue());
   // Pipeline modes are per spec, inputs then outputs.
-  if (auto modes = call->getAttrOfType<mlir::ArrayAttr>("pk.pipeline_modes"))
-    rebuilt->setAttr(
-        "pk.pipeline_modes",
-        b.getArrayAttr(inserted(inserted(modes.getValue(), 0, noModes), n + inputs, noModes)));
-  rebuilt.getKernel().takeBody(call.getKernel());
-  rebuilt.getIndexMap().takeBody(call.getIndexMap());
-  call.erase();
+  mlir::ArrayAttr modes = call->getAttrOfType<mlir::ArrayAttr>("pk.pipeline_modes");
+  if (modes)
+    modes = b.getArrayAttr(inserted(inserted(modes.getValue(), 0, noModes), n + inputs, noModes));
+  auto rebuilt = recreate(call, operands, results, inserted(call.getInSpecs().getValue(), 0, specs),
+                          inserted(call.getOutSpecs().getValue(), 0, specs),
+                          inserted(call.getOutShapes().getValue(), 0, shapes), aliases, names);
+  if (modes)
+    rebuilt->setAttr("pk.pipeline_modes", modes);
   for (size_t k = 0; k < n; ++k) {
     const GlobalArrayObj &array = *taken[k]->array;
     taken[k]->array = std::make_shared<GlobalArrayObj>(rebuilt.getResult(static_cast<unsigned>(k)),

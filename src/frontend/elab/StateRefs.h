@@ -67,6 +67,14 @@ bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r);
 /// ones, outputs first), the Refs then holding those outputs; `call`
 /// itself when it took none.
 pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call);
+/// `call`, a core_map over `n` Refs (each an input aliased to the output
+/// of the same index, whose Ref the body uses), rebuilt as Pallas builds
+/// it: inputs only for the Refs the body uses, outputs only for those it
+/// writes (a Ref it only reads it reads through the input). Returns the
+/// new call, or null when the body writes no Ref (then nothing runs, as
+/// with any kernel without outputs); `written[i]` says whether Ref i has
+/// an output.
+pk::PallasCallOp keepCoreMapRefs(pk::PallasCallOp call, size_t n, std::vector<bool> &written);
 /// Forgets the previous export's Refs; called as each export begins.
 void resetStateRefs(Elaborator &el);
 

@@ -19,10 +19,6 @@
 #include "frontend/elab/StateRefs.h"
 #include "frontend/elab/Tree.h"
 
-#include "llvm/ADT/BitVector.h"
-
-#include <algorithm>
-
 namespace pk::elab {
 
 namespace {
@@ -264,93 +260,6 @@ void markCoreMap(const Obj &results) {
       }
 }
 
-/// Whether every use of the kernel's Ref `ref` only reads it: loads,
-/// gathers, async copies from it and pipelines taking it as an input.
-bool onlyRead(mlir::Value ref) {
-  for (mlir::OpOperand &use : ref.getUses()) {
-    mlir::Operation *op = use.getOwner();
-    if (llvm::isa<pk::LoadOp, pk::GatherOp>(op))
-      continue;
-    // An async copy's start and wait name its source first.
-    if (llvm::isa<pk::DmaStartOp, pk::DmaWaitOp>(op) && use.getOperandNumber() == 0 &&
-        op->getOperand(1) != ref)
-      continue;
-    if (auto pipeline = llvm::dyn_cast<pk::PipelineOp>(op);
-        pipeline && use.getOperandNumber() < pipeline.getInSpecs().size())
-      continue; // its refs come first, inputs before outputs
-    return false;
-  }
-  return true;
-}
-
-/// `call` (a core_map over `n` Refs, each an input aliased to the output
-/// of the same index, whose Ref the body uses) rebuilt as Pallas builds
-/// it: inputs only for the Refs the body uses, outputs only for those it
-/// writes (a Ref it only reads it reads through the input). Returns the
-/// new call, or null when the body writes no Ref (then nothing runs, as
-/// with any kernel without outputs); `written[i]` says whether Ref i has
-/// an output.
-pk::PallasCallOp keepUsedRefs(pk::PallasCallOp call, size_t n, std::vector<bool> &written) {
-  mlir::Block &kernel = call.getKernelBlock();
-  std::vector<bool> used(n);
-  written.assign(n, false);
-  for (size_t i = 0; i < n; ++i) {
-    mlir::Value in = kernel.getArgument(static_cast<unsigned>(i));
-    mlir::Value out = kernel.getArgument(static_cast<unsigned>(n + i));
-    used[i] = !out.use_empty();
-    written[i] = used[i] && !onlyRead(out);
-    if (used[i] && !written[i])
-      out.replaceAllUsesWith(in);
-  }
-  mlir::OpBuilder b(call);
-  if (std::find(written.begin(), written.end(), true) == written.end()) {
-    call.erase();
-    return nullptr;
-  }
-  llvm::SmallVector<mlir::Value> inputs;
-  llvm::SmallVector<mlir::Type> results;
-  llvm::SmallVector<mlir::Attribute> inSpecs, outSpecs, outShapes, names;
-  llvm::SmallVector<int64_t> aliases;
-  llvm::BitVector erased(kernel.getNumArguments());
-  mlir::ArrayAttr oldNames = call.getKernelArgNamesAttr();
-  for (size_t i = 0; i < n; ++i) {
-    if (!used[i]) {
-      erased.set(static_cast<unsigned>(i));
-      continue;
-    }
-    inputs.push_back(call.getInputs()[i]);
-    inSpecs.push_back(call.getInSpecs()[i]);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (!written[i]) {
-      erased.set(static_cast<unsigned>(n + i));
-      continue;
-    }
-    aliases.push_back(static_cast<int64_t>(std::count(used.begin(), used.begin() + i, true)));
-    aliases.push_back(static_cast<int64_t>(results.size()));
-    results.push_back(call.getResult(static_cast<unsigned>(i)).getType());
-    outSpecs.push_back(call.getOutSpecs()[i]);
-    outShapes.push_back(call.getOutShapes()[i]);
-  }
-  if (oldNames)
-    for (unsigned a = 0; a < kernel.getNumArguments(); ++a)
-      if (!erased.test(a))
-        names.push_back(oldNames[a]);
-  auto rebuilt = pk::PallasCallOp::create(
-      b, call.getLoc(), results, inputs, call.getGridBounds(), call.getNameAttr(),
-      call.getGridAttr(), b.getArrayAttr(inSpecs), b.getArrayAttr(outSpecs),
-      b.getArrayAttr(outShapes), call.getScratchTypesAttr(), b.getDenseI64ArrayAttr(aliases),
-      call.getCompilerParamsAttr(), oldNames ? b.getArrayAttr(names) : nullptr,
-      call.getNumScalarPrefetchAttr());
-  for (mlir::NamedAttribute attr : call->getDiscardableAttrs())
-    rebuilt->setAttr(attr.getName(), attr.getValue());
-  rebuilt.getKernel().takeBody(call.getKernel());
-  rebuilt.getIndexMap().takeBody(call.getIndexMap());
-  rebuilt.getKernelBlock().eraseArguments(erased);
-  call.erase();
-  return rebuilt;
-}
-
 } // namespace
 
 Obj tensorCoreKernel(Elaborator &el, const Obj &mesh, const Obj &body, const Obj &outType,
@@ -456,7 +365,7 @@ Obj tensorCoreMap(Elaborator &el, const Obj &mesh, const Obj &compilerParams, co
         std::vector<Obj> arrays = el.iterate(results, r);
         auto call = llvm::cast<GlobalArrayObj>(*arrays[0]).value.getDefiningOp<pk::PallasCallOp>();
         std::vector<bool> written;
-        call = keepUsedRefs(call, state.size(), written);
+        call = keepCoreMapRefs(call, state.size(), written);
         if (call)
           call->setAttr("pk.core_map", mlir::UnitAttr::get(call->getContext()));
         for (size_t i = 0, output = 0; i < state.size(); ++i) {
