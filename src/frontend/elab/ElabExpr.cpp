@@ -5,6 +5,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Sets.h"
+#include "frontend/elab/StateRefs.h"
 
 namespace pk::elab {
 
@@ -116,7 +117,11 @@ Obj Elaborator::evalName(const NameExpr &e) {
       return symbol;
     }
   }
-  return lookup(e.name, e.range());
+  Obj value = lookup(e.name, e.range());
+  if (tpuCoreAxis && llvm::isa<GlobalArrayObj>(value.get()))
+    if (Obj scalar = capturedScalar(*this, value, e.range()))
+      return scalar;
+  return value;
 }
 
 Obj Elaborator::evalSequence(const SequenceExpr &e) {

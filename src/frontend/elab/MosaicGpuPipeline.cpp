@@ -11,6 +11,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/StateRefs.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 #include "ir/SmemTransforms.h"
@@ -130,7 +131,9 @@ int64_t staticExtent(Elaborator &el, const Obj &g, SourceRange r, const std::str
 /// A pipeline's grid: static extents, or integer scalars computed in the
 /// kernel (a ragged kernel's block count for its group).
 void pipelineGrid(Elaborator &el, const Obj &o, SourceRange r, PipelineSpec &spec) {
-  for (const Obj &g : gridExtents(o)) {
+  for (Obj g : gridExtents(o)) {
+    if (Obj scalar = capturedScalar(el, g, r)) // a jit argument a TPU kernel closed over
+      g = scalar;
     auto *a = llvm::dyn_cast<ArrayObj>(g.get());
     if (!a) {
       spec.grid.push_back(staticExtent(el, g, r, "pipeline grid"));

@@ -28,8 +28,14 @@ struct StateRefScopes {
   std::deque<StateRef> exportRefs;
   std::vector<std::vector<StateRef> *> runStates;
   /// For each pallas_call whose kernel is being elaborated: the Refs of
-  /// whole arrays its kernel took, in the order it first used them.
-  llvm::DenseMap<mlir::Operation *, std::vector<StateRef *>> callOperands;
+  /// whole arrays its kernel took, in the order it first used them, and
+  /// the export's scalars it captured, each with its SMEM Ref.
+  struct CallOperands {
+    std::vector<StateRef *> refs;
+    std::vector<std::pair<std::shared_ptr<GlobalArrayObj>, mlir::Value>> scalars;
+    std::vector<SourceRange> scalarRanges; ///< where each was first used
+  };
+  llvm::DenseMap<mlir::Operation *, CallOperands> callOperands;
 };
 
 namespace {
@@ -169,15 +175,16 @@ pk::PallasCallOp kernelBeingBuilt(Elaborator &el) {
   return nullptr;
 }
 
-mlir::Attribute wholeArraySpec(pk::PallasCallOp call, const StateRef &s) {
+mlir::Attribute wholeArraySpec(pk::PallasCallOp call, llvm::ArrayRef<int64_t> shape,
+                               MemorySpace space) {
   mlir::MLIRContext *ctx = call.getContext();
-  size_t rank = s.ref->shape.size();
+  size_t rank = shape.size();
   std::vector<int64_t> zeros(rank, 0);
   std::vector<pk::BlockDimKind> kinds(rank, pk::BlockDimKind::Blocked);
   std::vector<mlir::AffineExpr> origin(rank, mlir::getAffineConstantExpr(0, ctx));
   auto map = mlir::AffineMap::get(call.getGridRank(), call.getNumExportSymbols(), origin, ctx);
-  return pk::BlockSpecAttr::get(ctx, s.ref->shape, kinds, zeros, zeros, map,
-                                pk::MemorySpaceAttr::get(ctx, s.space));
+  return pk::BlockSpecAttr::get(ctx, shape, kinds, zeros, zeros, map,
+                                pk::MemorySpaceAttr::get(ctx, space));
 }
 
 /// `call` made again with these operands, results and their attributes
@@ -240,10 +247,13 @@ bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
   if (!el.activeVmaps().empty())
     el.fail(r, "a pallas_call under jax.vmap whose kernel uses a Ref made outside kernels is not "
                "supported; pass the array to the pallas_call");
-  std::vector<StateRef *> &taken = scopesOf(el).callOperands[call];
+  StateRefScopes::CallOperands &operands = scopesOf(el).callOperands[call];
+  std::vector<StateRef *> &taken = operands.refs;
   mlir::MLIRContext *ctx = call.getContext();
-  unsigned prefetch = static_cast<unsigned>(call.getNumScalarPrefetch());
-  unsigned inputs = static_cast<unsigned>(call.getInputs().size()) - prefetch;
+  unsigned prefetch = static_cast<unsigned>(call.getNumScalarPrefetch()) +
+                      static_cast<unsigned>(operands.scalars.size());
+  unsigned inputs = static_cast<unsigned>(call.getInputs().size()) -
+                    static_cast<unsigned>(call.getNumScalarPrefetch());
   unsigned k = static_cast<unsigned>(taken.size());
   auto type = pk::RefType::get(s->ref->shape, storageType(ctx, s->array->dtype),
                                pk::MemorySpaceAttr::get(ctx, s->space));
@@ -257,43 +267,75 @@ bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
   return true;
 }
 
+Obj capturedScalar(Elaborator &el, const Obj &value, SourceRange r) {
+  auto array = std::dynamic_pointer_cast<GlobalArrayObj>(value);
+  if (!array || !array->shape.empty() || !array->batch.empty() || !el.tpuCoreAxis)
+    return nullptr;
+  pk::PallasCallOp call = kernelBeingBuilt(el);
+  if (!call)
+    return nullptr;
+  StateRefScopes::CallOperands &operands = scopesOf(el).callOperands[call];
+  mlir::Value ref;
+  for (const auto &[scalar, arg] : operands.scalars)
+    if (scalar->value == array->value)
+      ref = arg;
+  mlir::MLIRContext *ctx = call.getContext();
+  if (!ref) {
+    // As Pallas passes a core_map's captured scalars: a 1-element SMEM
+    // Ref each, ahead of the other inputs.
+    auto type = pk::RefType::get({1}, storageType(ctx, array->dtype),
+                                 pk::MemorySpaceAttr::get(ctx, MemorySpace::SMEM));
+    unsigned at = static_cast<unsigned>(call.getNumScalarPrefetch() + operands.scalars.size());
+    ref = call.getKernelBlock().insertArgument(at, type, el.loc(r));
+    operands.scalars.emplace_back(array, ref);
+    operands.scalarRanges.push_back(r);
+  }
+  RefObj scalarRef(ref, {1}, array->dtype);
+  return loadRef(el, scalarRef, makeTuple({makeInt(0)}), nullptr, nullptr, r);
+}
+
 pk::PallasCallOp keepCoreMapRefs(pk::PallasCallOp call, size_t n, std::vector<bool> &written) {
+  // The call's inputs: the scalars the body captured, then the n Refs;
+  // its outputs: the n Refs.
   mlir::Block &kernel = call.getKernelBlock();
+  size_t m = call.getInputs().size() - n;
+  auto in = [&](size_t i) { return static_cast<unsigned>(m + i); };
+  auto out = [&](size_t i) { return static_cast<unsigned>(m + n + i); };
   std::vector<bool> used(n);
   written.assign(n, false);
   for (size_t i = 0; i < n; ++i) {
-    mlir::Value in = kernel.getArgument(static_cast<unsigned>(i));
-    mlir::Value out = kernel.getArgument(static_cast<unsigned>(n + i));
-    used[i] = !out.use_empty();
-    written[i] = used[i] && !onlyRead(out);
+    mlir::Value ref = kernel.getArgument(out(i));
+    used[i] = !ref.use_empty();
+    written[i] = used[i] && !onlyRead(ref);
     if (used[i] && !written[i])
-      out.replaceAllUsesWith(in);
+      ref.replaceAllUsesWith(kernel.getArgument(in(i)));
   }
   mlir::OpBuilder b(call);
   if (std::find(written.begin(), written.end(), true) == written.end()) {
     call.erase();
     return nullptr;
   }
-  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<mlir::Value> inputs(call.getInputs().take_front(m));
   llvm::SmallVector<mlir::Type> results;
-  llvm::SmallVector<mlir::Attribute> inSpecs, outSpecs, outShapes, names;
+  llvm::SmallVector<mlir::Attribute> inSpecs(call.getInSpecs().getValue().take_front(m));
+  llvm::SmallVector<mlir::Attribute> outSpecs, outShapes, names;
   llvm::SmallVector<int64_t> aliases;
   llvm::BitVector erased(kernel.getNumArguments());
   mlir::ArrayAttr oldNames = call.getKernelArgNamesAttr();
   for (size_t i = 0; i < n; ++i) {
     if (!used[i]) {
-      erased.set(static_cast<unsigned>(i));
+      erased.set(in(i));
       continue;
     }
-    inputs.push_back(call.getInputs()[i]);
-    inSpecs.push_back(call.getInSpecs()[i]);
+    inputs.push_back(call.getInputs()[in(i)]);
+    inSpecs.push_back(call.getInSpecs()[in(i)]);
   }
   for (size_t i = 0; i < n; ++i) {
     if (!written[i]) {
-      erased.set(static_cast<unsigned>(n + i));
+      erased.set(out(i));
       continue;
     }
-    aliases.push_back(static_cast<int64_t>(std::count(used.begin(), used.begin() + i, true)));
+    aliases.push_back(static_cast<int64_t>(m + std::count(used.begin(), used.begin() + i, true)));
     aliases.push_back(static_cast<int64_t>(results.size()));
     results.push_back(call.getResult(static_cast<unsigned>(i)).getType());
     outSpecs.push_back(call.getOutSpecs()[i]);
@@ -314,23 +356,46 @@ pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call) {
   auto found = scopes.callOperands.find(call);
   if (found == scopes.callOperands.end())
     return call;
-  std::vector<StateRef *> taken = std::move(found->second);
+  std::vector<StateRef *> taken = std::move(found->second.refs);
+  auto scalars = std::move(found->second.scalars);
+  std::vector<SourceRange> scalarRanges = std::move(found->second.scalarRanges);
   scopes.callOperands.erase(found);
   for (StateRef *s : taken)
     s->ref->value = mlir::Value();
+  // The captured scalars as 1-element arrays, made before the call.
+  std::vector<mlir::Value> scalarArrays;
+  for (size_t j = 0; j < scalars.size(); ++j) {
+    Elaborator::ModeGuard mode(el, EmitMode::Export);
+    el.builder().setInsertionPoint(call);
+    CallArgs reshape;
+    reshape.range = scalarRanges[j];
+    reshape.addPositional(scalars[j].first, reshape.range);
+    reshape.addPositional(makeTuple({makeInt(1)}), reshape.range);
+    Obj jnp = el.importModule("jax.numpy", reshape.range);
+    Obj one = el.call(getAttribute(el, jnp, "reshape", reshape.range), reshape);
+    scalarArrays.push_back(llvm::cast<GlobalArrayObj>(*one).value);
+  }
 
   mlir::OpBuilder b(call);
   mlir::MLIRContext *ctx = call.getContext();
-  size_t n = taken.size(), prefetch = call.getNumScalarPrefetch();
+  size_t n = taken.size(), m = scalars.size(), prefetch = call.getNumScalarPrefetch();
   size_t inputs = call.getInputs().size() - prefetch;
   llvm::SmallVector<mlir::Value> operands(call.getInputs().begin(), call.getInputs().end());
+  operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(prefetch), scalarArrays.begin(),
+                  scalarArrays.end());
   llvm::SmallVector<mlir::Type> results;
-  llvm::SmallVector<mlir::Attribute> specs, shapes, noNames, noModes;
+  llvm::SmallVector<mlir::Attribute> scalarSpecs, specs, shapes, noNames, noModes;
+  for (size_t j = 0; j < m; ++j) {
+    scalarSpecs.push_back(wholeArraySpec(call, {1}, MemorySpace::SMEM));
+    noNames.push_back(b.getStringAttr(""));
+    noModes.push_back(b.getDictionaryAttr({}));
+  }
   for (size_t k = 0; k < n; ++k) {
     const StateRef &s = *taken[k];
-    operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(prefetch + k), s.array->value);
+    operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(prefetch + m + k),
+                    s.array->value);
     results.push_back(s.array->value.getType());
-    specs.push_back(wholeArraySpec(call, s));
+    specs.push_back(wholeArraySpec(call, s.ref->shape, s.space));
     llvm::SmallVector<mlir::AffineExpr> dims;
     for (int64_t d : s.ref->shape)
       dims.push_back(mlir::getAffineConstantExpr(d, ctx));
@@ -344,25 +409,34 @@ pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call) {
   // Pallas's aliases count inputs with the scalar-prefetch ones.
   llvm::SmallVector<int64_t> aliases;
   for (size_t k = 0; k < n; ++k) {
-    aliases.push_back(static_cast<int64_t>(prefetch + k));
+    aliases.push_back(static_cast<int64_t>(prefetch + m + k));
     aliases.push_back(static_cast<int64_t>(k));
   }
   llvm::ArrayRef<int64_t> old = call.getInputOutputAliases();
   for (size_t i = 0; i + 1 < old.size(); i += 2) {
-    aliases.push_back(old[i] + (old[i] >= static_cast<int64_t>(prefetch) ? int64_t(n) : 0));
+    aliases.push_back(old[i] + (old[i] >= static_cast<int64_t>(prefetch) ? int64_t(m + n) : 0));
     aliases.push_back(old[i + 1] + static_cast<int64_t>(n));
   }
+  // Names and pipeline modes: the scalars' and Refs' inputs, then the
+  // Refs' outputs.
+  llvm::ArrayRef<mlir::Attribute> inputNames(noNames),
+      outputNames = llvm::ArrayRef(noNames).take_back(n);
+  llvm::ArrayRef<mlir::Attribute> inputModes(noModes),
+      outputModes = llvm::ArrayRef(noModes).take_back(n);
   mlir::ArrayAttr names = call.getKernelArgNamesAttr();
   if (names) // the kernel's Refs: prefetch, inputs, outputs, scratch
-    names = b.getArrayAttr(
-        inserted(inserted(names.getValue(), prefetch, noNames), prefetch + n + inputs, noNames));
-  // Pipeline modes are per spec, inputs then outputs.
+    names = b.getArrayAttr(inserted(inserted(names.getValue(), prefetch, inputNames),
+                                    prefetch + m + n + inputs, outputNames));
   mlir::ArrayAttr modes = call->getAttrOfType<mlir::ArrayAttr>("pk.pipeline_modes");
-  if (modes)
-    modes = b.getArrayAttr(inserted(inserted(modes.getValue(), 0, noModes), n + inputs, noModes));
-  auto rebuilt = recreate(call, operands, results, inserted(call.getInSpecs().getValue(), 0, specs),
-                          inserted(call.getOutSpecs().getValue(), 0, specs),
-                          inserted(call.getOutShapes().getValue(), 0, shapes), aliases, names);
+  if (modes) // per spec: inputs, then outputs
+    modes = b.getArrayAttr(
+        inserted(inserted(modes.getValue(), 0, inputModes), m + n + inputs, outputModes));
+  llvm::SmallVector<mlir::Attribute> inSpecs(scalarSpecs);
+  inSpecs.append(specs.begin(), specs.end());
+  auto rebuilt =
+      recreate(call, operands, results, inserted(call.getInSpecs().getValue(), 0, inSpecs),
+               inserted(call.getOutSpecs().getValue(), 0, specs),
+               inserted(call.getOutShapes().getValue(), 0, shapes), aliases, names);
   if (modes)
     rebuilt->setAttr("pk.pipeline_modes", modes);
   for (size_t k = 0; k < n; ++k) {

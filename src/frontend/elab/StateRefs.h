@@ -62,13 +62,19 @@ void withStateMemory(const std::vector<StateRef *> &refs, const std::vector<mlir
 /// input aliased to an output, both in its memory space, ahead of its own
 /// (finishStateOperands adds the operands). False when it gives none.
 bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r);
+/// `value` read in the body of a kernel over a TensorCore mesh, when it is
+/// a scalar of the export the kernel captured (a jit argument): as Pallas
+/// passes it, an input of the call in SMEM (one element), read here; null
+/// for anything else.
+Obj capturedScalar(Elaborator &el, const Obj &value, SourceRange r);
 /// After `call`'s kernel is elaborated: `call` rebuilt with the operands
 /// its kernel's Refs of whole arrays took (inputs after the scalar-prefetch
 /// ones, outputs first), the Refs then holding those outputs; `call`
 /// itself when it took none.
 pk::PallasCallOp finishStateOperands(Elaborator &el, pk::PallasCallOp call);
 /// `call`, a core_map over `n` Refs (each an input aliased to the output
-/// of the same index, whose Ref the body uses), rebuilt as Pallas builds
+/// of the same index, whose Ref the body uses; after the scalars the body
+/// captured, capturedScalar), rebuilt as Pallas builds
 /// it: inputs only for the Refs the body uses, outputs only for those it
 /// writes (a Ref it only reads it reads through the input). Returns the
 /// new call, or null when the body writes no Ref (then nothing runs, as
