@@ -900,7 +900,7 @@ private:
 Obj Elaborator::arrayCodeAtExport(const std::string &what, SourceRange r, std::vector<Obj> inputs,
                                   const std::function<Obj(std::vector<Obj> &)> &compute,
                                   bool sizesAtTopLevel) {
-  if (inKernelBody())
+  if (inKernelCode())
     for (const Obj &input : inputs)
       forEachLeaf(input, [&](const Obj &leaf) {
         if (auto *g = llvm::dyn_cast<GlobalArrayObj>(leaf.get()))
@@ -908,14 +908,6 @@ Obj Elaborator::arrayCodeAtExport(const std::string &what, SourceRange r, std::v
       });
   ArrayCodeTracer tracer(*this, what, r, sizesAtTopLevel);
   return tracer.run(inputs, compute);
-}
-
-bool Elaborator::inKernelBody() {
-  mlir::Block *block = builder().getInsertionBlock();
-  for (mlir::Operation *op = block ? block->getParentOp() : nullptr; op; op = op->getParentOp())
-    if (llvm::isa<pk::PallasCallOp, pk::MeshKernelOp>(op))
-      return true;
-  return false;
 }
 
 void Elaborator::failCapturedArray(const GlobalArrayObj &array, SourceRange r) {

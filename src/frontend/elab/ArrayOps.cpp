@@ -75,7 +75,7 @@ namespace {
   if (auto *m = llvm::dyn_cast<StaticArrayObj>(o.get()))
     static_numpy::failValue(el, *m, r);
   if (auto *g = llvm::dyn_cast<GlobalArrayObj>(o.get())) {
-    if (el.inKernelBody())
+    if (el.inKernelCode())
       el.failCapturedArray(*g, r);
     el.fail(r, "'" + g->name + "' is a whole array (" + std::string(shortName(g->dtype)) + "[" +
                    el.describeDims(g->shape) + "]) where a block value or a number is needed");

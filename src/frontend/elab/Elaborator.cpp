@@ -3,6 +3,7 @@
 
 #include "frontend/elab/Builtins.h"
 #include "frontend/parse/Parser.h"
+#include "ir/PkDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -213,6 +214,23 @@ void Elaborator::requireKernel(SourceRange range, const std::string &what) {
   case EmitMode::Module:
     fail(range, what + " can only be used inside a kernel");
   }
+}
+
+Elaborator::KernelSite Elaborator::kernelSite() {
+  mlir::Block *block = b.getInsertionBlock();
+  mlir::Region *region = block ? block->getParent() : nullptr;
+  for (mlir::Operation *op = region ? region->getParentOp() : nullptr; op;
+       region = op->getParentRegion(), op = region ? region->getParentOp() : nullptr) {
+    if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
+      return {op, region == &call.getKernel()};
+    if (llvm::isa<pk::MeshKernelOp>(op))
+      return {op, true};
+  }
+  return {};
+}
+
+pk::PallasCallOp Elaborator::KernelSite::pallasCallBody() const {
+  return inBody ? llvm::dyn_cast_or_null<pk::PallasCallOp>(kernel) : nullptr;
 }
 
 Elaborator::ModeGuard::ModeGuard(Elaborator &el, EmitMode mode)

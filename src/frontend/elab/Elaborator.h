@@ -29,6 +29,10 @@
 #include <set>
 #include <unordered_map>
 
+namespace pk {
+class PallasCallOp;
+} // namespace pk
+
 namespace pk::elab {
 
 struct MeshInfo;
@@ -297,10 +301,22 @@ public:
   /// `jax.vmap(fun, in_axes, out_axes, axis_size=)(args)` (Vmap.cpp).
   Obj applyVmap(const Obj &fun, const Obj &inAxes, const Obj &outAxes, const Obj &axisSize,
                 SourceRange vmapRange, CallArgs &args);
-  /// Whether code is being built in a kernel's body (a pallas_call's or a
-  /// Mosaic GPU kernel's), not at export level (export-level loop and
-  /// branch bodies elaborate in kernel mode too).
-  bool inKernelBody();
+  /// Where code is being built: in which kernel (the nearest pallas_call
+  /// or Mosaic GPU kernel around the insertion point; none at export
+  /// level, whose loop and branch bodies elaborate in kernel mode too),
+  /// and whether in its body rather than in a pallas_call's index map.
+  struct KernelSite {
+    mlir::Operation *kernel = nullptr; ///< a pk::PallasCallOp or pk::MeshKernelOp
+    bool inBody = false;
+    /// The pallas_call whose body is being built; null elsewhere.
+    pk::PallasCallOp pallasCallBody() const;
+    /// Whether one of a pallas_call's index maps is being built.
+    bool inIndexMap() const { return kernel && !inBody; }
+  };
+  KernelSite kernelSite();
+  /// Whether code is being built in a kernel (a pallas_call's body or
+  /// index maps, or a Mosaic GPU kernel's body), not at export level.
+  bool inKernelCode() { return kernelSite().kernel != nullptr; }
   /// Fails: a kernel uses `array`, a whole array of the export, which it
   /// can only reach through a Ref.
   [[noreturn]] void failCapturedArray(const GlobalArrayObj &array, SourceRange r);

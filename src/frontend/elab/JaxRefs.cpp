@@ -20,19 +20,6 @@ namespace pk::elab {
 
 namespace {
 
-/// The pallas_call whose kernel is being elaborated, or null (outside
-/// kernels, and in Mosaic GPU kernels, whose scratch Mosaic GPU allocates).
-pk::PallasCallOp enclosingPallasCall(Elaborator &el) {
-  mlir::Block *block = el.builder().getInsertionBlock();
-  for (mlir::Operation *op = block ? block->getParentOp() : nullptr; op; op = op->getParentOp()) {
-    if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
-      return call;
-    if (llvm::isa<pk::MeshKernelOp>(op))
-      return nullptr;
-  }
-  return nullptr;
-}
-
 MemorySpace memorySpaceArg(Elaborator &el, const Obj &o, SourceRange r) {
   if (isNone(o))
     return MemorySpace::VMEM; // Pallas's default for a kernel's buffers
@@ -45,7 +32,10 @@ MemorySpace memorySpaceArg(Elaborator &el, const Obj &o, SourceRange r) {
 /// The pallas_call that gets the buffer `what` makes; an error where
 /// there is none.
 pk::PallasCallOp requireBufferSite(Elaborator &el, const char *what, SourceRange r) {
-  pk::PallasCallOp call = enclosingPallasCall(el);
+  pk::PallasCallOp call = el.kernelSite().pallasCallBody();
+  if (!call && (el.mode() == EmitMode::IndexMapAffine || el.mode() == EmitMode::IndexMapRegion))
+    el.fail(r, std::string(what) + " in an index map is not supported: an index map computes "
+                                   "block indices; make buffers in the kernel");
   if (!call)
     el.fail(r, std::string(what) +
                    (el.inKernel() ? " in a Mosaic GPU kernel is not supported: allocate with "
@@ -80,7 +70,7 @@ std::shared_ptr<RefObj> kernelBuffer(Elaborator &el, const char *what,
 /// lives in pl.ANY (HBM, GMEM), or on a TPU in VMEM or SMEM.
 std::optional<MemorySpace> stateRefSpace(Elaborator &el, const char *what, const Obj &space,
                                          SourceRange r) {
-  if (el.mode() != EmitMode::Export || enclosingPallasCall(el))
+  if (el.mode() != EmitMode::Export || el.inKernelCode())
     return std::nullopt;
   if (isNone(space))
     return MemorySpace::Any;

@@ -160,21 +160,6 @@ void withStateMemory(const std::vector<StateRef *> &refs, const std::vector<mlir
 
 namespace {
 
-/// The pallas_call whose kernel is being built at the insertion point, or
-/// null (outside kernels, in index maps, in Mosaic GPU kernels).
-pk::PallasCallOp kernelBeingBuilt(Elaborator &el) {
-  mlir::Block *block = el.builder().getInsertionBlock();
-  mlir::Region *region = block ? block->getParent() : nullptr;
-  for (mlir::Operation *op = region ? region->getParentOp() : nullptr; op;
-       region = op->getParentRegion(), op = region ? region->getParentOp() : nullptr) {
-    if (llvm::isa<pk::MeshKernelOp>(op))
-      return nullptr;
-    if (auto call = llvm::dyn_cast<pk::PallasCallOp>(op))
-      return region == &call.getKernel() ? call : nullptr;
-  }
-  return nullptr;
-}
-
 mlir::Attribute wholeArraySpec(pk::PallasCallOp call, llvm::ArrayRef<int64_t> shape,
                                MemorySpace space) {
   mlir::MLIRContext *ctx = call.getContext();
@@ -241,7 +226,7 @@ llvm::SmallVector<mlir::Attribute> inserted(llvm::ArrayRef<mlir::Attribute> list
 
 bool takeStateMemory(Elaborator &el, const RefObj &ref, SourceRange r) {
   StateRef *s = findStateRef(el, ref);
-  pk::PallasCallOp call = s ? kernelBeingBuilt(el) : nullptr;
+  pk::PallasCallOp call = s ? el.kernelSite().pallasCallBody() : nullptr;
   if (!call)
     return false;
   if (!el.activeVmaps().empty())
@@ -271,7 +256,7 @@ Obj capturedScalar(Elaborator &el, const Obj &value, SourceRange r) {
   auto array = std::dynamic_pointer_cast<GlobalArrayObj>(value);
   if (!array || !array->shape.empty() || !array->batch.empty() || !el.tpuCoreAxis)
     return nullptr;
-  pk::PallasCallOp call = kernelBeingBuilt(el);
+  pk::PallasCallOp call = el.kernelSite().pallasCallBody();
   if (!call)
     return nullptr;
   StateRefScopes::CallOperands &operands = scopesOf(el).callOperands[call];
