@@ -58,6 +58,22 @@ inline mlir::Value viewedRef(mlir::Value ref) {
   return ref;
 }
 
+/// The Ref whose memory `ref` aliases: `ref` seen through every view
+/// (windows, `plgpu.transpose_ref`, `Ref.reshape`).
+inline mlir::Value aliasedRef(mlir::Value ref) {
+  while (mlir::Operation *def = ref.getDefiningOp()) {
+    if (auto view = llvm::dyn_cast<RefViewOp>(def))
+      ref = view.getRef();
+    else if (auto transpose = llvm::dyn_cast<RefTransposeOp>(def))
+      ref = transpose.getRef();
+    else if (auto reshape = llvm::dyn_cast<RefReshapeOp>(def))
+      ref = reshape.getRef();
+    else
+      break;
+  }
+  return ref;
+}
+
 } // namespace pk
 
 #endif // PK_IR_PKDIALECT_H

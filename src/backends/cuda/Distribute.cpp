@@ -190,7 +190,8 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
     paramClass[i] = find(i);
 
   auto classOf = [&](Value ref) -> std::optional<unsigned> {
-    ref = pk::viewedRef(ref);
+    // Stores through a transposed or reshaped view touch the buffer too.
+    ref = pk::aliasedRef(ref);
     if (auto global = ref.getDefiningOp<GlobalRefOp>())
       if (auto arg = llvm::dyn_cast<BlockArgument>(global.getBase()))
         return paramClass[arg.getArgNumber()];
