@@ -25,7 +25,9 @@
 // manual_consumed_barriers the body releases each input's slot itself, by
 // arriving at the barrier it is given for that input: the step's inputs
 // are copied in once every compute thread has arrived at each input's
-// barrier for the step that used the slot before.
+// barrier for the step that used the slot before. A step releases the
+// slot of the step `delay_release` before it (its barrier is the one the
+// body gets), as in JAX.
 //
 //===----------------------------------------------------------------------===//
 #include "interpreter/MeshRuntime.h"
@@ -207,6 +209,11 @@ void Evaluator::evalPipeline(Operation *operation) {
   int64_t slotsPerOperand = static_cast<int64_t>(op.getMaxConcurrentSteps());
   size_t numOperands = op.getRefs().size(), numIns = op.getNumIns();
   bool shared = op.getWarpSpecialized() && thread;
+  // A warp-specialized step releases the slot of the step `delay` before
+  // it (delay_release), as JAX's pipelines do.
+  int64_t delay = 0;
+  for (int64_t d : op.getDelayRelease())
+    delay = std::max(delay, d);
   bool tpu = op.isTpu();
   int64_t computeThreads = shared ? static_cast<int64_t>(*op.getNumComputeWgs()) : 1;
   bool manual = op.getManualConsumedBarriers();
@@ -305,7 +312,7 @@ void Evaluator::evalPipeline(Operation *operation) {
         released->observed = true;
       }
     } else if (!manual && shared && s >= slotsPerOperand) {
-      int64_t *done = &state->done[s - slotsPerOperand];
+      int64_t *done = &state->done[s - slotsPerOperand + delay];
       thread->run->scheduler->wait(operation,
                                    "the other compute threads to release a pipeline slot",
                                    [done, computeThreads] { return *done >= computeThreads; });
@@ -327,7 +334,8 @@ void Evaluator::evalPipeline(Operation *operation) {
       args.push_back(nullptr);
     }
     for (size_t i = 0; i < op.getNumConsumedBarriers(); ++i) {
-      syncObjects[body.getArgument(grid.size() + numOperands + i)] = state->consumed[i][slot].get();
+      syncObjects[body.getArgument(grid.size() + numOperands + i)] =
+          state->consumed[i][(s + slotsPerOperand - delay) % slotsPerOperand].get();
       args.push_back(nullptr);
     }
     args.insert(args.end(), carry.begin(), carry.end());

@@ -22,13 +22,13 @@
 // A warp-specialized pipeline (emit_pipeline_warp_specialized) gives the
 // copies to its memory thread: a loop of its own right before the branch
 // in which the compute threads run the pipeline (the front end marks it),
-// waiting for the compute threads to release each slot, after the body
-// or, with manual_consumed_barriers, where the body arrives at the
-// input's consumed barrier. Inputs whose BlockSpecs have collective_axes
-// are copied collectively (TMA multicast: each CTA along the axes loads a
-// slice into all of them), so their consumed barriers are cluster
-// barriers over those axes: a slot is refilled only when every CTA that
-// shares it is done with it.
+// waiting for the compute threads to release each slot: step `step`
+// releases the slot of step `step - delay_release` (none before it, as in
+// JAX), after the body or, with manual_consumed_barriers, where the body
+// arrives at the input's consumed barrier it is given for that slot. Inputs whose BlockSpecs have
+// collective_axes are copied collectively (TMA multicast: each CTA along the axes loads a slice
+// into all of them), so their consumed barriers are cluster barriers over those axes: a slot is
+// refilled only when every CTA that shares it is done with it.
 //
 // A warp-specialized pipeline's outputs are stored by its one compute
 // thread, as emit_pipeline stores them (JAX does not support outputs with
@@ -79,6 +79,13 @@ private:
   /// The loop of the compute threads at `b`: wait for the step's slot, run
   /// the body, and either refill (`refill`) or tell the memory thread.
   scf::ForOp consumerLoop(bool refill);
+  /// At `b`, before a slot the body read is released: waits until the
+  /// tensor cores read it too. A wgmma of the released step is retired
+  /// once at most the `delay` steps' after it are in flight (one commit
+  /// group a wgmma: a body with more waits longer than it must, never
+  /// shorter). Bodies that wait themselves (`wgmma_wait(delay_release)`,
+  /// as JAX's kernels do) lose nothing.
+  void waitForAsyncReads(int64_t delay);
   LogicalResult expandWarpSpecialized();
   /// `v` as the memory thread of a warp-specialized pipeline can use it,
   /// before `anchor`: itself, or a copy of the pure computation (Ref views,
@@ -396,8 +403,19 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
     else
       mapping.map(arg, op.getRefs()[i]);
   }
-  // The consumed barriers (manual_consumed_barriers) are this step's slot
-  // of each input's: the body's arrivals there get the slot as index.
+  // A warp-specialized step releases the slot step - delay used (the
+  // steps before `delay` release none), as JAX's pipelines do: the body
+  // may still read the blocks of the `delay` steps before its own. The
+  // slot of a step before `delay` is only named (the body must not arrive
+  // there, as in JAX), so it is kept in range.
+  Value releasedSlotIndex = slotIndex;
+  if (delay > 0 && (consumed || !consumedPerInput.empty())) {
+    Value released = arith::AddIOp::create(b, loc, step, i32(slots - delay));
+    releasedSlotIndex = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(), arith::RemUIOp::create(b, loc, released, i32(slots)));
+  }
+  // The consumed barriers (manual_consumed_barriers) are the released
+  // slot of each input's: the body's arrivals there get it as index.
   unsigned consumedArgs = gridRank + op.getRefs().size();
   for (size_t p = 0; p < op.getNumConsumedBarriers(); ++p)
     mapping.map(body.getArgument(consumedArgs + p), consumedPerInput[p]);
@@ -413,7 +431,7 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
          cloned = cloned->getNextNode())
       cloned->walk([&](pk::BarrierArriveOp arrive) {
         if (llvm::is_contained(consumedPerInput, arrive.getBarrier()))
-          arrive.getIndicesMutable().assign(slotIndex);
+          arrive.getIndicesMutable().assign(releasedSlotIndex);
       });
   SmallVector<Value> carry;
   for (Value v : body.getTerminator()->getOperands())
@@ -423,8 +441,16 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
   if (!consumedPerInput.empty()) {
     // The body released each input's slot itself.
   } else if (consumed && !pipelined.empty()) {
-    // This compute thread is done with the slot.
-    pk::BarrierArriveOp::create(b, loc, consumed, ValueRange{slotIndex});
+    // This compute thread is done with the slot step - delay used, once
+    // the tensor cores are (below).
+    OpBuilder::InsertionGuard inner(b);
+    if (delay > 0) {
+      Value started = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, step, i32(delay));
+      auto branch = scf::IfOp::create(b, loc, started, /*withElse=*/false);
+      b.setInsertionPointToStart(branch.thenBlock());
+    }
+    waitForAsyncReads(delay);
+    pk::BarrierArriveOp::create(b, loc, consumed, ValueRange{releasedSlotIndex});
   } else if (refill && !pipelined.empty() && (!staticSteps || *staticSteps > slots)) {
     // The slot step - delay used is free: fill it with step - delay + slots.
     Value released = arith::SubIOp::create(b, loc, step, i32(delay));
@@ -435,19 +461,18 @@ scf::ForOp PipelineExpander::consumerLoop(bool refill) {
     auto branch = scf::IfOp::create(b, loc, due, /*withElse=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    // The tensor cores may still be reading the released slot: a wgmma of
-    // step `released` is retired once at most the `delay` steps' after it
-    // are in flight (one commit group a wgmma: a body with more waits
-    // longer than it must, never shorter). Bodies that wait themselves
-    // (`wgmma_wait(delay_release)`, as JAX's kernels do) lose nothing.
-    bool readsSlotsAsync = false;
-    body.walk([&](pk::WgmmaOp) { readsSlotsAsync = true; });
-    if (readsSlotsAsync)
-      pk::WgmmaWaitOp::create(b, loc, b.getI64IntegerAttr(delay));
+    waitForAsyncReads(delay);
     issue(next, arith::RemUIOp::create(b, loc, released, i32(slots)));
   }
   scf::YieldOp::create(b, loc, carry);
   return loop;
+}
+
+void PipelineExpander::waitForAsyncReads(int64_t delay) {
+  bool readsSlotsAsync = false;
+  op.getBody().walk([&](pk::WgmmaOp) { readsSlotsAsync = true; });
+  if (readsSlotsAsync)
+    pk::WgmmaWaitOp::create(b, loc, b.getI64IntegerAttr(delay));
 }
 
 LogicalResult PipelineExpander::expand() {
