@@ -1,13 +1,16 @@
 //===- LowerDebug.cpp - pk.debug_print -> gpu.printf -----------------------===//
 //
-// The first thread of the program prints the line (CUDA's vprintf, which
-// gpu-to-nvvm makes of gpu.printf). Values must be scalars here: a block
+// The first thread of each Pallas thread prints the line, as Mosaic GPU
+// prints (in plgpu.warp_map bodies, each warp's first lane; in a
+// pallas_call, the CTA's first thread): CUDA's vprintf, which
+// gpu-to-nvvm makes of gpu.printf. Values must be scalars here: a block
 // value is spread over the CTA's threads (the interpreter prints whole
 // blocks). Python's `{}` fields become C conversions chosen by the
 // value's dtype; `{:.3f}`-style specs carry over.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cuda/Distribute.h"
+#include "backends/cuda/LowerMosaicGpu.h"
 
 #include "support/DType.h"
 
@@ -85,9 +88,7 @@ LogicalResult lowerDebugPrint(Emitter &e, pk::DebugPrintOp op) {
     args.push_back(v);
   }
   out += "\n";
-  Value first = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::eq, e.threadId(),
-                                      e.index(0));
-  e.guarded(first, [&] { mlir::gpu::PrintfOp::create(e.b, e.loc, out, args); });
+  e.guarded(isFirstThread(e), [&] { mlir::gpu::PrintfOp::create(e.b, e.loc, out, args); });
   return success();
 }
 
