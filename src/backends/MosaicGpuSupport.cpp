@@ -180,10 +180,17 @@ mlir::LogicalResult rejectMosaicGpuOps(mlir::ModuleOp module, const Target &targ
     }
     bool inMeshKernel = llvm::isa<pk::MeshKernelOp>(op) || op->getParentOfType<pk::MeshKernelOp>();
     // Scoped VMEM/SMEM buffers of an ordinary kernel are shared memory, as
-    // its scratch is (semaphores are not lowered).
-    if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel && tpuLowers(op) &&
-        llvm::all_of(llvm::cast<pk::RunScopedOp>(op).getBodyBlock().getArgumentTypes(),
-                     [](mlir::Type t) { return llvm::isa<pk::RefType>(t); }))
+    // its scratch is (semaphores are not lowered), and so are plgpu.SMEM
+    // buffers without transforms (a Mosaic GPU pallas_call whose only
+    // Mosaic GPU memory is scoped in its body).
+    if (llvm::isa<pk::RunScopedOp>(op) && !inMeshKernel &&
+        llvm::all_of(
+            llvm::cast<pk::RunScopedOp>(op).getBodyBlock().getArgumentTypes(), [](mlir::Type t) {
+              auto ref = llvm::dyn_cast<pk::RefType>(t);
+              std::optional<MemorySpace> space = ref ? ref.getSpace() : std::nullopt;
+              return ref && (!space || *space == MemorySpace::VMEM || *space == MemorySpace::SMEM ||
+                             (*space == MemorySpace::GPUShared && !ref.hasTransforms()));
+            }))
       return;
     // A view an async copy takes is reported as the copy.
     if (llvm::isa<pk::RefViewOp>(op) && !inMeshKernel &&

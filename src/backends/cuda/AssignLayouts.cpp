@@ -17,7 +17,9 @@
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/HardwareLimits.h"
 #include "backends/cuda/Passes.h"
+#include "ir/MosaicGpuRules.h"
 #include "ir/PkDialect.h"
+#include "support/ShapeText.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -479,7 +481,10 @@ LogicalResult LayoutAssigner::assign(Operation *op) {
         return op->emitError() << "the CUDA backend lowers plgpu.wgmma with A in registers for an "
                                   "M x K float16 or bfloat16 value (M the accumulator's rows, K a "
                                   "power of two from 16); got "
-                               << a << " for a " << type << " accumulator";
+                               << pk::elementName(a.getElementType()) << " A of shape "
+                               << shapeText(a.getShape()) << ", accumulating into "
+                               << pk::elementName(type.getElementType()) << " of shape "
+                               << shapeText(type.getShape());
       convertOperand(op, 1, *fragments);
     }
     setLayout(wgmma.getResult(), l);

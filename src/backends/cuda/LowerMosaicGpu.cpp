@@ -17,6 +17,7 @@
 #include "backends/cuda/Distribute.h"
 #include "backends/cuda/OutlineMesh.h"
 #include "backends/cuda/Wgmma.h"
+#include "ir/MosaicGpuRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -584,7 +585,9 @@ LogicalResult lowerWgmmaTile(Emitter &e, WgmmaTileOp op) {
       (integer && !accElement.isInteger(32)) || (integer && aValue))
     return e.fail(op, "the CUDA backend lowers plgpu.wgmma for f16, bf16 and f32 (tf32) operands "
                       "with an f32 accumulator, and int8 / uint8 operands in shared memory with an "
-                      "int32 accumulator, so far");
+                      "int32 accumulator, so far; got " +
+                          pk::elementName(element) + (aValue ? " A in registers" : " operands") +
+                          " with a " + pk::elementName(accElement) + " accumulator");
   if (integer && !llvm::cast<IntegerType>(element).isUnsigned())
     element = IntegerType::get(e.b.getContext(), 8, IntegerType::Signed);
   unsigned bytes = elementBytes(element);

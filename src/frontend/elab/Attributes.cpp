@@ -646,6 +646,8 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return it->second;
     if (name == "__name__")
       return makeStr(b.name.substr(b.name.rfind('.') + 1));
+    if (!b.unsupportedBecause.empty())
+      el.fail(r, b.name + "." + name + " is not supported: " + b.unsupportedBecause);
     break;
   }
   case Object::Kind::Partial: {

@@ -28,9 +28,12 @@ mlir::MLIRContext *ctxOf(Elaborator &el) { return &el.context(); }
 /// A name of the seed's API that pkc rejects: calling it, or reading it
 /// where a value is needed, reports `why`.
 Obj unsupported(const std::string &name, const std::string &why) {
-  return std::make_shared<BuiltinObj>(name, [name, why](Elaborator &el, CallArgs &args) -> Obj {
-    el.fail(args.range, name + " is not supported: " + why);
-  });
+  auto builtin =
+      std::make_shared<BuiltinObj>(name, [name, why](Elaborator &el, CallArgs &args) -> Obj {
+        el.fail(args.range, name + " is not supported: " + why);
+      });
+  builtin->unsupportedBecause = why;
+  return builtin;
 }
 
 const char *kBlackwell =
@@ -85,14 +88,21 @@ Obj barrierAllocation(Elaborator &el, CallArgs &args, bool cluster) {
   bool orders = el.truthy(a[at + 2], a.range(at + 2));
   std::vector<mlir::Attribute> axes;
   if (cluster) {
+    if (auto *groups = llvm::dyn_cast<SequenceObj>(a[0].get()))
+      for (const Obj &group : groups->items)
+        if (llvm::isa<SequenceObj>(group.get()))
+          el.fail(a.range(0), "groups of axes in a plgpu.ClusterBarrier's collective_axes (" +
+                                  repr(*a[0]) +
+                                  ") are not supported yet: name each cluster axis once");
     for (const std::string &n : axisNames(el, a[0], a.range(0), "collective_axes"))
       axes.push_back(mlir::StringAttr::get(ctxOf(el), n));
     if (axes.empty())
       el.fail(a.range(0), "plgpu.ClusterBarrier needs collective_axes: the cluster axes whose "
                           "CTAs it synchronizes");
     if (el.truthy(a[4], a.range(4)))
-      el.fail(a.range(4), "plgpu.ClusterBarrier(leader_tracked=True) is not supported: it "
-                          "belongs to Blackwell's collective MMA");
+      el.fail(a.range(4), "plgpu.ClusterBarrier(leader_tracked=True) is not supported yet: "
+                          "barriers whose arrivals only the cluster's leader CTA tracks are not "
+                          "modelled");
   }
   auto type = pk::BarrierType::get(ctxOf(el), shape, arrivals,
                                    mlir::ArrayAttr::get(ctxOf(el), axes), orders);
@@ -413,8 +423,8 @@ Obj plKernel(Elaborator &el, CallArgs &args) {
 }
 
 Obj gpuBlockSpec(Elaborator &el, CallArgs &args, NamespaceObj &pl) {
-  // plgpu.BlockSpec is pl.BlockSpec plus transforms, delay_release and
-  // collective_axes; the rest is bound by pl.BlockSpec.
+  // plgpu.BlockSpec is pl.BlockSpec plus transforms, delay_release,
+  // collective_axes and oob_fill_mode; the rest is bound by pl.BlockSpec.
   Obj transforms, delayRelease, collective;
   SourceRange transformsRange = args.range, delayRange = args.range, collectiveRange = args.range;
   CallArgs rest;
@@ -434,6 +444,10 @@ Obj gpuBlockSpec(Elaborator &el, CallArgs &args, NamespaceObj &pl) {
     } else if (name == "collective_axes") {
       collective = value;
       collectiveRange = kr;
+    } else if (name == "oob_fill_mode") {
+      // What a block's load reads past its array: zeros in every mode.
+      if (!isNone(value))
+        checkOobFillMode(el, value, kr, "oob_fill_mode");
     } else {
       rest.keywords.push_back(args.keywords[i]);
       rest.keywordRanges.push_back(kr);
@@ -587,6 +601,17 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
     auto it = c->members.find(name);
     if (it != c->members.end())
       return it->second;
+  }
+  if (auto *layout = llvm::dyn_cast<LayoutObj>(value.get());
+      layout && name == "reduce" && !layout->attr) {
+    // A layout of tensor-memory transfers (TCGEN05...) reduced: a hint,
+    // as the layout itself is.
+    return std::make_shared<BoundMethodObj>(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+      auto *layout = llvm::cast<LayoutObj>(args.positional[0].get());
+      if (args.positional.size() != 2)
+        el.fail(args.range, "Layout.reduce(axes) takes the reduced axes");
+      return std::make_shared<LayoutObj>(mlir::Attribute(), layout->name + ".reduce(...)");
+    });
   }
   if (auto *layout = llvm::dyn_cast<LayoutObj>(value.get());
       layout && name == "reduce" && layout->attr) {
@@ -871,7 +896,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
       {"cluster_ref", "Refs to another CTA's shared memory are not modelled yet"},
       {"RefUnion", "aliased scratch allocations are not modelled yet"},
       {"transform_ref", "use plgpu.transpose_ref or allocation transforms"},
-      {"async_store_smem", "use plgpu.copy_smem_to_gmem"},
+      {"async_store_smem",
+       "stores into the shared memory of another CTA of the cluster are not modelled yet"},
       {"barrier_test", "poll barriers with plgpu.barrier_wait"},
       {"print_layout", "pkc kernels do not print"},
       {"ShapeDtypeStruct", "use jax.ShapeDtypeStruct"},

@@ -118,6 +118,11 @@ void Elaborator::elaborateExport(const FunctionObj &f, SourceRange range) {
         if (auto *name = llvm::dyn_cast<ast::NameExpr>(sub->value.get());
             name && !isDefined(name->name)) {
           std::optional<DType> meant = parseDType(name->name);
+          const std::string &n = name->name;
+          if (n.size() == 2 && (n[0] == 'i' || n[0] == 'u') && (n[1] == '2' || n[1] == '4'))
+            fail(name->range(), std::string(n[0] == 'u' ? "uint" : "int") + n[1] +
+                                    " arrays are not supported: pkc's narrowest integers are "
+                                    "8-bit (i8, u8)");
           fail(name->range(),
                "unknown dtype '" + name->name + "' in an array type; " +
                    (meant ? "write " + std::string(shortName(*meant)) + "[...] or jnp." +

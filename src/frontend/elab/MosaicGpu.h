@@ -240,6 +240,10 @@ std::vector<std::string> axisNames(Elaborator &el, const Obj &o, SourceRange r, 
 
 /// The Ref argument `what` of a builtin (fails at `r` otherwise).
 RefObj &refArg(Elaborator &el, const Obj &o, SourceRange r, const std::string &what);
+/// Checks that `mode` (the argument `what`) is a plgpu.OOBFillMode. Every
+/// mode reads zeros past the source's array in pkc, as ZEROS (the
+/// default) does: what UNDEFINED allows and PROMISE_IN_BOUNDS never sees.
+void checkOobFillMode(Elaborator &el, const Obj &mode, SourceRange r, const char *what);
 /// One barrier (`barrier` set) or semaphore: an array of several must be
 /// indexed (`barrier.at[i]`).
 SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,

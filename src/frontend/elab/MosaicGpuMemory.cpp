@@ -81,15 +81,8 @@ Obj copyGmemToSmem(Elaborator &el, CallArgs &args) {
     el.fail(isNone(a[4]) ? a.range(6) : a.range(4),
             "partitioned and leader-tracked collective copies are not supported: they belong to "
             "Blackwell's collective MMA (sm_100a)");
-  // Every mode reads zeros past the source's array, as ZEROS (the
-  // default) does: what UNDEFINED allows and PROMISE_IN_BOUNDS never sees.
-  if (!isNone(a[5])) {
-    std::optional<int64_t> mode = el.staticInt(a[5]);
-    if (!mode || *mode < 0 || *mode > 2)
-      el.fail(a.range(5), "oob_mode must be a plgpu.OOBFillMode (UNDEFINED, PROMISE_IN_BOUNDS or "
-                          "ZEROS), got " +
-                              repr(*a[5]));
-  }
+  if (!isNone(a[5]))
+    checkOobFillMode(el, a[5], a.range(5), "oob_mode");
   mlir::Value src = materializeRef(el, refArg(el, a[0], a.range(0), "the source"), a.range(0));
   mlir::Value dst = materializeRef(el, refArg(el, a[1], a.range(1), "the destination"), a.range(1));
   std::string why = pk::asyncCopyProblem(llvm::cast<pk::RefType>(src.getType()),
@@ -286,10 +279,12 @@ Obj layoutCast(Elaborator &el, const Obj &x, const Obj &layout, SourceRange xr, 
   auto *l = llvm::dyn_cast<LayoutObj>(layout.get());
   if (!l)
     el.fail(lr, "the layout must be a plgpu.Layout, got " + typeName(*layout));
-  if (!l->attr)
-    el.fail(lr, l->name + " is a layout of tensor memory loads: pass it to "
-                          "plgpu.async_load_tmem(layout=); pkc does not cast values to it");
   ArrayPtr a = el.arrays().toArray(x, xr);
+  // The register layouts of tensor-memory transfers (TCGEN05...) are
+  // hints, as in plgpu.async_load_tmem(layout=): pkc chooses how rows move
+  // between tensor memory and registers, whatever layout a value has.
+  if (!l->attr)
+    return a;
   // Outside a Mosaic GPU kernel (a pallas_call that pkc lowers itself,
   // whose layouts it chooses) the cast is what it means to the values:
   // nothing.
@@ -328,6 +323,14 @@ Obj transposeRef(Elaborator &el, CallArgs &args) {
 }
 
 } // namespace
+
+void checkOobFillMode(Elaborator &el, const Obj &mode, SourceRange r, const char *what) {
+  std::optional<int64_t> value = el.staticInt(mode);
+  if (!value || *value < 0 || *value > 2)
+    el.fail(r, std::string(what) +
+                   " must be a plgpu.OOBFillMode (UNDEFINED, PROMISE_IN_BOUNDS or ZEROS), got " +
+                   repr(*mode));
+}
 
 Obj transposedRef(Elaborator &el, const Obj &ref, const std::vector<int64_t> &permutation,
                   SourceRange r) {

@@ -745,29 +745,43 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
                                {"tiling", none(), true},
                                {"init_carry", none(), true},
                                {"include_wave_step", none(), true}});
-  std::vector<int64_t> grid;
-  for (const Obj &g : gridExtents(a[0]))
-    grid.push_back(staticExtent(el, g, a.range(0), "plgpu.nd_loop's grid"));
+  SourceRange r = args.range;
+  // Extents are Python ints or integer scalars computed in the kernel (a
+  // step count read from memory), as in JAX: the loop's arithmetic is the
+  // same for both, and folds for the first.
+  std::vector<Obj> grid;
+  for (const Obj &g : gridExtents(a[0])) {
+    auto *array = llvm::dyn_cast<ArrayObj>(g.get());
+    if (!array) {
+      grid.push_back(makeInt(staticExtent(el, g, a.range(0), "plgpu.nd_loop's grid")));
+      continue;
+    }
+    if (array->rank() != 0 || !isInteger(array->dtype))
+      el.fail(a.range(0),
+              "a computed plgpu.nd_loop grid extent must be an integer scalar, got " + repr(*g));
+    grid.push_back(el.arrays().cast(el.arrays().toArray(g, a.range(0)), DType::I32, r));
+  }
   Obj axes = a[1];
   SourceRange axesRange = a.range(1);
   if (!isNone(a[2])) {
     std::vector<int64_t> tiling = el.toShape(a[2], a.range(2), "tiling");
     if (tiling.size() != grid.size())
-      el.fail(a.range(2), "tiling " + shapeText(tiling) + " and grid " + shapeText(grid) +
-                              " must have the same length");
-    std::vector<int64_t> tiled;
+      el.fail(a.range(2), "tiling " + shapeText(tiling) + " and grid of " +
+                              std::to_string(grid.size()) + " extents must have the same length");
+    std::vector<Obj> tiled;
     for (size_t i = 0; i < grid.size(); ++i) {
-      if (tiling[i] <= 0 || grid[i] % tiling[i])
-        el.fail(a.range(2),
-                "tiling " + shapeText(tiling) + " does not divide grid " + shapeText(grid));
-      tiled.push_back(grid[i] / tiling[i]);
+      std::optional<int64_t> extent = el.staticInt(grid[i]);
+      if (tiling[i] <= 0 || (extent && *extent % tiling[i]))
+        el.fail(a.range(2), "tiling " + shapeText(tiling) + " does not divide the grid's extent " +
+                                (extent ? std::to_string(*extent) : std::string("?")));
+      tiled.push_back(binaryOperator(el, BinaryOp::FloorDiv, grid[i], makeInt(tiling[i]), r));
     }
-    tiled.insert(tiled.end(), tiling.begin(), tiling.end());
+    for (int64_t t : tiling)
+      tiled.push_back(makeInt(t));
     grid = tiled;
   }
   Obj tilingObj = a[2];
   Obj init = a[3];
-  SourceRange r = args.range;
   return std::make_shared<BuiltinObj>(
       "plgpu.nd_loop(...)", [=](Elaborator &el, CallArgs &inner) -> Obj {
         if (inner.positional.size() != 1)
@@ -775,15 +789,18 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
         Obj body = inner.positional[0];
         Obj axisIndexObj = axisIndex(el, axes, axesRange);
         int64_t axisSizeValue = axisSize(el, axes, axesRange);
-        int64_t total = 1;
-        for (int64_t g : grid)
-          total *= g;
+        Obj total = makeInt(1);
+        for (const Obj &g : grid)
+          total = binaryOperator(el, BinaryOp::Mul, total, g, r);
         // Steps axis_index, axis_index + size, ... below the grid's size.
         Obj upper = binaryOperator(
-            el, BinaryOp::Add, makeInt(total / axisSizeValue),
+            el, BinaryOp::Add,
+            binaryOperator(el, BinaryOp::FloorDiv, total, makeInt(axisSizeValue), r),
             el.arrays().cast(
                 el.arrays().toArray(compareOperator(el, ast::CompareOp::Lt, axisIndexObj,
-                                                    makeInt(total % axisSizeValue), r),
+                                                    binaryOperator(el, BinaryOp::Mod, total,
+                                                                   makeInt(axisSizeValue), r),
+                                                    r),
                                     r),
                 DType::I32, r),
             r);
@@ -800,8 +817,8 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
                                  axisIndexObj, r);
               std::vector<Obj> index(grid.size());
               for (size_t d = grid.size(); d-- > 0;) {
-                index[d] = binaryOperator(el, BinaryOp::Mod, step, makeInt(grid[d]), r);
-                step = binaryOperator(el, BinaryOp::FloorDiv, step, makeInt(grid[d]), r);
+                index[d] = binaryOperator(el, BinaryOp::Mod, step, grid[d], r);
+                step = binaryOperator(el, BinaryOp::FloorDiv, step, grid[d], r);
               }
               if (!tiling.empty()) {
                 std::vector<Obj> untiled;

@@ -240,6 +240,9 @@ struct BuiltinObj : Object {
   std::string name;
   Fn fn;
   std::map<std::string, Obj> members; ///< attributes: `jax.ShapeDtypeStruct.like`
+  /// Why pkc refuses the construct, when it does: calling it or reading
+  /// its attributes (`plgpu.CopyPartition.REPLICATED`) fails with this.
+  std::string unsupportedBecause;
 };
 
 /// `x.astype` before the call: the receiver and the method.
