@@ -46,6 +46,9 @@ struct BackendOutput {
   std::string format;    ///< "cubin", "ptx", "mosaic"
   std::string extension; ///< ".cubin", ".ptx", ".mlir"
   std::string emitted;   ///< the stage asked for with `emit`
+  /// With emit == "gpu": the same stage printed with its ops' source
+  /// locations (the simulator names the user's lines with them).
+  std::string emittedWithLocations;
   std::vector<CudaProgram> cudaPrograms;
   std::vector<nlohmann::json> otherPrograms;
   /// ptxas's "Potential Performance Loss" remarks on a cubin.

@@ -83,10 +83,13 @@ private:
   std::string dir;
 };
 
-std::string printed(Operation *op) {
+std::string printed(Operation *op, bool withLocations = false) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  op->print(os);
+  OpPrintingFlags flags;
+  if (withLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  op->print(os, flags);
   return s;
 }
 
@@ -201,6 +204,7 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   BackendOutput output;
   if (options.emit == "gpu") {
     output.emitted = printed(*module);
+    output.emittedWithLocations = printed(*module, /*withLocations=*/true);
     output.cudaPrograms = programs; // the simulator runs stage 03 with them
     return output;
   }

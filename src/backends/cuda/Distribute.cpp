@@ -30,9 +30,16 @@ public:
   Translator(Emitter &e) : e(e) {}
 
   LogicalResult translate(Block &from) {
-    for (Operation &op : from)
-      if (failed(translate(&op)))
+    for (Operation &op : from) {
+      // What an op becomes keeps its location: the simulator's reports
+      // (a race, a deadlock) name the user's line through it.
+      Location outer = e.loc;
+      e.loc = op.getLoc();
+      LogicalResult translated = translate(&op);
+      e.loc = outer;
+      if (failed(translated))
         return failure();
+    }
     return success();
   }
 

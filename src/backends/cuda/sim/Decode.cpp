@@ -98,8 +98,23 @@ std::optional<ValueType> classify(Type type) {
 std::string describeOp(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  if (auto file = llvm::dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn() << ": ";
+  // Stage 03's line, and the user's (Simulate.cpp fuses them).
+  auto print = [&](FileLineColLoc file) {
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
+  };
+  if (auto file = llvm::dyn_cast<FileLineColLoc>(op->getLoc())) {
+    print(file);
+    os << ": ";
+  } else if (auto fused = llvm::dyn_cast<FusedLoc>(op->getLoc())) {
+    ArrayRef<Location> parts = fused.getLocations();
+    if (parts.size() == 2 && llvm::isa<FileLineColLoc>(parts[0]) &&
+        llvm::isa<FileLineColLoc>(parts[1])) {
+      print(llvm::cast<FileLineColLoc>(parts[0]));
+      os << " (from ";
+      print(llvm::cast<FileLineColLoc>(parts[1]));
+      os << "): ";
+    }
+  }
   os << "`";
   std::string text;
   llvm::raw_string_ostream ts(text);

@@ -16,6 +16,42 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// The first file location in `loc` (inside call sites, names, fusions).
+std::optional<mlir::FileLineColLoc> fileLocation(mlir::Location loc) {
+  std::optional<mlir::FileLineColLoc> found;
+  loc->walk([&](mlir::Location inner) {
+    if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(inner)) {
+      found = file;
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  return found;
+}
+
+/// Gives each op of `stage03` (located in its own text) the source line
+/// it came from as well: the same stage printed with locations, parsed,
+/// has the same ops in the same order. Errors then name both.
+void addSourceLocations(mlir::ModuleOp stage03, llvm::StringRef withLocations) {
+  mlir::ParserConfig config(stage03.getContext());
+  mlir::OwningOpRef<mlir::ModuleOp> located =
+      mlir::parseSourceString<mlir::ModuleOp>(withLocations, config, "03-gpu.mlir");
+  if (!located)
+    return;
+  std::vector<mlir::Operation *> ops, sources;
+  stage03->walk([&](mlir::Operation *op) { ops.push_back(op); });
+  located->walk([&](mlir::Operation *op) { sources.push_back(op); });
+  if (ops.size() != sources.size())
+    return;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i]->getName() != sources[i]->getName())
+      return;
+    std::optional<mlir::FileLineColLoc> source = fileLocation(sources[i]->getLoc());
+    if (source && source->getFilename() != "03-gpu.mlir")
+      ops[i]->setLoc(mlir::FusedLoc::get(stage03.getContext(), {ops[i]->getLoc(), *source}));
+  }
+}
+
 } // namespace
 
 std::vector<HostArray> simulateStage(mlir::ModuleOp stage03, const backends::CudaProgram &program,
@@ -85,6 +121,7 @@ SimulateResult simulateExport(mlir::ModuleOp module, llvm::StringRef entry, cons
     result.error = "internal error: stage 03 (--emit=gpu) does not parse back";
     return result;
   }
+  addSourceLocations(*stage03, compiled->emittedWithLocations);
   result.compileSeconds = secondsSince(start);
   start = std::chrono::steady_clock::now();
   stage03->walk([&](mlir::Operation *op) {
