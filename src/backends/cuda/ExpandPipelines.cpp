@@ -25,10 +25,11 @@
 // waiting for the compute threads to release each slot: step `step`
 // releases the slot of step `step - delay_release` (none before it, as in
 // JAX), after the body or, with manual_consumed_barriers, where the body
-// arrives at the input's consumed barrier it is given for that slot. Inputs whose BlockSpecs have
-// collective_axes are copied collectively (TMA multicast: each CTA along the axes loads a slice
-// into all of them), so their consumed barriers are cluster barriers over those axes: a slot is
-// refilled only when every CTA that shares it is done with it.
+// arrives at the input's consumed barrier it is given for that slot.
+// Inputs whose BlockSpecs have collective_axes are copied collectively
+// (TMA multicast: each CTA along the axes loads a slice into all of them),
+// so their consumed barriers are cluster barriers over those axes: a slot
+// is refilled only when every CTA that shares it is done with it.
 //
 // A warp-specialized pipeline's outputs are stored by its one compute
 // thread, as emit_pipeline stores them (JAX does not support outputs with

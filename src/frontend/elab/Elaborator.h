@@ -310,8 +310,6 @@ public:
     bool inBody = false;
     /// The pallas_call whose body is being built; null elsewhere.
     pk::PallasCallOp pallasCallBody() const;
-    /// Whether one of a pallas_call's index maps is being built.
-    bool inIndexMap() const { return kernel && !inBody; }
   };
   KernelSite kernelSite();
   /// Whether code is being built in a kernel (a pallas_call's body or
