@@ -18,6 +18,7 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::RefViewOp) { return "Ref views (x_ref.at[...]) passed to Mosaic GPU ops"; })
       .Case([](pk::RefTransposeOp) { return "plgpu.transpose_ref"; })
       .Case([](pk::RefReshapeOp) { return "Ref.reshape"; })
+      .Case([](pk::RefReinterpretOp) { return "plgpu.RefUnion"; })
       .Case([](pk::BarrierArriveOp) { return "plgpu.barrier_arrive"; })
       .Case([](pk::BarrierWaitOp) { return "plgpu.barrier_wait"; })
       .Case([](pk::CopyGmemToSmemOp) { return "plgpu.copy_gmem_to_smem"; })

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "interpreter/MeshRuntime.h"
+#include "interpreter/UnionMemory.h"
 
 #include "ir/DTypeMapping.h"
 #include "ir/PkDialect.h"
@@ -218,6 +219,20 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     result.shape.assign(to.begin(), to.end());
     result.strides = stridesOf(result.shape);
     bindView(reshape.getResult(), std::move(result));
+    return true;
+  }
+  if (auto member = llvm::dyn_cast<pk::RefReinterpretOp>(op)) {
+    // A Ref of a plgpu.RefUnion: one Tensor per place in the union, shared
+    // by every thread that evaluates the op (the scope may be collective).
+    RefBuffer &buffer = getRef(member.getBuffer());
+    if (!buffer.data->unionRefs)
+      buffer.data->unionRefs =
+          std::make_shared<UnionMemory>(llvm::cast<pk::RefType>(member.getBuffer().getType()));
+    auto type = llvm::cast<pk::RefType>(member.getType());
+    RefBuffer result;
+    result.dtype = *dtypeOf(type.getElementType());
+    result.data = buffer.data->unionRefs->member(static_cast<int64_t>(member.getOffset()), type);
+    bindView(member.getResult(), std::move(result));
     return true;
   }
   if (auto transpose = llvm::dyn_cast<pk::RefTransposeOp>(op)) {

@@ -2,6 +2,7 @@
 #include "interpreter/Evaluator.h"
 
 #include "interpreter/AffineEval.h"
+#include "interpreter/UnionMemory.h"
 #include "ir/PkDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -25,7 +26,12 @@ RefBuffer &Evaluator::getRef(mlir::Value v) {
   auto it = refs.find(v);
   if (it == refs.end())
     fail(v.getDefiningOp(), "internal error: a Ref is not bound");
-  return *it->second;
+  RefBuffer &ref = *it->second;
+  // A Ref of a plgpu.RefUnion sees what the union's other Refs wrote.
+  if (ref.data && ref.data->unionMember >= 0)
+    if (std::shared_ptr<UnionMemory> memory = ref.data->unionMemory.lock())
+      memory->touch(*ref.data);
+  return ref;
 }
 
 std::vector<TensorPtr> Evaluator::runRegion(mlir::Region &region,

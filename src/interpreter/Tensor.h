@@ -34,11 +34,19 @@ struct ElementKind {
 ElementKind elementKindOf(mlir::Type type);
 ElementKind elementKindOf(DType dtype);
 
+class UnionMemory;
+
 struct Tensor {
   ElementKind element;
   std::vector<int64_t> shape;
   std::vector<double> f;  ///< float elements
   std::vector<int64_t> i; ///< integer elements
+  /// The elements of a Ref of a plgpu.RefUnion: the union that keeps them
+  /// coherent with its other Refs (UnionMemory.h), and which Ref it is.
+  std::weak_ptr<UnionMemory> unionMemory;
+  int64_t unionMember = -1;
+  /// The buffer of a plgpu.RefUnion: its Refs' memory, once one is made.
+  std::shared_ptr<UnionMemory> unionRefs;
 
   Tensor(ElementKind element, std::vector<int64_t> shape);
   int64_t size() const { return static_cast<int64_t>(element.isFloat ? f.size() : i.size()); }

@@ -68,6 +68,8 @@ inline mlir::Value aliasedRef(mlir::Value ref) {
       ref = transpose.getRef();
     else if (auto reshape = llvm::dyn_cast<RefReshapeOp>(def))
       ref = reshape.getRef();
+    else if (auto member = llvm::dyn_cast<RefReinterpretOp>(def))
+      ref = member.getBuffer(); // a plgpu.RefUnion's Refs share its buffer
     else
       break;
   }

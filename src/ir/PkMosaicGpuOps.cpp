@@ -486,6 +486,40 @@ LogicalResult RefTransposeOp::verify() {
   return success();
 }
 
+LogicalResult RefReinterpretOp::verify() {
+  auto buffer = llvm::cast<RefType>(getBuffer().getType());
+  auto result = llvm::cast<RefType>(getResult().getType());
+  int64_t offset = static_cast<int64_t>(getOffset());
+  if (buffer.getSpace() != result.getSpace())
+    return emitOpError() << "the result must be in the buffer's memory space";
+  if (offset < 0)
+    return emitOpError() << "offset must not be negative";
+  if (inSpace(buffer, MemorySpace::GPUShared)) {
+    if (buffer.getRank() != 1 || !buffer.getElementType().isInteger(8) || buffer.hasTransforms())
+      return emitOpError() << "a shared-memory union buffer is a 1-D buffer of i8";
+    int64_t bytes = result.getNumElements() * byteWidthOf(result.getElementType());
+    if (offset + bytes > buffer.getNumElements())
+      return emitOpError() << "bytes [" << offset << ", " << offset + bytes
+                           << ") of the result lie outside the " << buffer.getNumElements()
+                           << "-byte buffer";
+    return success();
+  }
+  if (inSpace(buffer, MemorySpace::GPUTensorMemory)) {
+    if (buffer.getRank() != 2 || buffer.getShape()[0] != 128 ||
+        !buffer.getElementType().isInteger(32))
+      return emitOpError() << "a tensor-memory union buffer is (128, columns) of i32";
+    if (result.getRank() != 2 || result.getShape()[0] != 128 ||
+        byteWidthOf(result.getElementType()) > 4)
+      return emitOpError() << "a tensor-memory result is (128, columns) of elements of at most "
+                              "32 bits";
+    if (offset + result.getShape()[1] > buffer.getShape()[1])
+      return emitOpError() << "columns [" << offset << ", " << offset + result.getShape()[1]
+                           << ") of the result lie outside the buffer's " << buffer.getShape()[1];
+    return success();
+  }
+  return emitOpError() << "union buffers are in shared or tensor memory";
+}
+
 //===----------------------------------------------------------------------===//
 // Barriers, copies, tensor cores, semaphores
 //===----------------------------------------------------------------------===//

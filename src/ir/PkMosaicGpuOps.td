@@ -267,6 +267,32 @@ def Pk_RefTransposeOp : Pk_Op<"ref_transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Pk_RefReinterpretOp : Pk_Op<"ref_reinterpret", [Pure]> {
+  let summary = "a Ref over part of a scoped union buffer (`plgpu.RefUnion`)";
+  let description = [{
+    The memory of a `plgpu.RefUnion` is one scoped buffer; each Ref of the
+    union is this op on it. In shared memory the buffer is bytes (`i8`, 1-D)
+    and the result starts `offset` bytes into it, stored row-major (or as
+    its transforms and wgmma say, as any shared buffer); in tensor memory
+    the buffer is `(128, columns)` of `i32` and the result takes the
+    columns from `offset`, one element per column of each lane. Results of
+    different groups of the union overlap: writing one changes what the
+    others read, as on the hardware.
+
+    ```mlir
+    %a = pk.ref_reinterpret %union[1024]
+        : !pk.ref<2048xi8, #pk.memory_space<shared>>
+        -> !pk.ref<128xf32, #pk.memory_space<shared>>
+    ```
+  }];
+  let arguments = (ins Pk_RefType:$buffer, I64Attr:$offset);
+  let results = (outs Pk_RefType:$result);
+  let assemblyFormat = [{
+    $buffer `[` $offset `]` attr-dict `:` qualified(type($buffer)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Pk_RefReshapeOp : Pk_Op<"ref_reshape", [Pure]> {
   let summary = "a Ref viewed with another shape (`x_ref.reshape(...)`)";
   let description = [{

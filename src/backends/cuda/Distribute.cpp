@@ -203,7 +203,7 @@ std::set<unsigned> classesNeedingBarriers(::mlir::gpu::GPUFuncOp func,
       if (auto arg = llvm::dyn_cast<BlockArgument>(global.getBase()))
         return paramClass[arg.getArgNumber()];
     if (auto shared = ref.getDefiningOp<SharedRefOp>())
-      return 1'000'000u + static_cast<unsigned>(shared.getOffset());
+      return sharedMemoryClass(shared);
     return std::nullopt;
   };
   std::map<unsigned, unsigned> accesses;

@@ -226,6 +226,11 @@ mlir::LogicalResult lowerArgReduce(Emitter &e, pk::ArgReduceOp op);
 mlir::LogicalResult lowerDot(Emitter &e, pk::DotOp op);
 mlir::LogicalResult recordGlobalRef(Emitter &e, GlobalRefOp op);
 mlir::LogicalResult recordSharedRef(Emitter &e, SharedRefOp op);
+/// The memory class of a shared buffer: its offset, or its union's (the
+/// Refs of a plgpu.RefUnion share memory).
+inline unsigned sharedMemoryClass(SharedRefOp op) {
+  return 1'000'000u + static_cast<unsigned>(op.getUnionBase().value_or(op.getOffset()));
+}
 mlir::LogicalResult lowerLoad(Emitter &e, pk::LoadOp op);
 mlir::LogicalResult lowerStore(Emitter &e, pk::StoreOp op);
 mlir::LogicalResult lowerAsyncCopy(Emitter &e, AsyncCopyOp op);

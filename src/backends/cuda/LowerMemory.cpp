@@ -287,7 +287,7 @@ LogicalResult recordSharedRef(Emitter &e, SharedRefOp op) {
   ref.arrayShape = ref.refShape;
   if (std::optional<int64_t> strips = op.getStrips())
     ref.strips = *strips;
-  ref.memoryClass = 1'000'000u + static_cast<unsigned>(ref.sharedOffset);
+  ref.memoryClass = sharedMemoryClass(op);
   e.refs[op.getResult().getAsOpaquePointer()] = ref;
   return success();
 }

@@ -310,8 +310,9 @@ MeshTmaPlan planMeshTma(pk::MeshKernelOp kernel) {
     std::optional<Window> g = windowOf(global), s = windowOf(shared);
     auto arg = g ? llvm::dyn_cast<BlockArgument>(g->root) : BlockArgument();
     // Both ends must be windows of allocations (a transposed view is
-    // copied element by element).
-    if (!arg || arg.getOwner() != &body || !s || !llvm::isa<BlockArgument>(s->root))
+    // copied element by element); a Ref of a plgpu.RefUnion is one.
+    if (!arg || arg.getOwner() != &body || !s ||
+        !(llvm::isa<BlockArgument>(s->root) || s->root.getDefiningOp<pk::RefReinterpretOp>()))
       return;
     Type element = llvm::cast<pk::RefType>(global.getType()).getElementType();
     MeshTensorMap map;

@@ -178,7 +178,8 @@ namespace {
   for (Attribute t : call.getScratchTypes()) {
     auto ref = llvm::cast<pk::RefType>(llvm::cast<TypeAttr>(t).getValue());
     offset = (offset + 15) / 16 * 16;
-    scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr()));
+    scratch.push_back(SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr(),
+                                          IntegerAttr()));
     offset += ref.getNumElements() * elementBytes(ref.getElementType());
   }
   sharedEnd = offset;
@@ -388,8 +389,8 @@ void KernelBuilder::inlineScopes(ArrayRef<pk::RunScopedOp> scopes) {
     for (BlockArgument arg : scope.getArguments()) {
       auto ref = llvm::cast<pk::RefType>(arg.getType()); // rejectMosaicGpuOps checked
       sharedEnd = (sharedEnd + 15) / 16 * 16;
-      arg.replaceAllUsesWith(SharedRefOp::create(b, scoped.getLoc(), ref,
-                                                 b.getI64IntegerAttr(sharedEnd), IntegerAttr()));
+      arg.replaceAllUsesWith(SharedRefOp::create(
+          b, scoped.getLoc(), ref, b.getI64IntegerAttr(sharedEnd), IntegerAttr(), IntegerAttr()));
       sharedEnd += ref.getNumElements() * elementBytes(ref.getElementType());
     }
     auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());

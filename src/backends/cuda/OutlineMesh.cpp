@@ -37,6 +37,9 @@ private:
   /// `columns`.
   void inlineScopes(Block &block, int64_t top, int64_t columns, bool topLevel);
   Value allocate(mlir::BlockArgument arg, int64_t &top, int64_t &columns);
+  /// The buffer of a plgpu.RefUnion: each of its Refs (pk.ref_reinterpret)
+  /// becomes a buffer at its place in it.
+  void allocateUnion(mlir::BlockArgument arg, int64_t &top, int64_t &columns);
   /// A kernel with plgpu.TMEM buffers allocates the tensor memory they
   /// need when it starts and frees it at its end.
   void allocateTensorMemory(Block &entry);
@@ -265,11 +268,53 @@ Value MeshKernelBuilder::allocate(BlockArgument arg, int64_t &top, int64_t &colu
     int64_t swizzle = wgmmaOperandSwizzle(ref);
     int64_t offset = llvm::alignTo(top, std::max<int64_t>(kMeshSmemAlignment, 8 * swizzle));
     top = offset + ref.getNumElements() * elementBytes(ref.getElementType());
-    return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), b.getI64IntegerAttr(swizzle));
+    return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset),
+                               b.getI64IntegerAttr(swizzle), IntegerAttr());
   }
   int64_t offset = llvm::alignTo(top, kMeshSmemAlignment);
   top = offset + ref.getNumElements() * elementBytes(ref.getElementType());
-  return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr());
+  return SharedRefOp::create(b, loc, ref, b.getI64IntegerAttr(offset), IntegerAttr(),
+                             IntegerAttr());
+}
+
+void MeshKernelBuilder::allocateUnion(BlockArgument arg, int64_t &top, int64_t &columns) {
+  auto buffer = llvm::cast<pk::RefType>(arg.getType());
+  bool tensorMemoryUnion = buffer.getSpace() == pk::MemorySpace::GPUTensorMemory;
+  int64_t base;
+  if (tensorMemoryUnion) {
+    base = llvm::alignTo(columns, 4);
+    columns = base + buffer.getShape()[1];
+    tensorMemoryColumns = std::max(tensorMemoryColumns, columns);
+  } else {
+    // The Refs of a union lie at multiples of 1024 bytes from its start
+    // (as in JAX): any swizzle's period divides that.
+    base = llvm::alignTo(top, 1024);
+    top = base + buffer.getNumElements();
+  }
+  for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+    auto member = llvm::cast<pk::RefReinterpretOp>(user);
+    auto type = llvm::cast<pk::RefType>(member.getType());
+    int64_t at = base + static_cast<int64_t>(member.getOffset());
+    Value ref;
+    if (tensorMemoryUnion) {
+      ref = TmemRefOp::create(b, loc, type, tensorMemory, b.getI64IntegerAttr(at));
+    } else {
+      IntegerAttr strips;
+      if (type.getRank() >= 2 && feedsWgmma(member.getResult()))
+        strips = b.getI64IntegerAttr(wgmmaOperandSwizzle(type));
+      ref = SharedRefOp::create(b, loc, type, b.getI64IntegerAttr(at), strips,
+                                b.getI64IntegerAttr(base));
+    }
+    member.replaceAllUsesWith(ref);
+    member.erase();
+  }
+}
+
+/// Whether `arg` is the buffer of a plgpu.RefUnion (used only by its Refs).
+bool isUnionBuffer(BlockArgument arg) {
+  return !arg.use_empty() && llvm::all_of(arg.getUsers(), [](Operation *user) {
+    return llvm::isa<pk::RefReinterpretOp>(user);
+  });
 }
 
 void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, int64_t columns, bool topLevel) {
@@ -284,8 +329,12 @@ void MeshKernelBuilder::inlineScopes(Block &block, int64_t top, int64_t columns,
     Block &scope = scoped.getBodyBlock();
     int64_t inner = top, innerColumns = columns;
     b.setInsertionPoint(scoped);
-    for (BlockArgument arg : scope.getArguments())
-      arg.replaceAllUsesWith(allocate(arg, inner, innerColumns));
+    for (BlockArgument arg : scope.getArguments()) {
+      if (isUnionBuffer(arg))
+        allocateUnion(arg, inner, innerColumns);
+      else
+        arg.replaceAllUsesWith(allocate(arg, inner, innerColumns));
+    }
     scratchBytes = std::max(scratchBytes, inner);
     inlineScopes(scope, inner, innerColumns, /*topLevel=*/false);
     auto yield = llvm::cast<pk::ScopeYieldOp>(scope.getTerminator());

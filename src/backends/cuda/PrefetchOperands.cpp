@@ -626,8 +626,9 @@ struct PrefetchOperandsPass : impl::PkGpuPrefetchOperandsBase<PrefetchOperandsPa
       shape.append(type.getShape().begin(), type.getShape().end());
       auto ringType = pk::RefType::get(shape, type.getElementType(), type.getMemorySpace());
       // A staged window is row-major, as loaded.
-      p.ring = SharedRefOp::create(b, p.buffer.getLoc(), ringType, b.getI64IntegerAttr(offset),
-                                   p.staged ? IntegerAttr() : p.buffer.getStripsAttr());
+      p.ring =
+          SharedRefOp::create(b, p.buffer.getLoc(), ringType, b.getI64IntegerAttr(offset),
+                              p.staged ? IntegerAttr() : p.buffer.getStripsAttr(), IntegerAttr());
       offset += stages * slotBytes(type);
     }
     Value landed;

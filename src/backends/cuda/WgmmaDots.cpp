@@ -442,7 +442,7 @@ struct WgmmaDotsPass : impl::PkGpuWgmmaDotsBase<WgmmaDotsPass> {
                                         transposed(llvm::cast<RankedTensorType>(value.getType())),
                                         value, at.getDenseI64ArrayAttr({1, 0}));
       Value ref = SharedRefOp::create(at, loc, type, at.getI64IntegerAttr(offset),
-                                      at.getI64IntegerAttr(swizzle));
+                                      at.getI64IntegerAttr(swizzle), IntegerAttr());
       int64_t rank = type.getRank();
       pk::StoreOp::create(at, loc, value, ref, ValueRange{}, SmallVector<int64_t>(rank, 0),
                           type.getShape(), SmallVector<int64_t>(rank, 1), ArrayRef<int64_t>{},

@@ -14,6 +14,7 @@
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
+#include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
 #include "ir/MosaicGpuRules.h"
 #include "ir/SmemTransforms.h"
@@ -544,6 +545,8 @@ std::string mosaicGpuTypeName(const Object &o) {
     return "function";
   case MgpuObject::Which::WarpMesh:
     return "WarpMesh";
+  case MgpuObject::Which::RefUnion:
+    return "RefUnion";
   }
   return "object";
 }
@@ -815,6 +818,45 @@ Obj allocateGpuMemory(Elaborator &el, MemorySpace space, CallArgs &args) {
   return alloc;
 }
 
+Obj refUnion(Elaborator &el, CallArgs &args) {
+  if (!args.keywords.empty())
+    el.fail(args.rangeOfKeyword(args.keywords[0].first),
+            "plgpu.RefUnion takes its groups of Refs positionally");
+  if (args.positional.empty())
+    el.fail(args.range, "plgpu.RefUnion needs at least one Ref (or group of Refs) to hold");
+  auto u = std::make_shared<RefUnionObj>();
+  u->range = args.range;
+  std::optional<MemorySpace> space;
+  for (size_t g = 0; g < args.positional.size(); ++g) {
+    std::vector<Obj> leaves;
+    pytreeLeaves(args.positional[g], leaves);
+    for (const Obj &leaf : leaves) {
+      auto *a = llvm::dyn_cast<AllocationObj>(leaf.get());
+      auto ref = a ? llvm::dyn_cast<pk::RefType>(a->type) : pk::RefType();
+      std::optional<MemorySpace> where = ref ? ref.getSpace() : std::nullopt;
+      if (!a || a->what != AllocationObj::What::Ref ||
+          (where != MemorySpace::GPUShared && where != MemorySpace::GPUTensorMemory))
+        el.fail(args.rangeOf(g),
+                "plgpu.RefUnion holds plgpu.SMEM or plgpu.TMEM allocations (in tuples and "
+                "lists), got " +
+                    (!a                                            ? typeName(*leaf)
+                     : a->what == AllocationObj::What::Barrier     ? std::string("a barrier")
+                     : a->what == AllocationObj::What::Semaphore   ? std::string("a semaphore")
+                     : a->what == AllocationObj::What::Accumulator ? std::string("plgpu.ACC")
+                                                                   : typeText(a->type)));
+      if (space && *space != *where)
+        el.fail(args.rangeOf(g), "all the Refs of a plgpu.RefUnion must be in one memory space "
+                                 "(plgpu.SMEM or plgpu.TMEM), not both");
+      space = where;
+    }
+    u->groups.push_back(args.positional[g]);
+  }
+  if (!space)
+    el.fail(args.range, "plgpu.RefUnion needs at least one Ref (or group of Refs) to hold");
+  u->space = *space;
+  return u;
+}
+
 //===----------------------------------------------------------------------===//
 // The namespace
 //===----------------------------------------------------------------------===//
@@ -866,6 +908,7 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
     return warpMap(el, "__warp", a[0], /*passIndex=*/true, args.range);
   });
   define(n, "kernel", kernel);
+  define(n, "RefUnion", refUnion);
   NamespaceObj *plPtr = &pl;
   define(n, "BlockSpec",
          [plPtr](Elaborator &el, CallArgs &args) { return gpuBlockSpec(el, args, *plPtr); });
@@ -894,7 +937,6 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   const std::pair<const char *, const char *> others[] = {
       {"inline_mgpu", "it embeds Mosaic GPU's own Python IR builders"},
       {"cluster_ref", "Refs to another CTA's shared memory are not modelled yet"},
-      {"RefUnion", "aliased scratch allocations are not modelled yet"},
       {"transform_ref", "use plgpu.transpose_ref or allocation transforms"},
       {"async_store_smem",
        "stores into the shared memory of another CTA of the cluster are not modelled yet"},

@@ -38,6 +38,7 @@ struct MgpuObject : Object {
     SyncAt,       ///< `barrier.at`, waiting for its `[...]`
     Callable,     ///< a callable with attributes: plgpu.ACC (and ACC.init)
     WarpMesh,     ///< plgpu.WarpMesh(axis_name=)
+    RefUnion,     ///< plgpu.RefUnion(...), before it is allocated
   };
   explicit MgpuObject(Which which) : Object(Kind::MosaicGpu), which(which) {}
   static bool classof(const Object *o) { return o->kind() == Kind::MosaicGpu; }
@@ -67,6 +68,18 @@ struct AllocationObj : MgpuObject {
   mlir::Type type;   ///< !pk.ref, !pk.barrier or !pk.semaphore
   Obj initialValue;  ///< plgpu.ACC.init(x): the array it starts with
   SourceRange range; ///< where it was requested
+};
+
+/// `plgpu.RefUnion(*groups)`: groups (pytrees of plgpu.SMEM, or of
+/// plgpu.TMEM, allocations) that may share memory. Allocated, it is one
+/// buffer holding every group from its start, and Python sees the tuple of
+/// the groups' Refs.
+struct RefUnionObj : MgpuObject {
+  RefUnionObj() : MgpuObject(Which::RefUnion) {}
+  PK_MGPU_CLASSOF(RefUnion)
+  std::vector<Obj> groups;
+  MemorySpace space = MemorySpace::GPUShared;
+  SourceRange range;
 };
 
 /// A barrier or semaphore Ref in a kernel: the array, and the element
@@ -174,6 +187,8 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
 Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
 /// plgpu.SMEM(shape, dtype, transforms=) and plgpu.GMEM(...): an allocation.
 Obj allocateGpuMemory(Elaborator &el, MemorySpace space, CallArgs &args);
+/// plgpu.RefUnion(*groups).
+Obj refUnion(Elaborator &el, CallArgs &args);
 /// pltpu/plgpu.SemaphoreType.X: a request for semaphores of a kind.
 Obj semaphoreAllocation(Elaborator &el, std::vector<int64_t> shape, pk::SemaphoreKind kind,
                         SourceRange r);

@@ -15,6 +15,7 @@
 #include "frontend/elab/StateRefs.h"
 #include "frontend/elab/Tree.h"
 #include "ir/DTypeMapping.h"
+#include "ir/MosaicGpuRules.h"
 #include "support/ShapeText.h"
 
 namespace pk::elab {
@@ -75,7 +76,7 @@ Obj rebuild(const Tree &t, const std::vector<Obj> &leaves, size_t &next) {
 }
 
 /// What an allocation becomes inside the scope.
-Obj refFor(mlir::BlockArgument arg) {
+Obj refFor(mlir::Value arg) {
   mlir::Type type = arg.getType();
   if (auto ref = llvm::dyn_cast<pk::RefType>(type))
     return std::make_shared<RefObj>(arg, std::vector<int64_t>(ref.getShape()),
@@ -85,11 +86,72 @@ Obj refFor(mlir::BlockArgument arg) {
   return std::make_shared<SyncRefObj>(MgpuObject::Which::SemaphoreRef, arg);
 }
 
-bool isAllocation(const Obj &o) { return llvm::isa<AllocationObj, ScratchShapeObj>(o.get()); }
+bool isAllocation(const Obj &o) {
+  return llvm::isa<AllocationObj, ScratchShapeObj, RefUnionObj>(o.get());
+}
+
+bool isRefAllocation(const Obj &o) { return llvm::isa<AllocationObj>(o.get()); }
+
+/// Where the Refs of a plgpu.RefUnion lie in its buffer, as JAX's
+/// flatten_ref_union lays them out: each group from the buffer's start,
+/// its Refs one after another, each at a multiple of 1024 bytes
+/// (SMEM_ALIGNMENT) or of 4 columns (TMEM_COL_ALIGNMENT).
+struct UnionLayout {
+  pk::RefType buffer;
+  std::vector<Tree> groups;
+  std::vector<std::vector<pk::RefType>> types; ///< per group, its Refs'
+  std::vector<std::vector<int64_t>> offsets;   ///< bytes, or columns
+};
+
+UnionLayout unionLayout(Elaborator &el, const RefUnionObj &u) {
+  UnionLayout layout;
+  bool tmem = u.space == MemorySpace::GPUTensorMemory;
+  int64_t alignment = tmem ? 4 : 1024, size = 0;
+  for (const Obj &group : u.groups) {
+    std::vector<Obj> leaves;
+    layout.groups.push_back(flattenWhere(el, group, isRefAllocation, leaves, u.range,
+                                         "plgpu.RefUnion holds plgpu.SMEM or plgpu.TMEM Refs"));
+    auto &types = layout.types.emplace_back();
+    auto &offsets = layout.offsets.emplace_back();
+    int64_t end = 0;
+    for (const Obj &leaf : leaves) {
+      auto type = llvm::cast<pk::RefType>(llvm::cast<AllocationObj>(*leaf).type);
+      int64_t start = llvm::alignTo(end, alignment);
+      unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+      end = start + (tmem ? pk::tmemColumns(type.getShape())
+                          : type.getNumElements() * std::max<int64_t>(1, bits / 8));
+      types.push_back(type);
+      offsets.push_back(start);
+    }
+    size = std::max(size, end);
+  }
+  mlir::MLIRContext *ctx = &el.context();
+  auto space = pk::MemorySpaceAttr::get(ctx, u.space);
+  layout.buffer = tmem ? pk::RefType::get({128, size}, mlir::IntegerType::get(ctx, 32), space)
+                       : pk::RefType::get({size}, mlir::IntegerType::get(ctx, 8), space);
+  return layout;
+}
+
+/// The groups of Refs of an allocated plgpu.RefUnion, as a tuple.
+Obj unionRefs(Elaborator &el, const UnionLayout &layout, mlir::Value buffer, mlir::Location loc) {
+  std::vector<Obj> groups;
+  for (size_t g = 0; g < layout.groups.size(); ++g) {
+    std::vector<Obj> refs;
+    for (size_t i = 0; i < layout.types[g].size(); ++i)
+      refs.push_back(refFor(
+          pk::RefReinterpretOp::create(el.builder(), loc, layout.types[g][i], buffer,
+                                       el.builder().getI64IntegerAttr(layout.offsets[g][i]))));
+    size_t next = 0;
+    groups.push_back(rebuild(layout.groups[g], refs, next));
+  }
+  return makeTuple(groups);
+}
 
 mlir::Type allocationType(Elaborator &el, const Obj &o) {
   if (auto *a = llvm::dyn_cast<AllocationObj>(o.get()))
     return a->type;
+  if (auto *u = llvm::dyn_cast<RefUnionObj>(o.get()))
+    return unionLayout(el, *u).buffer;
   auto &s = llvm::cast<ScratchShapeObj>(*o);
   return pk::RefType::get(s.shape, storageType(&el.context(), s.dtype),
                           pk::MemorySpaceAttr::get(&el.context(), s.space));
@@ -664,6 +726,10 @@ Obj scoped(Elaborator &el, const Obj &allocations, const std::vector<std::string
     mlir::OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(block);
     for (size_t i = 0; i < leaves.size(); ++i) {
+      if (auto *u = llvm::dyn_cast<RefUnionObj>(leaves[i].get())) {
+        refs.push_back(unionRefs(el, unionLayout(el, *u), block->getArgument(i), loc));
+        continue;
+      }
       refs.push_back(refFor(block->getArgument(i)));
       // plgpu.ACC.init(x): the accumulator starts with x.
       if (auto *a = llvm::dyn_cast<AllocationObj>(leaves[i].get()); a && a->initialValue) {

@@ -59,7 +59,7 @@ std::vector<Obj> leavesOf(const Obj &tree) {
 
 bool usesMosaicGpuMemory(const PallasCallableObj &call) {
   for (const Obj &leaf : leavesOf(call.scratchShapes))
-    if (llvm::isa<AllocationObj>(leaf.get()))
+    if (llvm::isa<AllocationObj, RefUnionObj>(leaf.get()))
       return true;
   for (const Obj *specs : {&call.inSpecs, &call.outSpecs})
     for (const Obj &leaf : leavesOf(*specs))

@@ -494,9 +494,10 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       continue;
     }
     auto *alloc = llvm::dyn_cast<AllocationObj>(s.get());
-    if (alloc && alloc->what != AllocationObj::What::Semaphore)
+    if ((alloc && alloc->what != AllocationObj::What::Semaphore) || llvm::isa<RefUnionObj>(s.get()))
       fail(callable.scratchRange,
-           "Mosaic GPU scratch (plgpu.SMEM, plgpu.ACC, plgpu.Barrier) is allocated by Mosaic "
+           "Mosaic GPU scratch (plgpu.SMEM, plgpu.ACC, plgpu.Barrier, plgpu.RefUnion) is allocated "
+           "by Mosaic "
            "GPU's lowering of pallas_call: pass compiler_params=plgpu.CompilerParams(...) "
            "(from jax.experimental.pallas.mosaic_gpu), as JAX needs it to pick that lowering");
     if (!alloc)

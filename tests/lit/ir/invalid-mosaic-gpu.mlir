@@ -142,3 +142,36 @@ func.func @f() {
   pk.set_max_registers 20
   return
 }
+
+// -----
+
+func.func @f(%u: !pk.ref<1024xi8, #pk.memory_space<shared>>) {
+  // expected-error @+1 {{bytes [512, 1536) of the result lie outside the 1024-byte buffer}}
+  %r = pk.ref_reinterpret %u[512] : !pk.ref<1024xi8, #pk.memory_space<shared>> -> !pk.ref<256xf32, #pk.memory_space<shared>>
+  return
+}
+
+// -----
+
+func.func @f(%u: !pk.ref<256xf32, #pk.memory_space<shared>>) {
+  // expected-error @+1 {{a shared-memory union buffer is a 1-D buffer of i8}}
+  %r = pk.ref_reinterpret %u[0] : !pk.ref<256xf32, #pk.memory_space<shared>> -> !pk.ref<256xf32, #pk.memory_space<shared>>
+  return
+}
+
+// -----
+
+func.func @f(%u: !pk.ref<128x64xi32, #pk.memory_space<tmem>>) {
+  // expected-error @+1 {{columns [32, 96) of the result lie outside the buffer's 64}}
+  %r = pk.ref_reinterpret %u[32] : !pk.ref<128x64xi32, #pk.memory_space<tmem>> -> !pk.ref<128x64xf32, #pk.memory_space<tmem>>
+  return
+}
+
+// -----
+
+func.func @f(%u: !pk.ref<1024xi8, #pk.memory_space<shared>>) {
+  // expected-error @+1 {{the result must be in the buffer's memory space}}
+  %r = pk.ref_reinterpret %u[0] : !pk.ref<1024xi8, #pk.memory_space<shared>> -> !pk.ref<256xf32, #pk.memory_space<gmem>>
+  return
+}
+

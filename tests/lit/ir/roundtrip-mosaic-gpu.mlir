@@ -156,3 +156,16 @@ pk.export @pipeline(%a: tensor<64x256xf16> {pk.name = "a", pk.shape = affine_map
   }
   pk.return %0 : tensor<64x64xf32>
 }
+
+// The Refs of a plgpu.RefUnion over its buffer.
+// CHECK-LABEL: func.func @union
+func.func @union(%u: !pk.ref<2048xi8, #pk.memory_space<shared>>,
+                 %t: !pk.ref<128x96xi32, #pk.memory_space<tmem>>) {
+  // CHECK: pk.ref_reinterpret %{{.*}}[1024] : !pk.ref<2048xi8, #pk.memory_space<shared>> -> !pk.ref<128xf32, #pk.memory_space<shared>>
+  %a = pk.ref_reinterpret %u[1024] : !pk.ref<2048xi8, #pk.memory_space<shared>> -> !pk.ref<128xf32, #pk.memory_space<shared>>
+  // CHECK: pk.ref_reinterpret %{{.*}}[0] : !pk.ref<2048xi8, #pk.memory_space<shared>> -> !pk.ref<8x64xbf16, #pk.memory_space<shared>, [#pk.tile<8, 64>, #pk.swizzle<128>]>
+  %b = pk.ref_reinterpret %u[0] : !pk.ref<2048xi8, #pk.memory_space<shared>> -> !pk.ref<8x64xbf16, #pk.memory_space<shared>, [#pk.tile<8, 64>, #pk.swizzle<128>]>
+  // CHECK: pk.ref_reinterpret %{{.*}}[32] : !pk.ref<128x96xi32, #pk.memory_space<tmem>> -> !pk.ref<128x64xf32, #pk.memory_space<tmem>>
+  %c = pk.ref_reinterpret %t[32] : !pk.ref<128x96xi32, #pk.memory_space<tmem>> -> !pk.ref<128x64xf32, #pk.memory_space<tmem>>
+  return
+}

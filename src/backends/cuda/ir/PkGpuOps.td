@@ -39,11 +39,17 @@ def PkGpu_SharedRefOp : PkGpu_Op<"shared_ref", [Pure]> {
     swizzle in bytes: 0, 32, 64 or 128) each of its 2-D tiles (the last
     two dimensions) is stored as wgmma reads its operands:
     SharedLayout::strips of that swizzle (Layout.h), tiles one after
-    another, at a multiple of the swizzle's period.
+    another, at a multiple of the swizzle's period. A Ref of a
+    `plgpu.RefUnion` names the byte where the union starts (`union`): its
+    accesses are ordered with those of the union's other Refs, which share
+    its memory.
   }];
-  let arguments = (ins I64Attr:$offset, OptionalAttr<I64Attr>:$strips);
+  let arguments = (ins I64Attr:$offset, OptionalAttr<I64Attr>:$strips,
+                       OptionalAttr<I64Attr>:$union_base);
   let results = (outs AnyType:$ref);
-  let assemblyFormat = "`offset` $offset (`strips` $strips^)? attr-dict `:` qualified(type($ref))";
+  let assemblyFormat = [{
+    `offset` $offset (`strips` $strips^)? (`union` $union_base^)? attr-dict `:` qualified(type($ref))
+  }];
   let hasVerifier = 1;
 }
 
