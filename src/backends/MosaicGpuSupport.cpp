@@ -21,6 +21,7 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::RefReinterpretOp) { return "plgpu.RefUnion"; })
       .Case([](pk::BarrierArriveOp) { return "plgpu.barrier_arrive"; })
       .Case([](pk::BarrierWaitOp) { return "plgpu.barrier_wait"; })
+      .Case([](pk::BarrierTestOp) { return "plgpu.barrier_test"; })
       .Case([](pk::CopyGmemToSmemOp) { return "plgpu.copy_gmem_to_smem"; })
       .Case([](pk::CopySmemToGmemOp) { return "plgpu.copy_smem_to_gmem"; })
       .Case([](pk::WaitSmemToGmemOp) { return "plgpu.wait_smem_to_gmem"; })

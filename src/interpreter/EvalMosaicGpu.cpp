@@ -375,6 +375,30 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
 
+  if (auto test = llvm::dyn_cast<pk::BarrierTestOp>(op)) {
+    // As a wait that does not block: a completed phase counts as waited
+    // for. (Whether it has completed depends on how the threads ran, as
+    // on the GPU.)
+    auto [array, b] = barrierAt(test.getBarrier(), test.getIndices());
+    int64_t id = thread ? thread->id : 0;
+    int64_t next = b->waited[id] + 1;
+    if (b->phase > next)
+      fail(op, "this thread tests for phase " + std::to_string(next) +
+                   " of the barrier, but it has completed " + std::to_string(b->phase) +
+                   ": a thread that waits on a barrier must wait for every one of its phases");
+    bool done = b->phase >= next;
+    if (done) {
+      b->observed = true;
+      b->waited[id] = next;
+    } else if (thread) {
+      thread->run->scheduler->yield(); // a poll in a loop lets the arriving threads run
+    }
+    TensorPtr t = makeTensor(elementKindOf(test.getType()), {});
+    t->i[0] = done ? 1 : 0;
+    set(test.getResult(), t);
+    return true;
+  }
+
   // Async copies: they complete at issue.
   if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op)) {
     RefBuffer &src = getRef(copy.getSrc());

@@ -534,6 +534,13 @@ LogicalResult BarrierWaitOp::verify() {
   return verifyElementIndices(*this, type.getShape(), getIndices().size(), "barrier");
 }
 
+LogicalResult BarrierTestOp::verify() {
+  auto type = llvm::cast<BarrierType>(getBarrier().getType());
+  if (type.isClusterBarrier())
+    return emitOpError() << "tests a barrier of this CTA, not a cluster barrier";
+  return verifyElementIndices(*this, type.getShape(), getIndices().size(), "barrier");
+}
+
 LogicalResult CopyGmemToSmemOp::verify() {
   auto type = llvm::cast<BarrierType>(getBarrier().getType());
   if (failed(verifyElementIndices(*this, type.getShape(), getBarrierIndices().size(), "barrier")))

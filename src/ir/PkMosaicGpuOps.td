@@ -356,6 +356,27 @@ def Pk_BarrierWaitOp : Pk_BarrierOp<"barrier_wait"> {
   }];
 }
 
+def Pk_BarrierTestOp : Pk_Op<"barrier_test", []> {
+  let summary = "whether a barrier's next phase has completed, without waiting";
+  let description = [{
+    `plgpu.barrier_test(barrier)`: true when the phase `pk.barrier_wait`
+    would wait for has completed, which then counts as waited for (the
+    next test or wait is for the phase after it); false leaves the barrier
+    as it was. Every thread of the Pallas thread (of the warp, in
+    warp-level code) gets the same answer.
+
+    ```mlir
+    %done = pk.barrier_test %bars[%i] : !pk.barrier<[2], arrivals 1>
+    ```
+  }];
+  let arguments = (ins Pk_BarrierType:$barrier, Variadic<Index>:$indices);
+  let results = (outs I1:$done);
+  let assemblyFormat = [{
+    $barrier (`[` $indices^ `]`)? attr-dict `:` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Async copies
 //===----------------------------------------------------------------------===//

@@ -159,4 +159,17 @@ void Cooperative::wait(void *tag, const std::string &what, const std::function<b
     throw Aborted{};
 }
 
+void Cooperative::yield() {
+  if (single)
+    return;
+  // Blocked until asked a second time: handOff asks the others first and
+  // this worker last, so each other worker that can run does first.
+  bool asked = false;
+  wait(nullptr, "its turn after a poll", [&asked] {
+    bool again = asked;
+    asked = true;
+    return again;
+  });
+}
+
 } // namespace pk

@@ -42,6 +42,11 @@ public:
   /// Blocks the running worker until `ready()` holds, letting the others
   /// run; `tag` and `what` say what it waits for, for a deadlock error.
   void wait(void *tag, const std::string &what, const std::function<bool()> &ready);
+  /// Lets the other workers that can run take a turn before the running
+  /// one goes on: what a poll that found nothing does (plgpu.barrier_test
+  /// in a loop), so that it cannot keep the worker it waits for from
+  /// running.
+  void yield();
   /// From the running worker: runs work(i) for every i below n as new
   /// workers among the others, and returns when all of them are done (a
   /// fork and join: Mosaic GPU's warps of a warpgroup). Rethrows the

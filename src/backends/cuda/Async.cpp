@@ -86,6 +86,10 @@ void mbarrierWait(OpBuilder &b, Location loc, Value barrier, Value parity) {
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity, ticks);
 }
 
+Value mbarrierTest(OpBuilder &b, Location loc, Value barrier, Value parity) {
+  return NVVM::MBarrierTestWaitOp::create(b, loc, b.getI1Type(), barrier, parity).getRes();
+}
+
 void clusterSync(OpBuilder &b, Location loc, bool relaxedArrival) {
   if (relaxedArrival)
     NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());

@@ -60,6 +60,10 @@ void mbarrierArriveExpectTx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value 
 /// (iteration / stages) % 2. Every thread that reads what the phase
 /// guards waits itself.
 void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier, mlir::Value parity);
+/// Whether the phase of `parity` (i32, 0 or 1) of the mbarrier has
+/// completed, without waiting (i1; mbarrier.test_wait.parity).
+mlir::Value mbarrierTest(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                         mlir::Value parity);
 
 // ---- Clusters (PTX ISA, "barrier.cluster", "mapa"): the CTAs of a
 // cluster see each other's shared memory through the shared::cluster

@@ -220,6 +220,53 @@ LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
   return success();
 }
 
+/// As Mosaic GPU's BarrierRef.test: the phase barrier_wait would wait for
+/// has completed, or not, and a completed one counts as waited for. One
+/// thread tests (the first of the Pallas thread, or lane 0 in warp-level
+/// code) and hands the answer to the others, so that they agree (Mosaic
+/// GPU ORs the answers of all of them: once complete, a phase stays so
+/// until it is waited for, so either agrees with some moment of the
+/// test); then each warp flips its parity bit, as after a wait.
+LogicalResult lowerBarrierTest(Emitter &e, pk::BarrierTestOp op) {
+  BarrierAt at = barrierAt(e, op.getBarrier(), op.getIndices());
+  Value first = isFirstLane(e);
+  Type i32 = e.b.getI32Type();
+  Value read = e.guardedValue(
+      first, i32, [&] { return LLVM::LoadOp::create(e.b, e.loc, i32, at.parity).getResult(); },
+      e.i32(0));
+  auto broadcast = [&](Value v) {
+    return ::mlir::gpu::ShuffleOp::create(e.b, e.loc, v, e.i32(0), e.i32(32),
+                                          ::mlir::gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  };
+  Value word = broadcast(read);
+  Value one = e.i32(1);
+  Value parity =
+      arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), one);
+  auto test = [&] {
+    return arith::ExtUIOp::create(e.b, e.loc, i32,
+                                  async::mbarrierTest(e.b, e.loc, at.barrier, parity))
+        .getResult();
+  };
+  Value done; // i32: 0 or 1
+  if (e.warpLevel) {
+    done = broadcast(e.guardedValue(first, i32, test, e.i32(0)));
+  } else {
+    int64_t offset = e.beginSharedTemporary(4);
+    Value slot = e.sharedPointer(e.index(offset), i32, e.index(0));
+    e.guarded(isFirstThread(e), [&] { LLVM::StoreOp::create(e.b, e.loc, test(), slot); });
+    e.barrier();
+    done = LLVM::LoadOp::create(e.b, e.loc, i32, slot);
+  }
+  Value isDone = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ne, done, e.i32(0));
+  e.guarded(isDone, [&] { tensorCoreFence(e, op.getBarrier(), /*beforeSync=*/false); });
+  Value flipped =
+      arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, done, at.bit));
+  e.guarded(first, [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
+  e.values.map(op.getResult(), isDone);
+  return success();
+}
+
 // ---- Semaphores.
 
 /// A generic pointer to the counter of `semaphore` at `indices`.
@@ -736,6 +783,8 @@ std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
     return lowerBarrierArrive(e, arrive);
   if (auto wait = llvm::dyn_cast<pk::BarrierWaitOp>(op))
     return lowerBarrierWait(e, wait);
+  if (auto test = llvm::dyn_cast<pk::BarrierTestOp>(op))
+    return lowerBarrierTest(e, test);
   if (auto signal = llvm::dyn_cast<pk::SemaphoreSignalOp>(op))
     return lowerSemaphoreSignal(e, signal);
   if (auto wait = llvm::dyn_cast<pk::SemaphoreWaitOp>(op))

@@ -940,7 +940,6 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
       {"transform_ref", "use plgpu.transpose_ref or allocation transforms"},
       {"async_store_smem",
        "stores into the shared memory of another CTA of the cluster are not modelled yet"},
-      {"barrier_test", "poll barriers with plgpu.barrier_wait"},
       {"print_layout", "pkc kernels do not print"},
       {"ShapeDtypeStruct", "use jax.ShapeDtypeStruct"},
       {"TraceScope", "profiling is not supported"},

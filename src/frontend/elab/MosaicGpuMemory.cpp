@@ -165,6 +165,20 @@ Obj barrierOp(Elaborator &el, CallArgs &args, bool wait) {
   return noValue();
 }
 
+/// plgpu.barrier_test(barrier): a bool scalar, true when the barrier's
+/// next phase has completed (which then counts as waited for).
+Obj barrierTest(Elaborator &el, CallArgs &args) {
+  BoundArgs a = el.bind(args, {{"barrier"}});
+  requireMesh(el, args.range, "plgpu.barrier_test");
+  SyncRefObj &barrier = syncArg(el, a[0], a.range(0), true, "the barrier");
+  if (llvm::cast<pk::BarrierType>(barrier.value.getType()).isClusterBarrier())
+    el.fail(a.range(0), "plgpu.barrier_test tests a plgpu.Barrier of its own CTA, not a "
+                        "plgpu.ClusterBarrier");
+  mlir::Value done = pk::BarrierTestOp::create(
+      el.builder(), el.loc(args.range), el.builder().getI1Type(), barrier.value, barrier.indices);
+  return el.arrays().wrap(done, {}, DType::Bool, false);
+}
+
 Obj wgmma(Elaborator &el, CallArgs &args) {
   BoundArgs a = el.bind(args, {{"acc"}, {"a"}, {"b"}});
   requireMesh(el, args.range, "plgpu.wgmma");
@@ -417,6 +431,7 @@ void defineMosaicGpuMemory(Elaborator &el, NamespaceObj &n, NamespaceObj &pl) {
          [](Elaborator &el, CallArgs &args) { return barrierOp(el, args, false); });
   define(n, "barrier_wait",
          [](Elaborator &el, CallArgs &args) { return barrierOp(el, args, true); });
+  define(n, "barrier_test", barrierTest);
   define(n, "wgmma", wgmma);
   define(n, "wgmma_wait", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"n"}});

@@ -175,3 +175,10 @@ func.func @f(%u: !pk.ref<1024xi8, #pk.memory_space<shared>>) {
   return
 }
 
+// -----
+
+func.func @f(%b: !pk.barrier<[1], arrivals 1, cluster ["x"]>) {
+  // expected-error @+1 {{tests a barrier of this CTA, not a cluster barrier}}
+  %t = pk.barrier_test %b : !pk.barrier<[1], arrivals 1, cluster ["x"]>
+  return
+}

@@ -33,6 +33,8 @@ pk.export @matmul(%a: tensor<128x128xf16> {pk.name = "a", pk.shape = affine_map<
       pk.barrier_arrive %bars[%c0] : !pk.barrier<[2], arrivals 2>
       // CHECK: pk.barrier_wait %bars[%{{.*}}] : !pk.barrier<[2], arrivals 2>
       pk.barrier_wait %bars[%c0] : !pk.barrier<[2], arrivals 2>
+      // CHECK: pk.barrier_test %bars[%{{.*}}] : !pk.barrier<[2], arrivals 2>
+      %tested = pk.barrier_test %bars[%c0] : !pk.barrier<[2], arrivals 2>
       // CHECK: pk.ref_transpose %o_smem perm [1, 0]
       // CHECK-SAME: -> !pk.ref<128x64xf16, #pk.memory_space<shared>, [#pk.transpose<1, 0>, #pk.tile<8, 64>, #pk.swizzle<128>]>
       %t = pk.ref_transpose %o_smem perm [1, 0]

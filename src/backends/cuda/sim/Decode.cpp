@@ -1108,6 +1108,12 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     emit(from, into, op, Op::MbarTryWait);
     return true;
   }
+  if (auto test = llvm::dyn_cast<NVVM::MBarrierTestWaitOp>(op)) {
+    if (!test.getStateOrPhase().getType().isInteger(32))
+      return fail(op, "an mbarrier.test_wait of a state (only the parity form is modelled)");
+    emit(from, into, op, Op::MbarTestWait);
+    return true;
+  }
   if (auto load = llvm::dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
     if (load.getPredicate() || !load.getIm2colOffsets().empty() || load.getL2CacheHint() ||
         load.getMode() != NVVM::TMALoadMode::TILE)

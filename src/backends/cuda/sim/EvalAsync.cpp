@@ -306,6 +306,22 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     interval = nextInterval++;
     return;
   }
+  case Op::MbarTestWait: {
+    // test_wait.parity(P): whether the phase of parity P has completed,
+    // now. A poll that finds it incomplete lets the other workers run (a
+    // loop of polls must not keep the arriving threads from running).
+    bool incomplete = false;
+    for (uint16_t t : mask) {
+      Mbarrier &m = mbarrierAt(instr, t, reg(instr.in[0])[t]);
+      bool done = (m.phase & 1) != (reg(instr.in[1])[t] & 1);
+      reg(instr.out[0])[t] = done ? 1 : 0;
+      incomplete |= !done;
+    }
+    interval = nextInterval++; // an acquire, as try_wait's
+    if (incomplete && workers)
+      workers->yield();
+    return;
+  }
   case Op::TmaLoad:
   case Op::TmaStore:
     for (uint16_t t : mask) {

@@ -201,7 +201,11 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
     return;
   }
   case Op::MbarInit: case Op::MbarArrive: case Op::MbarArriveExpectTx: case Op::MbarTryWait:
-  case Op::TmaLoad: case Op::TmaStore: case Op::BulkCommit: case Op::BulkWait:
+  case Op::MbarTestWait:
+  case Op::TmaLoad:
+  case Op::TmaStore:
+  case Op::BulkCommit:
+  case Op::BulkWait:
   case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
   case Op::Mapa:
   case Op::ClusterArrive:

@@ -154,6 +154,7 @@ enum class Op : uint16_t {
   MbarArrive,
   MbarArriveExpectTx,
   MbarTryWait,
+  MbarTestWait,
   TmaLoad,
   TmaStore,
   BulkCommit,
