@@ -28,6 +28,9 @@ struct BackendOptions {
   /// A stage to return as text ("ptx", "llvm", "gpu", "mlir", ...), or
   /// empty for just the artifact.
   std::string emit;
+  /// With emit == "gpu": also print the stage with its ops' source
+  /// locations (BackendOutput::emittedWithLocations), for the simulator.
+  bool emitLocations = false;
   /// When set, the IR after every stage (and tool logs) is written here.
   std::string dumpDir;
   /// When set (pkc compile --time-report), each stage's wall time, and
@@ -46,8 +49,9 @@ struct BackendOutput {
   std::string format;    ///< "cubin", "ptx", "mosaic"
   std::string extension; ///< ".cubin", ".ptx", ".mlir"
   std::string emitted;   ///< the stage asked for with `emit`
-  /// With emit == "gpu": the same stage printed with its ops' source
-  /// locations (the simulator names the user's lines with them).
+  /// With emit == "gpu" and emitLocations: the same stage printed with
+  /// its ops' source locations (the simulator names the user's lines with
+  /// them).
   std::string emittedWithLocations;
   std::vector<CudaProgram> cudaPrograms;
   std::vector<nlohmann::json> otherPrograms;

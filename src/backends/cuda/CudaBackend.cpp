@@ -204,7 +204,8 @@ std::optional<BackendOutput> compile(ModuleOp pkModule, const BackendOptions &op
   BackendOutput output;
   if (options.emit == "gpu") {
     output.emitted = printed(*module);
-    output.emittedWithLocations = printed(*module, /*withLocations=*/true);
+    if (options.emitLocations)
+      output.emittedWithLocations = printed(*module, /*withLocations=*/true);
     output.cudaPrograms = programs; // the simulator runs stage 03 with them
     return output;
   }

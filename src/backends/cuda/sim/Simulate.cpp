@@ -99,6 +99,7 @@ SimulateResult simulateExport(mlir::ModuleOp module, llvm::StringRef entry, cons
   backends::BackendOptions backend;
   backend.target = options.target;
   backend.emit = "gpu";
+  backend.emitLocations = true;
   std::optional<backends::BackendOutput> compiled = backends::cuda::compile(module, backend);
   if (!compiled) {
     result.error = "the CUDA backend failed to compile the module for " + options.target.str();
