@@ -201,22 +201,40 @@ LogicalResult lowerBarrierArrive(Emitter &e, pk::BarrierArriveOp op) {
 /// parity bit per barrier: lane 0 reads the word and hands it to the warp
 /// (shfl.sync, which every lane passes together), and after the wait
 /// writes it flipped. Only lane 0 touches the word.
+/// Lane 0's value `v` (i32), in every lane of the warp.
+Value fromFirstLane(Emitter &e, Value v) {
+  return ::mlir::gpu::ShuffleOp::create(e.b, e.loc, v, e.i32(0), e.i32(32),
+                                        ::mlir::gpu::ShuffleMode::IDX)
+      .getShuffleResult();
+}
+
+/// The warp's parity word of a barrier (read by lane 0) and the parity of
+/// the phase it waits for next.
+std::pair<Value, Value> parityOf(Emitter &e, const BarrierAt &at) {
+  Type i32 = e.b.getI32Type();
+  Value read = e.guardedValue(
+      isFirstLane(e), i32,
+      [&] { return LLVM::LoadOp::create(e.b, e.loc, i32, at.parity).getResult(); }, e.i32(0));
+  Value word = fromFirstLane(e, read);
+  Value parity =
+      arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), e.i32(1));
+  return {word, parity};
+}
+
+/// Lane 0 writes the parity word back with the barrier's bit xor `flip`
+/// (i32, 0 or 1).
+void storeFlipped(Emitter &e, const BarrierAt &at, Value word, Value flip) {
+  Value flipped =
+      arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, flip, at.bit));
+  e.guarded(isFirstLane(e), [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
+}
+
 LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
   BarrierAt at = barrierAt(e, op.getBarrier(), op.getIndices());
-  Value first = isFirstLane(e);
-  Value read = e.guardedValue(
-      first, e.b.getI32Type(),
-      [&] { return LLVM::LoadOp::create(e.b, e.loc, e.b.getI32Type(), at.parity).getResult(); },
-      e.i32(0));
-  Value word = ::mlir::gpu::ShuffleOp::create(e.b, e.loc, read, e.i32(0), e.i32(32),
-                                              ::mlir::gpu::ShuffleMode::IDX)
-                   .getShuffleResult();
-  Value one = e.i32(1);
-  Value parity = arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), one);
+  auto [word, parity] = parityOf(e, at);
   async::mbarrierWait(e.b, e.loc, at.barrier, parity);
   tensorCoreFence(e, op.getBarrier(), /*beforeSync=*/false);
-  Value flipped = arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, one, at.bit));
-  e.guarded(first, [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
+  storeFlipped(e, at, word, e.i32(1));
   return success();
 }
 
@@ -229,20 +247,8 @@ LogicalResult lowerBarrierWait(Emitter &e, pk::BarrierWaitOp op) {
 /// test); then each warp flips its parity bit, as after a wait.
 LogicalResult lowerBarrierTest(Emitter &e, pk::BarrierTestOp op) {
   BarrierAt at = barrierAt(e, op.getBarrier(), op.getIndices());
-  Value first = isFirstLane(e);
+  auto [word, parity] = parityOf(e, at);
   Type i32 = e.b.getI32Type();
-  Value read = e.guardedValue(
-      first, i32, [&] { return LLVM::LoadOp::create(e.b, e.loc, i32, at.parity).getResult(); },
-      e.i32(0));
-  auto broadcast = [&](Value v) {
-    return ::mlir::gpu::ShuffleOp::create(e.b, e.loc, v, e.i32(0), e.i32(32),
-                                          ::mlir::gpu::ShuffleMode::IDX)
-        .getShuffleResult();
-  };
-  Value word = broadcast(read);
-  Value one = e.i32(1);
-  Value parity =
-      arith::AndIOp::create(e.b, e.loc, arith::ShRUIOp::create(e.b, e.loc, word, at.bit), one);
   auto test = [&] {
     return arith::ExtUIOp::create(e.b, e.loc, i32,
                                   async::mbarrierTest(e.b, e.loc, at.barrier, parity))
@@ -250,7 +256,7 @@ LogicalResult lowerBarrierTest(Emitter &e, pk::BarrierTestOp op) {
   };
   Value done; // i32: 0 or 1
   if (e.warpLevel) {
-    done = broadcast(e.guardedValue(first, i32, test, e.i32(0)));
+    done = fromFirstLane(e, e.guardedValue(isFirstLane(e), i32, test, e.i32(0)));
   } else {
     int64_t offset = e.beginSharedTemporary(4);
     Value slot = e.sharedPointer(e.index(offset), i32, e.index(0));
@@ -260,9 +266,7 @@ LogicalResult lowerBarrierTest(Emitter &e, pk::BarrierTestOp op) {
   }
   Value isDone = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::ne, done, e.i32(0));
   e.guarded(isDone, [&] { tensorCoreFence(e, op.getBarrier(), /*beforeSync=*/false); });
-  Value flipped =
-      arith::XOrIOp::create(e.b, e.loc, word, arith::ShLIOp::create(e.b, e.loc, done, at.bit));
-  e.guarded(first, [&] { LLVM::StoreOp::create(e.b, e.loc, flipped, at.parity); });
+  storeFlipped(e, at, word, done);
   e.values.map(op.getResult(), isDone);
   return success();
 }
