@@ -87,8 +87,13 @@ std::string printed(Operation *op, bool withLocations = false) {
   std::string s;
   llvm::raw_string_ostream os(s);
   OpPrintingFlags flags;
-  if (withLocations)
+  // Located, in the generic form: locations print as aliases defined at
+  // the end, which some ops' custom parsers (nvvm.barrier's) cannot
+  // resolve forward; the generic form defers them all.
+  if (withLocations) {
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    flags.printGenericOpForm();
+  }
   op->print(os, flags);
   return s;
 }
