@@ -27,6 +27,8 @@ llvm::StringRef mosaicGpuName(mlir::Operation *op) {
       .Case([](pk::WaitSmemToGmemOp) { return "plgpu.wait_smem_to_gmem"; })
       .Case([](pk::CommitGroupOp) { return "plgpu.commit_smem_to_gmem_group"; })
       .Case([](pk::CommitSmemOp) { return "plgpu.commit_smem"; })
+      .Case([](pk::FenceAsyncSharedOp) { return "plgpu.inline_mgpu (a proxy fence)"; })
+      .Case([](pk::NamedBarrierOp) { return "plgpu.inline_mgpu (a named barrier)"; })
       .Case([](pk::WgmmaOp) { return "plgpu.wgmma"; })
       .Case([](pk::WgmmaWaitOp) { return "plgpu.wgmma_wait"; })
       .Case([](pk::LayoutCastOp) { return "plgpu.layout_cast"; })

@@ -399,6 +399,10 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
 
+  if (auto named = llvm::dyn_cast<pk::NamedBarrierOp>(op)) {
+    evalNamedBarrier(named);
+    return true;
+  }
   // Async copies: they complete at issue.
   if (auto copy = llvm::dyn_cast<pk::CopyGmemToSmemOp>(op)) {
     RefBuffer &src = getRef(copy.getSrc());
@@ -415,8 +419,8 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
   // One grid at a time: its predecessors are done, its dependents wait.
-  if (llvm::isa<pk::WaitSmemToGmemOp, pk::CommitGroupOp, pk::CommitSmemOp, pk::WgmmaWaitOp,
-                pk::SetMaxRegistersOp, pk::GridDependencyOp>(op))
+  if (llvm::isa<pk::WaitSmemToGmemOp, pk::CommitGroupOp, pk::CommitSmemOp, pk::FenceAsyncSharedOp,
+                pk::WgmmaWaitOp, pk::SetMaxRegistersOp, pk::GridDependencyOp>(op))
     return true;
   if (auto cast = llvm::dyn_cast<pk::LayoutCastOp>(op)) {
     set(cast.getResult(), get(cast.getValue()));
@@ -523,6 +527,52 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
     return true;
   }
   return false;
+}
+
+/// bar.sync / bar.arrive id, count: the running Pallas thread's threads
+/// arrive (a warpgroup's 128, a warp's 32 in warp-level code); the round
+/// completes when `count` have, and bar.sync waits for that. More arrivals
+/// than the count, or two counts in one round, are errors (undefined on
+/// the hardware).
+void Evaluator::evalNamedBarrier(Operation *operation) {
+  auto op = llvm::cast<pk::NamedBarrierOp>(operation);
+  int64_t id = get(op.getId())->i[0], count = get(op.getThreads())->i[0];
+  if (id < 0 || id > 15)
+    fail(op, "named barrier id " + std::to_string(id) +
+                 " is out of range: a CTA has named "
+                 "barriers 0 to 15");
+  if (count <= 0 || count % 32 || count > 1024)
+    fail(op, "a named barrier's thread count must be a positive multiple of 32 up to 1024, got " +
+                 std::to_string(count));
+  int64_t mine = thread && !thread->warpAxis.empty() ? 32 : 128;
+  std::string name = "named barrier " + std::to_string(id);
+  if (!thread) {
+    if (mine != count)
+      fail(op, "deadlock: " + name + " waits for " + std::to_string(count) +
+                   " threads and only this Pallas thread's " + std::to_string(mine) + " run");
+    return;
+  }
+  NamedBarrier &b = thread->cta->namedBarriers[id];
+  if (b.arrived == 0)
+    b.count = count;
+  else if (b.count != count)
+    fail(op, name + " is used with thread counts " + std::to_string(b.count) + " and " +
+                 std::to_string(count) + " in one round");
+  b.arrived += mine;
+  if (b.arrived > count)
+    fail(op, std::to_string(b.arrived) + " threads arrived at " + name + ", more than its count " +
+                 std::to_string(count) + " (each Pallas thread arrives with " +
+                 "its 128 threads, each warp of warp-level code with 32)");
+  if (b.arrived == count) {
+    b.arrived = 0;
+    ++b.completed;
+    return;
+  }
+  if (op.getArrive())
+    return;
+  int64_t round = b.completed;
+  thread->run->scheduler->wait(op.getOperation(), name + " (" + std::to_string(count) + " threads)",
+                               [&b, round] { return b.completed != round; });
 }
 
 void Evaluator::evalWarpMap(Operation *operation) {

@@ -180,6 +180,7 @@ private:
   SemaphoreSlot semaphoreAt(mlir::Operation *op, mlir::Value sem, mlir::OperandRange indices);
   void evalRunScoped(mlir::Operation *op);
   void evalWarpMap(mlir::Operation *op);
+  void evalNamedBarrier(mlir::Operation *op);
   void evalPipeline(mlir::Operation *op);
   /// Binds a view buffer owned by this evaluator to `v`.
   RefBuffer &bindView(mlir::Value v, RefBuffer view);

@@ -64,6 +64,14 @@ struct Allocation {
   int64_t releases = 0; ///< threads that left the scope
 };
 
+/// A hardware named barrier of a CTA (bar.sync / bar.arrive id, count):
+/// it completes when `count` threads have arrived, then starts over.
+struct NamedBarrier {
+  int64_t arrived = 0;   ///< threads arrived in the current round
+  int64_t count = 0;     ///< the thread count of the current round
+  int64_t completed = 0; ///< rounds completed
+};
+
 struct PipelineState;
 struct MeshRun;
 
@@ -74,6 +82,8 @@ struct CtaState {
   std::map<std::pair<mlir::Operation *, int64_t>, std::shared_ptr<Allocation>> collective;
   /// Warp-specialized pipelines in progress, by (op, occurrence).
   std::map<std::pair<mlir::Operation *, int64_t>, std::shared_ptr<PipelineState>> pipelines;
+  /// Named barriers (pk.named_barrier), by id.
+  std::map<int64_t, NamedBarrier> namedBarriers;
   /// plgpu.try_cluster_cancel requests this CTA made so far.
   int64_t cancelRequests = 0;
 };

@@ -2,21 +2,13 @@
 #include "interpreter/UnionMemory.h"
 
 #include "ir/DTypeMapping.h"
+#include "ir/MosaicGpuRules.h"
 
 namespace pk::interp {
 
-namespace {
-
-int64_t bytesOf(mlir::Type element) {
-  unsigned bits = element.getIntOrFloatBitWidth();
-  return bits < 8 ? 1 : bits / 8;
-}
-
-} // namespace
-
 UnionMemory::UnionMemory(pk::RefType buffer)
     : tensorMemory(buffer.getSpace() == MemorySpace::GPUTensorMemory) {
-  int64_t bytes = buffer.getNumElements() * bytesOf(buffer.getElementType());
+  int64_t bytes = buffer.getNumElements() * pk::elementBytes(buffer.getElementType());
   if (tensorMemory)
     columns = buffer.getShape()[1];
   image.assign(static_cast<size_t>(bytes), 0);
@@ -41,7 +33,7 @@ TensorPtr UnionMemory::member(int64_t offset, pk::RefType type) {
     m.data->unionMemory = weak_from_this();
     m.data->unionMember = static_cast<int64_t>(members.size());
     m.offset = offset;
-    m.elementBytes = bytesOf(type.getElementType());
+    m.elementBytes = pk::elementBytes(type.getElementType());
     m.columns = tensorMemory ? type.getShape()[1] : 0;
     int64_t n = m.data->size();
     m.first = n ? byteOf(m, 0) : 0;

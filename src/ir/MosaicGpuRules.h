@@ -24,6 +24,10 @@ std::string typeText(mlir::Type t);
 /// An element type by its NumPy name ("bfloat16", "int32").
 std::string elementName(mlir::Type t);
 
+/// The bytes one element of `element` occupies in shared or tensor memory
+/// (a bool, like any type under 8 bits, a byte).
+int64_t elementBytes(mlir::Type element);
+
 /// Why `wgmma(acc, a, b)` is invalid, or "". `a` is a RefType or a
 /// ranked tensor type (A in registers).
 std::string wgmmaProblem(RefType acc, mlir::Type a, RefType b);

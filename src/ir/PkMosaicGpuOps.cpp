@@ -4,6 +4,7 @@
 #include "ir/SmemTransforms.h"
 #include "support/ShapeText.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -63,12 +64,6 @@ namespace {
 
 bool inSpace(RefType ref, MemorySpace space) { return ref.getSpace() == space; }
 
-int64_t byteWidthOf(Type element) {
-  if (auto i = llvm::dyn_cast<IntegerType>(element))
-    return i.getWidth() == 1 ? 1 : i.getWidth() / 8;
-  return element.getIntOrFloatBitWidth() / 8;
-}
-
 /// The enclosing mesh kernel, or null.
 MeshKernelOp enclosingMesh(Operation *op) { return op->getParentOfType<MeshKernelOp>(); }
 
@@ -124,6 +119,11 @@ LogicalResult TransposeTransformAttr::verify(function_ref<InFlightDiagnostic()> 
 // Shared rules
 //===----------------------------------------------------------------------===//
 
+int64_t elementBytes(Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits < 8 ? 1 : bits / 8;
+}
+
 std::string wgmmaProblem(RefType acc, Type a, RefType b) {
   if (!inSpace(acc, MemorySpace::GPUAccumulator))
     return "the accumulator must be a plgpu.ACC Ref (allocate it with pl.run_scoped(..., "
@@ -173,7 +173,7 @@ std::string wgmmaProblem(RefType acc, Type a, RefType b) {
            std::to_string(n);
   // Transforms: both operands tiled (8, swizzle elements) and swizzled
   // alike; Refs without transforms get them from the lowering.
-  int64_t width = byteWidthOf(element);
+  int64_t width = elementBytes(element);
   int64_t swizzle = 0;
   auto checkOperand = [&](RefType ref, const char *name) -> std::string {
     if (!ref || !ref.hasTransforms())
@@ -497,7 +497,7 @@ LogicalResult RefReinterpretOp::verify() {
   if (inSpace(buffer, MemorySpace::GPUShared)) {
     if (buffer.getRank() != 1 || !buffer.getElementType().isInteger(8) || buffer.hasTransforms())
       return emitOpError() << "a shared-memory union buffer is a 1-D buffer of i8";
-    int64_t bytes = result.getNumElements() * byteWidthOf(result.getElementType());
+    int64_t bytes = result.getNumElements() * elementBytes(result.getElementType());
     if (offset + bytes > buffer.getNumElements())
       return emitOpError() << "bytes [" << offset << ", " << offset + bytes
                            << ") of the result lie outside the " << buffer.getNumElements()
@@ -509,7 +509,7 @@ LogicalResult RefReinterpretOp::verify() {
         !buffer.getElementType().isInteger(32))
       return emitOpError() << "a tensor-memory union buffer is (128, columns) of i32";
     if (result.getRank() != 2 || result.getShape()[0] != 128 ||
-        byteWidthOf(result.getElementType()) > 4)
+        elementBytes(result.getElementType()) > 4)
       return emitOpError() << "a tensor-memory result is (128, columns) of elements of at most "
                               "32 bits";
     if (offset + result.getShape()[1] > buffer.getShape()[1])
@@ -577,6 +577,17 @@ LogicalResult WgmmaOp::verify() {
                                  llvm::cast<RefType>(getB().getType()));
   if (!why.empty())
     return emitOpError() << why;
+  return success();
+}
+
+LogicalResult NamedBarrierOp::verify() {
+  // Constant operands are checked here; others where they run.
+  if (std::optional<int64_t> id = getConstantIntValue(getId()); id && (*id < 0 || *id > 15))
+    return emitOpError() << "the barrier id must be between 0 and 15, got " << *id;
+  if (std::optional<int64_t> n = getConstantIntValue(getThreads());
+      n && (*n <= 0 || *n % 32 != 0 || *n > 1024))
+    return emitOpError() << "the thread count must be a positive multiple of 32 up to 1024, got "
+                         << *n;
   return success();
 }
 

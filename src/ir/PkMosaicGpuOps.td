@@ -476,6 +476,38 @@ def Pk_CommitSmemOp : Pk_Op<"commit_smem", []> {
   let assemblyFormat = "attr-dict";
 }
 
+def Pk_FenceAsyncSharedOp : Pk_Op<"fence_async_shared", []> {
+  let summary = "orders this thread's shared-memory accesses before the async proxy's";
+  let description = [{
+    `fence.proxy.async.shared::cta` alone, as Mosaic GPU code inlined with
+    `plgpu.inline_mgpu` writes it (`nvvm.fence_proxy(async_shared,
+    shared_cta)`): unlike `pk.commit_smem`, no barrier follows, so one warp
+    can fence before the TMA copy it issues.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Pk_NamedBarrierOp : Pk_Op<"named_barrier", []> {
+  let summary = "a hardware named barrier of the CTA (bar.sync / bar.arrive)";
+  let description = [{
+    PTX's `bar.sync id, threads` (or `bar.arrive` with `arrive`), as
+    `plgpu.inline_mgpu` code writes it: every thread of the running Pallas
+    thread (a warpgroup: 128; a warp in warp-level code: 32) arrives at
+    barrier `id` (0-15) of its CTA; the barrier completes once `threads`
+    have arrived, and `bar.sync` waits for that completion. Ids 0 to the
+    number of warpgroups are pkc's own (0 is the CTA's, 1 + g warpgroup
+    g's).
+
+    ```mlir
+    pk.named_barrier %id, %threads
+    pk.named_barrier arrive %id, %threads
+    ```
+  }];
+  let arguments = (ins I32:$id, I32:$threads, UnitAttr:$arrive);
+  let assemblyFormat = "(`arrive` $arrive^)? $id `,` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Tensor cores
 //===----------------------------------------------------------------------===//

@@ -128,6 +128,13 @@ void fenceAsyncShared(OpBuilder &b, Location loc) {
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
+void namedBarrier(OpBuilder &b, Location loc, Value id, Value threads, bool arrive) {
+  if (arrive)
+    NVVM::BarrierArriveOp::create(b, loc, id, threads);
+  else
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, id, threads, {}, Value());
+}
+
 Value warpgroupId(OpBuilder &b, Location loc) {
   Value tid = ::mlir::gpu::ThreadIdOp::create(b, loc, ::mlir::gpu::Dimension::x);
   Value tid32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);

@@ -105,6 +105,12 @@ void bulkWaitGroup(mlir::OpBuilder &b, mlir::Location loc, unsigned pending, boo
 /// the CTA synchronizes before the async operation is issued.
 void fenceAsyncShared(mlir::OpBuilder &b, mlir::Location loc);
 
+/// bar.sync id, threads (barrier.sync): the executing warps arrive at
+/// named barrier `id` and wait until `threads` threads have; with `arrive`
+/// (bar.arrive) they arrive without waiting. `id` and `threads` are i32.
+void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id, mlir::Value threads,
+                  bool arrive);
+
 // ---- Warpgroups and registers.
 
 /// griddepcontrol.wait, or with `launchDependents`

@@ -755,6 +755,26 @@ LogicalResult recordBarrierAlloc(Emitter &e, BarrierAllocOp op) {
   return success();
 }
 
+/// bar.sync / bar.arrive id, threads: every thread of the running Pallas
+/// thread (or warp, in warp-level code) executes it, as in Mosaic GPU's
+/// lane semantics for inline_mgpu. Ids 0 to the number of warpgroups are
+/// the backend's own (Emitter::barrier): a constant id there would mix
+/// the user's arrivals with the backend's.
+LogicalResult lowerNamedBarrier(Emitter &e, pk::NamedBarrierOp op) {
+  int64_t reserved = e.warpgroups > 1 ? e.warpgroups : 0;
+  if (std::optional<int64_t> id = getConstantIntValue(op.getId()); id && *id <= reserved)
+    return e.fail(op, "named barrier " + std::to_string(*id) +
+                          " is one pkc's CUDA code uses itself (0 is the CTA's barrier, 1 + g "
+                          "warpgroup g's); use ids " +
+                          std::to_string(reserved + 1) + " to 15");
+  auto asI32 = [&](Value v) {
+    Value lowered = e.values.lookup(v);
+    return lowered.getType().isIndex() ? i32Of(e, lowered) : lowered;
+  };
+  async::namedBarrier(e.b, e.loc, asI32(op.getId()), asI32(op.getThreads()), op.getArrive());
+  return success();
+}
+
 std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
   // In warp-level code (pk.warp_map) each warp runs on its own: what
   // needs the whole warpgroup cannot run there (Mosaic GPU's rule too).
@@ -783,6 +803,12 @@ std::optional<LogicalResult> lowerMosaicGpuOp(Emitter &e, Operation *op) {
     return lowerWgmmaTile(e, wgmma);
   if (auto wait = llvm::dyn_cast<WgmmaWaitTileOp>(op))
     return lowerWgmmaWaitTile(e, wait);
+  if (auto named = llvm::dyn_cast<pk::NamedBarrierOp>(op))
+    return lowerNamedBarrier(e, named);
+  if (llvm::isa<pk::FenceAsyncSharedOp>(op)) {
+    async::fenceAsyncShared(e.b, e.loc);
+    return success();
+  }
   if (auto arrive = llvm::dyn_cast<pk::BarrierArriveOp>(op))
     return lowerBarrierArrive(e, arrive);
   if (auto wait = llvm::dyn_cast<pk::BarrierWaitOp>(op))

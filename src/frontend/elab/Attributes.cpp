@@ -540,6 +540,21 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
         n = binaryOperator(el, ast::BinaryOp::Mul, n, makeDim(d), r);
       return n;
     }
+    // x.update(shape=, dtype=): a copy with those changed (tokamax adds a
+    // batch axis to its out_type this way).
+    if (name == "update")
+      return method(value, name, [](Elaborator &el, CallArgs &args) -> Obj {
+        const auto &self = llvm::cast<ShapeDtypeStructObj>(*args.positional[0]);
+        args.positional.erase(args.positional.begin());
+        args.positionalRanges.erase(args.positionalRanges.begin());
+        BoundArgs a = el.bind(args, {{"shape", none(), true},
+                                     {"dtype", none(), true},
+                                     {"sharding", none(), true},
+                                     {"weak_type", none(), true}});
+        std::vector<Dim> shape = isNone(a[0]) ? self.shape : el.toDims(a[0], a.range(0), "shape");
+        DType dtype = isNone(a[1]) ? self.dtype : el.toDType(a[1], a.range(1), "dtype");
+        return std::make_shared<ShapeDtypeStructObj>(shape, dtype);
+      });
     break;
   }
   case Object::Kind::DType: {
@@ -548,7 +563,9 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return makeInt(byteWidth(t));
     if (name == "name")
       return makeStr(numpyName(t));
-    if (name == "dtype")
+    // dtype.type is the scalar type (jnp.float32), which pkc does not tell
+    // apart from the dtype.
+    if (name == "dtype" || name == "type")
       return value;
     break;
   }
@@ -574,6 +591,33 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
       return spec.blockShape;
     if (name == "index_map")
       return spec.indexMap;
+    break;
+  }
+  case Object::Kind::CompilerParams: {
+    // The options it was given; dimension_semantics, which kernels read to
+    // pick a core split, is None when not.
+    const auto &params = llvm::cast<CompilerParamsObj>(*value);
+    for (const auto &[option, v] : params.options)
+      if (option == name)
+        return v;
+    if (name == "dimension_semantics")
+      return none();
+    break;
+  }
+  case Object::Kind::GridSpec: {
+    // The fields kernel libraries read back (tokamax rebuilds grid specs).
+    const auto &spec = llvm::cast<GridSpecObj>(*value);
+    auto orNone = [](const Obj &o) { return o ? o : none(); };
+    if (name == "grid")
+      return orNone(spec.grid);
+    if (name == "in_specs")
+      return orNone(spec.inSpecs);
+    if (name == "out_specs")
+      return orNone(spec.outSpecs);
+    if (name == "scratch_shapes")
+      return orNone(spec.scratchShapes);
+    if (name == "num_scalar_prefetch")
+      return makeInt(spec.numScalarPrefetch);
     break;
   }
   case Object::Kind::MosaicGpu:

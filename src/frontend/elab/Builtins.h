@@ -23,6 +23,11 @@ class Elaborator;
 void define(NamespaceObj &ns, const std::string &name, BuiltinObj::Fn fn);
 /// A function implemented by the elaborator, named `name` in messages.
 Obj builtin(const std::string &name, BuiltinObj::Fn fn);
+/// `f(*positional, **keywords)`, every argument at `r`: how builtins call
+/// the user's functions (kernel bodies, loop bodies) and each other.
+Obj callAt(Elaborator &el, const Obj &f, const std::vector<Obj> &positional,
+           const std::vector<std::pair<std::string, Obj>> &keywords, SourceRange r,
+           const std::string &callee = "");
 
 /// jnp.logaddexp (or logaddexp2 when `base2`) as JAX computes it, on
 /// arrays or static numbers.

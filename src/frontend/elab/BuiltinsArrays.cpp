@@ -1768,8 +1768,66 @@ void defineArrayFunctions(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) 
   };
   define(jnp, "cumsum", cumulativeJnp(Reduction::Sum));
   define(jnp, "cumprod", cumulativeJnp(Reduction::Prod));
-  jnp.members["cumulative_sum"] = jnp.members["cumsum"];
-  jnp.members["cumulative_prod"] = jnp.members["cumprod"];
+  // jnp.cumulative_sum / cumulative_prod: cumsum / cumprod, with
+  // include_initial=True prepending the identity along the axis (tokamax's
+  // group offsets start with 0 this way).
+  NamespaceObj *numpy = &jnp;
+  for (auto [name, base, identity] : {std::tuple{"cumulative_sum", "cumsum", "zeros"},
+                                      std::tuple{"cumulative_prod", "cumprod", "ones"}}) {
+    Obj scan = jnp.members[base];
+    std::string id = identity;
+    jnp.members[name] = builtin(
+        std::string("jax.numpy.") + name, [scan, id, numpy](Elaborator &el, CallArgs &args) -> Obj {
+          Obj include = args.takeKeyword("include_initial");
+          Obj axis = args.positional.size() > 1 ? args.positional[1] : nullptr;
+          for (const auto &[k, v] : args.keywords)
+            if (k == "axis")
+              axis = v;
+          Obj result = el.call(scan, args);
+          if (!include || !el.truthy(include, args.range))
+            return result;
+          SourceRange r = args.range;
+          std::vector<Obj> shape;
+          for (const Obj &d : el.iterate(getAttribute(el, result, "shape", r), r))
+            shape.push_back(d);
+          int64_t rank = static_cast<int64_t>(shape.size());
+          int64_t at = !axis || isNone(axis) ? 0 : el.toInt(axis, r, "axis");
+          if (at < -rank || at >= rank)
+            el.fail(r, "axis " + std::to_string(at) + " is out of range for rank " +
+                           std::to_string(rank));
+          at = at < 0 ? at + rank : at;
+          shape[at] = makeInt(1);
+          Obj initial = callAt(el, numpy->members.at(id),
+                               {makeTuple(shape), getAttribute(el, result, "dtype", r)}, {}, r);
+          return callAt(el, numpy->members.at("concatenate"), {makeTuple({initial, result})},
+                        {{"axis", makeInt(at)}}, r);
+        });
+  }
+  // jnp.broadcast_shapes(*shapes): NumPy's broadcast of static shapes.
+  define(jnp, "broadcast_shapes", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.keywords.empty())
+      el.fail(args.range, "broadcast_shapes takes the shapes positionally");
+    std::vector<int64_t> result;
+    for (size_t i = 0; i < args.positional.size(); ++i)
+      result = el.arrays().broadcastShapes(
+          result, el.toShape(args.positional[i], args.rangeOf(i), "shape"), args.rangeOf(i));
+    std::vector<Obj> dims;
+    for (int64_t d : result)
+      dims.push_back(makeInt(d));
+    return makeTuple(dims);
+  });
+  // lax.broadcast_to_rank(x, rank): x with leading unit axes up to `rank`.
+  define(lax, "broadcast_to_rank", [numpy](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"x"}, {"rank"}});
+    int64_t rank = el.toInt(a[1], a.range(1), "rank");
+    std::vector<Obj> shape;
+    for (const Obj &d : el.iterate(getAttribute(el, a[0], "shape", a.range(0)), a.range(0)))
+      shape.push_back(d);
+    if (static_cast<int64_t>(shape.size()) >= rank)
+      return a[0];
+    shape.insert(shape.begin(), rank - shape.size(), makeInt(1));
+    return callAt(el, numpy->members.at("reshape"), {a[0], makeTuple(shape)}, {}, args.range);
+  });
   auto cumulativeLax = [](Reduction kind) {
     return [kind](Elaborator &el, CallArgs &args) -> Obj {
       BoundArgs a = el.bind(args, {{"operand"}, {"axis", makeInt(0)}, {"reverse", makeBool(false)}});

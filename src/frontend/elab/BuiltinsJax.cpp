@@ -105,6 +105,23 @@ std::shared_ptr<NamespaceObj> makeTreeNamespace(const std::string &name, bool pr
     pytreeLeaves(a[0], leaves);
     return makeList(leaves);
   });
+  // reduce(function, tree, initializer): functools.reduce over the leaves.
+  define(*ns, named("reduce"), [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(
+        args, {{"function"}, {"tree"}, optionalParam("initializer"), {"is_leaf", none(), true}});
+    std::vector<Obj> leaves;
+    pytreeLeaves(a[1], leaves);
+    size_t first = 0;
+    Obj acc = a[2];
+    if (!acc) {
+      if (leaves.empty())
+        el.raise(args.range, "TypeError", "reduce() of empty iterable with no initial value");
+      acc = leaves[first++];
+    }
+    for (size_t i = first; i < leaves.size(); ++i)
+      acc = callAt(el, a[0], {acc, leaves[i]}, {}, args.range);
+    return acc;
+  });
   define(*ns, named("flatten"), [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"tree"}, {"is_leaf", none(), true}});
     std::vector<Obj> leaves;
@@ -162,6 +179,29 @@ Obj customDerivative(const std::string &kind) {
     for (const Obj &name : el.iterate(a[2], a.range(2)))
       el.toStr(name, a.range(2), "nondiff_argnames");
     return f;
+  });
+}
+
+/// jax.custom_batching.custom_vmap(f): f with a batching rule given by
+/// `@f.def_vmap` (tokamax's persistent Mosaic GPU kernels batch their grid
+/// this way). A call runs f; under jax.vmap the rule would run instead,
+/// which pkc does not do: refused by name there.
+Obj customVmap() {
+  return builtin("jax.custom_batching.custom_vmap", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"fun"}});
+    Obj fun = a[0];
+    auto wrapped = std::make_shared<BuiltinObj>(
+        "custom_vmap function", [fun](Elaborator &el, CallArgs &call) -> Obj {
+          if (!el.activeVmaps().empty())
+            el.fail(call.range, "a jax.custom_batching.custom_vmap function under jax.vmap is not "
+                                "supported: pkc does not run batching rules");
+          return el.call(fun, call);
+        });
+    wrapped->members["def_vmap"] = builtin("def_vmap", [](Elaborator &el, CallArgs &rule) -> Obj {
+      BoundArgs r = el.bind(rule, {{"vmap_rule"}});
+      return r[0];
+    });
+    return wrapped;
   });
 }
 
@@ -350,6 +390,9 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
   n.members["typing"] = typing;
   n.members["custom_vjp"] = customDerivative("custom_vjp");
   n.members["custom_jvp"] = customDerivative("custom_jvp");
+  auto customBatching = std::make_shared<NamespaceObj>("jax.custom_batching");
+  customBatching->members["custom_vmap"] = customVmap();
+  n.members["custom_batching"] = customBatching;
 
   // jax.ShapeDtypeStruct.like(x): x's shape and dtype.
   if (auto *sds = llvm::dyn_cast<BuiltinObj>(n.members["ShapeDtypeStruct"].get()))

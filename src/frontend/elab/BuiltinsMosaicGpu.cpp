@@ -41,6 +41,10 @@ const char *kBlackwell =
     "pkc has Blackwell's tcgen05_mma, tcgen05_commit_arrive, TMEM loads and stores and cluster "
     "launch control (--target=cuda:sm_100a), not yet this part of it (copies into tensor "
     "memory, Mosaic GPU's tcgen05 register layouts)";
+const char *kAmpereMma =
+    "Mosaic GPU's Ampere MMA (plgpu.mma and its MMA_* layouts, from JAX 0.11) is not modelled: "
+    "pkc follows JAX 0.10.2's Mosaic GPU, whose kernels use plgpu.wgmma (sm_90a) or "
+    "plgpu.tcgen05_mma (sm_100a)";
 const char *kMultiDevice =
     "it addresses the memory of other devices (NVLINK, multimem); pkc compiles kernels for one "
     "device";
@@ -219,6 +223,8 @@ Obj layoutNamespace(Elaborator &el) {
     ns->members[name] =
         std::make_shared<LayoutObj>(mlir::Attribute(), std::string("plgpu.Layout.") + name);
   ns->members["TMA_INDICES_4"] = unsupported("plgpu.Layout.TMA_INDICES_4", kBlackwell);
+  for (const char *name : {"MMA_LHS", "MMA_RHS", "MMA_ACC"})
+    ns->members[name] = unsupported(std::string("plgpu.Layout.") + name, kAmpereMma);
   return ns;
 }
 
@@ -637,9 +643,16 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
         return std::make_shared<LayoutObj>(
             pk::GpuLayoutAttr::get(&el.context(), pk::GpuLayout::WGMMACol),
             "plgpu.Layout.WGMMA_COL");
+      // A row or a column reduced once more: a scalar, splat over the
+      // warpgroup.
+      if ((kind == pk::GpuLayout::WGMMARow || kind == pk::GpuLayout::WGMMACol) &&
+          axes == std::vector<int64_t>{0})
+        return std::make_shared<LayoutObj>(
+            pk::GpuLayoutAttr::get(&el.context(), pk::GpuLayout::WGSplat), "plgpu.Layout.WG_SPLAT");
       el.fail(args.range, layout->name + ".reduce(" + shapeText(axes) +
                               ") is not supported: only plgpu.Layout.WGMMA reduces (to "
-                              "WGMMA_ROW with axis 1, WGMMA_COL with axis 0)");
+                              "WGMMA_ROW with axis 1, WGMMA_COL with axis 0), and those to "
+                              "WG_SPLAT with axis 0");
     });
   }
   if (auto sync = std::dynamic_pointer_cast<SyncRefObj>(value)) {
@@ -655,6 +668,28 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
       for (int64_t d : sync->shape())
         dims.push_back(makeInt(d));
       return makeTuple(dims);
+    }
+  }
+  // plgpu.Barrier's fields, as JAX's dataclass has them (tokamax adds
+  // arrivals to a barrier with dataclasses.replace(b, num_arrivals=...)).
+  if (auto *alloc = llvm::dyn_cast<AllocationObj>(value.get());
+      alloc && alloc->what == AllocationObj::What::Barrier) {
+    auto type = llvm::cast<pk::BarrierType>(alloc->type);
+    if (name == "num_arrivals")
+      return makeInt(type.getNumArrivals());
+    if (name == "num_barriers") {
+      std::vector<Obj> dims;
+      for (int64_t d : type.getShape())
+        dims.push_back(makeInt(d));
+      return dims.size() == 1 ? dims[0] : makeTuple(dims);
+    }
+    if (name == "orders_tensor_core")
+      return makeBool(type.getOrdersTensorCore());
+    if (name == "collective_axes" && type.isClusterBarrier()) {
+      std::vector<Obj> axes;
+      for (mlir::Attribute a : type.getClusterAxes())
+        axes.push_back(makeStr(llvm::cast<mlir::StringAttr>(a).getValue().str()));
+      return makeTuple(axes);
     }
   }
   if (auto *m = llvm::dyn_cast<MeshObj>(value.get())) {
@@ -686,7 +721,43 @@ Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name
   el.fail(r, "'" + typeName(*value) + "' object has no attribute '" + name + "'");
 }
 
+Obj replaceMosaicGpu(Elaborator &el, const Obj &target, CallArgs &args) {
+  auto *alloc = llvm::dyn_cast<AllocationObj>(target.get());
+  if (!alloc || alloc->what != AllocationObj::What::Barrier)
+    el.fail(args.rangeOf(0),
+            "replace() should be called on dataclass instances, got " + repr(*target));
+  auto type = llvm::cast<pk::BarrierType>(alloc->type);
+  int64_t arrivals = type.getNumArrivals();
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  bool orders = type.getOrdersTensorCore();
+  for (size_t i = 0; i < args.keywords.size(); ++i) {
+    const auto &[name, value] = args.keywords[i];
+    SourceRange at = args.keywordRanges[i];
+    if (name == "num_arrivals")
+      arrivals = el.toInt(value, at, "num_arrivals");
+    else if (name == "num_barriers")
+      shape = positiveShape(el, value, at, "num_barriers");
+    else if (name == "orders_tensor_core")
+      orders = el.truthy(value, at);
+    else
+      el.fail(at, "replace() got an unexpected field '" + name + "' of plgpu.Barrier");
+  }
+  if (arrivals < 1)
+    el.fail(args.range,
+            "a barrier needs at least one arrival, got num_arrivals=" + std::to_string(arrivals));
+  auto copy = std::make_shared<AllocationObj>(
+      AllocationObj::What::Barrier,
+      pk::BarrierType::get(ctxOf(el), shape, arrivals, type.getClusterAxes(), orders));
+  copy->range = alloc->range;
+  return copy;
+}
+
 Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {
+  // Objects that define their own indexing (an inline_mgpu argument's
+  // registers).
+  if (auto *c = llvm::dyn_cast<CallableObj>(container.get()))
+    if (auto it = c->members.find("__getitem__"); it != c->members.end())
+      return callAt(el, it->second, {index}, {}, r);
   auto *at = llvm::dyn_cast<SyncAtObj>(container.get());
   if (!at)
     el.fail(r, "'" + typeName(*container) + "' object is not subscriptable" +
@@ -935,8 +1006,8 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
         "semaphore_signal_parallel", "SemaphoreSignal", "multimem_store", "multimem_load_reduce"})
     n.members[name] = unsupported(std::string("plgpu.") + name, kMultiDevice);
   const std::pair<const char *, const char *> others[] = {
-      {"inline_mgpu", "it embeds Mosaic GPU's own Python IR builders"},
       {"cluster_ref", "Refs to another CTA's shared memory are not modelled yet"},
+      {"mma", kAmpereMma},
       {"transform_ref", "use plgpu.transpose_ref or allocation transforms"},
       {"async_store_smem",
        "stores into the shared memory of another CTA of the cluster are not modelled yet"},
@@ -968,6 +1039,7 @@ std::shared_ptr<NamespaceObj> makeMosaicGpuNamespace(Elaborator &el, NamespaceOb
   defineMosaicGpuTensorMemory(el, n);
   defineMosaicGpuClusterLaunch(el, n);
   defineMosaicGpuPipelines(el, n);
+  defineInlineMgpu(n);
 
   // pl and lax members of the Mosaic GPU model.
   define(pl, "core_map", [](Elaborator &el, CallArgs &args) -> Obj {

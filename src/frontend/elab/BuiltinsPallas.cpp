@@ -745,10 +745,20 @@ std::shared_ptr<NamespaceObj> makeJaxNamespace(Elaborator &el, std::map<std::str
   n.members["experimental"] = modules["jax.experimental"];
   n.members["scipy"] = modules["jax.scipy"];
   n.members["dtypes"] = modules["jax.dtypes"];
+  // pkc compiles with the semantics of JAX 0.10.2 (its tests' reference):
+  // programs that branch on the version take that branch.
+  n.members["__version__"] = makeStr("0.10.2");
+  n.members["__version_info__"] = makeTuple({makeInt(0), makeInt(10), makeInt(2)});
   defineJaxRefs(n);
   define(n, "ShapeDtypeStruct", [](Elaborator &el, CallArgs &args) -> Obj {
-    BoundArgs a = el.bind(args, {{"shape"}, {"dtype"}, {"sharding", none(), true},
-                                 {"weak_type", none(), true}});
+    // Sharding and manual-axis annotations describe placement across
+    // devices, which a kernel's array type does not depend on.
+    BoundArgs a = el.bind(args, {{"shape"},
+                                 {"dtype"},
+                                 {"sharding", none(), true},
+                                 {"weak_type", none(), true},
+                                 {"vma", none(), true},
+                                 {"manual_axis_type", none(), true}});
     return std::make_shared<ShapeDtypeStructObj>(el.toDims(a[0], a.range(0), "shape"),
                                                  el.toDType(a[1], a.range(1), "dtype"));
   });
@@ -1027,6 +1037,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["jax.sharding"] = jax.members["sharding"];
   m["jax.ad_checkpoint"] = jax.members["ad_checkpoint"];
   m["jax.typing"] = jax.members["typing"];
+  m["jax.custom_batching"] = jax.members["custom_batching"];
   m["jax._src.test_util"] = makeTestUtilNamespace(el, jax.members["default_backend"]);
 
   auto functools = std::make_shared<NamespaceObj>("functools");
@@ -1062,6 +1073,7 @@ std::map<std::string, Obj> makeModules(Elaborator &el) {
   m["functools"] = functools;
   m["math"] = makeMathNamespace(el);
   addStdlibModules(el, m);
+  addMlirBindingModules(m);
   return m;
 }
 

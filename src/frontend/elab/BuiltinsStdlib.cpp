@@ -16,6 +16,7 @@
 #include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
+#include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
 #include "frontend/elab/Tree.h"
 
@@ -99,6 +100,8 @@ std::shared_ptr<NamespaceObj> makeDataclasses(Elaborator &el) {
     std::shared_ptr<ClassObj> cls;
     if (auto *inst = llvm::dyn_cast<InstanceObj>(target.get()); inst && inst->cls->isDataclass)
       cls = inst->cls;
+    if (!cls && llvm::isa<MgpuObject>(target.get()))
+      return replaceMosaicGpu(el, target, args);
     if (!cls)
       el.fail(args.rangeOf(0), "replace() should be called on dataclass instances, got " +
                                    repr(*target));
@@ -357,6 +360,62 @@ std::shared_ptr<NamespaceObj> makeJaxtyping() {
   return ns;
 }
 
+/// pydantic, whose dataclasses hold kernel configurations (tokamax's
+/// Config classes): pydantic.dataclasses.dataclass is dataclasses.dataclass
+/// (its `config=` and `validate_on_init=` set how pydantic validates, and
+/// are dropped), Field(default=, default_factory=) a dataclass field whose
+/// constraints are metadata, the constrained types (PositiveInt,
+/// StrictBool, ...) markers, and ConfigDict a dict. pkc does not validate
+/// field values as pydantic does: a kernel configured with a value pydantic
+/// would refuse compiles with it as given.
+std::shared_ptr<NamespaceObj> makePydantic(const NamespaceObj &dataclasses) {
+  auto ns = std::make_shared<NamespaceObj>("pydantic");
+  auto pydanticDataclasses = std::make_shared<NamespaceObj>("pydantic.dataclasses");
+  Obj dataclass = dataclasses.members.at("dataclass");
+  define(*pydanticDataclasses, "dataclass", [dataclass](Elaborator &el, CallArgs &args) -> Obj {
+    CallArgs forwarded = args;
+    forwarded.takeKeyword("config");
+    forwarded.takeKeyword("validate_on_init");
+    return el.call(dataclass, forwarded);
+  });
+  ns->members["dataclasses"] = pydanticDataclasses;
+  Obj field = dataclasses.members.at("field");
+  define(*ns, "Field", [field](Elaborator &el, CallArgs &args) -> Obj {
+    CallArgs forwarded;
+    forwarded.range = args.range;
+    if (!args.positional.empty()) { // Field(default, ...)
+      forwarded.keywords.emplace_back("default", args.positional[0]);
+      forwarded.keywordRanges.push_back(args.rangeOf(0));
+    }
+    for (size_t i = 0; i < args.keywords.size(); ++i)
+      if (args.keywords[i].first == "default" || args.keywords[i].first == "default_factory") {
+        forwarded.keywords.push_back(args.keywords[i]);
+        forwarded.keywordRanges.push_back(args.keywordRanges[i]);
+      }
+    return el.call(field, forwarded);
+  });
+  define(*ns, "ConfigDict", [](Elaborator &el, CallArgs &args) -> Obj {
+    if (!args.positional.empty())
+      el.fail(args.range, "pydantic.ConfigDict takes keyword arguments");
+    auto dict = std::make_shared<DictObj>();
+    for (const auto &[name, value] : args.keywords)
+      dict->entries.emplace_back(makeStr(name), value);
+    return dict;
+  });
+  // Validators are not run (above): the decorators give the function, and
+  // the functional validators of Annotated fields are markers.
+  for (const char *name : {"field_validator", "model_validator", "validator", "root_validator"})
+    ns->members[name] = identityDecorator(std::string("pydantic.") + name);
+  for (const char *name : {"AfterValidator", "BeforeValidator", "PlainValidator", "WrapValidator"})
+    define(*ns, name, [](Elaborator &el, CallArgs &args) -> Obj { return none(); });
+  for (const char *t :
+       {"PositiveInt", "NegativeInt", "NonNegativeInt", "NonPositiveInt", "PositiveFloat",
+        "NegativeFloat", "NonNegativeFloat", "NonPositiveFloat", "FiniteFloat", "StrictBool",
+        "StrictInt", "StrictFloat", "StrictStr", "conint", "confloat"})
+    ns->members[t] = typeMarker(std::string("pydantic.") + t);
+  return ns;
+}
+
 std::shared_ptr<NamespaceObj> makeSys() {
   auto ns = std::make_shared<NamespaceObj>("sys");
   // What a Linux CPython 3.11 says; pkc's programs are compiled there.
@@ -486,6 +545,21 @@ std::shared_ptr<NamespaceObj> makeJson() {
     writeJson(el, a[0], out, args.range, 0);
     return makeStr(out);
   });
+  return ns;
+}
+
+/// threading: the locks modules guard their state with (tokamax's patching
+/// of pl.load). pkc elaborates on one thread, so a lock is a context that
+/// changes nothing; acquire() succeeds.
+std::shared_ptr<NamespaceObj> makeThreading() {
+  auto ns = std::make_shared<NamespaceObj>("threading");
+  for (const char *name : {"Lock", "RLock"}) {
+    std::string full = std::string("threading.") + name;
+    define(*ns, name, [full](Elaborator &el, CallArgs &args) -> Obj {
+      el.bind(args, {});
+      return std::make_shared<ContextManagerObj>(full, makeBool(true));
+    });
+  }
   return ns;
 }
 
@@ -1008,6 +1082,9 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["typing"] = typing;
   m["typing_extensions"] = typing;
   m["dataclasses"] = makeDataclasses(el);
+  auto pydantic = makePydantic(llvm::cast<NamespaceObj>(*m["dataclasses"]));
+  m["pydantic"] = pydantic;
+  m["pydantic.dataclasses"] = pydantic->members.at("dataclasses");
   auto collections = makeCollections(typing);
   m["collections"] = collections;
   m["collections.abc"] = collections->members.at("abc");
@@ -1017,6 +1094,7 @@ void addStdlibModules(Elaborator &el, std::map<std::string, Obj> &m) {
   m["sys"] = makeSys();
   m["os"] = makeOs();
   m["warnings"] = makeWarnings();
+  m["threading"] = makeThreading();
   m["json"] = makeJson();
   m["logging"] = makeLogging();
   m["inspect"] = makeInspect();

@@ -561,4 +561,19 @@ BoundArgs Elaborator::bind(CallArgs &args, llvm::ArrayRef<Param> params) {
   return out;
 }
 
+Obj callAt(Elaborator &el, const Obj &f, const std::vector<Obj> &positional,
+           const std::vector<std::pair<std::string, Obj>> &keywords, SourceRange r,
+           const std::string &callee) {
+  CallArgs args;
+  args.range = r;
+  args.callee = callee;
+  for (const Obj &p : positional)
+    args.addPositional(p, r);
+  for (const auto &[name, value] : keywords) {
+    args.keywords.emplace_back(name, value);
+    args.keywordRanges.push_back(r);
+  }
+  return el.call(f, args);
+}
+
 } // namespace pk::elab

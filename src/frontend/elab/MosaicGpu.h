@@ -185,6 +185,8 @@ std::string mosaicGpuTypeName(const Object &o);
 Obj callMosaicGpu(Elaborator &el, const Obj &callee, CallArgs &args);
 Obj mosaicGpuAttribute(Elaborator &el, const Obj &value, const std::string &name, SourceRange r);
 Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r);
+/// dataclasses.replace(x, **changes) of a Mosaic GPU object (plgpu.Barrier).
+Obj replaceMosaicGpu(Elaborator &el, const Obj &target, CallArgs &args);
 /// plgpu.SMEM(shape, dtype, transforms=) and plgpu.GMEM(...): an allocation.
 Obj allocateGpuMemory(Elaborator &el, MemorySpace space, CallArgs &args);
 /// plgpu.RefUnion(*groups).
@@ -264,12 +266,6 @@ void checkOobFillMode(Elaborator &el, const Obj &mode, SourceRange r, const char
 SyncRefObj &syncArg(Elaborator &el, const Obj &o, SourceRange r, bool barrier,
                     const std::string &what);
 
-/// `f(*positional, **keywords)`, every argument at `r`: how the Mosaic GPU
-/// builtins call the user's functions (kernel bodies, loop bodies) and
-/// each other.
-Obj callAt(Elaborator &el, const Obj &f, const std::vector<Obj> &positional,
-           const std::vector<std::pair<std::string, Obj>> &keywords, SourceRange r,
-           const std::string &callee = "");
 /// pl.core_map(plgpu.WarpMesh(axis_name))(body) in a kernel: `body`
 /// (no arguments, or the warp index with `passIndex`) in a pk.warp_map.
 Obj warpMap(Elaborator &el, const std::string &axisName, const Obj &body, bool passIndex,
@@ -285,6 +281,14 @@ void defineMosaicGpuTensorMemory(Elaborator &el, NamespaceObj &plgpu);
 void defineMosaicGpuClusterLaunch(Elaborator &el, NamespaceObj &plgpu);
 /// Defines emit_pipeline, emit_pipeline_warp_specialized, nd_loop.
 void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &plgpu);
+/// Defines plgpu.inline_mgpu (MosaicGpuInline.cpp).
+void defineInlineMgpu(NamespaceObj &plgpu);
+/// Adds JAX's MLIR Python bindings (jaxlib.mlir, jax._src.lib.mlir) as far
+/// as inline_mgpu bodies use them, and Mosaic GPU's own module, opaque.
+void addMlirBindingModules(std::map<std::string, Obj> &modules);
+/// A plgpu.NDLoopInfo (a frozen dataclass) of these fields.
+Obj ndLoopInfo(Elaborator &el, const Obj &index, const Obj &localIndex, const Obj &numLocalSteps,
+               SourceRange r);
 /// Defines pltpu.emit_pipeline (the same pk.pipeline over TPU Refs).
 void defineTpuPipelines(Elaborator &el, NamespaceObj &pltpu);
 

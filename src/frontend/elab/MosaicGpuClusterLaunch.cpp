@@ -115,10 +115,7 @@ Obj loopStep(Elaborator &el, NamespaceObj &plgpu, const Obj &body, const Obj &ca
           r);
   callAt(el, plgpu.members.at("try_cluster_cancel"),
          {at(el, answers, slot, r), at(el, answered, slot, r)}, {}, r);
-  auto info = std::make_shared<NamespaceObj>("NDLoopInfo");
-  info->members["index"] = index;
-  info->members["local_index"] = waveStep;
-  info->members["num_local_steps"] = none();
+  Obj info = ndLoopInfo(el, index, waveStep, none(), r);
   Obj nextCarry = userCarry;
   if (carried)
     nextCarry = callAt(el, body, {info}, {{"carry", userCarry}}, r);

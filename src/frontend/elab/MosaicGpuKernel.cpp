@@ -8,6 +8,7 @@
 // pk.axis_index for lax.axis_index.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/elab/Builtins.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/Indexing.h"
 #include "frontend/elab/MosaicGpu.h"
@@ -117,9 +118,8 @@ UnionLayout unionLayout(Elaborator &el, const RefUnionObj &u) {
     for (const Obj &leaf : leaves) {
       auto type = llvm::cast<pk::RefType>(llvm::cast<AllocationObj>(*leaf).type);
       int64_t start = llvm::alignTo(end, alignment);
-      unsigned bits = type.getElementType().getIntOrFloatBitWidth();
       end = start + (tmem ? pk::tmemColumns(type.getShape())
-                          : type.getNumElements() * std::max<int64_t>(1, bits / 8));
+                          : type.getNumElements() * pk::elementBytes(type.getElementType()));
       types.push_back(type);
       offsets.push_back(start);
     }
@@ -273,21 +273,6 @@ Obj callWith(Elaborator &el, const Obj &f, const std::vector<Obj> &positional, c
 }
 
 } // namespace
-
-Obj callAt(Elaborator &el, const Obj &f, const std::vector<Obj> &positional,
-           const std::vector<std::pair<std::string, Obj>> &keywords, SourceRange r,
-           const std::string &callee) {
-  CallArgs args;
-  args.range = r;
-  args.callee = callee;
-  for (const Obj &p : positional)
-    args.addPositional(p, r);
-  for (const auto &[name, value] : keywords) {
-    args.keywords.emplace_back(name, value);
-    args.keywordRanges.push_back(r);
-  }
-  return el.call(f, args);
-}
 
 //===----------------------------------------------------------------------===//
 // Meshes and axes

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/elab/Builtins.h"
+#include "frontend/elab/Classes.h"
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 #include "frontend/elab/Operators.h"
@@ -829,10 +830,7 @@ Obj ndLoop(Elaborator &el, CallArgs &args) {
                       binaryOperator(el, BinaryOp::Mul, index[i], makeInt(tiling[i]), r), r));
                 index = untiled;
               }
-              auto info = std::make_shared<NamespaceObj>("NDLoopInfo");
-              info->members["index"] = makeTuple(index);
-              info->members["local_index"] = wave;
-              info->members["num_local_steps"] = upper;
+              Obj info = ndLoopInfo(el, makeTuple(index), wave, upper, r);
               CallArgs call;
               call.range = r;
               call.callee = "nd_loop body";
@@ -1025,10 +1023,22 @@ void defineMosaicGpuPipelines(Elaborator &el, NamespaceObj &n) {
          [](Elaborator &el, CallArgs &args) { return emitPipeline(el, args, true); });
   define(n, "nd_loop", ndLoop);
   define(n, "planar_snake", planarSnake);
-  n.members["NDLoopInfo"] =
-      std::make_shared<BuiltinObj>("plgpu.NDLoopInfo", [](Elaborator &el, CallArgs &args) -> Obj {
-        el.fail(args.range, "plgpu.NDLoopInfo is made by plgpu.nd_loop, not called");
-      });
+  // plgpu.NDLoopInfo(index, local_index, num_local_steps): what nd_loop
+  // hands its body, a frozen dataclass as in JAX (kernels make their own
+  // for a grid without a loop, and dataclasses.replace its index).
+  auto info = std::make_shared<ClassObj>();
+  info->name = "NDLoopInfo";
+  for (const char *field : {"index", "local_index", "num_local_steps"})
+    info->annotated.push_back({field, nullptr, nullptr});
+  makeDataclass(el, info, /*frozen=*/true, /*kwOnly=*/false, SourceRange());
+  n.members["NDLoopInfo"] = info;
+}
+
+Obj ndLoopInfo(Elaborator &el, const Obj &index, const Obj &localIndex, const Obj &numLocalSteps,
+               SourceRange r) {
+  Obj cls =
+      getAttribute(el, el.importModule("jax.experimental.pallas.mosaic_gpu", r), "NDLoopInfo", r);
+  return callAt(el, cls, {index, localIndex, numLocalSteps}, {}, r);
 }
 
 } // namespace pk::elab

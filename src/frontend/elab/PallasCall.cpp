@@ -661,9 +661,17 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     Obj structured = pytreeRebuild(tree, refs, nextRef);
     addArgument(structured, llvm::isa<RefObj>(structured.get()) ? static_cast<int64_t>(first) : -1);
   }
-  auto rebuild = [&](const Obj &tree, bool splat) {
+  auto rebuild = [&](const Obj &tree, bool splat, bool byKeyword = false) {
     size_t first = nextRef;
     Obj structured = pytreeRebuild(tree, refs, nextRef);
+    // scratch_shapes as a dict: Pallas passes its Refs by keyword.
+    if (auto *named = llvm::dyn_cast<DictObj>(structured.get()); byKeyword && named) {
+      for (const auto &[key, value] : named->entries) {
+        kernelArgs.keywords.emplace_back(toStr(key, callable.scratchRange, "scratch name"), value);
+        kernelArgs.keywordRanges.push_back(args.range);
+      }
+      return;
+    }
     auto *seq = llvm::dyn_cast<SequenceObj>(structured.get());
     if (splat && seq) {
       size_t at = first;
@@ -682,7 +690,7 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
     rebuild(tree, /*splat=*/false);
   rebuild(callable.outShape, /*splat=*/true);
   if (!isNone(callable.scratchShapes))
-    rebuild(callable.scratchShapes, /*splat=*/true);
+    rebuild(callable.scratchShapes, /*splat=*/true, /*byKeyword=*/true);
 
   // Name the kernel's Refs after its parameters, for readable IR.
   const FunctionObj *kernelFunction = llvm::dyn_cast<FunctionObj>(callable.kernel.get());
@@ -695,6 +703,8 @@ Obj Elaborator::applyPallasCall(const PallasCallableObj &callable, CallArgs &arg
       for (const auto &[name, value] : p->kwargs)
         boundByKeyword.insert(name);
     }
+    for (const auto &[name, value] : kernelArgs.keywords)
+      boundByKeyword.insert(name);
     if (kernelFunction) {
       // One argument per input, output and scratch buffer: say so when the
       // kernel's parameters do not match, rather than "takes 2 positional

@@ -127,6 +127,7 @@ void defineSharding(Elaborator &el, NamespaceObj &jax, NamespaceObj &lax) {
       el.fail(args.range, "jax.sharding.PartitionSpec takes its parts positionally");
     return makeTuple(args.positional);
   });
+  jax.members["P"] = sharding->members["PartitionSpec"]; // jax.P, newer JAX's short name
   // Mesh(devices, axis_names): the devices a (nested) list, as
   // np.array(jax.devices()) leaves them.
   define(*sharding, "Mesh", [theDevice](Elaborator &el, CallArgs &args) -> Obj {

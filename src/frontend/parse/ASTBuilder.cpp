@@ -263,6 +263,18 @@ StmtPtr ASTBuilder::buildCompoundStatement(P::CompoundStatementContext *ctx) {
         built.target = buildBitOr(item->bitOrExpression());
         checkTarget(*built.target, /*augmented=*/false);
       }
+      // `with (a, b):` is Python 3.10's parenthesized form of `with a, b:`
+      // (a tuple is no context manager); taking it apart here keeps the
+      // grammar's decisions short.
+      auto *tuple = llvm::dyn_cast<SequenceExpr>(built.context.get());
+      if (tuple && !tuple->isList() && !built.target && !tuple->elements.empty()) {
+        for (ExprPtr &element : tuple->elements) {
+          WithStmt::Item part;
+          part.context = std::move(element);
+          stmt->items.push_back(std::move(part));
+        }
+        continue;
+      }
       stmt->items.push_back(std::move(built));
     }
     stmt->body = buildBlock(with->block());

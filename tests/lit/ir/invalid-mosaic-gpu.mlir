@@ -182,3 +182,23 @@ func.func @f(%b: !pk.barrier<[1], arrivals 1, cluster ["x"]>) {
   %t = pk.barrier_test %b : !pk.barrier<[1], arrivals 1, cluster ["x"]>
   return
 }
+
+// -----
+
+func.func @f() {
+  %id = arith.constant 16 : i32
+  %n = arith.constant 128 : i32
+  // expected-error @+1 {{the barrier id must be between 0 and 15, got 16}}
+  pk.named_barrier %id, %n
+  return
+}
+
+// -----
+
+func.func @f() {
+  %id = arith.constant 4 : i32
+  %n = arith.constant 100 : i32
+  // expected-error @+1 {{the thread count must be a positive multiple of 32 up to 1024, got 100}}
+  pk.named_barrier arrive %id, %n
+  return
+}

@@ -77,6 +77,14 @@ pk.export @matmul(%a: tensor<128x128xf16> {pk.name = "a", pk.shape = affine_map<
       // CHECK: pk.set_max_registers 232 increase
       pk.set_max_registers 232 increase
       pk.set_max_registers 40
+      // CHECK: pk.named_barrier %{{.*}}, %{{.*}}
+      // CHECK: pk.named_barrier arrive %{{.*}}, %{{.*}}
+      // CHECK: pk.fence_async_shared
+      %bar_id = arith.constant 4 : i32
+      %bar_threads = arith.constant 288 : i32
+      pk.named_barrier %bar_id, %bar_threads
+      pk.named_barrier arrive %bar_id, %bar_threads
+      pk.fence_async_shared
       // CHECK: pk.grid_dependency wait
       // CHECK: pk.grid_dependency launch_dependents
       pk.grid_dependency wait

@@ -1172,6 +1172,12 @@ bool Decoder::decodeOp(mlir::Block &from, uint32_t blockId, Operation *op) {
     emit(from, into, op, Op::NamedBarrier);
     return true;
   }
+  if (auto arrive = llvm::dyn_cast<NVVM::BarrierArriveOp>(op)) {
+    if (!arrive.getBarrierId())
+      return fail(op, "a bar.arrive of barrier 0");
+    emit(from, into, op, Op::NamedBarrierArrive);
+    return true;
+  }
   if (llvm::isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
     emit(from, into, op, Op::BulkCommit);
     return true;

@@ -345,17 +345,9 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
       retireTmaStores(t, instr.imm);
     interval = nextInterval++;
     return;
-  case Op::NamedBarrier: {
-    uint64_t count = reg(instr.in[1])[mask.front()];
-    if (mask.size() != count)
-      fail(instr, mask.front(),
-           "a named barrier for " + std::to_string(count) + " threads reached by " +
-               std::to_string(mask.size()) + " (a barrier under divergent control flow)");
-    if (count != 128 || !workers)
-      fail(instr, mask.front(), "a named barrier other than one warpgroup's (not modelled)");
-    interval = nextInterval++;
-    return;
-  }
+  case Op::NamedBarrier:
+  case Op::NamedBarrierArrive:
+    return evalNamedBarrier(instr, mask);
   case Op::CpAsync: {
     // Operands: the shared destination, the global source. Until its
     // group is waited for, the destination holds poison (all ones: NaN
@@ -407,6 +399,72 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
   default:
     return;
   }
+}
+
+/// bar.sync / bar.arrive id, count: the active threads arrive, whole warps
+/// (bar is aligned: a warp arrives as one, with all its threads); the round
+/// completes when `count` threads have, and bar.sync waits for that. The
+/// warpgroup's own barrier (bar.sync 1 + g, 128) completes at once. A
+/// completed round synchronizes the whole CTA for race detection, as an
+/// mbarrier phase does.
+void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
+  uint16_t first = mask.front();
+  uint64_t id = reg(instr.in[0])[first] & 0xffffffffu,
+           count = reg(instr.in[1])[first] & 0xffffffffu;
+  std::vector<unsigned> lanes((k.threads() + 31) / 32, 0);
+  for (uint16_t t : mask) {
+    if ((reg(instr.in[0])[t] & 0xffffffffu) != id || (reg(instr.in[1])[t] & 0xffffffffu) != count)
+      fail(instr, t, "threads of one warpgroup reach a named barrier with different ids or counts");
+    ++lanes[t / 32];
+  }
+  for (size_t w = 0; w < lanes.size(); ++w)
+    if (lanes[w] != 0 && lanes[w] != std::min<unsigned>(32, k.threads() - unsigned(w) * 32))
+      fail(instr, first,
+           "a named barrier reached by " + std::to_string(lanes[w]) + " threads of warp " +
+               std::to_string(w) +
+               " (bar is aligned: every thread of a warp executes it together)");
+  if (id > 15)
+    fail(instr, first, "named barrier " + std::to_string(id) + " (a CTA has barriers 0 to 15)");
+  if (count == 0 || count % 32 != 0 || count > k.threads())
+    fail(instr, first,
+         "a named barrier for " + std::to_string(count) + " threads in a CTA of " +
+             std::to_string(k.threads()) + " (a multiple of 32, at most the CTA's)");
+  NamedBarrierState &b = namedBarriers[id];
+  std::string name = "named barrier " + std::to_string(id);
+  if (b.arrived == 0)
+    b.count = count;
+  else if (b.count != count)
+    fail(instr, first,
+         name + " is used with thread counts " + std::to_string(b.count) + " and " +
+             std::to_string(count) + " in one round");
+  b.arrived += mask.size();
+  if (b.arrived > count)
+    fail(instr, first,
+         std::to_string(b.arrived) + " threads arrived at " + name + ", more than its count " +
+             std::to_string(count));
+  if (b.arrived == count) {
+    b.arrived = 0;
+    ++b.completed;
+    interval = nextInterval++;
+    return;
+  }
+  if (instr.op == Op::NamedBarrierArrive) {
+    interval = nextInterval++; // a release, as an mbarrier arrival's
+    return;
+  }
+  uint64_t round = b.completed;
+  std::string what = "for " + name + " (" + std::to_string(b.arrived) + " of " +
+                     std::to_string(count) + " threads arrived)\n    at " +
+                     describeOp(k.ops[instr.id]);
+  if (mask.size() % 128 != 0)
+    what += "\n    (only " + std::to_string(mask.size()) +
+            " threads of the warpgroup wait here: the simulator runs a warpgroup's warps in "
+            "lockstep, so its other warps cannot arrive meanwhile)";
+  if (!workers)
+    fail(instr, first,
+         "deadlock: the CTA waits " + what + "\n  and no other thread of it can arrive");
+  workers->wait(nullptr, what, [&b, round] { return b.completed != round; });
+  interval = nextInterval++;
 }
 
 } // namespace pk::sim

@@ -62,6 +62,7 @@ void Executor::beginCta(const LaunchState &state, const uint64_t coordinates[3],
       r[t] = word;
   }
   mbarriers.clear();
+  namedBarriers.fill({});
   cpAsync.assign(k.threads(), {});
   tmaStores.assign(k.threads(), {});
   wgmmas.assign((k.threads() + 127) / 128, {});
@@ -206,7 +207,10 @@ void Executor::exec(const Instr &instr, const Mask &mask) {
   case Op::TmaStore:
   case Op::BulkCommit:
   case Op::BulkWait:
-  case Op::NamedBarrier: case Op::Nop: case Op::PtrCast:
+  case Op::NamedBarrier:
+  case Op::NamedBarrierArrive:
+  case Op::Nop:
+  case Op::PtrCast:
   case Op::Mapa:
   case Op::ClusterArrive:
   case Op::ClusterWait:

@@ -19,8 +19,9 @@
 //
 // The warpgroups of a Mosaic GPU kernel (Kernel::warpgroups > 1) run as
 // cooperative workers (support/Cooperative.h), each in lockstep by itself: a CTA
-// barrier waits for every warpgroup, a named barrier (bar.sync id, 128)
-// for the running one, an mbarrier wait until the phase completes. TMA
+// barrier waits for every warpgroup, a named barrier (bar.sync id, n)
+// until n threads have arrived (a warpgroup's own, n = 128, at once), an
+// mbarrier wait until the phase completes. TMA
 // copies happen when issued and complete their transaction bytes at
 // once. Race detection counts a completed mbarrier phase or wait and a
 // named barrier as a synchronization of the whole CTA (coarser than the
@@ -39,6 +40,7 @@
 #include "runtime/TensorMap.h"
 #include "support/Cooperative.h"
 
+#include <array>
 #include <map>
 
 #include <stdexcept>
@@ -190,6 +192,13 @@ private:
     uint64_t phase = 0;       ///< phases completed
   };
   std::map<uint64_t, Mbarrier> mbarriers;
+  /// The CTA's named barriers (bar.sync / bar.arrive id, count): threads
+  /// arrived in the current round, its count, rounds completed.
+  struct NamedBarrierState {
+    uint64_t arrived = 0, count = 0, completed = 0;
+  };
+  std::array<NamedBarrierState, 16> namedBarriers;
+  void evalNamedBarrier(const Instr &instr, const Mask &mask);
   /// Asynchronous operations in commit groups (cp.async, bulk copies,
   /// wgmma): the groups committed, oldest first, and the operations not
   /// committed yet. A wait_group retires every committed group but the

@@ -159,7 +159,8 @@ enum class Op : uint16_t {
   TmaStore,
   BulkCommit,
   BulkWait,
-  NamedBarrier,
+  NamedBarrier,       ///< bar.sync id, threads
+  NamedBarrierArrive, ///< bar.arrive id, threads
   Nop,
   PtrCast,
   // Clusters (EvalAsync.cpp): the CTAs of a cluster run together; mapa
