@@ -427,9 +427,80 @@ def _reset_prng_registry():
     prng.prngs.update(_PRNG_BASELINE)
 
 
+# ----------------------------------------------------------------------------
+# What real ports need of this Python that it may lack.
+# ----------------------------------------------------------------------------
+
+def _strip_type_parameters(source):
+    """PEP 695 on a Python older than 3.12 (which pkc parses): generic
+    functions and classes (`def f[T](...)`, `class C[T]:`) lose their type
+    parameters and `type X = Y` becomes an assignment. Kernel libraries
+    (JAX's own helpers, tokamax) write them; they change no value."""
+    if sys.version_info >= (3, 12):
+        return source
+    import re
+    source = re.sub(r"^(\s*(?:async\s+)?def\s+\w+)\[[^\]\n]*\](?=\s*\()", r"\1",
+                    source, flags=re.M)
+    source = re.sub(r"^(\s*class\s+\w+)\[[^\]\n]*\]", r"\1", source, flags=re.M)
+    return re.sub(r"^(\s*)type\s+(\w+)(?:\[[^\]\n]*\])?\s*=", r"\1\2 =", source, flags=re.M)
+
+
+class _AnyType:
+    """A stand-in annotation: subscriptable, callable as a no-op decorator."""
+
+    def __getitem__(self, _):
+        return self
+
+    def __or__(self, _):
+        return self
+
+    __ror__ = __or__
+
+
+def _identity_decorator(*args, **kwargs):
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda fn: fn
+
+
+def _install_missing_annotation_modules():
+    """jaxtyping and typeguard only annotate and check signatures, and the
+    kernels pkc compiles check shapes themselves: where this Python lacks
+    them, modules that accept every annotation stand in (ports of kernel
+    libraries import both)."""
+    try:
+        import jaxtyping  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("jaxtyping")
+        stub.__getattr__ = lambda name: _AnyType()
+        stub.jaxtyped = _identity_decorator
+        sys.modules["jaxtyping"] = stub
+    try:
+        import typeguard  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("typeguard")
+        stub.typechecked = _identity_decorator
+        sys.modules["typeguard"] = stub
+    # einshape (tokamax reshapes with it outside kernels): importable, and
+    # an error where a case would call it.
+    try:
+        import einshape  # noqa: F401
+    except ImportError:
+        def missing(*args, **kwargs):
+            raise ImportError("einshape is not installed here; no DIFF case may call it")
+        for name in ("einshape", "einshape.src", "einshape.src.jax", "einshape.src.jax.jax_ops"):
+            module = types.ModuleType(name)
+            module.__getattr__ = lambda attr: missing
+            sys.modules[name] = module
+        for parent, child in (("einshape", "src"), ("einshape.src", "jax"),
+                              ("einshape.src.jax", "jax_ops")):
+            setattr(sys.modules[parent], child, sys.modules[parent + "." + child])
+
+
 def load_pk(path, defines=None):
     _reset_prng_registry()
-    source = open(path).read()
+    _install_missing_annotation_modules()
+    source = _strip_type_parameters(open(path).read())
     tree = _mark_jax(_apply_defines(ast.parse(source, path), defines or {}))
     code = compile(tree, path, "exec",
                    flags=__future__.annotations.compiler_flag, dont_inherit=True)
