@@ -43,7 +43,7 @@ void Executor::completeIfDone(Mbarrier &m) {
   ++m.phase;
   m.pending = m.expected;
   m.fromPeers = 0;
-  interval = nextInterval++;
+  synchronizeCta();
 }
 
 void Executor::landCopy(const PendingCopy &copy, uint16_t t) {
@@ -51,7 +51,7 @@ void Executor::landCopy(const PendingCopy &copy, uint16_t t) {
   instr.op = Op::CpAsync;
   instr.id = copy.instr;
   uint8_t buffer[16] = {};
-  Accessor who{interval, launch->launch, linearCta, t, copy.instr};
+  Accessor who = accessor(t, copy.instr);
   // cp.async's source size: that many bytes are read (alignment is the
   // copy's), the rest of the destination is zero-filled.
   if (copy.sourceBytes > 0) {
@@ -134,7 +134,7 @@ void Executor::tmaCopy(const Instr &instr, uint16_t t, bool toShared,
   uint64_t boxElements = 1;
   for (unsigned i = 0; i < rank; ++i)
     boxElements *= map.box[i];
-  Accessor who{interval, launch->launch, linearCta, t, instr.id};
+  Accessor who = accessor(t, instr.id);
   uint8_t element[16];
   for (uint64_t n = 0; n < boxElements; ++n) {
     // The element's place in the box (innermost first) and in the array.
@@ -245,7 +245,7 @@ void Executor::evalCluster(const Instr &instr, const Mask &mask) {
     }
     for (uint16_t t : mask)
       clusterArrival[t] = -1;
-    interval = nextInterval++;
+    synchronizeCta();
     return;
   }
   default:
@@ -303,7 +303,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
         fail(instr, first, "deadlock: the CTA waits " + what + "\n  and no other thread of it can arrive");
       workers->wait(nullptr, what, done);
     }
-    interval = nextInterval++;
+    synchronizeCta();
     return;
   }
   case Op::MbarTestWait: {
@@ -317,7 +317,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
       reg(instr.out[0])[t] = done ? 1 : 0;
       incomplete |= !done;
     }
-    interval = nextInterval++; // an acquire, as try_wait's
+    synchronizeCta(); // an acquire, as try_wait's
     if (incomplete && workers)
       workers->yield();
     return;
@@ -343,7 +343,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     // .read only their reads must have: the same here).
     for (uint16_t t : mask)
       retireTmaStores(t, instr.imm);
-    interval = nextInterval++;
+    synchronizeCta();
     return;
   case Op::NamedBarrier:
   case Op::NamedBarrierArrive:
@@ -360,7 +360,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
     uint8_t poison[16];
     std::fill(std::begin(poison), std::end(poison), uint8_t(0xFF));
     for (uint16_t t : mask) {
-      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      Accessor who = accessor(t, instr.id);
       Violation v = memory.write(shared[t], Space::Shared, bytes, bytes, poison, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, t, describeViolation(v, true, bytes));
@@ -383,7 +383,7 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
         for (const PendingCopy &copy : group)
           landCopy(copy, t);
       });
-    interval = nextInterval++;
+    synchronizeCta();
     return;
   case Op::Mapa:
   case Op::ClusterArrive:
@@ -404,9 +404,10 @@ void Executor::evalAsync(const Instr &instr, const Mask &mask) {
 /// bar.sync / bar.arrive id, count: the active threads arrive, whole warps
 /// (bar is aligned: a warp arrives as one, with all its threads); the round
 /// completes when `count` threads have, and bar.sync waits for that. The
-/// warpgroup's own barrier (bar.sync 1 + g, 128) completes at once. A
-/// completed round synchronizes the whole CTA for race detection, as an
-/// mbarrier phase does.
+/// warpgroup's own barrier (bar.sync 1 + g, 128) completes at once. For
+/// race detection a round that several warpgroups reach synchronizes the
+/// whole CTA, as an mbarrier phase does; a round of one warpgroup only
+/// that warpgroup.
 void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
   uint16_t first = mask.front();
   uint64_t id = reg(instr.in[0])[first] & 0xffffffffu,
@@ -438,18 +439,24 @@ void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
          name + " is used with thread counts " + std::to_string(b.count) + " and " +
              std::to_string(count) + " in one round");
   b.arrived += mask.size();
+  b.workers |= 1u << (k.warpgroups > 1 ? first / 128 : 0);
   if (b.arrived > count)
     fail(instr, first,
          std::to_string(b.arrived) + " threads arrived at " + name + ", more than its count " +
              std::to_string(count));
   if (b.arrived == count) {
+    // A round of one warpgroup (its own barrier) orders only its threads.
+    if ((b.workers & (b.workers - 1)) != 0) // more than one bit
+      synchronizeCta();
+    else
+      synchronizeWarpgroup();
     b.arrived = 0;
+    b.workers = 0;
     ++b.completed;
-    interval = nextInterval++;
     return;
   }
   if (instr.op == Op::NamedBarrierArrive) {
-    interval = nextInterval++; // a release, as an mbarrier arrival's
+    synchronizeWarpgroup(); // a release: the round's completion orders it
     return;
   }
   uint64_t round = b.completed;
@@ -464,7 +471,7 @@ void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
     fail(instr, first,
          "deadlock: the CTA waits " + what + "\n  and no other thread of it can arrive");
   workers->wait(nullptr, what, [&b, round] { return b.completed != round; });
-  interval = nextInterval++;
+  synchronizeCta();
 }
 
 } // namespace pk::sim

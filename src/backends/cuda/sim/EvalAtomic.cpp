@@ -97,7 +97,7 @@ void Executor::evalAtomic(const Instr &instr, const Mask &mask) {
   Space space = static_cast<Space>(instr.addressSpace);
   unsigned size = storeBytesOf(instr.kind);
   for (uint16_t t : mask) {
-    Accessor who{interval, launch->launch, linearCta, t, instr.id};
+    Accessor who = accessor(t, instr.id);
     uint8_t *bytes = nullptr;
     Violation v = memory.atomic(pointer[t], space, size, static_cast<unsigned>(instr.imm2), bytes, who);
     if (v.kind != Violation::Kind::None)
@@ -128,7 +128,7 @@ void Executor::evalSemaphore(const Instr &instr, const Mask &mask) {
     uint64_t *result = reg(instr.out[0]);
     for (uint16_t t : mask) {
       uint64_t pointer = reg(instr.in[0])[t];
-      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      Accessor who = accessor(t, instr.id);
       uint8_t *bytes = nullptr;
       Violation v = memory.atomic(pointer, memory.spaceOf(pointer), 4, 4, bytes, who);
       if (v.kind != Violation::Kind::None)
@@ -144,7 +144,7 @@ void Executor::evalSemaphore(const Instr &instr, const Mask &mask) {
     uint32_t operand = static_cast<uint32_t>(reg(instr.in[1])[t]);
     // The pointer is generic: the counter is where its allocation is.
     Space space = memory.spaceOf(pointer);
-    Accessor who{interval, launch->launch, linearCta, t, instr.id};
+    Accessor who = accessor(t, instr.id);
     uint8_t *bytes = nullptr;
     Violation v = memory.atomic(pointer, space, 4, 4, bytes, who);
     if (v.kind != Violation::Kind::None)
@@ -177,7 +177,7 @@ void Executor::evalSemaphore(const Instr &instr, const Mask &mask) {
     // What the signals released is visible from here on, in this CTA and
     // (the simulator does not follow which CTAs a semaphore links) in all.
     launch->launch = (*launch->launchCounter)++;
-    interval = nextInterval++;
+    synchronizeCta();
   }
 }
 

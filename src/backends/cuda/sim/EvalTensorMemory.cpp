@@ -93,7 +93,7 @@ void Executor::evalTensorMemory(const Instr &instr, const Mask &mask) {
     tensorMemory.assign(size_t(kLanes) * kColumns, 0x7fffffffu); // uninitialized: NaN
     allocatedColumns = static_cast<unsigned>(columns);
     uint32_t address = 0;
-    Accessor who{interval, launch->launch, linearCta, first, instr.id};
+    Accessor who = accessor(first, instr.id);
     Violation v = memory.write(reg(instr.in[0])[first], Space::Shared, 4, 4, &address, who);
     if (v.kind != Violation::Kind::None)
       fail(instr, first, "tcgen05.alloc's address: " + describeViolation(v, true, 4));
@@ -163,7 +163,7 @@ void Executor::evalTensorMemory(const Instr &instr, const Mask &mask) {
       auto read = [&](uint64_t address) {
         uint8_t bytes[2] = {};
         uint64_t pointer = makePointer(shared, static_cast<int64_t>(address));
-        Accessor who{interval, launch->launch, linearCta, t, instr.id};
+        Accessor who = accessor(t, instr.id);
         Violation v = memory.read(pointer, Space::Shared, 2, 2, bytes, who);
         if (v.kind != Violation::Kind::None)
           fail(instr, t, "a tcgen05.mma operand: " + describeViolation(v, false, 2));
@@ -204,7 +204,7 @@ void Executor::evalTensorMemory(const Instr &instr, const Mask &mask) {
         receivers = cluster->ctas;
       for (Executor *receiver : receivers) {
         uint8_t zeros[16] = {};
-        Accessor who{interval, launch->launch, linearCta, t, instr.id};
+        Accessor who = accessor(t, instr.id);
         Violation v = memory.write(atPeer(receiver, answer), Space::Shared, 16, 16, zeros, who);
         if (v.kind != Violation::Kind::None)
           fail(instr, t,

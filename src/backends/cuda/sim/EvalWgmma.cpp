@@ -78,7 +78,7 @@ void Executor::evalWgmma(const Instr &instr, const Mask &mask) {
     auto read = [&](uint64_t address, int operand) {
       uint8_t bytes[4] = {};
       uint64_t pointer = makePointer(shared, static_cast<int64_t>(address));
-      Accessor who{interval, launch->launch, linearCta, first, instr.id};
+      Accessor who = accessor(first, instr.id);
       Violation v = memory.read(pointer, Space::Shared, size, size, bytes, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, first, "a wgmma operand: " + describeViolation(v, false, size));
@@ -148,7 +148,7 @@ void Executor::evalWgmmaGroups(const Instr &instr, const Mask &mask) {
       for (const WgmmaRead &r : group) {
         uint8_t bytes[4] = {};
         uint64_t pointer = makePointer(shared, static_cast<int64_t>(r.address));
-        Accessor who{interval, launch->launch, linearCta, first, instr.id};
+        Accessor who = accessor(first, instr.id);
         Violation v = memory.read(pointer, Space::Shared, r.bytes, r.bytes, bytes, who);
         if (v.kind != Violation::Kind::None)
           fail(instr, first,

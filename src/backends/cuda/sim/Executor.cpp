@@ -51,7 +51,7 @@ void Executor::beginCta(const LaunchState &state, const uint64_t coordinates[3],
   for (unsigned i = 0; i < 3; ++i)
     cta[i] = coordinates[i];
   linearCta = linear;
-  interval = nextInterval++;
+  synchronizeCta();
   ++counters.ctas;
   for (size_t p = 0; p < k.params.size(); ++p) {
     uint64_t *r = reg(k.params[p]);
@@ -114,7 +114,7 @@ void Executor::ctaBarrier(const Instr &instr, const Mask &mask) {
                     [this, generation] { return ctaBarrierGeneration != generation; });
     }
   }
-  interval = nextInterval++;
+  synchronizeCta();
 }
 
 void Executor::runBlock(uint32_t block, const Mask &mask) {
@@ -520,7 +520,7 @@ void Executor::evalMemory(const Instr &instr, const Mask &mask) {
     uint8_t buffer[64 * 8];
     uint64_t uninitializedBefore = memory.uninitializedReads().count;
     for (uint16_t t : mask) {
-      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      Accessor who = accessor(t, instr.id);
       Violation v = memory.read(pointer[t], space, size, static_cast<unsigned>(instr.imm2), buffer, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, t, describeViolation(v, false, size));
@@ -551,7 +551,7 @@ void Executor::evalMemory(const Instr &instr, const Mask &mask) {
         uint64_t word = value[size_t(t) * w + e];
         std::memcpy(buffer + e * element, &word, element);
       }
-      Accessor who{interval, launch->launch, linearCta, t, instr.id};
+      Accessor who = accessor(t, instr.id);
       Violation v = memory.write(pointer[t], space, size, static_cast<unsigned>(instr.imm2), buffer, who);
       if (v.kind != Violation::Kind::None)
         fail(instr, t, describeViolation(v, true, size));

@@ -23,9 +23,10 @@
 // until n threads have arrived (a warpgroup's own, n = 128, at once), an
 // mbarrier wait until the phase completes. TMA
 // copies happen when issued and complete their transaction bytes at
-// once. Race detection counts a completed mbarrier phase or wait and a
-// named barrier as a synchronization of the whole CTA (coarser than the
-// hardware: it may miss races, it does not invent them).
+// once. Race detection counts a completed mbarrier phase or wait, and a
+// named barrier round several warpgroups reach, as a synchronization of
+// the whole CTA; a warpgroup's own barrier orders only its threads
+// (coarser than the hardware: it may miss races, it does not invent them).
 //
 // Poison that LLVM would propagate (shifts by the width or more,
 // out-of-range float-to-int conversions, broken nsw/nuw/exact promises)
@@ -183,6 +184,22 @@ private:
   uint64_t cta[3] = {0, 0, 0};
   uint32_t linearCta = 0;
   uint32_t interval = 0;
+  uint32_t epoch = 0;
+  /// A synchronization of the CTA's warpgroups (an mbarrier phase, a CTA
+  /// barrier, a named barrier several of them reach): everything before
+  /// it is ordered before everything after.
+  void synchronizeCta() { interval = epoch = nextInterval++; }
+  /// A synchronization within the running warpgroup (its own barrier).
+  void synchronizeWarpgroup() { interval = nextInterval++; }
+  Accessor accessor(uint16_t thread, uint32_t op) const {
+    return {interval,
+            launch->launch,
+            linearCta,
+            thread,
+            op,
+            epoch,
+            static_cast<uint16_t>(k.warpgroups > 1 ? 128 : 0)};
+  }
 
   /// An mbarrier of the running CTA (keyed by its pointer word).
   struct Mbarrier {
@@ -196,6 +213,7 @@ private:
   /// arrived in the current round, its count, rounds completed.
   struct NamedBarrierState {
     uint64_t arrived = 0, count = 0, completed = 0;
+    uint32_t workers = 0; ///< the warpgroups that arrived this round, a bit each
   };
   std::array<NamedBarrierState, 16> namedBarriers;
   void evalNamedBarrier(const Instr &instr, const Mask &mask);

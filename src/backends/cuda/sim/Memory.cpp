@@ -86,17 +86,24 @@ bool findRace(const Allocation::Shadow &s, const Accessor &who, bool global, boo
     v.otherOp = op;
     return true;
   };
-  if (s.writeInterval == who.interval && s.writer != who.thread)
+  // Unordered: the same epoch, and another warpgroup or the same interval.
+  unsigned worker = who.workerOf(who.thread);
+  if (s.writeEpoch == who.epoch && s.writer != who.thread &&
+      (who.workerOf(s.writer) != worker || s.writeInterval == who.interval))
     return race(true, false, s.writer, who.cta, s.writeOp);
-  if (againstReads && s.readInterval == who.interval && s.reader != who.thread)
+  if (againstReads && s.readEpoch == who.epoch && s.reader != who.thread &&
+      (s.readWorker == kManyThreads || s.readWorker != worker || s.readInterval == who.interval))
     return race(false, false, s.reader, who.cta, s.readOp);
   if (global && s.writeLaunch == who.launch && s.writerCta != who.cta)
     return race(true, true, s.writer, s.writerCta, s.writeOp);
   if (againstReads && global && s.readLaunch == who.launch && s.readerCta != who.cta)
     return race(false, true, kManyThreads, s.readerCta, s.readOp);
-  if (againstAtomics && ((s.atomicInterval == who.interval && s.atomicThread != who.thread) ||
-                         (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta))) {
-    race(true, s.atomicInterval != who.interval, s.atomicThread, s.atomicCta, s.atomicOp);
+  if (againstAtomics &&
+      ((s.atomicEpoch == who.epoch && s.atomicThread != who.thread &&
+        (s.atomicThread == kManyThreads || who.workerOf(s.atomicThread) != worker ||
+         s.atomicInterval == who.interval)) ||
+       (global && s.atomicLaunch == who.launch && s.atomicCta != who.cta))) {
+    race(true, s.atomicEpoch != who.epoch, s.atomicThread, s.atomicCta, s.atomicOp);
     v.otherWasAtomic = true;
     return true;
   }
@@ -119,12 +126,19 @@ Violation Memory::read(uint64_t pointer, Space space, unsigned size, unsigned al
       return v;
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
-    if (s.readInterval != who.interval) {
+    unsigned worker = who.workerOf(who.thread);
+    if (s.readEpoch != who.epoch || (s.readWorker == worker && s.readInterval != who.interval)) {
+      // After the reads recorded (a synchronization since): this one alone.
+      s.readEpoch = who.epoch;
       s.readInterval = who.interval;
+      s.readWorker = static_cast<uint16_t>(worker);
       s.reader = who.thread;
       s.readOp = who.op;
-    } else if (s.reader != who.thread) {
-      s.reader = kManyThreads;
+    } else {
+      if (s.reader != who.thread)
+        s.reader = kManyThreads;
+      if (s.readWorker != worker)
+        s.readWorker = kManyThreads;
     }
     if (global) {
       if (s.readLaunch != who.launch) {
@@ -168,6 +182,7 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
       return v;
     Allocation::Shadow withoutWriter = s;
     withoutWriter.writeInterval = withoutWriter.writeLaunch = 0; // numbering starts at 1
+    withoutWriter.writeEpoch = 0;
     v = located;
     if (findRace(withoutWriter, who, global, true, true, offset + i, v))
       return v;
@@ -175,6 +190,7 @@ Violation Memory::write(uint64_t pointer, Space space, unsigned size, unsigned a
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
     s.writeInterval = who.interval;
+    s.writeEpoch = who.epoch;
     s.writer = who.thread;
     s.writeOp = who.op;
     s.writeLaunch = who.launch;
@@ -201,8 +217,9 @@ Violation Memory::atomic(uint64_t pointer, Space space, unsigned size, unsigned 
       return v;
   for (unsigned i = 0; i < size; ++i) {
     Allocation::Shadow &s = a->shadow[offset + i];
-    if (s.atomicInterval != who.interval) {
+    if (s.atomicEpoch != who.epoch || s.atomicInterval != who.interval) {
       s.atomicInterval = who.interval;
+      s.atomicEpoch = who.epoch;
       s.atomicThread = who.thread;
       s.atomicOp = who.op;
     } else if (s.atomicThread != who.thread) {

@@ -45,6 +45,12 @@ struct Accessor {
   uint32_t cta = 0; ///< linear CTA index within the launch
   uint16_t thread = 0;
   uint32_t op = 0;
+  /// Accesses of different warpgroups (workers) of a CTA are ordered only
+  /// by a synchronization of several of them (`epoch` changes); those of
+  /// one warpgroup also by its own barriers (`interval` changes).
+  uint32_t epoch = 0;
+  uint16_t workerThreads = 0; ///< threads per warpgroup, 0: one worker
+  unsigned workerOf(uint16_t t) const { return workerThreads ? t / workerThreads : 0; }
 };
 
 /// What went wrong with an access.
@@ -72,6 +78,8 @@ struct Allocation {
 
   struct Shadow {
     uint32_t writeInterval = 0, readInterval = 0;
+    uint32_t writeEpoch = 0, readEpoch = 0, atomicEpoch = 0;
+    uint16_t readWorker = 0; ///< the readers' warpgroup, or kManyThreads
     uint32_t writeOp = 0, readOp = 0;
     uint16_t writer = 0, reader = 0;
     uint32_t writeLaunch = 0, writerCta = 0;
