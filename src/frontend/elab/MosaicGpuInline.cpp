@@ -116,8 +116,7 @@ Obj fragmentedScalar(const Obj &value) {
         el.fail(args.range, "a FragmentedArray is not callable");
       });
   array->members["registers"] = registers;
-  for (const char *name : {"shape", "layout", "mlir_dtype", "is_signed"})
-    array->members[name] = makeStr(std::string("FragmentedArray.") + name);
+  array->members["shape"] = makeTuple({}); // a scalar's; the rest is Mosaic GPU's
   return array;
 }
 
