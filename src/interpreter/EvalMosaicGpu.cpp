@@ -12,6 +12,7 @@
 #include "interpreter/UnionMemory.h"
 
 #include "ir/DTypeMapping.h"
+#include "ir/MosaicGpuRules.h"
 #include "ir/PkDialect.h"
 #include "support/ShapeText.h"
 
@@ -537,13 +538,8 @@ bool Evaluator::evalMosaicGpu(Operation *op) {
 void Evaluator::evalNamedBarrier(Operation *operation) {
   auto op = llvm::cast<pk::NamedBarrierOp>(operation);
   int64_t id = get(op.getId())->i[0], count = get(op.getThreads())->i[0];
-  if (id < 0 || id > 15)
-    fail(op, "named barrier id " + std::to_string(id) +
-                 " is out of range: a CTA has named "
-                 "barriers 0 to 15");
-  if (count <= 0 || count % 32 || count > 1024)
-    fail(op, "a named barrier's thread count must be a positive multiple of 32 up to 1024, got " +
-                 std::to_string(count));
+  if (std::string why = pk::namedBarrierProblem(id, count); !why.empty())
+    fail(op, why);
   int64_t mine = thread && !thread->warpAxis.empty() ? 32 : 128;
   std::string name = "named barrier " + std::to_string(id);
   if (!thread) {

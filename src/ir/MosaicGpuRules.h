@@ -28,6 +28,11 @@ std::string elementName(mlir::Type t);
 /// (a bool, like any type under 8 bits, a byte).
 int64_t elementBytes(mlir::Type element);
 
+/// Why a named barrier (bar.sync / bar.arrive) of this id and thread
+/// count is invalid, or "": ids 0-15, counts positive multiples of 32 up to
+/// 1024. The verifier checks constants, the interpreter the values run.
+std::string namedBarrierProblem(int64_t id, int64_t threads);
+
 /// Why `wgmma(acc, a, b)` is invalid, or "". `a` is a RefType or a
 /// ranked tensor type (A in registers).
 std::string wgmmaProblem(RefType acc, mlir::Type a, RefType b);

@@ -580,14 +580,23 @@ LogicalResult WgmmaOp::verify() {
   return success();
 }
 
+std::string namedBarrierProblem(int64_t id, int64_t threads) {
+  if (id < 0 || id > 15)
+    return "named barrier id " + std::to_string(id) +
+           " is out of range: a CTA has named barriers 0 to 15";
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return "a named barrier's thread count must be a positive multiple of 32 up to 1024, got " +
+           std::to_string(threads);
+  return "";
+}
+
 LogicalResult NamedBarrierOp::verify() {
-  // Constant operands are checked here; others where they run.
-  if (std::optional<int64_t> id = getConstantIntValue(getId()); id && (*id < 0 || *id > 15))
-    return emitOpError() << "the barrier id must be between 0 and 15, got " << *id;
-  if (std::optional<int64_t> n = getConstantIntValue(getThreads());
-      n && (*n <= 0 || *n % 32 != 0 || *n > 1024))
-    return emitOpError() << "the thread count must be a positive multiple of 32 up to 1024, got "
-                         << *n;
+  // Constant operands are checked here; others where they run (a valid
+  // stand-in for the one not known).
+  std::optional<int64_t> id = getConstantIntValue(getId()), n = getConstantIntValue(getThreads());
+  std::string why = namedBarrierProblem(id.value_or(0), n.value_or(32));
+  if (!why.empty())
+    return emitOpError() << why;
   return success();
 }
 

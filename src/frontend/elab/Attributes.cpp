@@ -607,15 +607,14 @@ Obj getAttribute(Elaborator &el, const Obj &value, const std::string &name, Sour
   case Object::Kind::GridSpec: {
     // The fields kernel libraries read back (tokamax rebuilds grid specs).
     const auto &spec = llvm::cast<GridSpecObj>(*value);
-    auto orNone = [](const Obj &o) { return o ? o : none(); };
     if (name == "grid")
-      return orNone(spec.grid);
+      return spec.grid;
     if (name == "in_specs")
-      return orNone(spec.inSpecs);
+      return spec.inSpecs;
     if (name == "out_specs")
-      return orNone(spec.outSpecs);
+      return spec.outSpecs;
     if (name == "scratch_shapes")
-      return orNone(spec.scratchShapes);
+      return spec.scratchShapes;
     if (name == "num_scalar_prefetch")
       return makeInt(spec.numScalarPrefetch);
     break;

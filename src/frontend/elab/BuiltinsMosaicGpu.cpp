@@ -726,30 +726,33 @@ Obj replaceMosaicGpu(Elaborator &el, const Obj &target, CallArgs &args) {
   if (!alloc || alloc->what != AllocationObj::What::Barrier)
     el.fail(args.rangeOf(0),
             "replace() should be called on dataclass instances, got " + repr(*target));
+  // plgpu.Barrier (or ClusterBarrier) again, of its fields with the
+  // changes: the constructor checks them.
   auto type = llvm::cast<pk::BarrierType>(alloc->type);
-  int64_t arrivals = type.getNumArrivals();
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-  bool orders = type.getOrdersTensorCore();
-  for (size_t i = 0; i < args.keywords.size(); ++i) {
-    const auto &[name, value] = args.keywords[i];
-    SourceRange at = args.keywordRanges[i];
-    if (name == "num_arrivals")
-      arrivals = el.toInt(value, at, "num_arrivals");
-    else if (name == "num_barriers")
-      shape = positiveShape(el, value, at, "num_barriers");
-    else if (name == "orders_tensor_core")
-      orders = el.truthy(value, at);
-    else
-      el.fail(at, "replace() got an unexpected field '" + name + "' of plgpu.Barrier");
-  }
-  if (arrivals < 1)
-    el.fail(args.range,
-            "a barrier needs at least one arrival, got num_arrivals=" + std::to_string(arrivals));
-  auto copy = std::make_shared<AllocationObj>(
-      AllocationObj::What::Barrier,
-      pk::BarrierType::get(ctxOf(el), shape, arrivals, type.getClusterAxes(), orders));
-  copy->range = alloc->range;
-  return copy;
+  CallArgs call;
+  call.range = args.range;
+  auto field = [&](const std::string &name, Obj value) {
+    for (size_t i = 0; i < args.keywords.size(); ++i)
+      if (args.keywords[i].first == name) {
+        call.keywords.push_back(args.keywords[i]);
+        call.keywordRanges.push_back(args.keywordRanges[i]);
+        return;
+      }
+    call.keywords.emplace_back(name, value);
+    call.keywordRanges.push_back(args.range);
+  };
+  for (const auto &[name, value] : args.keywords)
+    if (name != "num_arrivals" && name != "num_barriers" && name != "orders_tensor_core")
+      el.fail(args.rangeOfKeyword(name),
+              "replace() got an unexpected field '" + name + "' of plgpu.Barrier");
+  field("num_arrivals", mosaicGpuAttribute(el, target, "num_arrivals", args.range));
+  field("num_barriers", mosaicGpuAttribute(el, target, "num_barriers", args.range));
+  field("orders_tensor_core", makeBool(type.getOrdersTensorCore()));
+  if (type.isClusterBarrier())
+    field("collective_axes", mosaicGpuAttribute(el, target, "collective_axes", args.range));
+  Obj made = barrierAllocation(el, call, type.isClusterBarrier());
+  llvm::cast<AllocationObj>(*made).range = alloc->range;
+  return made;
 }
 
 Obj mosaicGpuSubscript(Elaborator &el, const Obj &container, const Obj &index, SourceRange r) {

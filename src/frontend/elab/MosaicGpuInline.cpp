@@ -29,6 +29,7 @@
 #include "frontend/elab/Elaborator.h"
 #include "frontend/elab/MosaicGpu.h"
 
+#include "ir/MosaicGpuRules.h"
 #include "ir/PkDialect.h"
 
 #include "support/ShapeText.h"
@@ -174,15 +175,12 @@ void emitPtxStatement(Elaborator &el, llvm::StringRef statement,
       const MeshInfo &mesh = requireMesh(el, r, "a barrier in inline assembly");
       threads = i32Constant(el, 128 * mesh.mesh->numThreads, r);
     }
-    if (std::optional<int64_t> v = mlir::getConstantIntValue(id); v && (*v < 0 || *v > 15))
-      el.fail(r, "barrier id " + std::to_string(*v) +
-                     " is out of range: a CTA has named "
-                     "barriers 0 to 15");
-    if (std::optional<int64_t> v = mlir::getConstantIntValue(threads);
-        v && (*v <= 0 || *v % 32 != 0 || *v > 1024))
-      el.fail(r, "a named barrier's thread count must be a positive multiple of 32 up to 1024, "
-                 "got " +
-                     std::to_string(*v));
+    // Constants are checked here, at the user's line (the verifier would
+    // name only the op); others where they run.
+    std::optional<int64_t> v = mlir::getConstantIntValue(id),
+                           n = mlir::getConstantIntValue(threads);
+    if (std::string why = pk::namedBarrierProblem(v.value_or(0), n.value_or(32)); !why.empty())
+      el.fail(r, why);
     auto op = pk::NamedBarrierOp::create(b, el.loc(r), id, threads);
     if (arrive)
       op.setArrive(true);

@@ -188,7 +188,7 @@ func.func @f(%b: !pk.barrier<[1], arrivals 1, cluster ["x"]>) {
 func.func @f() {
   %id = arith.constant 16 : i32
   %n = arith.constant 128 : i32
-  // expected-error @+1 {{the barrier id must be between 0 and 15, got 16}}
+  // expected-error @+1 {{named barrier id 16 is out of range: a CTA has named barriers 0 to 15}}
   pk.named_barrier %id, %n
   return
 }
@@ -198,7 +198,7 @@ func.func @f() {
 func.func @f() {
   %id = arith.constant 4 : i32
   %n = arith.constant 100 : i32
-  // expected-error @+1 {{the thread count must be a positive multiple of 32 up to 1024, got 100}}
+  // expected-error @+1 {{a named barrier's thread count must be a positive multiple of 32 up to 1024, got 100}}
   pk.named_barrier arrive %id, %n
   return
 }

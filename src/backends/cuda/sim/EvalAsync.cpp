@@ -412,13 +412,16 @@ void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
   uint16_t first = mask.front();
   uint64_t id = reg(instr.in[0])[first] & 0xffffffffu,
            count = reg(instr.in[1])[first] & 0xffffffffu;
-  std::vector<unsigned> lanes((k.threads() + 31) / 32, 0);
+  // Every warpgroup barrier of pkc's own code comes here: nothing is
+  // allocated unless something is reported.
+  std::array<unsigned, 32> lanes{}; // per warp of the CTA (at most 1024 threads)
+  size_t warps = (k.threads() + 31) / 32;
   for (uint16_t t : mask) {
     if ((reg(instr.in[0])[t] & 0xffffffffu) != id || (reg(instr.in[1])[t] & 0xffffffffu) != count)
       fail(instr, t, "threads of one warpgroup reach a named barrier with different ids or counts");
     ++lanes[t / 32];
   }
-  for (size_t w = 0; w < lanes.size(); ++w)
+  for (size_t w = 0; w < warps; ++w)
     if (lanes[w] != 0 && lanes[w] != std::min<unsigned>(32, k.threads() - unsigned(w) * 32))
       fail(instr, first,
            "a named barrier reached by " + std::to_string(lanes[w]) + " threads of warp " +
@@ -431,18 +434,18 @@ void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
          "a named barrier for " + std::to_string(count) + " threads in a CTA of " +
              std::to_string(k.threads()) + " (a multiple of 32, at most the CTA's)");
   NamedBarrierState &b = namedBarriers[id];
-  std::string name = "named barrier " + std::to_string(id);
+  auto name = [id] { return "named barrier " + std::to_string(id); };
   if (b.arrived == 0)
     b.count = count;
   else if (b.count != count)
     fail(instr, first,
-         name + " is used with thread counts " + std::to_string(b.count) + " and " +
+         name() + " is used with thread counts " + std::to_string(b.count) + " and " +
              std::to_string(count) + " in one round");
   b.arrived += mask.size();
   b.workers |= 1u << (k.warpgroups > 1 ? first / 128 : 0);
   if (b.arrived > count)
     fail(instr, first,
-         std::to_string(b.arrived) + " threads arrived at " + name + ", more than its count " +
+         std::to_string(b.arrived) + " threads arrived at " + name() + ", more than its count " +
              std::to_string(count));
   if (b.arrived == count) {
     // A round of one warpgroup (its own barrier) orders only its threads.
@@ -460,7 +463,7 @@ void Executor::evalNamedBarrier(const Instr &instr, const Mask &mask) {
     return;
   }
   uint64_t round = b.completed;
-  std::string what = "for " + name + " (" + std::to_string(b.arrived) + " of " +
+  std::string what = "for " + name() + " (" + std::to_string(b.arrived) + " of " +
                      std::to_string(count) + " threads arrived)\n    at " +
                      describeOp(k.ops[instr.id]);
   if (mask.size() % 128 != 0)
