@@ -3,6 +3,7 @@
 
 #include "backends/cuda/Passes.h"
 #include "backends/cuda/PtxasWorkarounds.h"
+#include "backends/cuda/ShortLiveRanges.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -102,7 +103,8 @@ FailureOr<std::vector<std::string>> kernelsToPtx(ModuleOp module, const Toolkit 
         return LogicalResult(
             kernels.emitError("internal error: a kernel module without its target"));
       ::mlir::gpu::TargetOptions options(toolkitPath, {}, {}, {},
-                                         ::mlir::gpu::CompilationTarget::Assembly);
+                                         ::mlir::gpu::CompilationTarget::Assembly, {}, {}, {},
+                                         /*optimizedLlvmIRCallback=*/shortenLiveRangesInLongBlocks);
       std::optional<SmallVector<char, 0>> object = target.serializeToObject(kernels, options);
       if (!object)
         return LogicalResult(
