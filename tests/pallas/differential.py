@@ -77,6 +77,15 @@ rewrite against JAX: pk-tpu-scalar-array-code, which turns small array
 code into scalar loops on SMEM for the TPU's scalar core, computes what
 the array code did.
 
+With --reference-cache DIR, JAX's results are kept in DIR and reused:
+a case's inputs, outputs, parameter names and printed text, keyed by the
+.pk file's text, the case, this script and pk_prelude.py, the installed
+JAX and whether f32 dots see TF32 operands. The interpreter's run of a
+file records whether any f32 dot would see them; when none would, the
+simulator's run (and the GPU's) of the same file reuses its results
+without loading JAX at all. The test suite keeps them in the build tree,
+so a second run of a test only runs pkc.
+
 With --prepare DIR, nothing runs: the program is compiled for --target
 and each case's inputs and JAX's outputs are saved in DIR, for a GPU
 machine that has neither pkc nor JAX (gpu_replay.py, scripts/gpu-check.sh).
@@ -86,6 +95,8 @@ Usage: differential.py --pkc PATH/TO/pkc FILE.pk [--case "..."]...
 
 import argparse
 import contextlib
+import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -93,17 +104,42 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
-import ml_dtypes
-import numpy as np
+# NumPy is imported (load_numpy) once it is known that something will run:
+# without a GPU, each of the GPU device's tests skips in a tenth of the time.
+ml_dtypes = np = None
+
+
+def load_numpy():
+    global ml_dtypes, np
+    import ml_dtypes
+    import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-pk_prelude = None  # imported in main(): it loads JAX, which takes seconds
+pk_prelude = None  # imported by load_jax(): it loads JAX, which takes seconds
 jax = None
 # Whether pkc's kernels run as CUDA code, whose f32 dots use TF32 where
 # JAX's precision allows it: JAX then multiplies the operands truncated
 # to TF32 too (pk_prelude.gpu_dot_precision).
 GPU_DOTS = False
+# PK_DIFF_PROFILE=FILE appends one JSON line per phase (JAX import, JAX's
+# run, pkc's run, each assemble) with its seconds: where the suite's time
+# goes (docs/testing.md).
+PROFILE = os.environ.get("PK_DIFF_PROFILE")
+
+
+@contextlib.contextmanager
+def phase(name, path, detail=""):
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        if PROFILE:
+            with open(PROFILE, "a") as f:
+                f.write(json.dumps({"file": os.path.basename(path), "phase": name,
+                                    "detail": detail,
+                                    "seconds": round(time.monotonic() - start, 3)}) + "\n")
 
 DEFAULT_TOLERANCE = {  # (rtol, atol) by dtype
     "float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12),
@@ -275,6 +311,113 @@ class RaceFound(Exception):
     """JAX's GPU interpret mode found a race: the program is not valid."""
 
 
+class ReferenceCache:
+    """JAX's results for cases, one .npz per case and dot mode in a
+    directory (--reference-cache). Entries are written whole (a rename),
+    so tests running side by side never read half of one."""
+
+    HERE = os.path.dirname(os.path.abspath(__file__))
+
+    def __init__(self, directory):
+        self.directory = directory
+        os.makedirs(directory, exist_ok=True)
+        digest = hashlib.sha256()
+        for name in ("differential.py", "pk_prelude.py"):
+            with open(os.path.join(self.HERE, name), "rb") as f:
+                digest.update(f.read())
+        digest.update(importlib.metadata.version("jax").encode())
+        self.tools = digest.hexdigest()
+
+    def _path(self, path, case, gpu_dots):
+        digest = hashlib.sha256(self.tools.encode())
+        with open(path, "rb") as f:
+            digest.update(f.read())
+        digest.update(f"\0{case.text}\0{int(gpu_dots)}".encode())
+        return os.path.join(self.directory, digest.hexdigest() + ".npz")
+
+    def load(self, path, case, gpu_dots):
+        """(inputs, names, expected, printed), or None. With gpu_dots, the
+        plain entry serves when its run saw no f32 dot that TF32 changes."""
+        entry = self._path(path, case, gpu_dots)
+        if not os.path.exists(entry) and gpu_dots:
+            entry = self._path(path, case, False)
+            if os.path.exists(entry):
+                with np.load(entry, allow_pickle=False) as data:
+                    if bool(data["tf32_dots"]):
+                        return None
+        if not os.path.exists(entry):
+            return None
+        with np.load(entry, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            inputs = [self._array(data[f"in{k}"], d) for k, d in enumerate(meta["inputs"])]
+            expected = [self._array(data[f"out{k}"], d) for k, d in enumerate(meta["outputs"])]
+        return inputs, meta["names"], expected, meta["printed"]
+
+    @staticmethod
+    def _array(array, dtype):
+        # .npz keeps bfloat16 and the other ml_dtypes as raw bytes.
+        try:
+            return array.view(np.dtype(dtype))
+        except TypeError:
+            return array.view(np.dtype(getattr(ml_dtypes, dtype)))
+
+    def save(self, path, case, gpu_dots, result, tf32_dots):
+        inputs, names, expected, printed = result
+        meta = {"names": list(names), "printed": printed,
+                "inputs": [str(x.dtype) for x in inputs],
+                "outputs": [str(np.asarray(e).dtype) for e in expected]}
+        arrays = {f"in{k}": self._raw(x) for k, x in enumerate(inputs)}
+        arrays.update({f"out{k}": self._raw(np.asarray(e)) for k, e in enumerate(expected)})
+        entry = self._path(path, case, gpu_dots)
+        fd, temporary = tempfile.mkstemp(dir=self.directory, suffix=".npz.tmp")
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)), tf32_dots=np.array(tf32_dots),
+                     **arrays)
+        os.replace(temporary, entry)
+
+    @staticmethod
+    def _raw(array):
+        array = np.ascontiguousarray(array)
+        if array.dtype.kind == "V":
+            return array.view(np.dtype(f"u{array.dtype.itemsize}"))
+        return array
+
+
+REFERENCE_CACHE = None
+
+
+def load_jax():
+    """Imports JAX and the prelude (seconds): only when a case needs them."""
+    global pk_prelude, jax
+    if jax is None:
+        with phase("import", "jax"):
+            import jax as jax_module
+            import pk_prelude as prelude_module
+        jax, pk_prelude = jax_module, prelude_module
+
+
+def reference(path, case, workdir):
+    """reference_run's results, from the cache when it has them (the
+    inputs are still saved in workdir for pkc)."""
+    if REFERENCE_CACHE:
+        cached = REFERENCE_CACHE.load(path, case, GPU_DOTS)
+        if cached:
+            for index, x in enumerate(cached[0]):
+                np.save(os.path.join(workdir, f"in{index}.npy"), x)
+            return cached
+    load_jax()
+    if GPU_DOTS:
+        result = reference_run(path, case, workdir)
+        tf32_dots = True
+    else:
+        with pk_prelude.tf32_dot_watch() as watch:
+            result = reference_run(path, case, workdir)
+        tf32_dots = watch.seen
+    if REFERENCE_CACHE:
+        REFERENCE_CACHE.save(path, case, GPU_DOTS, result, tf32_dots)
+    return result
+
+
 def rewritten_ir(pkc, path, case, workdir, rewrite):
     """The case's export as pk IR for rewrite.target, after pk-opt's
     rewrite.passes: (path of the .mlir, problems)."""
@@ -292,7 +435,8 @@ def rewritten_ir(pkc, path, case, workdir, rewrite):
 
 def run_case(pkc, path, case, workdir, extra_args=(), rewrite=None):
     try:
-        inputs, names, expected, printed = reference_run(path, case, workdir)
+        with phase("reference", path, case.text):
+            inputs, names, expected, printed = reference(path, case, workdir)
     except RaceFound:
         return ["JAX's GPU interpret mode found a data race in the kernel: it is not a valid "
                 "Mosaic GPU program"]
@@ -306,7 +450,8 @@ def run_case(pkc, path, case, workdir, extra_args=(), rewrite=None):
         args += ["--in", f"{name}={os.path.join(workdir, f'in{index}.npy')}"]
     for k in range(len(expected)):
         args += ["--out", f"{k}={os.path.join(workdir, f'out{k}.npy')}"]
-    run = subprocess.run(args, capture_output=True, text=True)
+    with phase("pkc-run", path, case.text):
+        run = subprocess.run(args, capture_output=True, text=True)
     if case.cuda_rejects is not None and "--device=interpreter" not in extra_args:
         if run.returncode == 1 and case.cuda_rejects in run.stderr and f"{path}:" in run.stderr:
             return []
@@ -341,7 +486,8 @@ def assemble_case(pkc, path, case, target, assembled, must_compile=False):
     assembled.add(key)
     with tempfile.TemporaryDirectory() as out:
         args = compile_command(pkc, path, case, target, out)
-        run = subprocess.run(args, capture_output=True, text=True)
+        with phase("assemble", path, f"{target} {case.text}"):
+            run = subprocess.run(args, capture_output=True, text=True)
     located = (run.returncode == 1 and f"{path}:" in run.stderr and "ptxas" not in run.stderr
                and "internal error" not in run.stderr)
     if run.returncode != 0 and (must_compile or not located):
@@ -370,7 +516,7 @@ def prepare_case(pkc, path, case, out, target):
     os.makedirs(cases, exist_ok=True)
     directory = tempfile.mkdtemp(prefix=key + "-", dir=cases)
     try:
-        _, _, expected, _ = reference_run(path, case, directory)
+        _, _, expected, _ = reference(path, case, directory)
     except RaceFound:
         return ["JAX's GPU interpret mode found a data race in the kernel"]
     for k, e in enumerate(expected):
@@ -413,6 +559,8 @@ def main():
                         help="run the IR after this pk-opt pass (repeatable; interpreter only)")
     parser.add_argument("--pk-opt", help="with --rewrite")
     parser.add_argument("--ir-target", default="tpu", help="with --rewrite: the IR's target")
+    parser.add_argument("--reference-cache", metavar="DIR",
+                        help="keep JAX's results in DIR and reuse them (see above)")
     parser.add_argument("file")
     options = parser.parse_args()
     rewrite = None
@@ -428,10 +576,10 @@ def main():
     if options.device == "cuda" and not options.prepare and not cuda_gpu_present():
         print(f"{options.file}: skipped: no CUDA GPU (or driver) on this machine")
         return 77
-    global pk_prelude, jax
-    import jax
-    import pk_prelude
-    global GPU_DOTS
+    load_numpy()
+    global GPU_DOTS, REFERENCE_CACHE
+    if options.reference_cache:
+        REFERENCE_CACHE = ReferenceCache(options.reference_cache)
     GPU_DOTS = bool(options.prepare) or options.device != "interpreter"
     extra = [f"--device={options.device}", *options.pkc_arg]
     failed = skipped = 0

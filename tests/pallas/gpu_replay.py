@@ -32,6 +32,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import differential  # noqa: E402  (Case, compare)
 
+differential.load_numpy()
+
 
 def to_device(x, use_torch):
     if use_torch:

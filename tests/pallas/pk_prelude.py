@@ -168,8 +168,8 @@ def _truncated_to_tf32(x):
 
 
 @contextlib.contextmanager
-def gpu_dot_precision():
-    """Within: f32 dots that allow TF32 multiply TF32-truncated operands."""
+def _tf32_dots_rewritten(rewrite):
+    """Within: each f32 dot that allows TF32 binds rewrite(lhs, rhs)."""
     from jax._src.lax import lax as lax_internal
     primitive = lax_internal.dot_general_p
     real_bind = primitive.bind
@@ -177,7 +177,7 @@ def gpu_dot_precision():
     def bind(lhs, rhs, **params):
         if (_tf32_allowed(params.get("precision")) and lhs.dtype == jnp.float32
                 and rhs.dtype == jnp.float32):
-            lhs, rhs = _truncated_to_tf32(lhs), _truncated_to_tf32(rhs)
+            lhs, rhs = rewrite(lhs, rhs)
         return real_bind(lhs, rhs, **params)
 
     primitive.bind = bind
@@ -185,6 +185,26 @@ def gpu_dot_precision():
         yield
     finally:
         del primitive.bind
+
+
+def gpu_dot_precision():
+    """Within: f32 dots that allow TF32 multiply TF32-truncated operands."""
+    return _tf32_dots_rewritten(lambda lhs, rhs: (_truncated_to_tf32(lhs),
+                                                  _truncated_to_tf32(rhs)))
+
+
+@contextlib.contextmanager
+def tf32_dot_watch():
+    """Within: records (.seen) whether an f32 dot that allows TF32 ran, so
+    whether gpu_dot_precision() could change the results."""
+    watch = types.SimpleNamespace(seen=False)
+
+    def seen(lhs, rhs):
+        watch.seen = True
+        return lhs, rhs
+
+    with _tf32_dots_rewritten(seen):
+        yield watch
 
 
 # ----------------------------------------------------------------------------

@@ -325,6 +325,8 @@ def main():
                         choices=["interpreter", "cuda-sim", "cuda"])
     parser.add_argument("--keep", help="directory that keeps the program when a case fails")
     parser.add_argument("--print", action="store_true", help="print the program and stop")
+    parser.add_argument("--reference-cache", metavar="DIR",
+                        help="differential.py's cache of JAX's results")
     options = parser.parse_args()
     source = Generator(options.seed).program(options.count)
     if options.print:
@@ -334,8 +336,9 @@ def main():
         path = os.path.join(workdir, f"random_{options.seed}.pk")
         with open(path, "w") as f:
             f.write(source)
+        cache = ["--reference-cache", options.reference_cache] if options.reference_cache else []
         run = subprocess.run([sys.executable, os.path.join(HERE, "differential.py"),
-                              "--pkc", options.pkc, f"--device={options.device}", path])
+                              "--pkc", options.pkc, f"--device={options.device}", *cache, path])
         if run.returncode == 1 and options.keep:
             os.makedirs(options.keep, exist_ok=True)
             kept = os.path.join(options.keep, os.path.basename(path))
