@@ -377,7 +377,7 @@ class ReferenceCache:
 
     @staticmethod
     def _raw(array):
-        array = np.ascontiguousarray(array)
+        array = np.array(array, order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
         if array.dtype.kind == "V":
             return array.view(np.dtype(f"u{array.dtype.itemsize}"))
         return array
