@@ -59,8 +59,8 @@ cp "$root"/fuzz/seeds/manifest/*.json "$seeds/manifest/"
 # The backends start from programs of one feature each, which mutate into
 # other programs that compile. The real kernels (5-50 KB) and the deep
 # programs stay the front end's seeds: LLVM takes up to 11 s natively, and
-# minutes under the sanitizers, on the largest, which the test suite
-# compiles under the sanitizers every run.
+# minutes under the sanitizers, on the largest (scripts/test.sh
+# --sanitizers compiles them every run).
 cp "$root"/samples/*.pk "$root"/tests/pallas/corpus/*.pk "$root"/tests/pallas/mosaic_gpu/*.pk \
    "$root"/tests/lit/diagnostics/*.pk "$seeds"/frontend/random-[0-9]*.pk "$root"/fuzz/seeds/backends/* \
    "$seeds/backends/"
