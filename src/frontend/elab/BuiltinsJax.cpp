@@ -474,6 +474,17 @@ void extendJaxNamespace(Elaborator &el, NamespaceObj &n) {
         return cls;
       });
   define(*treeUtil, "register_pytree_node", [](Elaborator &, CallArgs &) -> Obj { return none(); });
+  // register_static(cls): cls's instances are pytree nodes without leaves
+  // (not leaves themselves, as other objects are), kept whole in the
+  // tree's structure: a registered class with no data fields.
+  define(*treeUtil, "register_static", [](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"cls"}});
+    auto cls = std::dynamic_pointer_cast<ClassObj>(a[0]);
+    if (!cls)
+      el.fail(a.range(0), "register_static registers a class, got " + typeName(*a[0]));
+    cls->pytreeDataFields = std::vector<std::string>();
+    return cls;
+  });
   define(*treeUtil, "Partial", [](Elaborator &el, CallArgs &args) -> Obj {
     if (args.positional.empty())
       el.fail(args.range, "Partial() needs a function");

@@ -884,6 +884,15 @@ Obj attribute(Elaborator &el, const Obj &self, const std::string &name, SourceRa
     return makeInt(a.size() * byteWidth(a.dtype));
   if (name == "T")
     return sa::transpose(el, a, {}, r);
+  if (name == "mT") { // the last two axes swapped
+    if (a.shape.size() < 2)
+      el.raise(r, "ValueError", "matrix transpose with ndim < 2 is undefined");
+    std::vector<int64_t> perm;
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      perm.push_back(static_cast<int64_t>(d));
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    return sa::transpose(el, a, perm, r);
+  }
   // Methods that are the np function of the same name with the array first.
   static const std::set<std::string> kSameAsFunction = {
       "sum",    "prod",   "mean",    "max",     "min",     "any",      "all",  "argmax",
