@@ -98,11 +98,12 @@ bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &
   for (const auto &[name, value] : args.keywords)
     if (holdsGlobalArray(value))
       return true;
-  // Arrays made from nothing: jnp.zeros((1,), jnp.int32) as an operand.
+  // Arrays made from nothing: jnp.zeros((1,), jnp.int32) as an operand,
+  // jnp.zeros_like(jax.ShapeDtypeStruct(...)).
   static const std::set<std::string> kCreation = {
-      "zeros",  "ones",        "full",     "empty",    "array", "asarray",
-      "arange", "eye",         "identity", "linspace", "iota",  "broadcasted_iota",
-      "tri",    "broadcast_to"};
+      "zeros",  "ones",         "full",       "empty",     "array",     "asarray",
+      "arange", "eye",          "identity",   "linspace",  "iota",      "broadcasted_iota",
+      "tri",    "broadcast_to", "zeros_like", "ones_like", "full_like", "empty_like"};
   return kCreation.count(tail) > 0;
 }
 
