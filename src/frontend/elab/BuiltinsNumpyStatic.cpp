@@ -313,6 +313,29 @@ std::map<std::string, Entry> &table() {
           sa::storeInt(*out, i * cols + i + k, 1);
       return out;
     });
+    // indices(dimensions): out[k] holds each position's index along axis k.
+    creation("indices", [](Elaborator &el, CallArgs &args, bool numpy) -> Obj {
+      BoundArgs a = el.bind(args, {{"dimensions"}, {"dtype", none()}, {"sparse", makeBool(false)}});
+      if (el.truthy(a[2], a.range(2)))
+        el.fail(a.range(2), "indices(sparse=True) is not supported by pkc yet");
+      std::vector<int64_t> dims = shapeArg(el, a[0], a.range(0));
+      std::optional<DType> dtype = dtypeArg(el, a, 1, numpy);
+      std::vector<int64_t> shape{static_cast<int64_t>(dims.size())};
+      shape.insert(shape.end(), dims.begin(), dims.end());
+      StaticArrayPtr out =
+          sa::make(el, shape, dtype ? *dtype : sa::defaultInt(numpy), numpy, args.range);
+      int64_t size = 1;
+      for (int64_t d : dims)
+        size *= d;
+      for (size_t k = 0; k < dims.size(); ++k) {
+        int64_t inner = 1; // elements per step along axis k
+        for (size_t j = k + 1; j < dims.size(); ++j)
+          inner *= dims[j];
+        for (int64_t flat = 0; flat < size; ++flat)
+          sa::storeInt(*out, static_cast<int64_t>(k) * size + flat, (flat / inner) % dims[k]);
+      }
+      return out;
+    });
     creation("identity", [](Elaborator &el, CallArgs &args, bool numpy) -> Obj {
       BoundArgs a = el.bind(args, {{"n"}, {"dtype", none()}});
       CallArgs eye;

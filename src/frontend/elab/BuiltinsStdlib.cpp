@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <set>
 
 namespace pk::elab {
 
@@ -47,6 +48,54 @@ Obj identityDecorator(const std::string &name) {
 //===----------------------------------------------------------------------===//
 // dataclasses
 //===----------------------------------------------------------------------===//
+
+/// dataclasses.replace(spec, **changes): JAX's BlockSpec is a dataclass.
+/// pl.BlockSpec is called again with the changed fields (it checks them)
+/// and the spec's own block shape and index map; what else is not changed
+/// is copied.
+Obj replaceBlockSpec(Elaborator &el, const BlockSpecObj &spec, CallArgs &args) {
+  static const std::set<std::string> kFields = {"block_shape", "index_map", "memory_space",
+                                                "pipeline_mode", "indexing_mode"};
+  CallArgs call;
+  call.range = args.range;
+  std::set<std::string> changed;
+  for (size_t i = 0; i < args.keywords.size(); ++i) {
+    const std::string &name = args.keywords[i].first;
+    if (spec.mosaicGpu &&
+        (name == "transforms" || name == "delay_release" || name == "collective_axes"))
+      el.fail(args.rangeOfKeyword(name), "replace() of a plgpu.BlockSpec's " + name +
+                                             " is not supported by pkc yet; build a new "
+                                             "plgpu.BlockSpec");
+    if (!kFields.count(name))
+      el.fail(args.rangeOfKeyword(name), "replace() got an unexpected field '" + name + "'");
+    changed.insert(name);
+    call.keywords.push_back(args.keywords[i]);
+    call.keywordRanges.push_back(args.rangeOfKeyword(name));
+  }
+  for (auto [name, value] :
+       {std::pair{"block_shape", spec.blockShape}, std::pair{"index_map", spec.indexMap}})
+    if (!changed.count(name)) {
+      call.keywords.emplace_back(name, value ? value : none());
+      call.keywordRanges.push_back(args.range);
+    }
+  Obj blockSpec = getAttribute(el, el.importModule("jax.experimental.pallas", args.range),
+                               "BlockSpec", args.range);
+  auto made = std::dynamic_pointer_cast<BlockSpecObj>(el.call(blockSpec, call));
+  auto replaced = std::make_shared<BlockSpecObj>(spec);
+  replaced->blockShape = made->blockShape;
+  replaced->indexMap = made->indexMap;
+  replaced->range = args.range;
+  if (changed.count("memory_space"))
+    replaced->memorySpace = made->memorySpace;
+  if (changed.count("pipeline_mode")) {
+    replaced->bufferCount = made->bufferCount;
+    replaced->useLookahead = made->useLookahead;
+    replaced->revisit = made->revisit;
+  }
+  if (changed.count("indexing_mode"))
+    replaced->indexingMode = made->indexingMode;
+  return replaced;
+}
 
 std::shared_ptr<NamespaceObj> makeDataclasses(Elaborator &el) {
   auto ns = std::make_shared<NamespaceObj>("dataclasses");
@@ -96,6 +145,8 @@ std::shared_ptr<NamespaceObj> makeDataclasses(Elaborator &el) {
     if (args.positional.size() != 1)
       el.fail(args.range, "replace() takes the object and keyword arguments");
     Obj target = args.positional[0];
+    if (auto *spec = llvm::dyn_cast<BlockSpecObj>(target.get()))
+      return replaceBlockSpec(el, *spec, args);
     std::vector<std::pair<std::string, Obj>> values = fieldValues(target);
     std::shared_ptr<ClassObj> cls;
     if (auto *inst = llvm::dyn_cast<InstanceObj>(target.get()); inst && inst->cls->isDataclass)

@@ -1038,6 +1038,25 @@ void storeSubscript(Elaborator &el, const Obj &container, const Obj &index, cons
     return;
   case Object::Kind::List: {
     auto &items = llvm::cast<SequenceObj>(*container).items;
+    if (auto *slice = llvm::dyn_cast<SliceObj>(index.get())) {
+      // l[a:b] = iterable replaces the window (any length); with a step
+      // other than 1, as many values as the window has places.
+      int64_t start, count, step;
+      resolveSlice(el, *slice, static_cast<int64_t>(items.size()), r, start, count, step);
+      std::vector<Obj> values = el.iterate(value, r);
+      if (step == 1) {
+        items.erase(items.begin() + start, items.begin() + start + count);
+        items.insert(items.begin() + start, values.begin(), values.end());
+        return;
+      }
+      if (static_cast<int64_t>(values.size()) != count)
+        el.raise(r, "ValueError",
+                 "attempt to assign sequence of size " + std::to_string(values.size()) +
+                     " to extended slice of size " + std::to_string(count));
+      for (int64_t k = 0; k < count; ++k)
+        items[start + k * step] = values[k];
+      return;
+    }
     int64_t i = el.toInt(index, r, "list index");
     int64_t idx = i < 0 ? i + static_cast<int64_t>(items.size()) : i;
     if (idx < 0 || idx >= static_cast<int64_t>(items.size()))
