@@ -37,15 +37,18 @@ prepare() {
   rm -rf "$dir"
   mkdir -p "$dir/replay" "$dir/bench" "$dir/add" "$dir/deps"
   local python=${PYTHON:-python3}
+  # JAX's results the test suite keeps (tests/pallas/differential.py):
+  # only what it has not run is run again.
+  local references=(--reference-cache build/tests/pallas-references)
   echo "gpu-check: compiling the differential cases for sm_90a (JAX computes the expected outputs)"
   local files=(tests/pallas/corpus/*.pk tests/pallas/real/*.pk tests/pallas/mosaic_gpu/*.pk)
   printf '%s\n' "${files[@]}" |
     xargs -P "$(nproc)" -I{} "$python" tests/pallas/differential.py --pkc "$pkc" \
-      --prepare "$dir/replay" {} > "$dir/prepare.log" 2>&1
+      "${references[@]}" --prepare "$dir/replay" {} > "$dir/prepare.log" 2>&1
   while IFS= read -r line; do
     case "$line" in ''|'#'*) continue ;; esac
-    "$python" tests/pallas/differential.py --pkc "$pkc" --prepare "$dir/replay" \
-      --case "${line#*: }" "samples/${line%%:*}" >> "$dir/prepare.log" 2>&1
+    "$python" tests/pallas/differential.py --pkc "$pkc" "${references[@]}" \
+      --prepare "$dir/replay" --case "${line#*: }" "samples/${line%%:*}" >> "$dir/prepare.log" 2>&1
   done < tests/pallas/samples.cases
   # Random valid kernels (tests/pallas/random_kernels.py), RANDOM_SEEDS
   # programs of 25 from seed 1000 on: seeds CI does not run.
@@ -57,7 +60,7 @@ prepare() {
   done
   ls "$dir"/random/*.pk |
     xargs -P "$(nproc)" -I{} "$python" tests/pallas/differential.py --pkc "$pkc" \
-      --prepare "$dir/replay" {} >> "$dir/prepare.log" 2>&1
+      "${references[@]}" --prepare "$dir/replay" {} >> "$dir/prepare.log" 2>&1
   # A case that does not compile is reported (and fails prepare at the
   # end), but the rest is still prepared: a lent GPU is too rare to waste.
   local failed=0
