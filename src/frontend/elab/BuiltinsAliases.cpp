@@ -406,6 +406,21 @@ void defineAliases(Elaborator &el, NamespaceObj &jnp, NamespaceObj &lax) {
     return ops.where(onDiagonal, values, ops.constantInt(0, v->dtype, {size, size}, args.range),
                      args.range);
   });
+  // indices(dimensions): out[k] holds each position's index along axis k
+  // (an iota along k), stacked.
+  define(jnp, "indices", [&jnp](Elaborator &el, CallArgs &args) -> Obj {
+    BoundArgs a = el.bind(args, {{"dimensions"}, {"dtype", none()}, {"sparse", makeBool(false)}});
+    if (el.truthy(a[2], a.range(2)))
+      el.fail(a.range(2), "indices(sparse=True) is not supported by pkc yet");
+    std::vector<int64_t> dims = el.toShape(a[0], a.range(0), "dimensions");
+    if (dims.empty())
+      el.fail(a.range(0), "indices of no dimensions is not supported by pkc");
+    DType dtype = isNone(a[1]) ? DType::I32 : el.toDType(a[1], a.range(1), "dtype");
+    std::vector<Obj> grids;
+    for (size_t k = 0; k < dims.size(); ++k)
+      grids.push_back(el.arrays().iota(dims, static_cast<int64_t>(k), dtype, args.range));
+    return callMember(el, jnp, "stack", {makeList(grids)}, args.range);
+  });
   define(jnp, "tri", [](Elaborator &el, CallArgs &args) -> Obj {
     BoundArgs a = el.bind(args, {{"N"}, {"M", none()}, {"k", makeInt(0)}, {"dtype", none()}});
     ArrayOps &ops = el.arrays();

@@ -103,7 +103,8 @@ bool Elaborator::tracesAtExport(const std::string &builtinName, const CallArgs &
   static const std::set<std::string> kCreation = {
       "zeros",  "ones",         "full",       "empty",     "array",     "asarray",
       "arange", "eye",          "identity",   "linspace",  "iota",      "broadcasted_iota",
-      "tri",    "broadcast_to", "zeros_like", "ones_like", "full_like", "empty_like"};
+      "tri",    "broadcast_to", "zeros_like", "ones_like", "full_like", "empty_like",
+      "indices"};
   return kCreation.count(tail) > 0;
 }
 
