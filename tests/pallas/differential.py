@@ -125,7 +125,7 @@ jax = None
 GPU_DOTS = False
 # PK_DIFF_PROFILE=FILE appends one JSON line per phase (JAX import, JAX's
 # run, pkc's run, each assemble) with its seconds: where the suite's time
-# goes (docs/testing.md).
+# goes (CONTRIBUTING.md, Tests).
 PROFILE = os.environ.get("PK_DIFF_PROFILE")
 
 
@@ -327,31 +327,31 @@ class ReferenceCache:
                 digest.update(f.read())
         digest.update(importlib.metadata.version("jax").encode())
         self.tools = digest.hexdigest()
+        self.sources = {}  # path -> digest of the .pk file's text, read once
 
     def _path(self, path, case, gpu_dots):
-        digest = hashlib.sha256(self.tools.encode())
-        with open(path, "rb") as f:
-            digest.update(f.read())
-        digest.update(f"\0{case.text}\0{int(gpu_dots)}".encode())
-        return os.path.join(self.directory, digest.hexdigest() + ".npz")
+        if path not in self.sources:
+            with open(path, "rb") as f:
+                self.sources[path] = hashlib.sha256(f.read()).hexdigest()
+        key = f"{self.tools}\0{self.sources[path]}\0{case.text}\0{int(gpu_dots)}"
+        return os.path.join(self.directory, hashlib.sha256(key.encode()).hexdigest() + ".npz")
 
     def load(self, path, case, gpu_dots):
         """(inputs, names, expected, printed), or None. With gpu_dots, the
         plain entry serves when its run saw no f32 dot that TF32 changes."""
-        entry = self._path(path, case, gpu_dots)
-        if not os.path.exists(entry) and gpu_dots:
-            entry = self._path(path, case, False)
-            if os.path.exists(entry):
-                with np.load(entry, allow_pickle=False) as data:
-                    if bool(data["tf32_dots"]):
-                        return None
-        if not os.path.exists(entry):
-            return None
-        with np.load(entry, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            inputs = [self._array(data[f"in{k}"], d) for k, d in enumerate(meta["inputs"])]
-            expected = [self._array(data[f"out{k}"], d) for k, d in enumerate(meta["outputs"])]
-        return inputs, meta["names"], expected, meta["printed"]
+        for dots in ((True, False) if gpu_dots else (False,)):
+            entry = self._path(path, case, dots)
+            if not os.path.exists(entry):
+                continue
+            with np.load(entry, allow_pickle=False) as data:
+                if gpu_dots and not dots and bool(data["tf32_dots"]):
+                    return None
+                meta = json.loads(str(data["meta"]))
+                inputs = [self._array(data[f"in{k}"], d) for k, d in enumerate(meta["inputs"])]
+                expected = [self._array(data[f"out{k}"], d)
+                            for k, d in enumerate(meta["outputs"])]
+            return inputs, meta["names"], expected, meta["printed"]
+        return None
 
     @staticmethod
     def _array(array, dtype):
@@ -406,7 +406,7 @@ def reference(path, case, workdir):
                 np.save(os.path.join(workdir, f"in{index}.npy"), x)
             return cached
     load_jax()
-    if GPU_DOTS:
+    if GPU_DOTS:  # (tf32_dots is read from plain entries only)
         result = reference_run(path, case, workdir)
         tf32_dots = True
     else:
